@@ -1,0 +1,528 @@
+"""Interpreting fitted SBLR / SparseSBLR models: pure functions for the dashboard.
+
+A fitted model exposes ``coef_`` (m, m) with ``coef_[k, t]`` = beta_t^k, the
+weight of class ``t``'s normalised evidence in class ``k``'s logit,
+``intercept_`` (m,), ``classes_`` (m,) and ``featurizer_.transform(X)`` giving
+the normalised class evidence f̄ (n, m).  The logits are
+``Z = f̄ @ coef_.T + intercept_`` and the probabilities ``sigmoid(Z)``.
+
+Nothing here imports :mod:`sblr.models`; any object with those attributes
+works, which is how the examples below build a stand-in model.
+
+Examples
+--------
+>>> import numpy as np
+>>> from types import SimpleNamespace
+>>> Y = np.array([[1, 1, 0], [1, 0, 0], [0, 1, 1]])
+>>> cooccurrence(Y)
+array([[2, 1, 0],
+       [1, 2, 1],
+       [0, 1, 1]])
+>>> featurizer = SimpleNamespace(transform=lambda X: np.asarray(X, dtype=float))
+>>> model = SimpleNamespace(
+...     coef_=np.array([[2.0, 0.5, 0.0], [0.5, 2.0, 1.0], [0.0, -1.0, 3.0]]),
+...     intercept_=np.array([-1.0, -1.0, -2.0]),
+...     classes_=np.arange(3),
+...     featurizer_=featurizer,
+... )
+>>> contribution_table(model, Y, 1, class_names=["wren", "jay", "owl"])
+  class  cooccurrence  beta
+t
+1   jay             2   2.0
+0  wren             1   0.5
+2   owl             1   1.0
+>>> ic = instance_contributions(model, [1.0, 0.5, 0.0])
+>>> ic.logits
+array([ 1.25,  0.5 , -2.5 ])
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy.special import expit
+from scipy.stats import spearmanr
+
+from sblr.exceptions import DataError
+
+__all__ = [
+    "InstanceContributions",
+    "contribution_table",
+    "cooccurrence",
+    "instance_contributions",
+    "rank_correlation",
+    "sparsity_summary",
+]
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _dense(a) -> np.ndarray:
+    if hasattr(a, "toarray"):  # scipy sparse
+        a = a.toarray()
+    return np.asarray(a)
+
+
+def _check_index(k, m: int, what: str = "k") -> int:
+    if isinstance(k, bool | np.bool_) or not isinstance(k, int | np.integer):
+        raise DataError(f"{what} must be an integer class index in [0, {m - 1}], got {k!r}.")
+    k = int(k)
+    if not 0 <= k < m:
+        raise DataError(
+            f"{what}={k} is out of range: there are {m} classes, so it must be in [0, {m - 1}]."
+        )
+    return k
+
+
+def _names(class_names, m: int, fallback=None) -> list[str]:
+    source = class_names if class_names is not None else fallback
+    if source is None:
+        return [str(t) for t in range(m)]
+    names = [str(c) for c in source]
+    if len(names) != m:
+        raise DataError(f"Got {len(names)} class names for {m} classes; they must match.")
+    return names
+
+
+def _coef(model_or_coef, what: str = "model") -> np.ndarray:
+    coef = getattr(model_or_coef, "coef_", model_or_coef)
+    coef = _dense(coef).astype(float)
+    if coef.ndim != 2 or coef.shape[0] != coef.shape[1] or coef.shape[0] == 0:
+        raise DataError(
+            f"{what} coefficients must be a non-empty square (m, m) matrix, got shape {coef.shape}."
+        )
+    return coef
+
+
+# --------------------------------------------------------------------------- co-occurrence
+
+
+def cooccurrence(Y, classes=None) -> np.ndarray:
+    """Number of rows relevant to both classes, for every pair of classes.
+
+    Parameters
+    ----------
+    Y : array-like of shape (n, m) or (n,)
+        Either a 0/1 label indicator matrix (multi-label), or a 1-D vector of
+        class labels (multi-class).  A 1-D vector is one-hot encoded against
+        ``classes``; its co-occurrence matrix is diagonal (each row has exactly
+        one class).
+    classes : array-like of shape (m,), optional
+        Only for 1-D ``Y``: the class order (e.g. ``model.classes_``); a class
+        that never occurs gets a zero row and column.  Defaults to the sorted
+        unique values of ``Y`` (the order scikit-learn's ``classes_`` uses).
+        Labels of ``Y`` not in ``classes`` raise :class:`DataError`.
+
+    Returns
+    -------
+    ndarray of shape (m, m), dtype int64
+        ``C[a, b]`` = number of rows in which classes ``a`` and ``b`` are both
+        relevant; the diagonal holds the class sizes.  Symmetric.
+
+    Raises
+    ------
+    DataError
+        If ``Y`` is not 0/1 (2-D case), has another number of dimensions, or
+        holds labels outside ``classes``.
+
+    Examples
+    --------
+    >>> cooccurrence([[1, 0, 1], [1, 1, 1], [0, 0, 1]])
+    array([[2, 1, 2],
+           [1, 1, 1],
+           [2, 1, 3]])
+    >>> cooccurrence(["b", "a", "b"])
+    array([[1, 0],
+           [0, 2]])
+    """
+    arr = _dense(Y)
+    if arr.ndim == 1:
+        cls = np.unique(arr) if classes is None else np.asarray(classes)
+        lookup = {c: i for i, c in enumerate(cls.tolist())}
+        try:
+            idx = np.array([lookup[v] for v in arr.tolist()], dtype=np.intp)
+        except KeyError as exc:
+            raise DataError(
+                f"Label {exc.args[0]!r} in Y is not one of the classes {cls.tolist()!r}."
+            ) from None
+        counts = np.bincount(idx, minlength=len(cls)).astype(np.int64)
+        return np.diag(counts)
+    if arr.ndim != 2:
+        raise DataError(
+            f"Y must be a 2-D 0/1 indicator matrix or a 1-D label vector, got shape {arr.shape}."
+        )
+    if arr.dtype != bool and not (
+        np.issubdtype(arr.dtype, np.number) and np.isin(arr, (0, 1)).all()
+    ):
+        raise DataError("Y must be a 0/1 label indicator matrix (only 0 and 1 allowed).")
+    Yi = arr.astype(np.int64)
+    return Yi.T @ Yi
+
+
+# --------------------------------------------------------------------------- coefficient tables
+
+
+def contribution_table(models, Y, k, class_names=None) -> pd.DataFrame:
+    """Coefficients beta_t^k of every class t for target class k, next to co-occurrence.
+
+    This is the table behind the paper's "Pacific Wren" discussion: do the
+    classes that most often co-occur with ``k`` get the largest weights in
+    ``k``'s logit?
+
+    Parameters
+    ----------
+    models : model or dict of str to model
+        One fitted model (column ``"beta"``) or ``{display name: model}`` (one
+        column per entry, named by the key, in dict order).  All models need
+        the same number of classes ``m``.
+    Y : array-like of shape (n, m) or (n,)
+        Training labels, as for :func:`cooccurrence`.  For a 1-D label vector
+        the first model's ``classes_`` fixes the class order.
+    k : int
+        Index (0-based, into ``classes_``) of the target class.
+    class_names : sequence of str, optional
+        Display names, length ``m``.  Default: ``str`` of the first model's
+        ``classes_`` (or ``"0" .. "m-1"`` without ``classes_``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per class ``t`` (including ``k`` itself), index ``t`` (named
+        ``"t"``), columns ``class`` (name), ``cooccurrence`` (rows relevant to
+        both ``t`` and ``k``; for ``t == k`` the size of ``k``), then the beta
+        column(s).  Sorted by co-occurrence descending; ties keep class-index
+        order (stable).  ``table.attrs["target"]`` holds ``k`` and
+        ``table.attrs["target_name"]`` its name (used by
+        :func:`rank_correlation`).
+
+    Raises
+    ------
+    DataError
+        If ``k`` is not an integer in ``[0, m)``, the models disagree on
+        ``m``, ``Y`` has another number of classes, or a model key collides
+        with ``"class"``/``"cooccurrence"``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from types import SimpleNamespace
+    >>> a = SimpleNamespace(coef_=np.array([[1.0, 0.0], [0.3, 2.0]]))
+    >>> b = SimpleNamespace(coef_=np.array([[0.9, 0.1], [0.0, 1.5]]))
+    >>> contribution_table({"SBLR": a, "SparseSBLR": b}, [[1, 1], [0, 1]], 1)
+      class  cooccurrence  SBLR  SparseSBLR
+    t
+    1     1             2   2.0         1.5
+    0     0             1   0.3         0.0
+    """
+    if isinstance(models, Mapping):
+        if not models:
+            raise DataError("models is an empty dict; give at least one fitted model.")
+        named = {str(name): mdl for name, mdl in models.items()}
+        if len(named) != len(models):
+            raise DataError("Model display names must be distinct after conversion to str.")
+    else:
+        named = {"beta": models}
+    reserved = {"class", "cooccurrence"} & set(named)
+    if reserved:
+        raise DataError(f"Model display name(s) {sorted(reserved)} clash with table columns.")
+
+    coefs = {name: _coef(mdl, f"model {name!r}") for name, mdl in named.items()}
+    first = next(iter(named.values()))
+    m = next(iter(coefs.values())).shape[0]
+    for name, coef in coefs.items():
+        if coef.shape[0] != m:
+            raise DataError(
+                f"Model {name!r} has {coef.shape[0]} classes but the first model has {m}."
+            )
+    k = _check_index(k, m)
+
+    classes = getattr(first, "classes_", None)
+    C = cooccurrence(Y, classes=classes if np.ndim(Y) == 1 else None)
+    if C.shape[0] != m:
+        raise DataError(f"Y has {C.shape[0]} classes but the model(s) have {m}.")
+    names = _names(class_names, m, fallback=classes)
+
+    table = pd.DataFrame(
+        {"class": names, "cooccurrence": C[k].astype(np.int64)},
+        index=pd.RangeIndex(m, name="t"),
+    )
+    for name, coef in coefs.items():
+        table[name] = coef[k]
+    table = table.sort_values("cooccurrence", ascending=False, kind="stable")
+    table.attrs["target"] = k
+    table.attrs["target_name"] = names[k]
+    return table
+
+
+def rank_correlation(table: pd.DataFrame, column: str = "beta", *, target=None) -> float:
+    """Spearman correlation between |beta| in ``column`` and ``cooccurrence``.
+
+    The target class's own row is **excluded**: its co-occurrence is its
+    class size (always the largest) and its beta is the self-weight, which
+    would inflate the correlation without saying anything about the other
+    classes.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        Output of :func:`contribution_table` (or any frame with a
+        ``cooccurrence`` column and ``column``; index = class index ``t``).
+    column : str, default "beta"
+        The beta column to correlate.
+    target : int, optional
+        Index label of the row to exclude.  Defaults to
+        ``table.attrs["target"]`` (set by :func:`contribution_table`); if
+        neither is available no row is excluded.
+
+    Returns
+    -------
+    float
+        Spearman's rho (average ranks for ties; :func:`scipy.stats.spearmanr`).
+        ``nan`` when undefined: fewer than two rows remain after dropping the
+        target and rows with a missing value, or either variable is constant.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> t = pd.DataFrame({"cooccurrence": [9, 5, 3, 1], "beta": [2.0, -0.8, 0.5, 0.1]})
+    >>> rank_correlation(t, target=0)  # |beta| 0.8, 0.5, 0.1 vs 5, 3, 1
+    1.0
+    """
+    if column not in table.columns:
+        raise DataError(f"Column {column!r} is not in the table; columns: {list(table.columns)}.")
+    if "cooccurrence" not in table.columns:
+        raise DataError("The table needs a 'cooccurrence' column (see contribution_table).")
+    if target is None:
+        target = table.attrs.get("target")
+    rows = table if target is None else table[table.index != target]
+    x = np.abs(pd.to_numeric(rows[column], errors="coerce").to_numpy(dtype=float))
+    y = pd.to_numeric(rows["cooccurrence"], errors="coerce").to_numpy(dtype=float)
+    ok = np.isfinite(x) & np.isfinite(y)
+    x, y = x[ok], y[ok]
+    if len(x) < 2 or np.ptp(x) == 0 or np.ptp(y) == 0:
+        return math.nan
+    return float(spearmanr(x, y).statistic)
+
+
+def sparsity_summary(coef, class_names=None, *, tol: float = 0.0) -> pd.DataFrame:
+    """Per target class, which classes' evidence the model ignores (beta_t^k == 0).
+
+    Parameters
+    ----------
+    coef : array-like of shape (m, m) or fitted model
+        ``coef[k, t]`` = beta_t^k; a model's ``coef_`` is used if given a model.
+    class_names : sequence of str, optional
+        Display names, length ``m``; default ``"0" .. "m-1"``.
+    tol : float, default 0.0
+        A coefficient counts as zero when ``|beta| <= tol`` (default: exactly
+        zero, which is what the L1 solvers produce).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Index ``k`` (named ``"k"``), one row per target class, columns
+        ``class`` (name of ``k``), ``n_zero`` (number of ``t``, **including**
+        ``t == k``, with beta_t^k zero), ``n_nonzero`` (``m - n_zero``) and
+        ``irrelevant`` (comma-and-space-joined names of those ``t``, in class
+        order; ``""`` if none).
+
+    Examples
+    --------
+    >>> sparsity_summary([[1.0, 0.0, 0.0], [0.5, 2.0, -1.0], [0.0, 0.0, 0.0]], ["a", "b", "c"])
+      class  n_zero  n_nonzero irrelevant
+    k
+    0     a       2          1       b, c
+    1     b       0          3
+    2     c       3          0    a, b, c
+    """
+    B = _coef(coef, "coef")
+    m = B.shape[0]
+    names = _names(class_names, m)
+    zero = np.abs(B) <= tol
+    n_zero = zero.sum(axis=1).astype(np.int64)
+    return pd.DataFrame(
+        {
+            "class": names,
+            "n_zero": n_zero,
+            "n_nonzero": m - n_zero,
+            "irrelevant": [", ".join(names[t] for t in np.flatnonzero(row)) for row in zero],
+        },
+        index=pd.RangeIndex(m, name="k"),
+    )
+
+
+# --------------------------------------------------------------------------- one instance
+
+
+def _readonly(a: np.ndarray) -> np.ndarray:
+    a = np.array(a, dtype=float, copy=True)
+    a.flags.writeable = False
+    return a
+
+
+@dataclass(frozen=True, eq=False)
+class InstanceContributions:
+    """Decomposition of one query row's logits into per-class contributions.
+
+    Attributes
+    ----------
+    evidence : ndarray of shape (m,)
+        Normalised class evidence f̄_t(x).
+    contributions : ndarray of shape (m, m)
+        ``contributions[k, t]`` = beta_t^k * f̄_t(x).
+    intercept : ndarray of shape (m,)
+    logits : ndarray of shape (m,)
+        ``contributions.sum(axis=1) + intercept``.
+    proba : ndarray of shape (m,)
+        ``1 / (1 + exp(-logits))``.
+    coef : ndarray of shape (m, m)
+        The model's beta matrix (for the ``beta`` column of :meth:`waterfall`).
+    classes : ndarray of shape (m,) or None
+        The model's ``classes_`` (default names in :meth:`waterfall`).
+
+    All arrays are read-only copies.
+    """
+
+    evidence: np.ndarray
+    contributions: np.ndarray
+    intercept: np.ndarray
+    logits: np.ndarray
+    proba: np.ndarray
+    coef: np.ndarray
+    classes: Any = None
+
+    def waterfall(self, k, class_names: Sequence[str] | None = None) -> pd.DataFrame:
+        """Additive build-up of class ``k``'s logit, for a waterfall chart.
+
+        Parameters
+        ----------
+        k : int
+            Target class index.
+        class_names : sequence of str, optional
+            Display names; default ``str`` of ``classes`` (or ``"0" ..``).
+
+        Returns
+        -------
+        pandas.DataFrame
+            First row ``intercept``, then one row per class ``t`` sorted by
+            ``|contribution|`` descending (ties: class index).  Columns
+            ``term`` (``"intercept"`` or class name), ``t`` (class index;
+            ``<NA>`` for the intercept, nullable ``Int64``), ``evidence``
+            (f̄_t; NaN for the intercept), ``beta`` (beta_t^k; NaN for the
+            intercept), ``contribution`` and ``cumulative`` (running total;
+            the last value equals ``logits[k]`` up to rounding).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from types import SimpleNamespace
+        >>> model = SimpleNamespace(
+        ...     coef_=np.array([[2.0, -3.0], [0.0, 1.0]]), intercept_=np.array([0.5, 0.0]),
+        ...     featurizer_=SimpleNamespace(transform=lambda X: np.asarray(X, float)))
+        >>> instance_contributions(model, [0.5, 0.5]).waterfall(0, ["a", "b"])
+                term     t  evidence  beta  contribution  cumulative
+        0  intercept  <NA>       NaN   NaN           0.5         0.5
+        1          b     1       0.5  -3.0          -1.5        -1.0
+        2          a     0       0.5   2.0           1.0         0.0
+        """
+        m = self.logits.shape[0]
+        k = _check_index(k, m)
+        names = _names(class_names, m, fallback=self.classes)
+        contrib = self.contributions[k]
+        order = np.argsort(-np.abs(contrib), kind="stable")
+        values = np.concatenate([[self.intercept[k]], contrib[order]])
+        return pd.DataFrame(
+            {
+                "term": ["intercept"] + [names[t] for t in order],
+                "t": pd.array([None] + order.tolist(), dtype="Int64"),
+                "evidence": np.concatenate([[np.nan], self.evidence[order]]),
+                "beta": np.concatenate([[np.nan], self.coef[k, order]]),
+                "contribution": values,
+                "cumulative": np.cumsum(values),
+            }
+        )
+
+
+def instance_contributions(model, x) -> InstanceContributions:
+    """Split each class's logit for one query row into per-class evidence terms.
+
+    Parameters
+    ----------
+    model : fitted SBLR-like model
+        Needs ``coef_`` (m, m), ``intercept_`` (m,), ``featurizer_`` with
+        ``transform``; ``classes_`` is optional (used for names).
+    x : array-like of shape (d,) or (1, d), or a one-row DataFrame
+        The query row, in whatever form ``model.featurizer_.transform``
+        accepts (it is passed as a single-row 2-D input; dtype untouched).
+
+    Returns
+    -------
+    InstanceContributions
+        ``contributions[k, t] = coef_[k, t] * evidence[t]``,
+        ``logits = contributions.sum(1) + intercept``, ``proba =
+        sigmoid(logits)`` (computed with :func:`scipy.special.expit`).
+
+    Raises
+    ------
+    DataError
+        If ``x`` is not a single row, or the featurizer output / coefficient
+        shapes disagree.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from types import SimpleNamespace
+    >>> model = SimpleNamespace(
+    ...     coef_=np.array([[2.0, -3.0], [0.0, 1.0]]), intercept_=np.array([0.5, 0.0]),
+    ...     featurizer_=SimpleNamespace(transform=lambda X: np.asarray(X, float)))
+    >>> ic = instance_contributions(model, [0.5, 0.5])
+    >>> ic.contributions
+    array([[ 1. , -1.5],
+           [ 0. ,  0.5]])
+    >>> ic.logits, ic.proba.round(3)
+    (array([0. , 0.5]), array([0.5  , 0.622]))
+    """
+    if isinstance(x, pd.DataFrame):
+        if len(x) != 1:
+            raise DataError(f"x must be a single row; got a DataFrame with {len(x)} rows.")
+        X = x
+    elif isinstance(x, pd.Series):
+        X = x.to_frame().T
+    else:
+        arr = _dense(x)
+        if arr.ndim == 1:
+            X = arr.reshape(1, -1)
+        elif arr.ndim == 2 and arr.shape[0] == 1:
+            X = arr
+        else:
+            raise DataError(f"x must be one row, shape (d,) or (1, d); got shape {arr.shape}.")
+
+    coef = _coef(model)
+    m = coef.shape[0]
+    intercept = _dense(model.intercept_).astype(float).reshape(-1)
+    if intercept.shape != (m,):
+        raise DataError(f"intercept_ has shape {intercept.shape}, expected ({m},).")
+    evidence = _dense(model.featurizer_.transform(X)).astype(float)
+    if evidence.shape not in ((1, m), (m,)):
+        raise DataError(
+            f"featurizer_.transform returned shape {evidence.shape} for one row; expected (1, {m})."
+        )
+    evidence = evidence.reshape(m)
+    contributions = coef * evidence[np.newaxis, :]
+    logits = contributions.sum(axis=1) + intercept
+    classes = getattr(model, "classes_", None)
+    return InstanceContributions(
+        evidence=_readonly(evidence),
+        contributions=_readonly(contributions),
+        intercept=_readonly(intercept),
+        logits=_readonly(logits),
+        proba=_readonly(expit(logits)),
+        coef=_readonly(coef),
+        classes=None if classes is None else np.asarray(classes).copy(),
+    )

@@ -1,0 +1,260 @@
+"""The logistic layer of SBLR / SparseSBLR: one binary L1/L2 logistic regression.
+
+Each class k gets its own problem (Ma & Chen, Eq. 9)::
+
+    min_{b, beta}  (1/n) sum_i [log(1 + exp(eta_i)) - y_i eta_i]
+                   + lam * ||beta||_1 + (ridge / 2) * ||beta||_2^2,
+    eta_i = b + z_i . beta
+
+The intercept ``b`` is never penalized (the SLEP convention).  The features
+``z`` are the m class evidences, so the problems are small (m + 1 unknowns) and
+a proximal Newton method whose quadratic model is solved EXACTLY by
+feature-sign search (Lee et al. 2006/2007, "IRLS with an exact lasso step")
+reaches the optimality (KKT) conditions to 1e-8 in a handful of Newton steps,
+even on the strongly correlated evidence features where first-order methods
+crawl.  ``benchmarks/solvers.py`` compares it with
+scikit-learn's ``saga`` and ``liblinear`` on the same problems: both are slower
+and neither meets a 1e-4 KKT tolerance reliably on these strongly correlated
+features (liblinear also penalizes the intercept).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.special import expit, log1p
+
+_DAMPING = 1e-12  # keeps a coordinate's curvature positive for an all-zero column
+
+
+@dataclass(frozen=True)
+class LogisticFit:
+    """Solution of one binary problem.
+
+    Attributes
+    ----------
+    coef : ndarray of shape (m,)
+    intercept : float
+    n_iter : int
+        Newton steps taken.
+    kkt : float
+        Largest violation of the optimality conditions at the solution.
+    converged : bool
+        ``kkt <= tol``.
+    """
+
+    coef: np.ndarray
+    intercept: float
+    n_iter: int
+    kkt: float
+    converged: bool
+
+
+def _objective(Z, y, beta, b, lam, ridge):
+    eta = Z @ beta + b
+    # log(1 + e^eta) - y * eta, computed without overflow
+    loss = np.logaddexp(0.0, eta) - y * eta
+    return loss.mean() + lam * np.abs(beta).sum() + 0.5 * ridge * beta @ beta
+
+
+def kkt_violation(Z, y, beta, b, lam, ridge=0.0):
+    """Largest violation of the first-order optimality conditions.
+
+    For the intercept the gradient must vanish; for ``beta_t != 0`` the
+    gradient must equal ``-lam * sign(beta_t)``; for ``beta_t == 0`` its
+    magnitude must not exceed ``lam``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> Z = np.array([[0.0], [1.0]]); y = np.array([0.0, 1.0])
+    >>> float(kkt_violation(Z, y, np.zeros(1), 0.0, lam=0.25))   # |grad| = 0.25 <= lam
+    0.0
+    """
+    r = expit(Z @ beta + b) - y
+    g = Z.T @ r / len(y) + ridge * beta
+    nz = beta != 0
+    viol = np.concatenate(
+        [
+            [abs(r.mean())],
+            np.abs(g[nz] + lam * np.sign(beta[nz])),
+            np.maximum(np.abs(g[~nz]) - lam, 0.0),
+        ]
+    )
+    return float(viol.max())
+
+
+def lambda_max(Z, y):
+    """Smallest ``lam`` at which every coefficient is zero.
+
+    At ``beta = 0`` the optimal intercept predicts the base rate ``ybar``, so
+    ``lam_max = max_t |(1/n) sum_i (ybar - y_i) z_it|``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> lambda_max(np.array([[0.0], [1.0]]), np.array([0.0, 1.0]))
+    0.25
+    """
+    y = np.asarray(y, dtype=np.float64)
+    return float(np.abs(Z.T @ (y.mean() - y)).max() / len(y)) if Z.shape[1] else 0.0
+
+
+def fit_logistic(Z, y, lam=0.0, *, ridge=0.0, tol=1e-8, max_iter=100, coef_init=None,
+                 intercept_init=None):
+    """Solve one binary L1/L2-penalized logistic regression by proximal Newton.
+
+    Parameters
+    ----------
+    Z : ndarray of shape (n, m)
+        Features (the normalized class evidence).
+    y : ndarray of shape (n,)
+        0/1 targets.  A constant ``y`` is not handled here; see
+        :func:`constant_intercept`.
+    lam : float
+        L1 strength on the mean log-loss; the intercept is not penalized.
+    ridge : float
+        L2 strength (``ridge / 2 * ||beta||^2``), for numerical stability.
+    tol : float
+        Stop when the KKT violation is at most ``tol``.
+    max_iter : int
+        Newton steps.
+    coef_init, intercept_init : optional
+        Warm start.
+
+    Returns
+    -------
+    LogisticFit
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> Z = rng.normal(size=(200, 3))
+    >>> y = (Z[:, 0] + 0.5 * rng.normal(size=200) > 0).astype(float)
+    >>> fit = fit_logistic(Z, y, lam=0.05)
+    >>> fit.converged, bool(fit.coef[0] > 0), fit.coef[1:].tolist()
+    (True, True, [0.0, 0.0])
+    """
+    Z = np.asarray(Z, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    n, m = Z.shape
+    Za = np.hstack([np.ones((n, 1)), Z])
+    theta = np.zeros(m + 1)
+    if coef_init is not None:
+        theta[1:] = coef_init
+    if intercept_init is not None:
+        theta[0] = intercept_init
+    elif coef_init is None:
+        ybar = np.clip(y.mean(), 1e-12, 1 - 1e-12)
+        theta[0] = np.log(ybar / (1 - ybar))
+    reg = np.full(m + 1, float(ridge))
+    reg[0] = 0.0
+    pen = np.full(m + 1, float(lam))
+    pen[0] = 0.0
+
+    def total(t):
+        return _objective(Z, y, t[1:], t[0], lam, ridge)
+
+    f = total(theta)
+    n_iter = 0
+    while n_iter < max_iter:
+        p = expit(Za @ theta)
+        g = Za.T @ (p - y) / n + reg * theta
+        if kkt_violation(Z, y, theta[1:], theta[0], lam, ridge) <= tol:
+            break
+        n_iter += 1
+        w = p * (1.0 - p)
+        H = (Za * w[:, None]).T @ Za / n
+        H[np.diag_indices_from(H)] += reg + _DAMPING * (1.0 + np.trace(H))
+        # Newton model of the smooth part around theta, in absolute coordinates:
+        # 1/2 x'Hx + (g - H theta)'x, plus the L1 term; solved exactly.
+        target = _lasso_qp(H, g - H @ theta, pen, theta)
+        d = target - theta
+        decrease = g @ d + lam * (np.abs(target[1:]).sum() - np.abs(theta[1:]).sum())
+        if decrease >= 0:  # numerically flat: nothing left to gain
+            break
+        step = 1.0
+        while step >= 1e-12:
+            cand = theta + step * d
+            f_new = total(cand)
+            if f_new <= f + 1e-4 * step * decrease:
+                break
+            step *= 0.5
+        if step < 1e-12:
+            break
+        theta, f = cand, f_new
+    kkt = kkt_violation(Z, y, theta[1:], theta[0], lam, ridge)
+    return LogisticFit(theta[1:].copy(), float(theta[0]), n_iter, kkt, kkt <= tol)
+
+
+def _lasso_qp(H, c, pen, x0, max_iter=None):
+    """Minimize 1/2 x'Hx + c'x + sum_j pen_j |x_j| exactly, by feature-sign search.
+
+    Lee, Battle, Raina & Ng (2007): keep an active set with fixed signs, solve
+    the unconstrained quadratic on it, and step to the best point on the
+    segment where a coefficient crosses zero; add the most violating zero
+    coordinate when the active ones are optimal.  Coordinates with
+    ``pen_j == 0`` (the intercept) are always active.  Warm-started at ``x0``.
+    """
+    p = len(c)
+    max_iter = max_iter or 10 * p + 50
+    x = x0.copy()
+    unpen = pen == 0
+    eps = 1e-12 * (1.0 + np.abs(c).max())
+
+    def obj(v):
+        return 0.5 * v @ H @ v + c @ v + pen @ np.abs(v)
+
+    sign = np.sign(x)
+    for _ in range(max_iter):
+        grad = H @ x + c
+        active = (x != 0) | unpen
+        err = np.abs(grad[active] + pen[active] * sign[active]).max()
+        if err <= eps:
+            viol = np.where(active, -np.inf, np.abs(grad) - pen)
+            j = int(np.argmax(viol))
+            if viol[j] <= eps:
+                break
+            active[j] = True
+            sign[j] = -np.sign(grad[j])
+        idx = np.flatnonzero(active)
+        s_a = np.where(unpen[idx], 0.0, sign[idx])
+        new = np.linalg.solve(H[np.ix_(idx, idx)], -(c[idx] + pen[idx] * s_a))
+        old = x[idx]
+        # Candidate points: the full step, and every zero crossing on the way.
+        steps = [1.0]
+        moving = (old != 0) & ~unpen[idx] & (np.sign(new) != np.sign(old))
+        steps += list(old[moving] / (old[moving] - new[moving]))
+        best, best_x = np.inf, None
+        for t in steps:
+            cand = x.copy()
+            cand[idx] = old + t * (new - old)
+            if t < 1.0:
+                hit = idx[moving][np.argmin(np.abs(old[moving] / (old[moving] - new[moving]) - t))]
+                cand[hit] = 0.0
+            val = obj(cand)
+            if val < best:
+                best, best_x = val, cand
+        x = best_x
+        sign = np.sign(x)
+        sign[unpen] = 0.0
+    return x
+
+
+def constant_intercept(y):
+    """Logit of a smoothed base rate, for a class that is constant in training.
+
+    A class with only 0s (or only 1s) has no finite maximum-likelihood
+    intercept; ``(n_pos + 0.5) / (n + 1)`` (the Jeffreys estimate) gives a
+    small (large) but finite probability, with every ``beta`` zero.
+
+    Examples
+    --------
+    >>> round(constant_intercept(np.zeros(99)), 3)
+    -5.293
+    """
+    y = np.asarray(y, dtype=np.float64)
+    rate = (y.sum() + 0.5) / (len(y) + 1.0)
+    return float(np.log(rate) - log1p(-rate))

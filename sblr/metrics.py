@@ -1,0 +1,600 @@
+"""Evaluation metrics with the conventions of the multi-label literature.
+
+The example-based and ranking-based measures follow the definitions of the
+review by Zhang & Zhou (2014, *A review on multi-label learning algorithms*,
+IEEE TKDE 26(8)) and, where the literature is ambiguous, the Mulan library
+(Tsoumakas et al.).  Every convention that changes a number is stated in the
+docstring of the function it affects; the short version is:
+
+* **Ranking loss, one-error, average precision** are averaged over the rows
+  whose true label set is neither empty nor full (all ``m`` labels); the
+  other rows carry no ranking information and are *skipped* (they count
+  neither in the numerator nor in the denominator).  If every row is
+  skipped the result is ``nan`` (no warning).
+* **Coverage** is averaged over *all* rows and is one less than
+  scikit-learn's :func:`~sklearn.metrics.coverage_error` (Mulan's
+  convention: a perfect ranking of a single relevant label has coverage 0).
+  A row with an empty true set contributes 0.
+* **Ties in scores** are resolved pessimistically, as scikit-learn does:
+  a relevant and an irrelevant label with equal scores form a mis-ordered
+  pair, and a label's rank counts every label scored at least as high.
+  One-error alone breaks ties by the lowest label index (``argmax``).
+* **F1**: a label that is neither present nor predicted (``tp + fp + fn ==
+  0``) has F1 = 1 (Mulan's ``InformationRetrievalMeasures.fMeasure``), i.e.
+  scikit-learn's ``zero_division=1.0``.
+
+:data:`LOWER_IS_BETTER`, :data:`GREATER_IS_BETTER` and :data:`METRIC_LABELS`
+describe every metric name returned by :func:`multilabel_report` and
+:func:`multiclass_report`.
+
+Examples
+--------
+>>> import numpy as np
+>>> Y = np.array([[1, 0, 1], [0, 1, 0]])
+>>> S = np.array([[0.9, 0.2, 0.4], [0.3, 0.8, 0.1]])
+>>> ranking_loss(Y, S), one_error(Y, S), coverage(Y, S), average_precision(Y, S)
+(0.0, 0.0, 0.5, 1.0)
+>>> report = multilabel_report(Y, (S >= 0.5).astype(int), S)
+>>> report["hamming_loss"], report["subset_accuracy"]
+(0.16666666666666666, 0.5)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.metrics import accuracy_score as _sk_accuracy
+from sklearn.metrics import f1_score as _sk_f1
+from sklearn.metrics import label_ranking_average_precision_score as _sk_lrap
+from sklearn.metrics import label_ranking_loss as _sk_ranking_loss
+
+from sblr.exceptions import DataError
+
+__all__ = [
+    "GREATER_IS_BETTER",
+    "LOWER_IS_BETTER",
+    "METRIC_LABELS",
+    "accuracy",
+    "average_precision",
+    "coverage",
+    "hamming_loss",
+    "macro_f1",
+    "micro_f1",
+    "multiclass_macro_f1",
+    "multiclass_report",
+    "multilabel_report",
+    "one_error",
+    "ranking_loss",
+    "subset_accuracy",
+]
+
+#: Metric name -> ``True`` if a smaller value is better.
+LOWER_IS_BETTER: dict[str, bool] = {
+    "hamming_loss": True,
+    "ranking_loss": True,
+    "one_error": True,
+    "coverage": True,
+    "average_precision": False,
+    "subset_accuracy": False,
+    "micro_f1": False,
+    "macro_f1": False,
+    "accuracy": False,
+}
+
+#: Metric name -> ``True`` if a larger value is better (negation of LOWER_IS_BETTER).
+GREATER_IS_BETTER: dict[str, bool] = {name: not low for name, low in LOWER_IS_BETTER.items()}
+
+#: Metric name -> display name with an arrow giving the better direction.
+METRIC_LABELS: dict[str, str] = {
+    "hamming_loss": "Hamming loss ↓",
+    "ranking_loss": "Ranking loss ↓",
+    "one_error": "One-error ↓",
+    "coverage": "Coverage ↓",
+    "average_precision": "Average precision ↑",
+    "subset_accuracy": "Subset accuracy ↑",
+    "micro_f1": "Micro-F1 ↑",
+    "macro_f1": "Macro-F1 ↑",
+    "accuracy": "Accuracy ↑",
+}
+
+#: Default F1 value of a label with no true and no predicted positives (Mulan).
+MULAN_ZERO_DIVISION = 1.0
+
+
+# --------------------------------------------------------------------------- validation
+
+
+def _as_2d(a, name: str) -> np.ndarray:
+    if hasattr(a, "toarray"):  # scipy sparse
+        a = a.toarray()
+    arr = np.asarray(a)
+    if arr.ndim != 2:
+        raise DataError(
+            f"{name} must be a 2-D (n_samples, n_labels) array, got an array with "
+            f"{arr.ndim} dimension(s) and shape {arr.shape}."
+        )
+    if arr.shape[0] == 0 or arr.shape[1] == 0:
+        raise DataError(f"{name} is empty (shape {arr.shape}); need at least one row and label.")
+    return arr
+
+
+def _as_indicator(a, name: str) -> np.ndarray:
+    arr = _as_2d(a, name)
+    if arr.dtype == bool:
+        return arr.astype(np.int8)
+    if not (np.issubdtype(arr.dtype, np.number)):
+        raise DataError(f"{name} must be a numeric 0/1 indicator matrix, got dtype {arr.dtype}.")
+    bad = ~np.isin(arr, (0, 1))
+    if bad.any():
+        i, j = np.argwhere(bad)[0]
+        raise DataError(
+            f"{name} must contain only 0 and 1 (a label indicator matrix); found "
+            f"{arr[i, j].item()!r} at row {i}, label {j} ({int(bad.sum())} bad entries in total)."
+        )
+    return arr.astype(np.int8)
+
+
+def _as_scores(a, name: str = "scores") -> np.ndarray:
+    arr = _as_2d(a, name)
+    try:
+        arr = arr.astype(float)
+    except (TypeError, ValueError) as exc:
+        raise DataError(f"{name} must be real-valued; could not convert to float: {exc}") from None
+    if not np.isfinite(arr).all():
+        raise DataError(f"{name} contains NaN or infinite values; all scores must be finite.")
+    return arr
+
+
+def _same_shape(a: np.ndarray, b: np.ndarray, name_a: str, name_b: str) -> None:
+    if a.shape != b.shape:
+        raise DataError(
+            f"{name_a} has shape {a.shape} but {name_b} has shape {b.shape}; "
+            "they must have the same number of rows and labels."
+        )
+
+
+def _pair(Y_true, Y_pred) -> tuple[np.ndarray, np.ndarray]:
+    Yt = _as_indicator(Y_true, "Y_true")
+    Yp = _as_indicator(Y_pred, "Y_pred")
+    _same_shape(Yt, Yp, "Y_true", "Y_pred")
+    return Yt, Yp
+
+
+def _ranked(Y_true, scores) -> tuple[np.ndarray, np.ndarray]:
+    Yt = _as_indicator(Y_true, "Y_true")
+    S = _as_scores(scores)
+    _same_shape(Yt, S, "Y_true", "scores")
+    return Yt, S
+
+
+def _informative_rows(Yt: np.ndarray) -> np.ndarray:
+    """Mask of rows whose true set is neither empty nor all labels."""
+    n_pos = Yt.sum(axis=1)
+    return (n_pos > 0) & (n_pos < Yt.shape[1])
+
+
+def _as_labels(a, name: str) -> np.ndarray:
+    arr = np.asarray(a)
+    if arr.ndim != 1:
+        raise DataError(
+            f"{name} must be a 1-D vector of class labels, got shape {arr.shape}. "
+            "For multi-label indicator matrices use the multi-label metrics."
+        )
+    if arr.shape[0] == 0:
+        raise DataError(f"{name} is empty; need at least one sample.")
+    return arr
+
+
+def _label_pair(y_true, y_pred) -> tuple[np.ndarray, np.ndarray]:
+    yt = _as_labels(y_true, "y_true")
+    yp = _as_labels(y_pred, "y_pred")
+    if yt.shape != yp.shape:
+        raise DataError(
+            f"y_true has {yt.shape[0]} samples but y_pred has {yp.shape[0]}; they must match."
+        )
+    return yt, yp
+
+
+# --------------------------------------------------------------------------- bipartition
+
+
+def hamming_loss(Y_true, Y_pred) -> float:
+    """Fraction of (instance, label) pairs that are misclassified.
+
+    ``HL = 1/(n m) * sum_i |Y_i xor Yhat_i|``.  All rows count.
+
+    Parameters
+    ----------
+    Y_true, Y_pred : array-like of shape (n, m)
+        0/1 label indicator matrices.
+
+    Returns
+    -------
+    float
+        In ``[0, 1]``; lower is better.
+
+    Raises
+    ------
+    DataError
+        If the matrices are not 2-D 0/1 matrices of the same shape.
+
+    Examples
+    --------
+    >>> hamming_loss([[1, 0], [0, 1]], [[1, 1], [0, 1]])
+    0.25
+    """
+    Yt, Yp = _pair(Y_true, Y_pred)
+    return float(np.mean(Yt != Yp))
+
+
+def subset_accuracy(Y_true, Y_pred) -> float:
+    """Fraction of rows whose predicted label set equals the true set exactly.
+
+    Rows with an empty true set count (an empty prediction is then correct).
+
+    Parameters
+    ----------
+    Y_true, Y_pred : array-like of shape (n, m)
+        0/1 label indicator matrices.
+
+    Returns
+    -------
+    float
+        In ``[0, 1]``; higher is better.
+
+    Examples
+    --------
+    >>> subset_accuracy([[1, 0], [0, 1], [0, 0]], [[1, 0], [1, 1], [0, 0]])
+    0.6666666666666666
+    """
+    Yt, Yp = _pair(Y_true, Y_pred)
+    return float(np.mean((Yt == Yp).all(axis=1)))
+
+
+def micro_f1(Y_true, Y_pred, *, zero_division: float = MULAN_ZERO_DIVISION) -> float:
+    """Micro-averaged F1: F1 of the pooled (tp, fp, fn) counts over all labels.
+
+    ``F1 = 2 tp / (2 tp + fp + fn)`` with the counts summed over every label.
+    Computed by :func:`sklearn.metrics.f1_score` (``average="micro"``).
+
+    Parameters
+    ----------
+    Y_true, Y_pred : array-like of shape (n, m)
+        0/1 label indicator matrices.
+    zero_division : float, default 1.0
+        Value when ``tp + fp + fn == 0`` overall (nothing true, nothing
+        predicted).  1.0 is Mulan's convention ("predicted the empty set and
+        the truth is empty: perfect").
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> micro_f1([[1, 0], [0, 1]], [[1, 1], [0, 1]])  # tp=2, fp=1, fn=0
+    0.8
+    """
+    Yt, Yp = _pair(Y_true, Y_pred)
+    return float(_sk_f1(Yt, Yp, average="micro", zero_division=zero_division))
+
+
+def macro_f1(Y_true, Y_pred, *, zero_division: float = MULAN_ZERO_DIVISION) -> float:
+    """Macro-averaged F1: unweighted mean over the ``m`` labels of per-label F1.
+
+    Per label ``F1_j = 2 tp_j / (2 tp_j + fp_j + fn_j)``.  Computed by
+    :func:`sklearn.metrics.f1_score` (``average="macro"``).
+
+    **Convention for labels with no true and no predicted positives**
+    (``tp + fp + fn == 0``): such a label scores ``zero_division``, by default
+    **1.0**, and it *is* included in the mean over all ``m`` labels.  This is
+    what Mulan does (``MacroFMeasure`` with
+    ``InformationRetrievalMeasures.fMeasure`` returns 1 when
+    ``tp + fp + fn == 0``): a label that is absent from the test fold and never
+    predicted has been handled perfectly.  scikit-learn's own default is 0,
+    which penalises a model for correctly never predicting a rare label; pass
+    ``zero_division=0.0`` to get it.  A label that is predicted but never
+    true (``fp > 0``), or true but never predicted (``fn > 0``), always
+    scores 0 regardless of this setting.
+
+    Parameters
+    ----------
+    Y_true, Y_pred : array-like of shape (n, m)
+        0/1 label indicator matrices.
+    zero_division : float, default 1.0
+        F1 of a label with ``tp + fp + fn == 0``.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> Yt = [[1, 0, 0], [1, 0, 0]]
+    >>> Yp = [[1, 1, 0], [0, 0, 0]]
+    >>> macro_f1(Yt, Yp)  # labels: F1 = 2/3, 0, 1 (absent and never predicted)
+    0.5555555555555555
+    >>> macro_f1(Yt, Yp, zero_division=0.0)
+    0.2222222222222222
+    """
+    Yt, Yp = _pair(Y_true, Y_pred)
+    return float(_sk_f1(Yt, Yp, average="macro", zero_division=zero_division))
+
+
+# --------------------------------------------------------------------------- ranking
+
+
+def ranking_loss(Y_true, scores) -> float:
+    """Fraction of (relevant, irrelevant) label pairs that are mis-ordered.
+
+    For a row with relevant set ``Y`` and irrelevant set ``Ybar``::
+
+        RL_i = |{(l, l') in Y x Ybar : s_l <= s_l'}| / (|Y| |Ybar|)
+
+    (Zhang & Zhou 2014).  **Ties count as errors**: a relevant and an
+    irrelevant label with equal scores form a mis-ordered pair (this is the
+    ``<=`` of the definition, and what :func:`sklearn.metrics.label_ranking_loss`
+    does).
+
+    **Skipped rows**: rows whose true set is empty or full (all ``m`` labels)
+    have no (relevant, irrelevant) pair; they are *excluded* from the average
+    (numerator and denominator).  scikit-learn instead averages them in as
+    0-loss rows, which would make the number depend on how many unlabelled
+    rows the test set has; we therefore call scikit-learn on the kept rows
+    only.  If no row is kept the result is ``nan`` (no warning).
+
+    Parameters
+    ----------
+    Y_true : array-like of shape (n, m)
+        0/1 label indicator matrix.
+    scores : array-like of shape (n, m)
+        Real-valued, finite label scores; higher means more relevant.
+
+    Returns
+    -------
+    float
+        In ``[0, 1]``, lower is better; ``nan`` if every row was skipped.
+
+    Examples
+    --------
+    >>> ranking_loss([[1, 0, 0]], [[0.5, 0.9, 0.1]])  # pairs (0,1) wrong, (0,2) right
+    0.5
+    >>> ranking_loss([[0, 0, 0], [1, 1, 1]], [[1, 2, 3], [1, 2, 3]])
+    nan
+    """
+    Yt, S = _ranked(Y_true, scores)
+    keep = _informative_rows(Yt)
+    if not keep.any():
+        return float("nan")
+    return float(_sk_ranking_loss(Yt[keep], S[keep]))
+
+
+def one_error(Y_true, scores) -> float:
+    """Fraction of rows whose top-scored label is not relevant.
+
+    ``OE = 1/n' * sum_i [argmax_l s_il not in Y_i]``.  **Ties** for the top
+    score are broken by the **lowest label index** (:func:`numpy.argmax`), so
+    the result can depend on label order when scores tie.
+
+    **Skipped rows**: rows whose true set is empty (always an error) or full
+    (never an error) are excluded from the average, as for
+    :func:`ranking_loss` and :func:`average_precision`; ``n'`` is the number
+    of kept rows.  (Mulan averages one-error over all rows.)  If no row is
+    kept the result is ``nan`` (no warning).
+
+    Parameters
+    ----------
+    Y_true : array-like of shape (n, m)
+        0/1 label indicator matrix.
+    scores : array-like of shape (n, m)
+        Real-valued, finite label scores; higher means more relevant.
+
+    Returns
+    -------
+    float
+        In ``[0, 1]``, lower is better; ``nan`` if every row was skipped.
+
+    Examples
+    --------
+    >>> one_error([[0, 1, 0], [1, 0, 0]], [[0.2, 0.9, 0.1], [0.3, 0.3, 0.0]])
+    0.0
+    """
+    Yt, S = _ranked(Y_true, scores)
+    keep = _informative_rows(Yt)
+    if not keep.any():
+        return float("nan")
+    Yk, Sk = Yt[keep], S[keep]
+    top = np.argmax(Sk, axis=1)
+    return float(np.mean(Yk[np.arange(len(top)), top] == 0))
+
+
+def coverage(Y_true, scores) -> float:
+    """How far down the ranking one must go, on average, to cover all relevant labels.
+
+    ``cov_i = max_{l in Y_i} rank_i(l) - 1`` where ``rank_i(l) = |{l' :
+    s_l' >= s_l}|`` (1 = top).  This is scikit-learn's
+    :func:`~sklearn.metrics.coverage_error` **minus 1**, the convention of
+    Zhang & Zhou (2014) and Mulan (``Coverage``: a single relevant label
+    ranked first has coverage 0).  **Ties** are pessimistic: every label
+    tied with the lowest-scored relevant label counts as ranked above it.
+
+    **All rows are averaged**, unlike the other ranking measures.  A row with
+    an **empty** true set contributes **0** (as in Mulan, and as
+    scikit-learn's ``coverage_error`` which gives such rows 0, not -1); a row
+    with a full true set contributes ``m - 1``.  Hence
+    ``coverage == coverage_error - 1`` exactly when no row is empty.
+
+    Parameters
+    ----------
+    Y_true : array-like of shape (n, m)
+        0/1 label indicator matrix.
+    scores : array-like of shape (n, m)
+        Real-valued, finite label scores; higher means more relevant.
+
+    Returns
+    -------
+    float
+        In ``[0, m - 1]``; lower is better.
+
+    Examples
+    --------
+    >>> coverage([[0, 1, 1]], [[0.9, 0.5, 0.1]])  # lowest relevant label is ranked 3rd
+    2.0
+    >>> coverage([[0, 0, 0]], [[0.9, 0.5, 0.1]])  # empty row contributes 0
+    0.0
+    """
+    Yt, S = _ranked(Y_true, scores)
+    relevant = Yt.astype(bool)
+    # Lowest score among relevant labels (+inf for empty rows, so nothing is >= it).
+    lowest = np.where(relevant, S, np.inf).min(axis=1, keepdims=True)
+    depth = (S >= lowest).sum(axis=1)  # coverage_error's per-row value; 0 for empty rows
+    return float(np.mean(np.maximum(depth - 1, 0)))
+
+
+def average_precision(Y_true, scores) -> float:
+    """Average fraction of relevant labels ranked at or above each relevant label.
+
+    For a row with relevant set ``Y``::
+
+        AP_i = 1/|Y| * sum_{l in Y} |{l' in Y : rank(l') <= rank(l)}| / rank(l)
+
+    with ``rank(l) = |{l' : s_l' >= s_l}|`` (Zhang & Zhou 2014).  **Ties** are
+    pessimistic: labels tied with ``l`` count as ranked at or above it, both
+    in ``rank(l)`` and in the numerator.  This is exactly
+    :func:`sklearn.metrics.label_ranking_average_precision_score` (which uses
+    ``rankdata(..., "max")``), and it is what we call.
+
+    **Skipped rows**: rows whose true set is empty or full are excluded from
+    the average.  (scikit-learn scores them 1 and averages them in; Mulan
+    skips only empty rows — a full row always has AP = 1.)  If no row is
+    kept the result is ``nan`` (no warning).
+
+    Parameters
+    ----------
+    Y_true : array-like of shape (n, m)
+        0/1 label indicator matrix.
+    scores : array-like of shape (n, m)
+        Real-valued, finite label scores; higher means more relevant.
+
+    Returns
+    -------
+    float
+        In ``(0, 1]``, higher is better; ``nan`` if every row was skipped.
+
+    Examples
+    --------
+    >>> average_precision([[1, 0, 1]], [[0.9, 0.5, 0.1]])  # (1/1 + 2/3) / 2
+    0.8333333333333333
+    """
+    Yt, S = _ranked(Y_true, scores)
+    keep = _informative_rows(Yt)
+    if not keep.any():
+        return float("nan")
+    return float(_sk_lrap(Yt[keep], S[keep]))
+
+
+# --------------------------------------------------------------------------- multi-class
+
+
+def accuracy(y_true, y_pred) -> float:
+    """Fraction of samples whose predicted class equals the true class.
+
+    Parameters
+    ----------
+    y_true, y_pred : array-like of shape (n,)
+        Class labels.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> accuracy(["a", "b", "c", "a"], ["a", "b", "a", "a"])
+    0.75
+    """
+    yt, yp = _label_pair(y_true, y_pred)
+    return float(_sk_accuracy(yt, yp))
+
+
+def multiclass_macro_f1(
+    y_true, y_pred, *, labels=None, zero_division: float = MULAN_ZERO_DIVISION
+) -> float:
+    """Macro-averaged F1 over classes of a single-label multi-class problem.
+
+    One-vs-rest F1 per class, unweighted mean over classes.  By default the
+    classes are those occurring in ``y_true`` or ``y_pred`` (scikit-learn's
+    rule); every such class has ``tp + fp + fn > 0``, so ``zero_division``
+    only matters when ``labels`` lists a class absent from both, which then
+    scores ``zero_division`` (default 1.0, as in :func:`macro_f1`).
+
+    Parameters
+    ----------
+    y_true, y_pred : array-like of shape (n,)
+        Class labels.
+    labels : array-like, optional
+        Classes to average over (e.g. ``model.classes_``).
+    zero_division : float, default 1.0
+        F1 of a listed class that is neither present nor predicted.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> multiclass_macro_f1([0, 0, 1, 2], [0, 1, 1, 2])  # F1 = 2/3, 2/3, 1
+    0.7777777777777777
+    """
+    yt, yp = _label_pair(y_true, y_pred)
+    return float(_sk_f1(yt, yp, labels=labels, average="macro", zero_division=zero_division))
+
+
+# --------------------------------------------------------------------------- reports
+
+
+def multilabel_report(Y_true, Y_pred, scores) -> dict[str, float]:
+    """All multi-label metrics in one dict (Python floats, fixed key order).
+
+    Keys: ``hamming_loss, ranking_loss, one_error, coverage,
+    average_precision, subset_accuracy, micro_f1, macro_f1``.  Ranking
+    metrics use ``scores``; bipartition metrics use ``Y_pred``.  Conventions
+    are those of the individual functions (defaults).
+
+    Examples
+    --------
+    >>> r = multilabel_report([[1, 0], [0, 1]], [[1, 0], [1, 1]], [[0.8, 0.1], [0.6, 0.7]])
+    >>> list(r) == ["hamming_loss", "ranking_loss", "one_error", "coverage",
+    ...             "average_precision", "subset_accuracy", "micro_f1", "macro_f1"]
+    True
+    >>> r["hamming_loss"], r["ranking_loss"]
+    (0.25, 0.0)
+    """
+    Yt, Yp = _pair(Y_true, Y_pred)
+    S = _as_scores(scores)
+    _same_shape(Yt, S, "Y_true", "scores")
+    return {
+        "hamming_loss": hamming_loss(Yt, Yp),
+        "ranking_loss": ranking_loss(Yt, S),
+        "one_error": one_error(Yt, S),
+        "coverage": coverage(Yt, S),
+        "average_precision": average_precision(Yt, S),
+        "subset_accuracy": subset_accuracy(Yt, Yp),
+        "micro_f1": micro_f1(Yt, Yp),
+        "macro_f1": macro_f1(Yt, Yp),
+    }
+
+
+def multiclass_report(y_true, y_pred, *, labels=None) -> dict[str, float]:
+    """Multi-class metrics: ``{"accuracy": ..., "macro_f1": ...}``.
+
+    ``labels`` is passed to :func:`multiclass_macro_f1`.
+
+    Examples
+    --------
+    >>> multiclass_report([0, 1, 1], [0, 1, 0])
+    {'accuracy': 0.6666666666666666, 'macro_f1': 0.6666666666666666}
+    """
+    return {
+        "accuracy": accuracy(y_true, y_pred),
+        "macro_f1": multiclass_macro_f1(y_true, y_pred, labels=labels),
+    }

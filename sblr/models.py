@@ -1,0 +1,515 @@
+"""SML, SBLR and SparseSBLR as scikit-learn classifiers.
+
+All three start from the class evidence of :class:`~sblr.SimilarityFeaturizer`
+(features scaled to [-1, 1] on the training data; a training row's own term
+left out of its evidence).  SML decides from the evidence directly; SBLR and
+SparseSBLR fit one binary logistic regression per class k on the normalized
+evidence of ALL classes, so ``coef_[k, t]`` (the paper's ``beta_t^k``) says
+how much class t's evidence counts for class k.
+"""
+
+from __future__ import annotations
+
+import warnings
+from numbers import Integral, Real
+
+import numpy as np
+from scipy.special import expit
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils.multiclass import check_classification_targets, type_of_target
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from sblr.logistic import constant_intercept, fit_logistic
+from sblr.similarity import SimilarityFeaturizer, check_featurizer_params, label_indicator
+
+#: KKT violation above which a fit is reported as not converged (never seen in practice).
+_KKT_WARN = 1e-3
+
+
+class _SimilarityClassifier(ClassifierMixin, BaseEstimator):
+    """Shared plumbing: target handling, evidence, tags."""
+
+    def _fit_featurizer(self, X, y):
+        """Validate the data and fit the featurizer (scaling, gamma, class indicator)."""
+        check_featurizer_params(self.kernel, self.gamma, self.normalize, self.working_memory)
+        X, y = validate_data(self, X, y, multi_output=True, dtype=np.float64)
+        check_classification_targets(y)
+        self.multilabel_ = type_of_target(y) == "multilabel-indicator"
+        self.featurizer_ = SimilarityFeaturizer(
+            kernel=self.kernel,
+            gamma=self.gamma,
+            normalize=self.normalize,
+            working_memory=self.working_memory,
+        ).fit(X, y)
+        self.classes_ = self.featurizer_.classes_
+        self.gamma_ = self.featurizer_.gamma_
+
+    def evidence(self, X):
+        """Normalized class evidence ``f̄(x)`` of query rows (every training row counts).
+
+        Returns
+        -------
+        F : ndarray of shape (n_samples, n_classes)
+        """
+        X = self._validated(X)
+        return self.featurizer_.transform(X)
+
+    def _validated(self, X):
+        check_is_fitted(self)
+        return validate_data(self, X, reset=False, dtype=np.float64)
+
+    def _binary(self):
+        return not self.multilabel_ and len(self.classes_) == 2
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_label = True
+        tags.target_tags.multi_output = True
+        return tags
+
+
+# --------------------------------------------------------------------------- SML
+class SMLClassifier(_SimilarityClassifier):
+    """Similarity-based multi-label classifier SML (Rossi et al. 2018; Ma & Chen Sec. 3.1).
+
+    Multi-class: ``argmax_k f_k(x)``.  Multi-label: the predicted set size
+    ``xi(x)`` is the label-set size s whose training rows (grouped by label-set
+    size) have the largest similarity sum to x; the ``xi(x)`` classes with the
+    largest ``f_k(x)`` are predicted.
+
+    Parameters
+    ----------
+    gamma : float or "scale", default="scale"
+        RBF width; ``"scale"`` is ``1 / (n_features * X.var())`` on the scaled
+        training data.
+    kernel : {"rbf", "laplacian", "linear", "cosine"} or callable, default="rbf"
+    normalize : {"sum", "mean"}, default="sum"
+        Rank classes by raw evidence sums (the paper's SML) or by mean
+        similarity per class row.
+    working_memory : float, default=None
+        MiB per block of similarities (None: 256).
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    multilabel_ : bool
+    featurizer_ : SimilarityFeaturizer
+    gamma_ : float
+    set_sizes_ : ndarray of shape (n_sizes,)
+        Label-set sizes seen in training (multi-label only).
+    score_scale_ : float
+        Standard deviation of the training evidence (multi-label only), the
+        scale of :meth:`predict_proba`.
+    n_features_in_ : int
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_wine
+    >>> from sblr import SMLClassifier
+    >>> X, y = load_wine(return_X_y=True)
+    >>> clf = SMLClassifier().fit(X[::2], y[::2])
+    >>> round(clf.score(X[1::2], y[1::2]), 2)
+    0.94
+    """
+
+    def __init__(self, *, gamma="scale", kernel="rbf", normalize="sum", working_memory=None):
+        self.gamma = gamma
+        self.kernel = kernel
+        self.normalize = normalize
+        self.working_memory = working_memory
+
+    def fit(self, X, y):
+        """Store the training rows and, for multi-label data, the set-size groups.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,) or (n_samples, n_classes)
+            Class labels, or a 0/1 multi-label indicator matrix.
+
+        Returns
+        -------
+        self
+        """
+        self._fit_featurizer(X, y)
+        if self.multilabel_:
+            self.set_sizes_, self._size_groups = label_indicator(
+                self.featurizer_.Y_fit_.sum(axis=1)
+            )
+            spread = float(self.featurizer_.training_evidence().std())
+            self.score_scale_ = spread if spread > 0 else 1.0
+        return self
+
+    def decision_function(self, X):
+        """Class evidence, shifted per row so that positive means predicted.
+
+        Multi-class (3+ classes): the evidence ``f(x)`` itself.  Two classes:
+        ``(f_1 - f_0) / (f_1 + f_0)`` (0 when both are 0), positive for
+        ``classes_[1]``.  Multi-label: ``f_k(x) - t(x)`` with ``t(x)`` midway
+        between the ``xi(x)``-th and ``(xi(x)+1)``-th largest evidence, so each
+        row keeps its ranking (ranking metrics are unchanged) and exactly the
+        predicted classes score above 0 (barring exact ties at the cut).
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples, n_classes) or (n_samples,)
+        """
+        X = self._validated(X)
+        F = self.featurizer_.transform(X)
+        if self.multilabel_:
+            return F - _cut_between(F, self._set_size(X))[:, None]
+        if self._binary():
+            return 2.0 * _evidence_share(F)[:, 1] - 1.0
+        return F
+
+    def predict_proba(self, X):
+        """Scores in [0, 1]; SML has no probability model, so read them as ranks.
+
+        Multi-class: the share of the (non-negative) evidence each class holds
+        (rows sum to 1).  Multi-label: ``sigmoid(decision_function / s)``, with
+        ``s = score_scale_`` the spread of the training evidence, so a class is
+        predicted exactly when its score is at least 0.5.
+
+        Returns
+        -------
+        P : ndarray of shape (n_samples, n_classes)
+        """
+        check_is_fitted(self)
+        if self.multilabel_:
+            return expit(self.decision_function(X) / self.score_scale_)
+        return _evidence_share(self.evidence(X))
+
+    def predict(self, X):
+        """Top class (multi-class) or the top ``xi(x)`` classes (multi-label).
+
+        Returns
+        -------
+        y : ndarray of shape (n_samples,) or (n_samples, n_classes)
+        """
+        X = self._validated(X)
+        F = self.featurizer_.transform(X)
+        if not self.multilabel_:
+            return self.classes_[np.argmax(F, axis=1)]
+        return top_k_indicator(F, self._set_size(X))
+
+    def predict_set_size(self, X):
+        """Predicted label-set size ``xi(x)`` (multi-label only).
+
+        Returns
+        -------
+        xi : ndarray of shape (n_samples,)
+        """
+        return self._set_size(self._validated(X))
+
+    def _set_size(self, X):
+        if not self.multilabel_:
+            raise AttributeError("The set size xi(x) is defined for multi-label data only.")
+        S = self.featurizer_.query_evidence(X, Y=self._size_groups, normalize="sum")
+        return self.set_sizes_[np.argmax(S, axis=1)]
+
+
+def _cut_between(F, xi):
+    """Per row, the midpoint between the xi-th and (xi+1)-th largest value."""
+    desc = -np.sort(-F, axis=1)
+    padded = np.hstack([desc[:, :1] + 1.0, desc, desc[:, -1:] - 1.0])
+    rows = np.arange(F.shape[0])
+    return 0.5 * (padded[rows, xi] + padded[rows, xi + 1])
+
+
+def _evidence_share(F):
+    Fp = np.maximum(F, 0.0)
+    total = Fp.sum(axis=1, keepdims=True)
+    uniform = np.full_like(Fp, 1.0 / Fp.shape[1])
+    return np.divide(Fp, total, out=uniform, where=total > 0)
+
+
+def top_k_indicator(scores, k):
+    """0/1 matrix marking the ``k[i]`` largest scores of each row (ties: lower index first).
+
+    Examples
+    --------
+    >>> top_k_indicator(np.array([[0.1, 0.7, 0.2], [0.5, 0.5, 0.0]]), np.array([2, 1]))
+    array([[0, 1, 1],
+           [1, 0, 0]])
+    """
+    order = np.argsort(-scores, axis=1, kind="stable")
+    ranks = np.empty_like(order)
+    rows = np.arange(scores.shape[0])[:, None]
+    ranks[rows, order] = np.arange(scores.shape[1])[None, :]
+    return (ranks < np.asarray(k)[:, None]).astype(int)
+
+
+# --------------------------------------------------------------------------- SBLR
+def fit_logistic_layer(F, Y, lam=0.0, *, ridge=0.0, tol=1e-6, max_iter=100,
+                       coef_init=None, intercept_init=None):
+    """One logistic regression per class on the evidence ``F``.
+
+    Parameters
+    ----------
+    F : ndarray of shape (n_samples, m)
+        Normalized class evidence of the training rows.
+    Y : ndarray of shape (n_samples, q)
+        0/1 targets, one column per problem (usually q = m).
+    lam, ridge, tol, max_iter
+        See :func:`sblr.logistic.fit_logistic`.
+    coef_init, intercept_init : ndarray of shape (q, m) and (q,), optional
+        Warm start (e.g. the previous value on a lambda path).
+
+    Returns
+    -------
+    coef : ndarray of shape (q, m)
+    intercept : ndarray of shape (q,)
+    n_iter : ndarray of shape (q,)
+    kkt : ndarray of shape (q,)
+        KKT violation of each solution (0 for constant classes).
+    """
+    q, m = Y.shape[1], F.shape[1]
+    coef = np.zeros((q, m))
+    intercept = np.zeros(q)
+    n_iter = np.zeros(q, dtype=int)
+    kkt = np.zeros(q)
+    for k in range(q):
+        yk = Y[:, k]
+        if yk.min() == yk.max():
+            intercept[k] = constant_intercept(yk)
+            continue
+        fit = fit_logistic(
+            F,
+            yk,
+            lam,
+            ridge=ridge,
+            tol=tol,
+            max_iter=max_iter,
+            coef_init=None if coef_init is None else coef_init[k],
+            intercept_init=None if intercept_init is None else intercept_init[k],
+        )
+        coef[k], intercept[k], n_iter[k], kkt[k] = fit.coef, fit.intercept, fit.n_iter, fit.kkt
+    return coef, intercept, n_iter, kkt
+
+
+class _LogisticSimilarityClassifier(_SimilarityClassifier):
+    """SBLR and SparseSBLR: the logistic layer on top of the evidence."""
+
+    def fit(self, X, y):
+        """Compute the leave-one-out evidence and fit one logistic model per class.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,) or (n_samples, n_classes)
+            Class labels, or a 0/1 multi-label indicator matrix.
+
+        Returns
+        -------
+        self
+        """
+        self._check_logistic_params()
+        self._fit_featurizer(X, y)
+        F = self.featurizer_.training_evidence()
+        Y = self.featurizer_.Y_fit_
+        if self._binary():
+            # The problems for the two classes are mirror images (y -> 1 - y,
+            # beta -> -beta leaves the loss and both penalties unchanged): solve
+            # one, mirror it, so that both rows agree exactly.
+            c, b, it, kkt = fit_logistic_layer(F, Y[:, 1:], self._lam_value(), ridge=self.ridge,
+                                               tol=self.tol, max_iter=self.max_iter)
+            coef, intercept = np.vstack([-c, c]), np.r_[-b, b]
+            n_iter, kkt = np.r_[it, it], np.r_[kkt, kkt]
+        else:
+            coef, intercept, n_iter, kkt = fit_logistic_layer(
+                F, Y, self._lam_value(), ridge=self.ridge, tol=self.tol, max_iter=self.max_iter
+            )
+        self.coef_, self.intercept_, self.n_iter_, self.kkt_violation_ = coef, intercept, n_iter, kkt
+        if kkt.max() > _KKT_WARN:
+            warnings.warn(
+                f"The logistic layer did not converge (KKT violation {kkt.max():.1e}); "
+                "increase max_iter.",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
+        return self
+
+    def _lam_value(self):
+        return 0.0
+
+    def _check_logistic_params(self):
+        if not (isinstance(self.ridge, Real) and self.ridge >= 0):
+            raise ValueError(f"ridge must be a number >= 0; got {self.ridge!r}.")
+        if not (isinstance(self.tol, Real) and self.tol > 0):
+            raise ValueError(f"tol must be a positive number; got {self.tol!r}.")
+        if not (isinstance(self.max_iter, Integral) and self.max_iter > 0):
+            raise ValueError(f"max_iter must be a positive integer; got {self.max_iter!r}.")
+
+    def logits(self, X):
+        """Per-class logits ``beta_0^k + sum_t beta_t^k f̄_t(x)``.
+
+        Returns
+        -------
+        eta : ndarray of shape (n_samples, n_classes)
+        """
+        return self.evidence(X) @ self.coef_.T + self.intercept_
+
+    def decision_function(self, X):
+        """Logits per class; for two classes ``logit_1 - logit_0``.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples, n_classes) or (n_samples,)
+        """
+        eta = self.logits(X)
+        if self._binary():
+            return eta[:, 1] - eta[:, 0]
+        return eta
+
+    def predict_proba(self, X):
+        """Posterior ``pi_k = sigmoid(logit_k)``.
+
+        Multi-label: each class's own probability of relevance.  Multi-class:
+        the per-class probabilities divided by their sum, so rows sum to 1 (the
+        argmax, the paper's decision, is unchanged).
+
+        Returns
+        -------
+        P : ndarray of shape (n_samples, n_classes)
+        """
+        P = expit(self.logits(X))
+        if self.multilabel_:
+            return P
+        return P / P.sum(axis=1, keepdims=True)
+
+    def predict(self, X):
+        """Multi-label: every class with ``pi_k >= 0.5``; multi-class: ``argmax_k pi_k``.
+
+        With ``force_top1=True`` a multi-label row whose set would be empty gets
+        its most probable class.
+
+        Returns
+        -------
+        y : ndarray of shape (n_samples,) or (n_samples, n_classes)
+        """
+        eta = self.logits(X)
+        if not self.multilabel_:
+            return self.classes_[np.argmax(eta, axis=1)]
+        Yp = (eta >= 0).astype(int)
+        if self.force_top1:
+            empty = Yp.sum(axis=1) == 0
+            Yp[empty, np.argmax(eta[empty], axis=1)] = 1
+        return Yp
+
+
+class SBLRClassifier(_LogisticSimilarityClassifier):
+    """Similarity-Based Logistic Regression (Ma & Chen, Eq. 9).
+
+    For each class k, a binary logistic regression of ``y_k`` on the
+    normalized evidence of all classes, ``z = [1, f̄_1(x), ..., f̄_m(x)]``, fitted
+    by maximum likelihood.  A tiny ridge ``ridge / 2 * ||beta||^2`` (1e-6 by
+    default, on the mean log-loss) keeps the estimate finite when a class is
+    perfectly separable; the intercept is not penalized.
+
+    Parameters
+    ----------
+    gamma : float or "scale", default="scale"
+    kernel : {"rbf", "laplacian", "linear", "cosine"} or callable, default="rbf"
+    normalize : {"mean", "sum"}, default="mean"
+    ridge : float, default=1e-6
+    tol : float, default=1e-6
+        KKT tolerance of each logistic fit.
+    max_iter : int, default=100
+        Newton steps per class.
+    force_top1 : bool, default=False
+        Multi-label: predict the most probable class when no class reaches 0.5.
+    working_memory : float, default=None
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    coef_ : ndarray of shape (n_classes, n_classes)
+        ``coef_[k, t] = beta_t^k``: weight of class t's evidence in class k's logit.
+    intercept_ : ndarray of shape (n_classes,)
+    n_iter_ : ndarray of shape (n_classes,)
+    kkt_violation_ : ndarray of shape (n_classes,)
+    multilabel_ : bool
+    featurizer_ : SimilarityFeaturizer
+    gamma_ : float
+    n_features_in_ : int
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_wine
+    >>> from sblr import SBLRClassifier
+    >>> X, y = load_wine(return_X_y=True)
+    >>> clf = SBLRClassifier().fit(X[::2], y[::2])
+    >>> clf.coef_.shape, round(clf.score(X[1::2], y[1::2]), 2)
+    ((3, 3), 0.98)
+    """
+
+    def __init__(self, *, gamma="scale", kernel="rbf", normalize="mean", ridge=1e-6, tol=1e-6,
+                 max_iter=100, force_top1=False, working_memory=None):
+        self.gamma = gamma
+        self.kernel = kernel
+        self.normalize = normalize
+        self.ridge = ridge
+        self.tol = tol
+        self.max_iter = max_iter
+        self.force_top1 = force_top1
+        self.working_memory = working_memory
+
+
+class SparseSBLRClassifier(_LogisticSimilarityClassifier):
+    """SBLR with an L1 penalty: irrelevant classes get ``beta = 0`` (Ma & Chen, Eq. 10).
+
+    For each class k::
+
+        min (1/n) sum_i logloss_i(beta_0^k, beta^k) + lam * ||beta^k||_1
+
+    with the intercept ``beta_0^k`` NOT penalized (the SLEP convention).
+    ``lam >= lam_max`` (see :func:`sblr.logistic.lambda_max`) gives ``beta = 0``.
+
+    Parameters
+    ----------
+    gamma : float or "scale", default="scale"
+    lam : float, default=1e-3
+        L1 strength ``lambda``.
+    kernel : {"rbf", "laplacian", "linear", "cosine"} or callable, default="rbf"
+    normalize : {"mean", "sum"}, default="mean"
+    ridge : float, default=0.0
+        Optional extra L2 term (elastic net); 0 is the paper's model.
+    tol : float, default=1e-6
+        KKT tolerance of each logistic fit.
+    max_iter : int, default=100
+    force_top1 : bool, default=False
+    working_memory : float, default=None
+
+    Attributes
+    ----------
+    classes_, coef_, intercept_, n_iter_, kkt_violation_, multilabel_, featurizer_, gamma_,
+    n_features_in_
+        As in :class:`SBLRClassifier`.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_wine
+    >>> from sblr import SparseSBLRClassifier
+    >>> X, y = load_wine(return_X_y=True)
+    >>> clf = SparseSBLRClassifier(lam=1e-2).fit(X[::2], y[::2])
+    >>> int((clf.coef_ == 0).sum()) > 0, round(clf.score(X[1::2], y[1::2]), 2)
+    (True, 0.98)
+    """
+
+    def __init__(self, *, gamma="scale", lam=1e-3, kernel="rbf", normalize="mean", ridge=0.0,
+                 tol=1e-6, max_iter=100, force_top1=False, working_memory=None):
+        self.gamma = gamma
+        self.lam = lam
+        self.kernel = kernel
+        self.normalize = normalize
+        self.ridge = ridge
+        self.tol = tol
+        self.max_iter = max_iter
+        self.force_top1 = force_top1
+        self.working_memory = working_memory
+
+    def _lam_value(self):
+        if not (isinstance(self.lam, Real) and np.isfinite(self.lam) and self.lam >= 0):
+            raise ValueError(f"lam must be a number >= 0; got {self.lam!r}.")
+        return float(self.lam)

@@ -1,0 +1,326 @@
+"""Tests for :mod:`sblr.interpret` with stand-in models (no dependency on sblr.models)."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from sblr.exceptions import DataError
+from sblr.interpret import (
+    InstanceContributions,
+    contribution_table,
+    cooccurrence,
+    instance_contributions,
+    rank_correlation,
+    sparsity_summary,
+)
+
+# 5 rows x 4 classes
+Y = np.array(
+    [
+        [1, 1, 0, 0],
+        [1, 0, 1, 0],
+        [1, 1, 1, 0],
+        [0, 0, 1, 1],
+        [1, 0, 0, 1],
+    ]
+)
+# By hand, C[a, b] = #rows with both a and b:
+#   C00 = rows 0,1,2,4 = 4   C01 = rows 0,2 = 2   C02 = rows 1,2 = 2   C03 = row 4 = 1
+#   C11 = rows 0,2 = 2       C12 = row 2 = 1      C13 = none = 0
+#   C22 = rows 1,2,3 = 3     C23 = row 3 = 1
+#   C33 = rows 3,4 = 2
+C_HAND = np.array(
+    [
+        [4, 2, 2, 1],
+        [2, 2, 1, 0],
+        [2, 1, 3, 1],
+        [1, 0, 1, 2],
+    ]
+)
+NAMES = ["wren", "jay", "owl", "finch"]
+COEF = np.array(
+    [
+        [1.5, 0.7, -0.4, 0.0],
+        [0.2, 2.0, 0.0, 0.0],
+        [-0.3, 0.0, 1.0, 0.9],
+        [0.0, 0.0, 0.0, 0.0],
+    ]
+)
+INTERCEPT = np.array([-1.0, 0.5, -0.2, 0.1])
+EVIDENCE = np.array([0.8, 0.1, 0.5, 0.25])
+
+
+class FixedFeaturizer:
+    """Returns the same evidence for any one-row input; records what it was given."""
+
+    def __init__(self, evidence):
+        self.evidence = np.asarray(evidence, dtype=float)
+        self.seen = []
+
+    def transform(self, X):
+        self.seen.append(X)
+        n = X.shape[0]
+        return np.tile(self.evidence, (n, 1))
+
+
+def make_model(coef=COEF, intercept=INTERCEPT, evidence=EVIDENCE, classes=None):
+    m = np.asarray(coef).shape[0]
+    return SimpleNamespace(
+        coef_=np.asarray(coef, dtype=float),
+        intercept_=np.asarray(intercept, dtype=float),
+        classes_=np.arange(m) if classes is None else np.asarray(classes),
+        featurizer_=FixedFeaturizer(evidence),
+    )
+
+
+# --------------------------------------------------------------------------- cooccurrence
+
+
+def test_cooccurrence_by_hand():
+    C = cooccurrence(Y)
+    np.testing.assert_array_equal(C, C_HAND)
+    assert np.issubdtype(C.dtype, np.integer)
+    np.testing.assert_array_equal(np.diag(C), Y.sum(axis=0))
+    np.testing.assert_array_equal(C, C.T)
+
+
+def test_cooccurrence_bool_input():
+    np.testing.assert_array_equal(cooccurrence(Y.astype(bool)), C_HAND)
+
+
+def test_cooccurrence_multiclass_vector_is_diagonal():
+    y = np.array([2, 0, 2, 2, 0])
+    np.testing.assert_array_equal(cooccurrence(y), np.diag([2, 3]))
+    # explicit class order, including a class that never occurs
+    np.testing.assert_array_equal(cooccurrence(y, classes=[0, 1, 2]), np.diag([2, 0, 3]))
+    with pytest.raises(DataError, match="not one of the classes"):
+        cooccurrence(y, classes=[0, 1])
+
+
+@pytest.mark.parametrize("bad", [Y * 2, np.zeros((2, 2, 2)), [["a", "b"]]])
+def test_cooccurrence_rejects_non_indicator(bad):
+    with pytest.raises(DataError):
+        cooccurrence(bad)
+
+
+# --------------------------------------------------------------------------- contribution_table
+
+
+def test_contribution_table_single_model_order_and_values():
+    table = contribution_table(make_model(), Y, 0, class_names=NAMES)
+    assert list(table.columns) == ["class", "cooccurrence", "beta"]
+    assert table.index.name == "t"
+    # co-occurrence with class 0 = C_HAND[0] = [4, 2, 2, 1]; descending, ties by index:
+    #   t=0 (4), t=1 (2), t=2 (2), t=3 (1)
+    assert list(table.index) == [0, 1, 2, 3]
+    assert list(table["cooccurrence"]) == [4, 2, 2, 1]
+    assert list(table["class"]) == ["wren", "jay", "owl", "finch"]
+    # beta_t^0 = COEF[0, t]
+    np.testing.assert_array_equal(table["beta"].to_numpy(), [1.5, 0.7, -0.4, 0.0])
+    assert table.attrs["target"] == 0
+    assert table.attrs["target_name"] == "wren"
+
+
+def test_contribution_table_sorted_desc_with_stable_ties():
+    # target k=2: co-occurrence C_HAND[2] = [2, 1, 3, 1]
+    #   -> t=2 (3), t=0 (2), then the tie t=1 (1), t=3 (1) in index order
+    table = contribution_table(make_model(), Y, 2, class_names=NAMES)
+    assert list(table.index) == [2, 0, 1, 3]
+    assert list(table["cooccurrence"]) == [3, 2, 1, 1]
+    assert list(table["class"]) == ["owl", "wren", "jay", "finch"]
+    np.testing.assert_array_equal(table["beta"].to_numpy(), COEF[2, [2, 0, 1, 3]])
+
+
+def test_contribution_table_several_models():
+    sparse = make_model(coef=np.where(np.abs(COEF) < 0.5, 0.0, COEF))
+    table = contribution_table({"SBLR": make_model(), "SparseSBLR": sparse}, Y, 1)
+    assert list(table.columns) == ["class", "cooccurrence", "SBLR", "SparseSBLR"]
+    # k=1: co-occurrence [2, 2, 1, 0] -> order t = 0, 1, 2, 3
+    assert list(table.index) == [0, 1, 2, 3]
+    np.testing.assert_array_equal(table["SBLR"].to_numpy(), [0.2, 2.0, 0.0, 0.0])
+    np.testing.assert_array_equal(table["SparseSBLR"].to_numpy(), [0.0, 2.0, 0.0, 0.0])
+    # default names come from classes_
+    assert list(table["class"]) == ["0", "1", "2", "3"]
+
+
+def test_contribution_table_default_names_from_classes():
+    model = make_model(classes=np.array(["a", "b", "c", "d"]))
+    table = contribution_table(model, Y, 3)
+    # k=3: co-occurrence [1, 0, 1, 2] -> t = 3, 0, 2, 1
+    assert list(table["class"]) == ["d", "a", "c", "b"]
+
+
+def test_contribution_table_multiclass_labels_use_model_classes():
+    y = np.array(["b", "a", "b", "c"])
+    model = make_model(
+        coef=np.eye(3),
+        intercept=np.zeros(3),
+        evidence=np.ones(3),
+        classes=np.array(["a", "b", "c"]),
+    )
+    table = contribution_table(model, y, 1)
+    # diagonal co-occurrence: only t == k is non-zero; ties (0) keep index order
+    assert list(table.index) == [1, 0, 2]
+    assert list(table["cooccurrence"]) == [2, 0, 0]
+
+
+@pytest.mark.parametrize("k", [4, -1, 1.0, True, "wren"])
+def test_contribution_table_bad_k(k):
+    with pytest.raises(DataError, match="k"):
+        contribution_table(make_model(), Y, k)
+
+
+def test_contribution_table_shape_mismatches():
+    with pytest.raises(DataError, match="Y has 3 classes"):
+        contribution_table(make_model(), Y[:, :3], 0)
+    with pytest.raises(DataError, match="class names"):
+        contribution_table(make_model(), Y, 0, class_names=["a", "b"])
+    small = make_model(coef=np.eye(3), intercept=np.zeros(3), evidence=np.ones(3))
+    with pytest.raises(DataError, match="3 classes"):
+        contribution_table({"a": make_model(), "b": small}, Y, 0)
+    with pytest.raises(DataError, match="clash"):
+        contribution_table({"class": make_model()}, Y, 0)
+
+
+# --------------------------------------------------------------------------- rank_correlation
+
+
+def test_rank_correlation_by_hand_excludes_target():
+    table = pd.DataFrame(
+        {"cooccurrence": [9, 4, 3, 2, 1], "beta": [5.0, 0.1, -0.9, 0.5, -0.3]},
+        index=pd.Index([7, 0, 1, 2, 3], name="t"),
+    )
+    table.attrs["target"] = 7
+    # without the target row:  cooccurrence 4, 3, 2, 1  -> ranks 4, 3, 2, 1
+    #                          |beta| .1, .9, .5, .3    -> ranks 1, 4, 3, 2
+    # d = 3, -1, -1, -1; sum d^2 = 12; rho = 1 - 6*12 / (4*(16-1)) = 1 - 72/60 = -0.2
+    assert rank_correlation(table, "beta") == pytest.approx(-0.2)
+    # overriding the target: exclude nothing that exists -> all 5 rows are used
+    with_target = rank_correlation(table, "beta", target=-999)
+    # ranks cooc 5,4,3,2,1; |beta| 5,1,4,3,2: d = 0,3,-1,-1,-1 -> 12; 1 - 72/120 = 0.4
+    assert with_target == pytest.approx(0.4)
+
+
+def test_rank_correlation_on_contribution_table():
+    table = contribution_table(make_model(), Y, 0, class_names=NAMES)
+    # rows t=1,2,3: cooccurrence 2, 2, 1 ; |beta| .7, .4, 0
+    # ranks cooc 2.5, 2.5, 1 ; |beta| 3, 2, 1 -> Pearson of ranks:
+    #   x - mean = .5, .5, -1 ; y - mean = 1, 0, -1 ; cov = .5 + 0 + 1 = 1.5
+    #   |x| = sqrt(1.5), |y| = sqrt(2) -> rho = 1.5 / sqrt(3) = sqrt(3)/2
+    assert rank_correlation(table, "beta") == pytest.approx(math.sqrt(3) / 2)
+
+
+def test_rank_correlation_undefined_is_nan():
+    constant = pd.DataFrame({"cooccurrence": [3, 2, 1], "beta": [0.0, 0.0, 0.0]})
+    assert math.isnan(rank_correlation(constant, "beta"))
+    one_row = pd.DataFrame({"cooccurrence": [3, 2], "beta": [1.0, 2.0]})
+    assert math.isnan(rank_correlation(one_row, "beta", target=0))
+    with pytest.raises(DataError, match="not in the table"):
+        rank_correlation(one_row, "SBLR")
+
+
+# --------------------------------------------------------------------------- instance_contributions
+
+
+def test_instance_contributions_sum_to_independent_logits():
+    model = make_model()
+    ic = instance_contributions(model, np.zeros(7))
+    logits = EVIDENCE @ COEF.T + INTERCEPT  # computed independently
+    np.testing.assert_allclose(ic.logits, logits)
+    np.testing.assert_allclose(ic.contributions.sum(axis=1) + ic.intercept, logits)
+    np.testing.assert_allclose(ic.contributions, COEF * EVIDENCE[None, :])
+    assert ic.contributions[0, 1] == pytest.approx(0.7 * 0.1)  # beta_1^0 * f_1
+    np.testing.assert_allclose(ic.proba, 1 / (1 + np.exp(-logits)))
+    np.testing.assert_array_equal(ic.evidence, EVIDENCE)
+    np.testing.assert_array_equal(ic.intercept, INTERCEPT)
+    # the featurizer received a single 2-D row
+    assert model.featurizer_.seen[0].shape == (1, 7)
+
+
+def test_instance_contributions_accepts_row_matrix_and_rejects_many_rows():
+    model = make_model()
+    ic = instance_contributions(model, np.zeros((1, 7)))
+    assert ic.logits.shape == (4,)
+    with pytest.raises(DataError, match="one row"):
+        instance_contributions(model, np.zeros((2, 7)))
+
+
+def test_instance_contributions_is_frozen_and_readonly():
+    ic = instance_contributions(make_model(), np.zeros(3))
+    assert isinstance(ic, InstanceContributions)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        ic.logits = np.zeros(4)
+    with pytest.raises(ValueError):
+        ic.logits[0] = 1.0
+
+
+def test_instance_contributions_checks_featurizer_shape():
+    model = make_model(evidence=np.ones(3))  # 3 evidence columns for 4 classes
+    with pytest.raises(DataError, match="featurizer_"):
+        instance_contributions(model, np.zeros(2))
+
+
+def test_waterfall_running_total_ends_at_logit():
+    ic = instance_contributions(make_model(), np.zeros(3))
+    for k in range(4):
+        wf = ic.waterfall(k, class_names=NAMES)
+        assert list(wf.columns) == ["term", "t", "evidence", "beta", "contribution", "cumulative"]
+        assert wf["term"].iloc[0] == "intercept"
+        assert wf["contribution"].iloc[0] == INTERCEPT[k]
+        assert pd.isna(wf["t"].iloc[0])
+        assert len(wf) == 5
+        assert wf["cumulative"].iloc[-1] == pytest.approx(ic.logits[k])
+        np.testing.assert_allclose(wf["cumulative"], np.cumsum(wf["contribution"]))
+        body = wf.iloc[1:]
+        mags = body["contribution"].abs().to_numpy()
+        assert np.all(mags[:-1] >= mags[1:])
+        assert sorted(body["t"].tolist()) == [0, 1, 2, 3]
+
+
+def test_waterfall_order_by_hand():
+    ic = instance_contributions(make_model(), np.zeros(3))
+    wf = ic.waterfall(0, class_names=NAMES)
+    # k=0 contributions: 1.5*.8 = 1.2, .7*.1 = .07, -.4*.5 = -.2, 0*.25 = 0
+    assert wf["term"].tolist() == ["intercept", "wren", "owl", "jay", "finch"]
+    np.testing.assert_allclose(wf["contribution"], [-1.0, 1.2, -0.2, 0.07, 0.0])
+    np.testing.assert_allclose(wf["cumulative"], [-1.0, 0.2, 0.0, 0.07, 0.07], atol=1e-12)
+    np.testing.assert_allclose(wf["beta"].iloc[1:], [1.5, -0.4, 0.7, 0.0])
+    np.testing.assert_allclose(wf["evidence"].iloc[1:], [0.8, 0.5, 0.1, 0.25])
+    # default names come from the model's classes_
+    assert ic.waterfall(0)["term"].tolist() == ["intercept", "0", "2", "1", "3"]
+    with pytest.raises(DataError):
+        ic.waterfall(4)
+
+
+# --------------------------------------------------------------------------- sparsity_summary
+
+
+def test_sparsity_summary_counts_zeros():
+    s = sparsity_summary(COEF, NAMES)
+    assert list(s.columns) == ["class", "n_zero", "n_nonzero", "irrelevant"]
+    assert s.index.name == "k"
+    # row 0: [1.5, .7, -.4, 0] -> 1 zero (finch)
+    # row 1: [.2, 2, 0, 0]     -> 2 zeros (owl, finch)
+    # row 2: [-.3, 0, 1, .9]   -> 1 zero (jay)
+    # row 3: all zero          -> 4 zeros
+    assert s["n_zero"].tolist() == [1, 2, 1, 4]
+    assert s["n_nonzero"].tolist() == [3, 2, 3, 0]
+    assert s["irrelevant"].tolist() == ["finch", "owl, finch", "jay", "wren, jay, owl, finch"]
+    assert s["class"].tolist() == NAMES
+
+
+def test_sparsity_summary_accepts_model_and_tolerance():
+    s = sparsity_summary(make_model(), tol=0.25)
+    # |beta| <= .25 counts as zero: row 0 -> finch; row 1 -> 0, 2, 3; row 2 -> 1; row 3 -> all
+    assert s["n_zero"].tolist() == [1, 3, 1, 4]
+    assert s["irrelevant"].iloc[1] == "0, 2, 3"
+    no_zeros = sparsity_summary(np.ones((2, 2)))
+    assert no_zeros["irrelevant"].tolist() == ["", ""]
+    with pytest.raises(DataError):
+        sparsity_summary(np.ones((2, 3)))

@@ -1,0 +1,532 @@
+"""Tests for :mod:`sblr.io` (load_dataset, Dataset, read_mulan_xml)."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from sblr.exceptions import DataError
+from sblr.io import Dataset, load_dataset, read_mulan_xml
+
+DATA = Path(__file__).resolve().parent / "data"
+SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "datasets"
+
+
+def load_text(text: str, name: str, **kwargs) -> Dataset:
+    return load_dataset(text.encode("utf-8"), name=name, **kwargs)
+
+
+# --------------------------------------------------------------------------- ARFF
+
+
+def test_dense_arff_with_companion_xml():
+    ds = load_dataset(DATA / "dense.arff")
+    np.testing.assert_array_equal(ds.X, [[1.5, 2.0], [0.0, -1.0], [3.0, 4.25]])
+    np.testing.assert_array_equal(ds.y, [[1, 0], [0, 1], [1, 1]])
+    assert ds.X.dtype == np.float64 and ds.y.dtype.kind == "i"
+    assert ds.task == "multilabel"
+    assert ds.feature_names == ["f1", "f2"]
+    assert ds.class_names == ["lab1", "lab2"]
+    assert ds.name == "dense"
+    assert any("dense.xml" in note for note in ds.notes)
+
+
+def test_sparse_arff_fills_zeros():
+    ds = load_dataset(DATA / "sparse.arff", n_labels=2)
+    np.testing.assert_array_equal(
+        ds.X, [[1.5, 0.0, 0.0], [0.0, 2.0, 0.0], [0.0, 0.0, 0.0], [-1.0, 0.0, 7.0]]
+    )
+    np.testing.assert_array_equal(ds.y, [[1, 0], [0, 1], [0, 0], [1, 1]])
+    assert ds.feature_names == ["a", "b", "c"]
+    assert ds.class_names == ["l1", "l2"]
+
+
+def test_nominal_features_id_and_string_dropped_last_attribute_is_class():
+    ds = load_dataset(DATA / "nominal.arff")
+    assert ds.task == "multiclass"
+    assert ds.feature_names == [
+        "num",
+        "bin",
+        "colour=red",
+        "colour=green",
+        "colour=blue",
+        "flag",
+    ]
+    # bin {yes,no}: yes -> 1 (boolean pair); flag {a,b}: declared order, b -> 1
+    np.testing.assert_array_equal(
+        ds.X,
+        [
+            [1, 1, 1, 0, 0, 0],
+            [2, 0, 0, 1, 0, 1],
+            [3, 0, 0, 0, 1, 0],
+            [4, 1, 1, 0, 0, 1],
+            [5, 1, 0, 1, 0, 0],
+        ],
+    )
+    np.testing.assert_array_equal(ds.y, ["pos", "neg", "pos", "neg", "pos"])
+    assert ds.class_names == ["neg", "pos"]
+    notes = " | ".join(ds.notes)
+    assert "ID-like" in notes and "'id'" in notes
+    assert "string attribute" in notes and "'comment'" in notes
+    assert "one-hot encoded column 'colour' into 3 columns" in notes
+    assert "Weka convention" in notes
+    assert "'other'" in notes  # declared class without rows is a note, not an error
+
+
+def test_escaped_quoted_names_and_labels_in_middle_follow_xml_order():
+    ds = load_dataset(DATA / "quoted.arff")  # quoted.xml: nested labels, &apos; entity
+    assert ds.class_names == ["Hermit Thrush", "Swainson's Thrush"]
+    assert ds.feature_names == ["feat one", 'x"y', "f3"]
+    np.testing.assert_array_equal(ds.X, [[1, 2, 3], [4, 5, 6], [7, 8, 9]])
+    np.testing.assert_array_equal(ds.y, [[1, 0], [1, 1], [0, 1]])
+
+
+def test_xml_passed_explicitly_as_bytes_with_arff_bytes():
+    xml = b'<labels xmlns="http://mulan.sourceforge.net/labels"><label name="lab2"/></labels>'
+    ds = load_dataset(io.BytesIO((DATA / "dense.arff").read_bytes()), xml=xml, name="up.arff")
+    assert ds.class_names == ["lab2"]
+    assert ds.feature_names == ["f1", "f2", "lab1"]
+    assert ds.name == "up"
+
+
+def test_missing_values_imputed_with_mean():
+    ds = load_dataset(DATA / "missing.arff", n_labels=1)
+    assert ds.feature_names == ["a", "b=x", "b=y", "b=z", "c"]
+    expected = np.array(
+        [
+            [1, 1, 0, 0, 1],
+            [4, 0, 1, 0, 0],
+            [4, 2 / 3, 1 / 3, 0, 2 / 3],
+            [7, 1, 0, 0, 1],
+        ]
+    )
+    np.testing.assert_allclose(ds.X, expected)
+    note = next(n for n in ds.notes if n.startswith("imputed"))
+    assert "3 missing value(s)" in note and "'a' (1)" in note and "'b' (1)" in note
+
+
+def test_missing_values_error_names_columns():
+    with pytest.raises(DataError, match=r"Missing values.*'a' \(1\), 'b' \(1\), 'c' \(1\)"):
+        load_dataset(DATA / "missing.arff", n_labels=1, missing="error")
+
+
+def test_n_labels_last_attributes():
+    ds = load_dataset((DATA / "dense.arff").read_bytes(), name="d.arff", n_labels=1)
+    assert ds.class_names == ["lab2"]
+    assert ds.feature_names == ["f1", "f2", "lab1"]
+
+
+def test_meka_c_first_attributes():
+    ds = load_dataset(DATA / "meka.arff")
+    assert ds.class_names == ["y1", "y2"]
+    assert ds.feature_names == ["f1", "f2"]
+    np.testing.assert_array_equal(ds.y, [[1, 0], [0, 1], [1, 1]])
+    np.testing.assert_array_equal(ds.X, [[0.5, 10], [1.5, 20], [2.5, 30]])
+
+
+def test_meka_c_negative_takes_last_attributes():
+    text = (
+        "@relation 'T: -C -1'\n@attribute f numeric\n@attribute g {a,b}\n"
+        "@attribute lab {0,1}\n@data\n1,a,1\n2,b,0\n3,a,1\n"
+    )
+    ds = load_text(text, "t.arff")
+    assert ds.class_names == ["lab"]
+    assert ds.feature_names == ["f", "g"]
+    np.testing.assert_array_equal(ds.y, [[1], [0], [1]])
+    np.testing.assert_array_equal(ds.X, [[1, 0], [2, 1], [3, 0]])
+
+
+def test_arff_target_overrides_label_detection():
+    ds = load_dataset(DATA / "dense.arff", target="lab2")
+    assert ds.task == "multiclass"
+    np.testing.assert_array_equal(ds.y, ["0", "1", "1"])
+    assert ds.feature_names == ["f1", "f2", "lab1"]
+
+
+def test_arff_label_without_positive_rows_is_a_note():
+    text = "@relation r\n@attribute f numeric\n@attribute l {0,1}\n@data\n1,0\n2,0\n"
+    ds = load_text(text, "r.arff", n_labels=1)
+    np.testing.assert_array_equal(ds.y, [[0], [0]])
+    assert any("no positive rows" in n for n in ds.notes)
+
+
+def test_arff_sniffed_without_extension():
+    text = "% comment\n\n@RELATION r\n@attribute f numeric\n@attribute c {u,v}\n@data\n1,u\n2,v\n"
+    ds = load_text(text, "upload")
+    assert ds.task == "multiclass" and ds.name == "upload"
+    np.testing.assert_array_equal(ds.y, ["u", "v"])
+
+
+# --------------------------------------------------------------------------- CSV
+
+
+def test_csv_multiclass_by_name_with_id_drop_and_one_hot():
+    ds = load_dataset(DATA / "animals.csv", target="class")
+    assert ds.task == "multiclass"
+    assert ds.feature_names == [
+        "legs",
+        "habitat=air",
+        "habitat=land",
+        "habitat=sea",
+        "size=large",
+        "size=medium",
+        "size=small",
+    ]
+    np.testing.assert_array_equal(ds.X[0], [4, 0, 1, 0, 0, 0, 1])  # cat, land, small
+    np.testing.assert_array_equal(ds.X[2], [2, 1, 0, 0, 0, 1, 0])  # eagle, air, medium
+    assert ds.class_names == ["amphibian", "bird", "fish", "mammal"]
+    assert ds.y[1] == "fish"
+    notes = " | ".join(ds.notes)
+    assert "'name'" in notes and "ID-like" in notes
+    assert "one-hot encoded column 'habitat' into 3 columns" in notes
+
+
+def test_csv_headerless_target_by_position():
+    ds = load_dataset(DATA / "headerless.data", header=False, target=0)
+    np.testing.assert_array_equal(ds.y, [1, 2, 1, 3])
+    assert ds.y.dtype.kind == "i"
+    assert ds.class_names == ["1", "2", "3"]
+    assert ds.feature_names == ["1", "2"]
+    np.testing.assert_array_equal(ds.X, [[0.5, 2], [1.5, 3], [2.5, 4], [3.5, 5]])
+    np.testing.assert_array_equal(ds.label_matrix(), [[1, 0, 0], [0, 1, 0], [1, 0, 0], [0, 0, 1]])
+
+
+def test_csv_negative_position_and_drop():
+    ds = load_dataset(DATA / "headerless.data", header=False, target=-1, drop=[0])
+    assert ds.feature_names == ["1"]
+    np.testing.assert_array_equal(ds.y, [2, 3, 4, 5])
+
+
+def test_csv_multilabel_semicolon_decimal_comma_and_boolean_words():
+    ds = load_dataset(DATA / "labels.csv", target=["sports", "politics", "arts"])
+    assert ds.task == "multilabel"
+    np.testing.assert_allclose(ds.X, [[1.5, 2], [0.5, 3], [2, 4], [3, 1]])
+    np.testing.assert_array_equal(ds.y, [[1, 0, 1], [0, 1, 0], [1, 1, 1], [0, 0, 0]])
+    assert ds.class_names == ["sports", "politics", "arts"]
+
+
+def test_csv_n_labels_last_columns():
+    ds = load_dataset(DATA / "labels.csv", n_labels=3)
+    assert ds.class_names == ["sports", "politics", "arts"]
+
+
+def test_csv_tab_separated_and_file_like_with_name():
+    raw = b"a\tb\tc\n1\t2\tx\n3\t4\ty\n5\t6\tx\n"
+    ds = load_dataset(io.BytesIO(raw), target="c", name="t.tsv")
+    np.testing.assert_array_equal(ds.X, [[1, 2], [3, 4], [5, 6]])
+    np.testing.assert_array_equal(ds.y, ["x", "y", "x"])
+    assert ds.name == "t"
+
+
+def test_csv_uci_missing_question_mark_imputed():
+    ds = load_text("1,2,a\n?,4,b\n3,?,a\n", "m.data", header=False, target=2)
+    np.testing.assert_allclose(ds.X, [[1, 2], [2, 4], [3, 3]])
+
+
+def test_summary_and_properties():
+    ds = load_dataset(DATA / "sparse.arff", n_labels=2)
+    assert (ds.n_samples, ds.n_features, ds.n_classes) == (4, 3, 2)
+    summary = ds.summary()
+    assert summary["instances"] == 4 and summary["features"] == 3 and summary["classes"] == 2
+    assert summary["task"] == "multilabel"
+    assert summary["label_cardinality"] == pytest.approx(1.0)  # (1 + 1 + 0 + 2) / 4
+    assert summary["label_density"] == pytest.approx(0.5)
+    assert summary["class_counts"] == {"l1": 2, "l2": 2}
+    multiclass = load_dataset(DATA / "animals.csv", target="class").summary()
+    assert multiclass["label_cardinality"] == 1.0
+    assert multiclass["class_counts"] == {"amphibian": 1, "bird": 2, "fish": 2, "mammal": 3}
+
+
+def test_dataset_is_frozen():
+    ds = load_dataset(DATA / "dense.arff")
+    with pytest.raises(AttributeError):
+        ds.task = "multiclass"
+
+
+def test_read_mulan_xml_nested_and_entities():
+    assert read_mulan_xml(DATA / "quoted.xml") == ["Hermit Thrush", "Swainson's Thrush"]
+    xml = b'<labels><label name="a&amp;b"><label name="c &lt; d"/></label></labels>'
+    assert read_mulan_xml(io.BytesIO(xml)) == ["a&b", "c < d"]
+
+
+# --------------------------------------------------------------------------- errors
+
+
+ARFF_HEAD = "@relation r\n@attribute a numeric\n@attribute b numeric\n@attribute l {0,1}\n@data\n"
+
+
+@pytest.mark.parametrize(
+    ("raw", "kwargs", "match"),
+    [
+        (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", {}, "does not look like a text ARFF or CSV"),
+        (b"PK\x03\x04\x14\x00\x00\x00\x08\x00", {"name": "x.csv"}, "does not look like a text"),
+        (bytes(range(1, 256)) * 8, {"name": "x.csv"}, "does not look like a text"),
+        (b"", {"name": "x.csv"}, "empty"),
+        (b" \n\n\t\n", {"name": "x.arff"}, "empty"),
+        (ARFF_HEAD.encode()[:40], {"name": "x.arff"}, r"malformed.*line \d"),
+        ((ARFF_HEAD + "1,2,0\n3\n").encode(), {"name": "x.arff", "n_labels": 1}, "line 7"),
+        ((ARFF_HEAD + "1,2,0\n").encode(), {"name": "x.arff", "n_labels": 1}, "at least 2"),
+        (
+            (ARFF_HEAD + "1,2,0\n3,4,1\n").encode(),
+            {"name": "x.arff", "n_labels": 5},
+            "only 3 attributes",
+        ),
+        (
+            (ARFF_HEAD + "1,2,0\n3,4,1\n").encode(),
+            {"name": "x.arff", "n_labels": 3},
+            "no feature columns",
+        ),
+        (
+            (ARFF_HEAD + "1,2,0\n3,4,1\n").encode(),
+            {"name": "x.arff", "n_labels": 0},
+            "positive whole number",
+        ),
+        (
+            (ARFF_HEAD + "1,2,0\n3,4,?\n").encode(),
+            {"name": "x.arff", "n_labels": 1},
+            "label column 'l' has 1 missing",
+        ),
+        (
+            (ARFF_HEAD.replace("{0,1}", "{0,1,2}") + "1,2,0\n3,4,2\n").encode(),
+            {"name": "x.arff", "n_labels": 1},
+            r"'l' must hold only 0/1.*'2'",
+        ),
+        (
+            (ARFF_HEAD.replace("{0,1}", "numeric") + "1,2,0\n3,4,1\n").encode(),
+            {"name": "x.arff"},
+            "Cannot tell which attributes.*XML label file",
+        ),
+        (
+            (ARFF_HEAD + "1,inf,0\n3,4,1\n").encode(),
+            {"name": "x.arff", "n_labels": 1},
+            "'b' contains infinite",
+        ),
+        (
+            (ARFF_HEAD + "?,1,0\n?,4,1\n").encode(),
+            {"name": "x.arff", "n_labels": 1},
+            "'a' have no values",
+        ),
+        (b"@relation r\n@attribute d date\n@data\n1\n", {"name": "x.arff"}, "malformed"),
+        (b"a,b\n1,2\n3,4\n", {"name": "x.csv"}, r"Choose the target.*'a', 'b'"),
+        (b"a,b\n1,2\n3,4\n", {"name": "x.csv", "target": "c"}, r"'c' not found.*'a', 'b'"),
+        (b"a,b\n1,2\n3,4\n", {"name": "x.csv", "target": 5}, "out of range"),
+        (b"a\n1\n2\n", {"name": "x.csv", "target": "a"}, "No feature columns"),
+        (b"id,b\nx,1\ny,2\nz,1\n", {"name": "x.csv", "target": "b"}, "No feature columns"),
+        (
+            b"a,b\n1,x\n2,\n3,y\n",
+            {"name": "x.csv", "target": "b"},
+            "class column 'b' has 1 missing",
+        ),
+        (
+            b"a,b,c\n1,0,0\n2,1,2\n3,2,0\n",
+            {"name": "x.csv", "target": ["b", "c"]},
+            r"label column 'b' must hold only 0/1.*'2'",
+        ),
+        (b"a,b\n1,inf\n2,3\n", {"name": "x.csv", "target": "a"}, "'b' contains infinite"),
+        (b"a,b\n1,2,3,4\n5,6\n", {"name": "x.csv", "target": "a"}, "more values than"),
+        (b"a,b\n1,2\n5,6,7\n", {"name": "x.csv", "target": "a"}, "Could not read the CSV.*line 3"),
+        (b"a,b\n1,2\n3,4\n", {"name": "x.csv", "target": "a", "format": "xlsx"}, "Unknown format"),
+        (
+            b"a,b\n1,2\n3,4\n",
+            {"name": "x.csv", "target": "a", "drop": "a"},
+            "both a target and dropped",
+        ),
+    ],
+)
+def test_bad_input_raises_data_error(raw, kwargs, match):
+    with pytest.raises(DataError, match=match):
+        load_dataset(raw, **kwargs)
+
+
+def test_missing_path():
+    with pytest.raises(DataError, match="'.*nope.csv' was not found"):
+        load_dataset(DATA / "nope.csv", target="a")
+
+
+def test_folder_instead_of_file():
+    with pytest.raises(DataError, match="is a folder"):
+        load_dataset(DATA)
+
+
+def test_xml_label_not_in_arff():
+    xml = b'<labels><label name="lab1"/><label name="ghost"/></labels>'
+    with pytest.raises(DataError, match="'ghost' from the XML label file"):
+        load_dataset(DATA / "dense.arff", xml=xml)
+
+
+def test_xml_count_disagrees_with_n_labels():
+    with pytest.raises(DataError, match="does not match the 2 labels"):
+        load_dataset(DATA / "dense.arff", n_labels=1)
+
+
+@pytest.mark.parametrize(
+    ("xml", "match"),
+    [
+        (b"<labels><label name='a'>", "not valid XML"),
+        (b"<labels></labels>", "no <label"),
+        (b"<labels><label/></labels>", "without a name"),
+        (b"", "not valid XML"),
+    ],
+)
+def test_bad_xml(xml, match):
+    with pytest.raises(DataError, match=match):
+        read_mulan_xml(xml)
+
+
+def test_free_text_column_is_an_error_naming_it():
+    rows = "\n".join(f"{i},word{i % 9} text,{i % 2}" for i in range(12))
+    with pytest.raises(DataError, match="'t' holds text with 9 different values"):
+        load_text("n,t,c\n" + rows, "x.csv", target="c")
+
+
+def test_wrong_source_type_is_type_error():
+    with pytest.raises(TypeError):
+        load_dataset(12345)
+
+
+# --------------------------------------------------------------------------- fuzz
+
+
+FORMATS = st.sampled_from([None, "arff", "csv"])
+FUZZ_SETTINGS = settings(
+    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+SEEDS = [
+    (DATA / name).read_text()
+    for name in ("dense.arff", "sparse.arff", "nominal.arff", "quoted.arff", "missing.arff")
+] + [(DATA / name).read_text() for name in ("animals.csv", "labels.csv", "headerless.data")]
+SPECIAL = st.sampled_from(list("{},?'\"%@\n \\-0123456789.e\t;") + ["@data", "{0 1}", "?"])
+
+
+def _only_data_error(raw: bytes, **kwargs) -> None:
+    try:
+        result = load_dataset(raw, **kwargs)
+    except DataError:
+        return
+    assert isinstance(result, Dataset)
+    assert result.X.shape[0] == len(result.y)
+    assert np.isfinite(result.X).all()
+
+
+@st.composite
+def mutated_text(draw) -> bytes:
+    text = draw(st.sampled_from(SEEDS))
+    for _ in range(draw(st.integers(1, 4))):
+        pos = draw(st.integers(0, len(text)))
+        action = draw(st.sampled_from(["truncate", "delete", "insert", "replace"]))
+        if action == "truncate":
+            text = text[:pos]
+        elif action == "delete":
+            text = text[:pos] + text[pos + draw(st.integers(1, 20)) :]
+        elif action == "insert":
+            text = text[:pos] + draw(SPECIAL) + text[pos:]
+        else:
+            text = text[:pos] + draw(st.text(max_size=5)) + text[pos + 1 :]
+    return text.encode("utf-8", errors="surrogatepass")
+
+
+@FUZZ_SETTINGS
+@given(raw=st.binary(max_size=2000), fmt=FORMATS)
+def test_fuzz_random_bytes(raw, fmt):
+    _only_data_error(raw, format=fmt, target=0)
+    _only_data_error(raw, format=fmt, name="f.arff")
+
+
+@FUZZ_SETTINGS
+@given(raw=mutated_text(), fmt=FORMATS, n_labels=st.sampled_from([None, 1, 2]))
+def test_fuzz_mutated_fixtures(raw, fmt, n_labels):
+    _only_data_error(raw, format=fmt, n_labels=n_labels, target=None)
+    _only_data_error(raw, format=fmt, target=-1, header=False)
+
+
+@FUZZ_SETTINGS
+@given(
+    text=st.text(alphabet=st.sampled_from(list("ab01,;?\n\t .-{}@'\"")), max_size=300), fmt=FORMATS
+)
+def test_fuzz_csv_like_text(text, fmt):
+    _only_data_error(text.encode(), format=fmt, target=0, name="x.csv")
+    _only_data_error(text.encode(), format=fmt, target=[0, 1], name="x.txt")
+
+
+@FUZZ_SETTINGS
+@given(raw=st.binary(max_size=500))
+def test_fuzz_read_mulan_xml(raw):
+    try:
+        names = read_mulan_xml(raw)
+    except DataError:
+        return
+    assert names and all(isinstance(n, str) for n in names)
+
+
+# --------------------------------------------------------------------------- benchmark data
+
+
+def _shared() -> Path:
+    if not SHARED.is_dir():
+        pytest.skip(
+            "../shared/datasets not found: benchmark data is only on the development machines"
+        )
+    return SHARED
+
+
+@pytest.mark.parametrize(
+    ("name", "shape", "n_labels", "cardinality"),
+    [
+        ("emotions", (593, 72), 6, 1.868),
+        ("scene", (2407, 294), 6, 1.074),
+        ("yeast", (2417, 103), 14, 4.237),
+        # README lists 1186 features, which counts the `protein` ID attribute;
+        # after dropping it 1185 {YES,NO} features remain, one 0/1 column each.
+        ("genbase", (662, 1185), 27, 1.252),
+    ],
+)
+def test_shared_multilabel(name, shape, n_labels, cardinality):
+    path = _shared() / "multilabel" / f"{name}.arff"
+    ds = load_dataset(path)
+    assert ds.task == "multilabel"
+    assert ds.X.shape == shape
+    assert ds.y.shape == (shape[0], n_labels)
+    assert ds.class_names == read_mulan_xml(path.with_suffix(".xml"))
+    assert round(ds.summary()["label_cardinality"], 3) == cardinality
+    assert np.isfinite(ds.X).all()
+
+
+def test_shared_yeast_label_columns_follow_xml_order():
+    path = _shared() / "multilabel" / "yeast.arff"
+    by_xml = load_dataset(path)
+    by_header = load_dataset(path.read_bytes(), name="yeast.arff", n_labels=14)
+    assert by_xml.class_names != by_header.class_names
+    for j, label in enumerate(by_xml.class_names):
+        k = by_header.class_names.index(label)
+        np.testing.assert_array_equal(by_xml.y[:, j], by_header.y[:, k])
+
+
+def test_shared_genbase_drops_protein():
+    ds = load_dataset(_shared() / "multilabel" / "genbase.arff")
+    assert "protein" not in ds.feature_names
+    assert set(np.unique(ds.X)) == {0.0, 1.0}
+    assert any("'protein'" in note for note in ds.notes)
+
+
+@pytest.mark.parametrize(
+    ("name", "kwargs", "shape", "n_classes"),
+    [
+        ("balance-scale", {"target": 0}, (625, 4), 3),
+        ("tae", {"target": -1}, (151, 5), 3),
+        ("wine", {"target": 0}, (178, 13), 3),
+        ("new-thyroid", {"target": 0}, (215, 5), 3),
+        ("glass", {"target": -1, "drop": [0]}, (214, 9), 6),
+        ("zoo", {"target": -1, "drop": [0]}, (101, 16), 7),
+    ],
+)
+def test_shared_multiclass(name, kwargs, shape, n_classes):
+    ds = load_dataset(_shared() / "multiclass" / f"{name}.data", header=False, **kwargs)
+    assert ds.task == "multiclass"
+    assert ds.X.shape == shape
+    assert ds.n_classes == n_classes
+    assert ds.label_matrix().sum() == shape[0]
