@@ -339,7 +339,7 @@ def load_dataset(
         arff.ArffException,
         csv.Error,
     ) as exc:  # last resort: never leak parser internals to the user
-        raise DataError(f"Could not read the data file: {exc}") from exc
+        raise DataError(f"Could not read the data file: {_describe(exc)}") from exc
 
 
 def read_mulan_xml(source: str | os.PathLike | bytes | Any) -> list[str]:
@@ -527,7 +527,7 @@ def _read_arff(text: str) -> tuple[_Table, str]:
         raise DataError(_arff_error_message(exc, text)) from exc
     except (ValueError, TypeError, IndexError, KeyError, AttributeError) as exc:
         raise DataError(
-            f"Could not read the ARFF file: {exc}. Check the file is valid ARFF."
+            f"Could not read the ARFF file: {_describe(exc)}. Check the file is valid ARFF."
         ) from exc
     attributes = parsed.get("attributes") or []
     rows = parsed.get("data") or []
@@ -539,10 +539,7 @@ def _read_arff(text: str) -> tuple[_Table, str]:
 
 
 def _arff_error_message(exc: arff.ArffException, text: str) -> str:
-    try:
-        message = str(exc).rstrip(".")
-    except (TypeError, ValueError):  # liac-arff formats its message lazily, which can fail
-        message = f"{type(exc).__name__} error"
+    message = _describe(exc).rstrip(".")
     line_no = getattr(exc, "line", None)
     detail = ""
     if isinstance(line_no, int) and line_no > 0:
@@ -688,9 +685,14 @@ def _read_csv(text: str, *, header: bool, ext: str) -> _Table:
             f"Some rows of the CSV file have more values than there are column names. {advice}"
         ) from exc
     except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError, csv.Error) as exc:
-        raise DataError(f"Could not read the CSV file: {exc}. {advice}") from exc
+        raise DataError(f"Could not read the CSV file: {_describe(exc).strip()}. {advice}") from exc
     frame.columns = [str(c).strip() for c in frame.columns]
     notes = _drop_trailing_empty(frame, header)
+    if header and all(_is_number(c) for c in frame.columns):
+        notes.append(
+            "the first row, used as column names, holds only numbers: if the file has no "
+            "header row, load it with header=False"
+        )
     columns = [_frame_column(frame.iloc[:, i], n) for i, n in enumerate(frame.columns)]
     return _Table(columns, len(frame), notes)
 
@@ -713,7 +715,7 @@ def _drop_trailing_empty(frame: pd.DataFrame, header: bool) -> list[str]:
 
 def _detect_separator(text: str) -> str:
     """Pick the separator used consistently on the first lines (``\\s+`` if none)."""
-    lines = [ln for ln in text.splitlines() if ln.strip() and not ln.startswith("#")][:30]
+    lines = [ln for ln in text.splitlines() if ln.strip()][:30]
     for sep in ("\t", ";", ",", "|"):
         counts = {ln.count(sep) for ln in lines}
         if len(counts) == 1 and counts.pop() > 0:
@@ -1019,6 +1021,22 @@ def _note_encoding(log: dict[str, list[str]], notes: list[str]) -> None:
         )
     for entry in log["onehot"]:
         notes.append(f"one-hot encoded column {entry}")
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _describe(exc: BaseException) -> str:
+    """``str(exc)``, which liac-arff exceptions can fail to produce."""
+    try:
+        return str(exc)
+    except (TypeError, ValueError):
+        return type(exc).__name__
 
 
 def _preview(items: list[str], limit: int = 20) -> str:

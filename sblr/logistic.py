@@ -3,7 +3,7 @@
 Each class k gets its own problem (Ma & Chen, Eq. 9)::
 
     min_{b, beta}  (1/n) sum_i [log(1 + exp(eta_i)) - y_i eta_i]
-                   + lam * ||beta||_1 + (ridge / 2) * ||beta||_2^2,
+                   + lam * ||beta||_1 + 1/2 * sum_t ridge_t * beta_t^2,
     eta_i = b + z_i . beta
 
 The intercept ``b`` is never penalized (the SLEP convention).  The features
@@ -55,7 +55,7 @@ def _objective(Z, y, beta, b, lam, ridge):
     eta = Z @ beta + b
     # log(1 + e^eta) - y * eta, computed without overflow
     loss = np.logaddexp(0.0, eta) - y * eta
-    return loss.mean() + lam * np.abs(beta).sum() + 0.5 * ridge * beta @ beta
+    return loss.mean() + lam * np.abs(beta).sum() + 0.5 * (ridge * beta) @ beta
 
 
 def kkt_violation(Z, y, beta, b, lam, ridge=0.0):
@@ -101,8 +101,9 @@ def lambda_max(Z, y):
     return float(np.abs(Z.T @ (y.mean() - y)).max() / len(y)) if Z.shape[1] else 0.0
 
 
-def fit_logistic(Z, y, lam=0.0, *, ridge=0.0, tol=1e-8, max_iter=100, coef_init=None,
-                 intercept_init=None):
+def fit_logistic(
+    Z, y, lam=0.0, *, ridge=0.0, tol=1e-8, max_iter=100, coef_init=None, intercept_init=None
+):
     """Solve one binary L1/L2-penalized logistic regression by proximal Newton.
 
     Parameters
@@ -114,8 +115,9 @@ def fit_logistic(Z, y, lam=0.0, *, ridge=0.0, tol=1e-8, max_iter=100, coef_init=
         :func:`constant_intercept`.
     lam : float
         L1 strength on the mean log-loss; the intercept is not penalized.
-    ridge : float
-        L2 strength (``ridge / 2 * ||beta||^2``), for numerical stability.
+    ridge : float or ndarray of shape (m,)
+        L2 strength per coefficient (``1/2 * sum_t ridge_t * beta_t^2``), for
+        numerical stability.
     tol : float
         Stop when the KKT violation is at most ``tol``.
     max_iter : int
@@ -149,8 +151,8 @@ def fit_logistic(Z, y, lam=0.0, *, ridge=0.0, tol=1e-8, max_iter=100, coef_init=
     elif coef_init is None:
         ybar = np.clip(y.mean(), 1e-12, 1 - 1e-12)
         theta[0] = np.log(ybar / (1 - ybar))
-    reg = np.full(m + 1, float(ridge))
-    reg[0] = 0.0
+    ridge = np.broadcast_to(np.asarray(ridge, dtype=np.float64), (m,))
+    reg = np.r_[0.0, ridge]
     pen = np.full(m + 1, float(lam))
     pen[0] = 0.0
 

@@ -241,8 +241,9 @@ def top_k_indicator(scores, k):
 
 
 # --------------------------------------------------------------------------- SBLR
-def fit_logistic_layer(F, Y, lam=0.0, *, ridge=0.0, tol=1e-6, max_iter=100,
-                       coef_init=None, intercept_init=None):
+def fit_logistic_layer(
+    F, Y, lam=0.0, *, ridge=0.0, tol=1e-6, max_iter=100, coef_init=None, intercept_init=None
+):
     """One logistic regression per class on the evidence ``F``.
 
     Parameters
@@ -312,15 +313,26 @@ class _LogisticSimilarityClassifier(_SimilarityClassifier):
             # The problems for the two classes are mirror images (y -> 1 - y,
             # beta -> -beta leaves the loss and both penalties unchanged): solve
             # one, mirror it, so that both rows agree exactly.
-            c, b, it, kkt = fit_logistic_layer(F, Y[:, 1:], self._lam_value(), ridge=self.ridge,
-                                               tol=self.tol, max_iter=self.max_iter)
+            c, b, it, kkt = fit_logistic_layer(
+                F,
+                Y[:, 1:],
+                self._lam_value(),
+                ridge=self._ridge(F),
+                tol=self.tol,
+                max_iter=self.max_iter,
+            )
             coef, intercept = np.vstack([-c, c]), np.r_[-b, b]
             n_iter, kkt = np.r_[it, it], np.r_[kkt, kkt]
         else:
             coef, intercept, n_iter, kkt = fit_logistic_layer(
-                F, Y, self._lam_value(), ridge=self.ridge, tol=self.tol, max_iter=self.max_iter
+                F, Y, self._lam_value(), ridge=self._ridge(F), tol=self.tol, max_iter=self.max_iter
             )
-        self.coef_, self.intercept_, self.n_iter_, self.kkt_violation_ = coef, intercept, n_iter, kkt
+        self.coef_, self.intercept_, self.n_iter_, self.kkt_violation_ = (
+            coef,
+            intercept,
+            n_iter,
+            kkt,
+        )
         if kkt.max() > _KKT_WARN:
             warnings.warn(
                 f"The logistic layer did not converge (KKT violation {kkt.max():.1e}); "
@@ -332,6 +344,11 @@ class _LogisticSimilarityClassifier(_SimilarityClassifier):
 
     def _lam_value(self):
         return 0.0
+
+    def _ridge(self, F):
+        # On standardized coefficients: the same ``ridge`` is equally "tiny"
+        # whatever the scale of the evidence (which shrinks fast as gamma grows).
+        return self.ridge * F.var(axis=0)
 
     def _check_logistic_params(self):
         if not (isinstance(self.ridge, Real) and self.ridge >= 0):
@@ -403,9 +420,10 @@ class SBLRClassifier(_LogisticSimilarityClassifier):
 
     For each class k, a binary logistic regression of ``y_k`` on the
     normalized evidence of all classes, ``z = [1, f̄_1(x), ..., f̄_m(x)]``, fitted
-    by maximum likelihood.  A tiny ridge ``ridge / 2 * ||beta||^2`` (1e-6 by
-    default, on the mean log-loss) keeps the estimate finite when a class is
-    perfectly separable; the intercept is not penalized.
+    by maximum likelihood.  A tiny ridge on the standardized coefficients,
+    ``ridge / 2 * sum_t Var(f̄_t) * beta_t^2`` on the mean log-loss (``ridge =
+    1e-6``), keeps the estimate finite when a class is perfectly separable
+    whatever the scale of the evidence; the intercept is not penalized.
 
     Parameters
     ----------
@@ -444,8 +462,18 @@ class SBLRClassifier(_LogisticSimilarityClassifier):
     ((3, 3), 0.98)
     """
 
-    def __init__(self, *, gamma="scale", kernel="rbf", normalize="mean", ridge=1e-6, tol=1e-6,
-                 max_iter=100, force_top1=False, working_memory=None):
+    def __init__(
+        self,
+        *,
+        gamma="scale",
+        kernel="rbf",
+        normalize="mean",
+        ridge=1e-6,
+        tol=1e-6,
+        max_iter=100,
+        force_top1=False,
+        working_memory=None,
+    ):
         self.gamma = gamma
         self.kernel = kernel
         self.normalize = normalize
@@ -474,7 +502,8 @@ class SparseSBLRClassifier(_LogisticSimilarityClassifier):
     kernel : {"rbf", "laplacian", "linear", "cosine"} or callable, default="rbf"
     normalize : {"mean", "sum"}, default="mean"
     ridge : float, default=0.0
-        Optional extra L2 term (elastic net); 0 is the paper's model.
+        Optional extra L2 term on the standardized coefficients (as in
+        :class:`SBLRClassifier`); 0 is the paper's model.
     tol : float, default=1e-6
         KKT tolerance of each logistic fit.
     max_iter : int, default=100
@@ -497,8 +526,19 @@ class SparseSBLRClassifier(_LogisticSimilarityClassifier):
     (True, 0.98)
     """
 
-    def __init__(self, *, gamma="scale", lam=1e-3, kernel="rbf", normalize="mean", ridge=0.0,
-                 tol=1e-6, max_iter=100, force_top1=False, working_memory=None):
+    def __init__(
+        self,
+        *,
+        gamma="scale",
+        lam=1e-3,
+        kernel="rbf",
+        normalize="mean",
+        ridge=0.0,
+        tol=1e-6,
+        max_iter=100,
+        force_top1=False,
+        working_memory=None,
+    ):
         self.gamma = gamma
         self.lam = lam
         self.kernel = kernel

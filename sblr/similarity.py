@@ -386,10 +386,10 @@ def check_featurizer_params(kernel, gamma, normalize, working_memory):
         raise ValueError(f'gamma must be a positive number or "scale"; got {gamma!r}.')
     if normalize not in ("mean", "sum"):
         raise ValueError(f'normalize must be "mean" or "sum"; got {normalize!r}.')
-    if working_memory is not None and not (
-        isinstance(working_memory, Real) and working_memory > 0
-    ):
-        raise ValueError(f"working_memory must be a positive number of MiB; got {working_memory!r}.")
+    if working_memory is not None and not (isinstance(working_memory, Real) and working_memory > 0):
+        raise ValueError(
+            f"working_memory must be a positive number of MiB; got {working_memory!r}."
+        )
 
 
 def label_indicator(y):

@@ -530,3 +530,29 @@ def test_shared_multiclass(name, kwargs, shape, n_classes):
     assert ds.X.shape == shape
     assert ds.n_classes == n_classes
     assert ds.label_matrix().sum() == shape[0]
+
+
+def test_latin1_csv_is_decoded_with_a_note():
+    raw = "city,t,c\nMünchen,1,a\nZürich,2,b\nMünchen,3,a\nZürich,4,b\nWien,5,a\n"
+    rows = raw + "Wien,6,b\nMünchen,7,a\n"
+    ds = load_dataset(rows.encode("latin-1"), name="x.csv", target="c")
+    assert "city=München" in ds.feature_names
+    assert any("Latin-1" in n for n in ds.notes)
+
+
+def test_numeric_header_row_gets_a_note():
+    ds = load_dataset(DATA / "headerless.data", target=0)
+    assert ds.n_samples == 3
+    assert any("header=False" in n for n in ds.notes)
+
+
+def test_trailing_delimiters_are_ignored():
+    ds = load_dataset(b"a,b,c,\n1,2,x,\n3,4,y,\n", name="t.csv", target="c")
+    assert ds.feature_names == ["a", "b"]
+    assert any("empty column" in n for n in ds.notes)
+
+
+def test_drop_by_name_in_arff():
+    ds = load_dataset(DATA / "dense.arff", drop="f1")
+    assert ds.feature_names == ["f2"]
+    assert any("dropped column(s) 'f1'" in n for n in ds.notes)

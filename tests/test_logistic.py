@@ -1,0 +1,91 @@
+"""The logistic layer: KKT conditions, lambda_max, and scikit-learn as an oracle."""
+
+import numpy as np
+import pytest
+from sklearn.linear_model import LogisticRegression
+
+from sblr.logistic import constant_intercept, fit_logistic, kkt_violation, lambda_max
+
+
+def _kkt_by_hand(Z, y, beta, b, lam):
+    """Optimality conditions written out, independently of sblr.logistic.kkt_violation."""
+    p = 1.0 / (1.0 + np.exp(-(Z @ beta + b)))
+    grad = Z.T @ (p - y) / len(y)
+    worst = abs(np.mean(p - y))  # unpenalized intercept: gradient zero
+    for t in range(len(beta)):
+        if beta[t] != 0:
+            worst = max(worst, abs(grad[t] + lam * np.sign(beta[t])))
+        else:
+            worst = max(worst, abs(grad[t]) - lam)
+    return worst
+
+
+def _correlated(n=300, m=6, seed=0):
+    """Features like class evidence: strongly correlated, in a narrow positive band."""
+    rng = np.random.default_rng(seed)
+    common = rng.uniform(0.2, 0.4, size=(n, 1))
+    Z = common + 0.03 * rng.normal(size=(n, m))
+    logit = 40 * (Z[:, 0] - Z[:, 1]) + 15 * (Z[:, 2] - common[:, 0])
+    y = (rng.uniform(size=n) < 1 / (1 + np.exp(-logit))).astype(float)
+    return Z, y
+
+
+@pytest.mark.parametrize("lam", [1e-1, 1e-2, 1e-3, 1e-4, 1e-5])
+def test_solution_satisfies_l1_kkt_conditions(lam):
+    Z, y = _correlated()
+    fit = fit_logistic(Z, y, lam)
+    assert fit.converged
+    assert _kkt_by_hand(Z, y, fit.coef, fit.intercept, lam) < 1e-6
+    assert fit.kkt == pytest.approx(kkt_violation(Z, y, fit.coef, fit.intercept, lam))
+
+
+def test_lambda_max_is_the_threshold_for_an_all_zero_beta():
+    Z, y = _correlated(seed=3)
+    lmax = lambda_max(Z, y)
+    at = fit_logistic(Z, y, lmax * 1.0001)
+    assert np.all(at.coef == 0)
+    # with beta = 0 the intercept is the logit of the base rate
+    assert at.intercept == pytest.approx(np.log(y.mean() / (1 - y.mean())))
+    below = fit_logistic(Z, y, lmax * 0.9)
+    assert np.count_nonzero(below.coef) >= 1
+
+
+def test_l1_objective_is_no_worse_than_sklearn_saga():
+    """Same objective, solved by scikit-learn: ours must be at least as low."""
+    Z, y = _correlated(seed=5)
+    n, lam = len(y), 1e-3
+
+    def objective(beta, b):
+        eta = Z @ beta + b
+        return np.mean(np.logaddexp(0, eta) - y * eta) + lam * np.abs(beta).sum()
+
+    ours = fit_logistic(Z, y, lam)
+    # scikit-learn: C * sum(loss) + ||w||_1  ==  n*C * (mean loss + lam ||w||_1) for C = 1/(n lam)
+    sk = LogisticRegression(
+        C=1 / (n * lam), l1_ratio=1.0, solver="saga", tol=1e-10, max_iter=200_000
+    ).fit(Z, y)
+    assert objective(ours.coef, ours.intercept) <= objective(sk.coef_[0], sk.intercept_[0]) + 1e-9
+
+
+def test_ridge_solution_matches_sklearn_lbfgs():
+    Z, y = _correlated(seed=7)
+    n, ridge = len(y), 1e-3
+    ours = fit_logistic(Z, y, 0.0, ridge=ridge, tol=1e-10)
+    # scikit-learn: C * sum(loss) + 1/2 ||w||^2  ==  n*C * (mean loss + 1/(2 n C) ||w||^2)
+    sk = LogisticRegression(C=1 / (n * ridge), solver="lbfgs", tol=1e-12, max_iter=100_000)
+    sk.fit(Z, y)
+    np.testing.assert_allclose(ours.coef, sk.coef_[0], rtol=1e-4, atol=1e-4)
+    assert ours.intercept == pytest.approx(sk.intercept_[0], abs=1e-4)
+
+
+def test_warm_start_reaches_the_same_solution():
+    Z, y = _correlated(seed=9)
+    cold = fit_logistic(Z, y, 1e-4)
+    warm = fit_logistic(Z, y, 1e-4, coef_init=fit_logistic(Z, y, 1e-3).coef)
+    np.testing.assert_allclose(warm.coef, cold.coef, atol=1e-5)
+
+
+def test_constant_class_gets_a_finite_smoothed_intercept():
+    # (0 + 0.5) / (9 + 1) = 0.05 -> logit = log(0.05 / 0.95)
+    assert constant_intercept(np.zeros(9)) == pytest.approx(np.log(0.05 / 0.95))
+    assert constant_intercept(np.ones(9)) == pytest.approx(-np.log(0.05 / 0.95))
