@@ -17,7 +17,7 @@ import numpy as np
 from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.multiclass import check_classification_targets, type_of_target
+from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from sblr.logistic import constant_intercept, fit_logistic
@@ -35,13 +35,13 @@ class _SimilarityClassifier(ClassifierMixin, BaseEstimator):
         check_featurizer_params(self.kernel, self.gamma, self.normalize, self.working_memory)
         X, y = validate_data(self, X, y, multi_output=True, dtype=np.float64)
         check_classification_targets(y)
-        self.multilabel_ = type_of_target(y) == "multilabel-indicator"
         self.featurizer_ = SimilarityFeaturizer(
             kernel=self.kernel,
             gamma=self.gamma,
             normalize=self.normalize,
             working_memory=self.working_memory,
         ).fit(X, y)
+        self.multilabel_ = self.featurizer_.multilabel_
         self.classes_ = self.featurizer_.classes_
         self.gamma_ = self.featurizer_.gamma_
 
@@ -290,7 +290,12 @@ def fit_logistic_layer(
 
 
 class _LogisticSimilarityClassifier(_SimilarityClassifier):
-    """SBLR and SparseSBLR: the logistic layer on top of the evidence."""
+    """SBLR and SparseSBLR: the logistic layer on top of the evidence.
+
+    The ``*_from_evidence`` methods work on precomputed evidence, so a caller
+    that caches the evidence (a lambda path, a tuning loop, the dashboard's
+    lambda slider) refits and applies only the cheap logistic layer.
+    """
 
     def fit(self, X, y):
         """Compute the leave-one-out evidence and fit one logistic model per class.
@@ -307,38 +312,66 @@ class _LogisticSimilarityClassifier(_SimilarityClassifier):
         """
         self._check_logistic_params()
         self._fit_featurizer(X, y)
-        F = self.featurizer_.training_evidence()
+        return self._fit_layer(self.featurizer_.training_evidence())
+
+    def fit_from_evidence(self, featurizer, F, *, warm_start=None):
+        """Fit only the logistic layer, on a fitted featurizer's training evidence.
+
+        ``fit(X, y)`` equals ``fit_from_evidence(f, f.training_evidence())`` with
+        ``f = SimilarityFeaturizer(...).fit(X, y)`` built with this estimator's
+        kernel, gamma and normalize.
+
+        Parameters
+        ----------
+        featurizer : SimilarityFeaturizer
+            Fitted; kept as ``featurizer_`` (not copied).
+        F : ndarray of shape (n_samples, n_classes)
+            ``featurizer.training_evidence()``.
+        warm_start : fitted estimator of the same data, optional
+            Start the solver from its ``coef_`` / ``intercept_`` (a lambda path).
+
+        Returns
+        -------
+        self
+        """
+        self._check_logistic_params()
+        self.featurizer_ = featurizer
+        self.classes_ = featurizer.classes_
+        self.gamma_ = featurizer.gamma_
+        self.n_features_in_ = featurizer.n_features_in_
+        self.multilabel_ = featurizer.multilabel_
+        if hasattr(featurizer, "feature_names_in_"):
+            self.feature_names_in_ = featurizer.feature_names_in_
+        return self._fit_layer(F, warm_start)
+
+    def _fit_layer(self, F, warm_start=None):
         Y = self.featurizer_.Y_fit_
+        lam, ridge = self._lam_value(), self._ridge(F)
+        opts = {"ridge": ridge, "tol": self.tol, "max_iter": self.max_iter}
+        if warm_start is not None:
+            opts["coef_init"], opts["intercept_init"] = warm_start.coef_, warm_start.intercept_
         if self._binary():
             # The problems for the two classes are mirror images (y -> 1 - y,
             # beta -> -beta leaves the loss and both penalties unchanged): solve
             # one, mirror it, so that both rows agree exactly.
-            c, b, it, kkt = fit_logistic_layer(
-                F,
-                Y[:, 1:],
-                self._lam_value(),
-                ridge=self._ridge(F),
-                tol=self.tol,
-                max_iter=self.max_iter,
-            )
+            if warm_start is not None:
+                opts["coef_init"], opts["intercept_init"] = (
+                    warm_start.coef_[1:],
+                    warm_start.intercept_[1:],
+                )
+            c, b, it, kkt = fit_logistic_layer(F, Y[:, 1:], lam, **opts)
             coef, intercept = np.vstack([-c, c]), np.r_[-b, b]
             n_iter, kkt = np.r_[it, it], np.r_[kkt, kkt]
         else:
-            coef, intercept, n_iter, kkt = fit_logistic_layer(
-                F, Y, self._lam_value(), ridge=self._ridge(F), tol=self.tol, max_iter=self.max_iter
-            )
-        self.coef_, self.intercept_, self.n_iter_, self.kkt_violation_ = (
-            coef,
-            intercept,
-            n_iter,
-            kkt,
-        )
+            coef, intercept, n_iter, kkt = fit_logistic_layer(F, Y, lam, **opts)
+        self.coef_, self.intercept_ = coef, intercept
+        self.n_iter_, self.kkt_violation_ = n_iter, kkt
         if kkt.max() > _KKT_WARN:
             warnings.warn(
                 f"The logistic layer did not converge (KKT violation {kkt.max():.1e}); "
                 "increase max_iter.",
                 ConvergenceWarning,
-                stacklevel=2,
+                stacklevel=3,
             )
         return self
 
@@ -357,6 +390,7 @@ class _LogisticSimilarityClassifier(_SimilarityClassifier):
             raise ValueError(f"tol must be a positive number; got {self.tol!r}.")
         if not (isinstance(self.max_iter, Integral) and self.max_iter > 0):
             raise ValueError(f"max_iter must be a positive integer; got {self.max_iter!r}.")
+        self._lam_value()
 
     def logits(self, X):
         """Per-class logits ``beta_0^k + sum_t beta_t^k f̄_t(x)``.
@@ -365,7 +399,12 @@ class _LogisticSimilarityClassifier(_SimilarityClassifier):
         -------
         eta : ndarray of shape (n_samples, n_classes)
         """
-        return self.evidence(X) @ self.coef_.T + self.intercept_
+        return self.logits_from_evidence(self.evidence(X))
+
+    def logits_from_evidence(self, F):
+        """Logits from precomputed query evidence ``F = evidence(X)``."""
+        check_is_fitted(self)
+        return F @ self.coef_.T + self.intercept_
 
     def decision_function(self, X):
         """Logits per class; for two classes ``logit_1 - logit_0``.
@@ -374,7 +413,11 @@ class _LogisticSimilarityClassifier(_SimilarityClassifier):
         -------
         scores : ndarray of shape (n_samples, n_classes) or (n_samples,)
         """
-        eta = self.logits(X)
+        return self.decision_from_evidence(self.evidence(X))
+
+    def decision_from_evidence(self, F):
+        """:meth:`decision_function` from precomputed query evidence."""
+        eta = self.logits_from_evidence(F)
         if self._binary():
             return eta[:, 1] - eta[:, 0]
         return eta
@@ -390,7 +433,11 @@ class _LogisticSimilarityClassifier(_SimilarityClassifier):
         -------
         P : ndarray of shape (n_samples, n_classes)
         """
-        P = expit(self.logits(X))
+        return self.proba_from_evidence(self.evidence(X))
+
+    def proba_from_evidence(self, F):
+        """:meth:`predict_proba` from precomputed query evidence."""
+        P = expit(self.logits_from_evidence(F))
         if self.multilabel_:
             return P
         return P / P.sum(axis=1, keepdims=True)
@@ -405,7 +452,11 @@ class _LogisticSimilarityClassifier(_SimilarityClassifier):
         -------
         y : ndarray of shape (n_samples,) or (n_samples, n_classes)
         """
-        eta = self.logits(X)
+        return self.predict_from_evidence(self.evidence(X))
+
+    def predict_from_evidence(self, F):
+        """:meth:`predict` from precomputed query evidence."""
+        eta = self.logits_from_evidence(F)
         if not self.multilabel_:
             return self.classes_[np.argmax(eta, axis=1)]
         Yp = (eta >= 0).astype(int)

@@ -17,6 +17,7 @@ from numbers import Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from sblr.exceptions import DataError
@@ -264,6 +265,8 @@ class SimilarityFeaturizer(TransformerMixin, BaseEstimator):
         Scaled training rows.
     Y_fit_ : ndarray of shape (n_samples, n_classes)
         0/1 class indicator of the training rows.
+    multilabel_ : bool
+        ``y`` was a multi-label indicator matrix.
     data_min_, data_max_ : ndarray of shape (n_features,)
         Training range used for scaling.
     gamma_ : float
@@ -305,6 +308,7 @@ class SimilarityFeaturizer(TransformerMixin, BaseEstimator):
         """
         check_featurizer_params(self.kernel, self.gamma, self.normalize, self.working_memory)
         X, y = validate_data(self, X, y, multi_output=True, dtype=np.float64)
+        self.multilabel_ = type_of_target(y) == "multilabel-indicator"
         self.classes_, self.Y_fit_ = label_indicator(y)
         self.data_min_, self.data_max_ = minmax_fit(X)
         self.X_fit_ = minmax_transform(X, self.data_min_, self.data_max_)

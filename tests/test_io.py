@@ -14,7 +14,6 @@ from sblr.exceptions import DataError
 from sblr.io import Dataset, load_dataset, read_mulan_xml
 
 DATA = Path(__file__).resolve().parent / "data"
-SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "datasets"
 
 
 def load_text(text: str, name: str, **kwargs) -> Dataset:
@@ -466,14 +465,6 @@ def test_fuzz_read_mulan_xml(raw):
 # --------------------------------------------------------------------------- benchmark data
 
 
-def _shared() -> Path:
-    if not SHARED.is_dir():
-        pytest.skip(
-            "../shared/datasets not found: benchmark data is only on the development machines"
-        )
-    return SHARED
-
-
 @pytest.mark.parametrize(
     ("name", "shape", "n_labels", "cardinality"),
     [
@@ -485,8 +476,8 @@ def _shared() -> Path:
         ("genbase", (662, 1185), 27, 1.252),
     ],
 )
-def test_shared_multilabel(name, shape, n_labels, cardinality):
-    path = _shared() / "multilabel" / f"{name}.arff"
+def test_shared_multilabel(name, shape, n_labels, cardinality, shared_datasets):
+    path = shared_datasets / "multilabel" / f"{name}.arff"
     ds = load_dataset(path)
     assert ds.task == "multilabel"
     assert ds.X.shape == shape
@@ -496,8 +487,8 @@ def test_shared_multilabel(name, shape, n_labels, cardinality):
     assert np.isfinite(ds.X).all()
 
 
-def test_shared_yeast_label_columns_follow_xml_order():
-    path = _shared() / "multilabel" / "yeast.arff"
+def test_shared_yeast_label_columns_follow_xml_order(shared_datasets):
+    path = shared_datasets / "multilabel" / "yeast.arff"
     by_xml = load_dataset(path)
     by_header = load_dataset(path.read_bytes(), name="yeast.arff", n_labels=14)
     assert by_xml.class_names != by_header.class_names
@@ -506,8 +497,8 @@ def test_shared_yeast_label_columns_follow_xml_order():
         np.testing.assert_array_equal(by_xml.y[:, j], by_header.y[:, k])
 
 
-def test_shared_genbase_drops_protein():
-    ds = load_dataset(_shared() / "multilabel" / "genbase.arff")
+def test_shared_genbase_drops_protein(shared_datasets):
+    ds = load_dataset(shared_datasets / "multilabel" / "genbase.arff")
     assert "protein" not in ds.feature_names
     assert set(np.unique(ds.X)) == {0.0, 1.0}
     assert any("'protein'" in note for note in ds.notes)
@@ -524,8 +515,8 @@ def test_shared_genbase_drops_protein():
         ("zoo", {"target": -1, "drop": [0]}, (101, 16), 7),
     ],
 )
-def test_shared_multiclass(name, kwargs, shape, n_classes):
-    ds = load_dataset(_shared() / "multiclass" / f"{name}.data", header=False, **kwargs)
+def test_shared_multiclass(name, kwargs, shape, n_classes, shared_datasets):
+    ds = load_dataset(shared_datasets / "multiclass" / f"{name}.data", header=False, **kwargs)
     assert ds.task == "multiclass"
     assert ds.X.shape == shape
     assert ds.n_classes == n_classes

@@ -1,0 +1,96 @@
+"""Grid selection on a validation split and the lambda path, against brute force."""
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.datasets import load_wine, make_multilabel_classification
+from sklearn.model_selection import train_test_split
+
+from sblr import SBLRClassifier, SimilarityFeaturizer, SMLClassifier, SparseSBLRClassifier
+from sblr import metrics as M
+from sblr.exceptions import DataError
+from sblr.tuning import coefficient_path, tune_holdout
+
+
+def _brute_force(estimator, X, y, gammas, lams, metric, stratify):
+    X_tr, X_val, y_tr, y_val = train_test_split(
+        X, y, test_size=0.1, random_state=0, stratify=stratify
+    )
+    table = {}
+    for g in gammas:
+        for lam in lams:
+            est = clone(estimator).set_params(gamma=g, lam=lam).fit(X_tr, y_tr)
+            if metric == "accuracy":
+                table[g, lam] = M.accuracy(y_val, est.predict(X_val))
+            else:
+                table[g, lam] = getattr(M, metric)(y_val, est.decision_function(X_val))
+    return table
+
+
+def test_multiclass_selection_equals_brute_force_refits():
+    X, y = load_wine(return_X_y=True)
+    gammas, lams = [10.0, 1.0, 0.1], [1e-1, 1e-2, 1e-3, 1e-4]
+    res = tune_holdout(SparseSBLRClassifier(), X, y, gammas=gammas, lams=lams)
+    table = _brute_force(SparseSBLRClassifier(), X, y, gammas, lams, "accuracy", y)
+    got = {(r.gamma, r.lam): r.score for r in res.scores.itertuples()}
+    assert got.keys() == table.keys()
+    for key in table:
+        assert got[key] == pytest.approx(table[key])
+    best = max(table.values())
+    first_best = next(k for k in ((g, lam) for g in gammas for lam in lams) if table[k] == best)
+    assert (res.best_params["gamma"], res.best_params["lam"]) == first_best
+    assert res.best_score == best
+
+
+def test_multilabel_selection_uses_ranking_scores_and_lower_is_better():
+    X, Y = make_multilabel_classification(n_samples=200, n_features=6, n_classes=4, random_state=1)
+    gammas, lams = [1.0, 0.1], [1e-2, 1e-3]
+    res = tune_holdout(
+        SparseSBLRClassifier(), X, Y, gammas=gammas, lams=lams, metric="ranking_loss"
+    )
+    table = _brute_force(SparseSBLRClassifier(), X, Y, gammas, lams, "ranking_loss", None)
+    assert res.best_score == pytest.approx(min(table.values()))
+    assert res.metric == "ranking_loss"
+
+
+def test_sml_and_sblr_tune_gamma_only():
+    X, y = load_wine(return_X_y=True)
+    for est in (SMLClassifier(), SBLRClassifier()):
+        res = tune_holdout(est, X, y, gammas=[1.0, 0.1], lams=[1.0, 2.0])
+        assert list(res.best_params) == ["gamma"] and len(res.scores) == 2
+
+
+def test_progress_is_reported_for_every_grid_point():
+    X, y = load_wine(return_X_y=True)
+    calls = []
+    tune_holdout(
+        SparseSBLRClassifier(),
+        X,
+        y,
+        gammas=[1.0, 0.1],
+        lams=[1e-2, 1e-3, 1e-4],
+        progress=lambda done, total: calls.append((done, total)),
+    )
+    assert calls == [(i, 6) for i in range(1, 7)]
+
+
+def test_coefficient_path_equals_independent_fits():
+    X, y = load_wine(return_X_y=True)
+    f = SimilarityFeaturizer().fit(X, y)
+    lams = [1e-4, 1e-1, 1e-2]
+    # a tight tolerance: the evidence features are strongly correlated, so a
+    # 1e-6 KKT tolerance still leaves ~1e-2 freedom in the largest coefficients
+    est = SparseSBLRClassifier(tol=1e-10)
+    coefs, intercepts = coefficient_path(est, f, f.training_evidence(), lams)
+    for i, lam in enumerate(lams):
+        ref = clone(est).set_params(lam=lam).fit(X, y)
+        np.testing.assert_allclose(coefs[i], ref.coef_, atol=1e-4, rtol=1e-4)
+        np.testing.assert_allclose(intercepts[i], ref.intercept_, atol=1e-4)
+
+
+def test_bad_metric_and_tiny_data_are_reported():
+    X, y = load_wine(return_X_y=True)
+    with pytest.raises(DataError, match="Unknown metric"):
+        tune_holdout(SparseSBLRClassifier(), X, y, metric="auc")
+    with pytest.raises(DataError, match="at least 10"):
+        tune_holdout(SparseSBLRClassifier(), X[:5], y[:5])
