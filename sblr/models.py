@@ -604,3 +604,24 @@ class SparseSBLRClassifier(_LogisticSimilarityClassifier):
         if not (isinstance(self.lam, Real) and np.isfinite(self.lam) and self.lam >= 0):
             raise ValueError(f"lam must be a number >= 0; got {self.lam!r}.")
         return float(self.lam)
+
+
+#: The three models of the paper, by the names the dashboard and the CLI use.
+MODELS = {"SML": SMLClassifier, "SBLR": SBLRClassifier, "SparseSBLR": SparseSBLRClassifier}
+
+
+def make_model(name, *, gamma="scale", lam=1e-3, **params):
+    """Build one of :data:`MODELS` by name; ``lam`` is used by SparseSBLR only.
+
+    Examples
+    --------
+    >>> make_model("SparseSBLR", gamma=0.1, lam=1e-2)
+    SparseSBLRClassifier(gamma=0.1, lam=0.01)
+    >>> make_model("SML", lam=5.0)
+    SMLClassifier()
+    """
+    if name not in MODELS:
+        raise ValueError(f"Unknown model {name!r}; choose one of {list(MODELS)}.")
+    if name == "SparseSBLR":
+        params["lam"] = lam
+    return MODELS[name](gamma=gamma, **params)

@@ -1,0 +1,239 @@
+"""Hold-out and k-fold evaluation, with the class evidence of each fold computed once.
+
+The evidence is the expensive part (O(d n^2)); the logistic layer is cheap.
+:func:`fold_evidence` computes each fold's training (leave-one-out) and test
+evidence for one gamma; :func:`evaluate_folds` then fits and scores any
+SBLR / SparseSBLR on them in a fraction of the time, which is what lets the
+dashboard's lambda slider answer at once.  SML has no logistic layer and is
+refitted per fold.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from sklearn.base import clone
+from sklearn.metrics import confusion_matrix
+from sklearn.model_selection import KFold, StratifiedKFold, train_test_split
+
+from sblr import metrics
+from sblr.exceptions import DataError
+from sblr.models import _LogisticSimilarityClassifier
+from sblr.similarity import SimilarityFeaturizer
+
+
+@dataclass(frozen=True)
+class Fold:
+    """One train/test split with its class evidence.
+
+    Attributes
+    ----------
+    train, test : ndarray of int
+        Row indices.
+    featurizer : SimilarityFeaturizer
+        Fitted on the training rows.
+    F_train : ndarray of shape (n_train, n_classes)
+        Leave-one-out evidence of the training rows.
+    F_test : ndarray of shape (n_test, n_classes)
+        Evidence of the test rows (every training row counts).
+    """
+
+    train: np.ndarray
+    test: np.ndarray
+    featurizer: SimilarityFeaturizer
+    F_train: np.ndarray
+    F_test: np.ndarray
+
+
+@dataclass(frozen=True)
+class EvaluationResult:
+    """Scores of one model under one evaluation scheme.
+
+    Attributes
+    ----------
+    per_fold : pandas.DataFrame
+        One row per fold, one column per metric.
+    summary : pandas.DataFrame
+        Index: metric name; columns ``label``, ``mean``, ``std``, ``lower_is_better``.
+    confusion : ndarray of shape (n_classes, n_classes) or None
+        Multi-class: confusion counts summed over folds (rows: true class).
+    classes : ndarray
+    """
+
+    per_fold: pd.DataFrame
+    summary: pd.DataFrame
+    confusion: np.ndarray | None
+    classes: np.ndarray
+
+
+def _is_multilabel(y):
+    return np.ndim(y) == 2 and np.shape(y)[1] > 1
+
+
+def make_splits(y, *, scheme="holdout", test_size=0.25, n_splits=5, random_state=0):
+    """Train/test index pairs: one stratified hold-out split, or k folds.
+
+    Multi-class data are stratified when every class has enough rows
+    (``StratifiedKFold`` / a stratified split), otherwise split at random;
+    multi-label data use a shuffled ``KFold`` / random split.
+
+    Parameters
+    ----------
+    y : ndarray of shape (n_samples,) or (n_samples, n_classes)
+    scheme : {"holdout", "kfold"}
+    test_size : float
+        Hold-out share of the rows.
+    n_splits : int
+        Number of folds.
+    random_state : int
+
+    Returns
+    -------
+    list of (train, test) index arrays
+
+    Examples
+    --------
+    >>> y = np.array([0, 0, 0, 0, 1, 1, 1, 1])
+    >>> [(len(tr), len(te)) for tr, te in make_splits(y, scheme="kfold", n_splits=4)]
+    [(6, 2), (6, 2), (6, 2), (6, 2)]
+    """
+    y = np.asarray(y)
+    n = len(y)
+    idx = np.arange(n)
+    multilabel = _is_multilabel(y)
+    if scheme == "holdout":
+        n_test = int(round(test_size * n))
+        if n_test < 1 or n - n_test < 2:
+            raise DataError(
+                f"A {test_size:.0%} hold-out split of {n} rows leaves too few rows to "
+                "train or test on; use more data or a different test share."
+            )
+        stratify = None
+        if not multilabel:
+            _, counts = np.unique(y, return_counts=True)
+            if counts.min() >= 2 and n_test >= len(counts):
+                stratify = y
+        train, test = train_test_split(
+            idx, test_size=n_test, random_state=random_state, stratify=stratify
+        )
+        return [(np.sort(train), np.sort(test))]
+    if scheme != "kfold":
+        raise ValueError(f'scheme must be "holdout" or "kfold"; got {scheme!r}.')
+    if n_splits < 2 or n < 2 * n_splits:
+        raise DataError(
+            f"{n_splits}-fold cross-validation needs at least {2 * n_splits} rows "
+            f"(2 per fold); this data has {n}. Use fewer folds or a hold-out split."
+        )
+    if not multilabel and np.unique(y, return_counts=True)[1].min() >= n_splits:
+        folds = StratifiedKFold(n_splits, shuffle=True, random_state=random_state)
+        return list(folds.split(idx, y))
+    return list(KFold(n_splits, shuffle=True, random_state=random_state).split(idx))
+
+
+def fold_evidence(estimator, X, y, splits, *, progress=None):
+    """Fit a featurizer per split (with the estimator's kernel, gamma, normalize).
+
+    Parameters
+    ----------
+    estimator : SBLRClassifier or SparseSBLRClassifier
+        Supplies kernel, gamma, normalize and working_memory.
+    X : ndarray of shape (n_samples, n_features)
+    y : ndarray
+    splits : list of (train, test)
+    progress : callable, optional
+        ``progress(done, total)`` after each fold.
+
+    Returns
+    -------
+    list of Fold
+    """
+    X = np.asarray(X, dtype=np.float64)
+    y = np.asarray(y)
+    folds = []
+    for i, (train, test) in enumerate(splits):
+        f = SimilarityFeaturizer(
+            kernel=estimator.kernel,
+            gamma=estimator.gamma,
+            normalize=estimator.normalize,
+            working_memory=estimator.working_memory,
+        ).fit(X[train], y[train])
+        folds.append(Fold(train, test, f, f.training_evidence(), f.transform(X[test])))
+        if progress:
+            progress(i + 1, len(splits))
+    return folds
+
+
+def _scores(y_true, y_pred, scores, multilabel, labels):
+    if multilabel:
+        return metrics.multilabel_report(y_true, y_pred, scores)
+    return metrics.multiclass_report(y_true, y_pred, labels=labels)
+
+
+def evaluate_folds(estimator, X, y, folds, *, progress=None):
+    """Fit ``estimator`` on every fold's training rows and score it on its test rows.
+
+    SBLR / SparseSBLR reuse the folds' evidence (only the logistic layer is
+    fitted); other estimators are fitted on ``X[train]``.  ``folds`` may be
+    :class:`Fold` objects or plain ``(train, test)`` pairs.
+
+    Returns
+    -------
+    EvaluationResult
+    """
+    X = np.asarray(X, dtype=np.float64)
+    y = np.asarray(y)
+    multilabel = _is_multilabel(y)
+    classes = np.arange(y.shape[1]) if multilabel else np.unique(y)
+    rows, cm = [], None if multilabel else np.zeros((len(classes), len(classes)), dtype=int)
+    for i, fold in enumerate(folds):
+        train, test = (fold.train, fold.test) if isinstance(fold, Fold) else fold
+        est = clone(estimator)
+        if isinstance(fold, Fold) and isinstance(est, _LogisticSimilarityClassifier):
+            est.fit_from_evidence(fold.featurizer, fold.F_train)
+            y_pred = est.predict_from_evidence(fold.F_test)
+            scores = est.decision_from_evidence(fold.F_test)
+        else:
+            est.fit(X[train], y[train])
+            y_pred, scores = est.predict(X[test]), est.decision_function(X[test])
+        rows.append(_scores(y[test], y_pred, scores, multilabel, classes))
+        if cm is not None:
+            cm += confusion_matrix(y[test], y_pred, labels=classes)
+        if progress:
+            progress(i + 1, len(folds))
+    per_fold = pd.DataFrame(rows)
+    per_fold.index.name = "fold"
+    summary = pd.DataFrame(
+        {
+            "label": [metrics.METRIC_LABELS[c] for c in per_fold.columns],
+            "mean": per_fold.mean(),
+            "std": per_fold.std(ddof=0),
+            "lower_is_better": [metrics.LOWER_IS_BETTER[c] for c in per_fold.columns],
+        }
+    )
+    summary.index.name = "metric"
+    return EvaluationResult(per_fold, summary, cm, classes)
+
+
+def evaluate(
+    estimator, X, y, *, scheme="holdout", test_size=0.25, n_splits=5, random_state=0, progress=None
+):
+    """Hold-out or k-fold evaluation of one estimator.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_wine
+    >>> from sblr import SparseSBLRClassifier
+    >>> X, y = load_wine(return_X_y=True)
+    >>> res = evaluate(SparseSBLRClassifier(), X, y, scheme="kfold", n_splits=5)
+    >>> res.summary.loc["accuracy", "mean"] > 0.95, res.confusion.sum()
+    (np.True_, np.int64(178))
+    """
+    splits = make_splits(
+        y, scheme=scheme, test_size=test_size, n_splits=n_splits, random_state=random_state
+    )
+    folds = splits
+    if isinstance(estimator, _LogisticSimilarityClassifier):
+        folds = fold_evidence(estimator, X, y, splits)
+    return evaluate_folds(estimator, X, y, folds, progress=progress)
