@@ -69,7 +69,7 @@ import pandas as pd
 
 from sblr.exceptions import DataError
 
-__all__ = ["Dataset", "load_dataset", "read_mulan_xml"]
+__all__ = ["Dataset", "list_columns", "load_dataset", "read_mulan_xml"]
 
 MULTICLASS = "multiclass"
 MULTILABEL = "multilabel"
@@ -340,6 +340,38 @@ def load_dataset(
         csv.Error,
     ) as exc:  # last resort: never leak parser internals to the user
         raise DataError(f"Could not read the data file: {_describe(exc)}") from exc
+
+
+def list_columns(
+    source: str | os.PathLike | bytes | Any,
+    *,
+    name: str | None = None,
+    format: str | None = None,
+    header: bool = True,
+) -> list[str]:
+    r"""Column (attribute) names of a CSV or ARFF file, for choosing targets.
+
+    Headerless CSV files give ``"0", "1", ...``.
+
+    Examples
+    --------
+    >>> list_columns(b"a,b,label\n1,2,x\n3,4,y\n", name="t.csv")
+    ['a', 'b', 'label']
+    """
+    try:
+        data, path = _read_bytes(source, name, what="data file")
+        text, _ = _decode(data)
+        fmt = _infer_format(format, _extension(name, path), text)
+        table = (
+            _read_arff(text)[0]
+            if fmt == "arff"
+            else _read_csv(text, header=header, ext=_extension(name, path))
+        )
+    except DataError:
+        raise
+    except (UnicodeError, ValueError, KeyError, IndexError, arff.ArffException, csv.Error) as exc:
+        raise DataError(f"Could not read the data file: {_describe(exc)}") from exc
+    return table.names
 
 
 def read_mulan_xml(source: str | os.PathLike | bytes | Any) -> list[str]:

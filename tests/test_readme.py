@@ -1,0 +1,29 @@
+"""The README's commands and example are the ones that work."""
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+README = (ROOT / "README.md").read_text()
+
+
+def test_readme_opens_with_the_two_fresh_machine_commands():
+    blocks = re.findall(r"```\n(.*?)```", README, flags=re.S)
+    assert blocks[0].strip() == "pip install -r requirements.txt && streamlit run app.py"
+    assert blocks[1].strip() == "pip install -r requirements-test.txt && python -m pytest"
+    # .ci/run runs the README's test command itself (read from the README)
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert "grep -m1 -E '^pip install -r requirements-test.txt && ' README.md" in ci
+    assert 'eval "$test_command"' in ci
+
+
+def test_library_example_runs(tmp_path):
+    code = re.search(r"```python\n(.*?)```", README, flags=re.S).group(1)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True,
+                         text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "average_precision" in out.stdout and "cooccurrence" in out.stdout
