@@ -1,0 +1,129 @@
+"""sblr dashboard: choose data, then explore SML / SBLR / SparseSBLR page by page.
+
+Run with ``streamlit run app.py``.  This file is the entry point: it sets up
+navigation, draws the shared sidebar (data summary, model, γ, λ, class) on
+every page, and is itself the home page where the data is chosen.
+"""
+
+import streamlit as st
+
+from pages import common
+from sblr.samples import DEFAULT_SAMPLE, SAMPLES
+
+st.set_page_config(page_title="sblr: similarity-based classification", page_icon=":material/hub:",
+                   layout="wide")
+
+
+def home():
+    st.title("Similarity-based classification you can look inside")
+    st.markdown(
+        "Every class k gets **evidence** f̄ₖ(x): the mean RBF similarity of x to the training "
+        "rows of class k. **SML** predicts the classes with the most evidence. **SBLR** fits, "
+        "for every class k, a logistic regression on the evidence of *all* classes, so its "
+        "coefficient βₜᵏ says how much class t's evidence counts for class k. **SparseSBLR** "
+        "adds an L1 penalty λ‖βᵏ‖₁ that sets the coefficients of irrelevant classes exactly "
+        "to zero. Choose data below, then use the pages on the left; γ, λ and the model are "
+        "in the sidebar and every page follows them."
+    )
+    st.latex(r"\bar f_k(x)=\frac{1}{|D_k|}\sum_{x_j\in D_k} e^{-\gamma\lVert x-x_j\rVert^2},"
+             r"\qquad \log\frac{\pi_k}{1-\pi_k}=\beta_0^k+\sum_{t=1}^m \beta_t^k \bar f_t(x)")
+
+    st.subheader("Data")
+    sample_tab, upload_tab = st.tabs(["Sample data", "Upload ARFF or CSV"])
+    with sample_tab:
+        names = list(SAMPLES)
+        current = st.session_state.get("sample", DEFAULT_SAMPLE)
+        choice = st.radio("Sample dataset", names, index=names.index(current),
+                          format_func=lambda n: f"{n}: {SAMPLES[n]}", key="sample_choice")
+        if st.session_state.get("upload") is not None:
+            if st.button("Use this sample instead of my upload"):
+                common.use_sample(choice)
+                st.rerun()
+        elif choice != current:
+            common.use_sample(choice)
+            st.rerun()
+    with upload_tab:
+        _upload_form()
+
+    ds = common.current_dataset()
+    _summary(ds)
+
+
+def _upload_form():
+    st.caption(f"Mulan ARFF (dense or sparse; labels from a Mulan XML file, a number of labels, "
+               f"or MEKA's -C in the relation name) or CSV. Up to {common.MAX_UPLOAD_MB} MB and "
+               f"{common.MAX_ROWS:,} rows. Your file stays in this browser session only.")
+    up = st.file_uploader("Data file", type=["arff", "csv", "tsv", "data", "txt"],
+                          key="upload_file")
+    if up is None:
+        return
+    data = up.getvalue()
+    is_arff = up.name.lower().endswith(".arff")
+    xml, n_labels, target = None, None, None
+    if is_arff:
+        xml_file = st.file_uploader("Mulan XML label file (optional)", type=["xml"],
+                                    key="upload_xml")
+        xml = xml_file.getvalue() if xml_file is not None else None
+        n = st.number_input("…or the number of labels (the last attributes)", min_value=0,
+                            value=0, step=1, key="upload_n_labels",
+                            help="0: use the XML file, MEKA's -C N, or a nominal last attribute.")
+        n_labels = int(n) or None
+    else:
+        try:
+            columns = common.list_columns_cached(data, up.name)
+        except common.DataError as exc:
+            st.error(f"Could not read {up.name}: {exc}")
+            return
+        kind = st.radio("Task", ["multi-class: one target column",
+                                 "multi-label: several 0/1 label columns"],
+                        key="upload_task", horizontal=True)
+        if kind.startswith("multi-class"):
+            target = st.selectbox("Target column", columns, index=len(columns) - 1,
+                                  key="upload_target")
+        else:
+            target = st.multiselect("Label columns (0/1)", columns, key="upload_labels")
+            if not target:
+                st.info("Choose the label columns, then load.")
+                return
+    if st.button("Load this file", type="primary", key="upload_load"):
+        error = common.try_upload(data, up.name, xml, n_labels, target)
+        if error:
+            st.error(f"Could not use {up.name}: {error}")
+            st.caption("The previously loaded data is still in use.")
+        else:
+            st.success(f"Loaded {up.name}.")
+
+
+def _summary(ds):
+    s = ds.summary()
+    source = "your upload" if st.session_state.get("upload") else "sample data"
+    st.subheader(f"{ds.name} ({source})")
+    cols = st.columns(5)
+    cols[0].metric("Instances", f"{s['instances']:,}")
+    cols[1].metric("Features", f"{s['features']:,}")
+    cols[2].metric("Classes", s["classes"])
+    cols[3].metric("Task", "multi-label" if ds.task == "multilabel" else "multi-class")
+    cols[4].metric("Label cardinality", f"{s['label_cardinality']:.3f}")
+    common.show_notes(ds)
+    common.label_frequency_chart(ds)
+
+
+def _sidebar(ds):
+    st.sidebar.markdown(f"**Data:** {ds.name} · {ds.n_samples:,} × {ds.n_features} · "
+                        f"{ds.n_classes} {'labels' if ds.task == 'multilabel' else 'classes'}")
+    st.session_state["_settings"] = common.sidebar_settings(ds)
+
+
+common.init_state_from_url()
+pages = [
+    st.Page(home, title="Choose data", icon=":material/folder_open:", default=True),
+    st.Page("pages/data.py", title="Data", icon=":material/bar_chart:"),
+    st.Page("pages/model.py", title="Model & metrics", icon=":material/speed:"),
+    st.Page("pages/coefficients.py", title="Coefficients β", icon=":material/grid_on:"),
+    st.Page("pages/contributions.py", title="Class contributions", icon=":material/table_chart:"),
+    st.Page("pages/explain.py", title="Explain a prediction", icon=":material/search:"),
+    st.Page("pages/path.py", title="Regularization path", icon=":material/timeline:"),
+]
+page = st.navigation(pages)
+_sidebar(common.current_dataset())
+page.run()

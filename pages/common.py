@@ -1,0 +1,281 @@
+"""What every page shares: the current dataset, the model settings, cached calls into sblr.
+
+Pages read the session through :func:`current_dataset` and :func:`settings`
+and get their numbers from the ``cached_*`` functions, which are the only
+place the dashboard calls into :mod:`sblr` for expensive work.  Evidence is
+cached per (data, gamma), so moving the lambda slider refits only the
+logistic layer.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import streamlit as st
+
+from sblr import DataError, SimilarityFeaturizer, plots
+from sblr.evaluation import evaluate_folds, fold_evidence, make_splits
+from sblr.io import list_columns, load_dataset
+from sblr.models import MODELS, make_model
+from sblr.samples import DEFAULT_SAMPLE, SAMPLES, load_sample
+from sblr.tuning import PAPER_GRID, coefficient_path, tune_holdout
+
+#: Largest upload accepted (also set as server.maxUploadSize in .streamlit/config.toml).
+MAX_UPLOAD_MB = 50
+#: Rows above which the exact O(n^2 d) evidence is refused in the dashboard.
+MAX_ROWS = 20_000
+#: Slider grid: 10^-5 ... 10^2 in quarter decades (the paper's grid is every 4th point).
+LOG_GRID = [round(x, 2) for x in np.arange(-5.0, 2.0001, 0.25)]
+MODEL_NAMES = list(MODELS)
+
+# Session-state keys owned by the sidebar widgets.
+K_MODEL, K_GAMMA_SCALE, K_LOG_GAMMA, K_LOG_LAM, K_CLASS = (
+    "model", "gamma_is_scale", "log_gamma", "log_lam", "target_class",
+)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The model the user has chosen in the sidebar."""
+
+    model: str
+    gamma: float | str
+    lam: float
+    k: int
+
+    def estimator(self):
+        return make_model(self.model, gamma=self.gamma, lam=self.lam)
+
+
+# ----------------------------------------------------------------------------- data
+@st.cache_data(max_entries=8, show_spinner=False)
+def cached_sample(name):
+    return load_sample(name)
+
+
+@st.cache_data(max_entries=8, show_spinner="Reading the file…")
+def cached_upload(data: bytes, name: str, xml: bytes | None, n_labels: int | None, target):
+    return load_dataset(data, name=name, xml=xml, n_labels=n_labels, target=target)
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def list_columns_cached(data: bytes, name: str):
+    return list_columns(data, name=name)
+
+
+def dataset_key():
+    """A string that identifies the current data (sample name or upload hash)."""
+    upload = st.session_state.get("upload")
+    if upload is not None:
+        return upload["key"]
+    return "sample:" + st.session_state.get("sample", DEFAULT_SAMPLE)
+
+
+def current_dataset():
+    """The dataset every page works on (a sample until the user uploads one)."""
+    upload = st.session_state.get("upload")
+    if upload is not None:
+        return cached_upload(upload["data"], upload["name"], upload["xml"],
+                             upload["n_labels"], upload["target"])
+    return cached_sample(st.session_state.get("sample", DEFAULT_SAMPLE))
+
+
+def try_upload(data: bytes, name: str, xml: bytes | None, n_labels, target):
+    """Load an upload; keep it only if it loads, so the previous data stays usable.
+
+    Returns the error message for the user, or None on success.
+    """
+    if len(data) > MAX_UPLOAD_MB * 2**20:
+        return f"The file is {len(data) / 2**20:.0f} MB; the dashboard accepts up to {MAX_UPLOAD_MB} MB."
+    target = tuple(target) if isinstance(target, list) else target
+    try:
+        ds = cached_upload(data, name, xml, n_labels, target)
+    except DataError as exc:
+        return str(exc)
+    if ds.n_samples > MAX_ROWS:
+        return (f"The file has {ds.n_samples:,} rows; the exact similarity evidence needs "
+                f"time and memory growing with rows², so the dashboard accepts up to "
+                f"{MAX_ROWS:,}. Use the sblr library for larger data, or subsample.")
+    digest = hashlib.sha256(data + (xml or b"") + repr((n_labels, target)).encode()).hexdigest()
+    st.session_state["upload"] = {"data": data, "name": name, "xml": xml, "n_labels": n_labels,
+                                  "target": target, "key": "upload:" + digest[:16]}
+    return None
+
+
+def use_sample(name):
+    st.session_state.pop("upload", None)
+    st.session_state["sample"] = name
+
+
+# ----------------------------------------------------------------------------- settings
+def _fmt(log10):
+    return f"1e{log10:+.2f}".replace(".00", "").replace("+", "")
+
+
+def _value(log10):
+    return float(10.0 ** log10)
+
+
+def _nearest(grid, log10):
+    return min(grid, key=lambda g: abs(g - log10))
+
+
+def init_state_from_url():
+    """On a session's first run, take the shareable state from the URL."""
+    if st.session_state.get("_url_read"):
+        return
+    st.session_state["_url_read"] = True
+    q = st.query_params
+    if q.get("sample") in SAMPLES:
+        st.session_state["sample"] = q["sample"]
+    if q.get("model") in MODEL_NAMES:
+        st.session_state[K_MODEL] = q["model"]
+    gamma = q.get("gamma")
+    if gamma == "scale":
+        st.session_state[K_GAMMA_SCALE] = True
+    elif gamma:
+        try:
+            st.session_state[K_LOG_GAMMA] = _nearest(LOG_GRID, math.log10(float(gamma)))
+            st.session_state[K_GAMMA_SCALE] = False
+        except ValueError:
+            pass
+    if q.get("lam"):
+        try:
+            st.session_state[K_LOG_LAM] = _nearest(LOG_GRID, math.log10(float(q["lam"])))
+        except ValueError:
+            pass
+    if q.get("k", "").isdigit():
+        st.session_state[K_CLASS] = int(q["k"])
+
+
+def sidebar_settings(ds):
+    """Model, gamma, lambda and target-class widgets; returns the Settings."""
+    _apply_pending_tune()
+    st.session_state.setdefault(K_MODEL, "SparseSBLR")
+    st.session_state.setdefault(K_GAMMA_SCALE, True)
+    st.session_state.setdefault(K_LOG_GAMMA, 0.0)
+    st.session_state.setdefault(K_LOG_LAM, -3.0)
+    if st.session_state.get(K_CLASS, 0) >= ds.n_classes:
+        st.session_state[K_CLASS] = 0
+    sb = st.sidebar
+    sb.selectbox("Model", MODEL_NAMES, key=K_MODEL,
+                 help="SML decides from the evidence alone; SBLR and SparseSBLR learn β.")
+    scale = sb.toggle("γ = scale", key=K_GAMMA_SCALE,
+                      help="γ = 1 / (d · Var X) on the scaled training data, as scikit-learn's SVC.")
+    sb.select_slider("RBF width γ (log₁₀)", LOG_GRID, key=K_LOG_GAMMA, format_func=_fmt,
+                     disabled=scale, help="Φ(x, y) = exp(−γ‖x − y‖²). Larger γ: more local.")
+    sb.select_slider("L1 strength λ (log₁₀)", LOG_GRID, key=K_LOG_LAM, format_func=_fmt,
+                     disabled=st.session_state[K_MODEL] != "SparseSBLR",
+                     help="SparseSBLR only: λ‖β‖₁ on the mean log-loss. Larger λ: more zeros.")
+    sb.selectbox("Class k", range(ds.n_classes), key=K_CLASS,
+                 format_func=lambda k: ds.class_names[k],
+                 help="The target class the contributions, explanation and path pages look at.")
+    s = Settings(
+        model=st.session_state[K_MODEL],
+        gamma="scale" if scale else _value(st.session_state[K_LOG_GAMMA]),
+        lam=_value(st.session_state[K_LOG_LAM]),
+        k=int(st.session_state[K_CLASS]),
+    )
+    _write_url(s)
+    return s
+
+
+def _write_url(s):
+    state = {"model": s.model, "gamma": "scale" if s.gamma == "scale" else f"{s.gamma:.4g}",
+             "lam": f"{s.lam:.4g}", "k": str(s.k)}
+    if st.session_state.get("upload") is None:
+        state["sample"] = st.session_state.get("sample", DEFAULT_SAMPLE)
+    elif "sample" in st.query_params:
+        del st.query_params["sample"]
+    for key, value in state.items():
+        if st.query_params.get(key) != value:
+            st.query_params[key] = value
+
+
+def settings():
+    """The Settings chosen in the sidebar (app.py draws the sidebar on every page)."""
+    return st.session_state["_settings"]
+
+
+def set_tuned(gamma, lam):
+    """Move the sliders to a tuning result on the next run (widgets are already drawn)."""
+    st.session_state["_pending_tune"] = (gamma, lam)
+
+
+def _apply_pending_tune():
+    pending = st.session_state.pop("_pending_tune", None)
+    if pending is None:
+        return
+    gamma, lam = pending
+    st.session_state[K_GAMMA_SCALE] = False
+    st.session_state[K_LOG_GAMMA] = _nearest(LOG_GRID, math.log10(gamma))
+    if lam is not None:
+        st.session_state[K_LOG_LAM] = _nearest(LOG_GRID, math.log10(lam))
+
+
+# ----------------------------------------------------------------------------- cached work
+@st.cache_data(max_entries=16, show_spinner="Computing class evidence…")
+def cached_evidence(_ds, key, gamma):
+    """Featurizer fitted on all rows and its leave-one-out evidence, per (data, gamma)."""
+    f = SimilarityFeaturizer(gamma=gamma).fit(_ds.X, _ds.y)
+    return f, f.training_evidence()
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def cached_fit(_ds, key, model, gamma, lam):
+    """A model fitted on all rows; SBLR/SparseSBLR reuse the cached evidence."""
+    est = make_model(model, gamma=gamma, lam=lam)
+    if model == "SML":
+        return est.fit(_ds.X, _ds.y)
+    f, F = cached_evidence(_ds, key, gamma)
+    return est.fit_from_evidence(f, F)
+
+
+@st.cache_data(max_entries=16, show_spinner="Computing the evidence of each fold…")
+def cached_folds(_ds, key, gamma, scheme, test_size, n_splits, _progress=None):
+    splits = make_splits(_ds.y, scheme=scheme, test_size=test_size, n_splits=n_splits)
+    return fold_evidence(make_model("SBLR", gamma=gamma), _ds.X, _ds.y, splits,
+                         progress=_progress)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def cached_evaluation(_ds, key, model, gamma, lam, scheme, test_size, n_splits, _progress=None):
+    """Scores of one model; SBLR/SparseSBLR reuse each fold's cached evidence."""
+    est = make_model(model, gamma=gamma, lam=lam)
+    if model == "SML":
+        folds = make_splits(_ds.y, scheme=scheme, test_size=test_size, n_splits=n_splits)
+        return evaluate_folds(est, _ds.X, _ds.y, folds, progress=_progress)
+    folds = cached_folds(_ds, key, gamma, scheme, test_size, n_splits, _progress)
+    return evaluate_folds(est, _ds.X, _ds.y, folds)
+
+
+@st.cache_data(max_entries=16, show_spinner="Computing the λ path…")
+def cached_path(_ds, key, gamma):
+    """β along the slider's λ grid (all rows), for the regularization-path page."""
+    lams = np.array([_value(v) for v in LOG_GRID])
+    f, F = cached_evidence(_ds, key, gamma)
+    coefs, intercepts = coefficient_path(make_model("SparseSBLR", gamma=gamma), f, F, lams)
+    return lams, coefs, intercepts
+
+
+def tune(ds, model, test_size, progress):
+    """The paper's grid search on a 10% validation split of the hold-out TRAINING rows."""
+    (train, _), = make_splits(ds.y, scheme="holdout", test_size=test_size)
+    return tune_holdout(make_model(model), ds.X[train], ds.y[train], gammas=PAPER_GRID,
+                        lams=PAPER_GRID, progress=progress)
+
+
+def label_frequency_chart(ds):
+    st.plotly_chart(plots.label_frequency_bar(ds.label_matrix().sum(axis=0), ds.class_names,
+                                              total=ds.n_samples), key="home_frequencies")
+
+
+def show_notes(ds):
+    if ds.notes:
+        label = "note" if len(ds.notes) == 1 else "notes"
+        with st.expander(f"What the loader did ({len(ds.notes)} {label})"):
+            for note in ds.notes:
+                st.markdown(f"- {note}")

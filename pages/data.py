@@ -1,0 +1,29 @@
+"""Data: label frequencies, label co-occurrence and a 2-D PCA view of the rows."""
+
+import streamlit as st
+
+from pages import common
+from sblr import plots
+from sblr.interpret import cooccurrence
+
+ds = common.current_dataset()
+
+st.title(f"Data: {ds.name}")
+with st.expander("What am I looking at?"):
+    st.markdown(
+        "**Label frequencies**: how many rows carry each class. **Co-occurrence**: the number "
+        "of rows relevant to both class k and class t (the diagonal is the class size); these "
+        "counts are what the paper compares the learned β with. **PCA**: the rows projected on "
+        "their first two principal components (features standardized), coloured by class."
+    )
+    st.latex(r"C_{kt} = \#\{\, i : y_{ik} = 1 \wedge y_{it} = 1 \,\}")
+
+Y = ds.label_matrix()
+st.plotly_chart(plots.label_frequency_bar(Y.sum(axis=0), ds.class_names, total=ds.n_samples),
+                key="frequencies")
+C = cooccurrence(Y)
+fig = plots.cooccurrence_heatmap(C, ds.class_names)
+st.plotly_chart(fig, key="cooccurrence")
+st.download_button("Download co-occurrence heatmap (HTML)", plots.figure_html(fig),
+                   file_name=f"{ds.name}_cooccurrence.html", mime="text/html")
+st.plotly_chart(plots.pca_scatter(ds.X, ds.y, class_names=ds.class_names), key="pca")

@@ -1,0 +1,110 @@
+"""Model & metrics: evaluate the chosen model by hold-out or k-fold, and tune γ and λ."""
+
+import streamlit as st
+
+from pages import common
+from sblr import plots
+from sblr.tuning import PAPER_GRID
+
+ds = common.current_dataset()
+s = common.settings()
+key = common.dataset_key()
+
+st.title("Model & metrics")
+with st.expander("What am I looking at?"):
+    st.markdown(
+        "The model in the sidebar is trained on the training rows and scored on rows it has "
+        "not seen. For SBLR and SparseSBLR a class k is predicted when its posterior "
+        "πₖ ≥ 0.5 (multi-label) or when πₖ is the largest (multi-class). The evidence of each "
+        "split is computed once per γ, so moving λ only refits the logistic layer."
+    )
+    st.latex(r"\pi_k(x)=\sigma\Big(\beta_0^k+\sum_t\beta_t^k\bar f_t(x)\Big),\quad"
+             r"\min_{\beta^k}\ \frac1n\sum_i \ell_i(\beta^k)+\lambda\lVert\beta^k\rVert_1")
+    if ds.task == "multilabel":
+        st.markdown(
+            "Multi-label metrics (↓ lower is better, ↑ higher is better): **Hamming loss** is the "
+            "share of wrong label decisions; **ranking loss** the share of (relevant, "
+            "irrelevant) label pairs ordered wrongly; **one-error** how often the top-ranked "
+            "label is wrong; **coverage** how far down the ranking one must go to cover all "
+            "relevant labels; **average precision** the mean precision at each relevant "
+            "label. Ranking loss, one-error and average precision skip rows whose label set "
+            "is empty or full."
+        )
+
+left, right = st.columns([2, 1])
+scheme_label = left.radio("Evaluation", ["Hold-out split", "k-fold cross-validation"],
+                          horizontal=True, key="eval_scheme")
+scheme = "holdout" if scheme_label.startswith("Hold") else "kfold"
+if scheme == "holdout":
+    test_size = right.select_slider("Test share", [0.1, 0.2, 0.25, 0.3, 0.4, 0.5], value=0.25,
+                                    key="eval_test_size", format_func=lambda v: f"{v:.0%}")
+    n_splits = 5
+else:
+    n_splits = right.select_slider("Folds k", [3, 5, 10], value=5, key="eval_folds")
+    test_size = 0.25
+
+gamma_text = "scale" if s.gamma == "scale" else f"{s.gamma:.3g}"
+lam_text = f", λ = {s.lam:.3g}" if s.model == "SparseSBLR" else ""
+st.markdown(f"**{s.model}** with γ = {gamma_text}{lam_text} on **{ds.name}**")
+
+bar = st.progress(0.0, text="Evaluating…")
+try:
+    result = common.cached_evaluation(
+        ds, key, s.model, s.gamma, s.lam, scheme, test_size, n_splits,
+        _progress=lambda done, total: bar.progress(done / total, text=f"Fold {done} of {total}"),
+    )
+except common.DataError as exc:
+    bar.empty()
+    st.error(str(exc))
+    st.stop()
+bar.empty()
+
+summary = result.summary
+shown = summary.index if ds.task == "multiclass" else [
+    "hamming_loss", "ranking_loss", "one_error", "coverage", "average_precision"]
+cols = st.columns(len(shown))
+for col, name in zip(cols, shown, strict=True):
+    row = summary.loc[name]
+    spread = f"± {row['std']:.3f}" if scheme == "kfold" else None
+    col.metric(row["label"], f"{row['mean']:.3f}", spread, delta_color="off")
+
+if ds.task == "multilabel":
+    with st.expander("More metrics and per-fold values"):
+        st.dataframe(summary, width="stretch")
+        st.dataframe(result.per_fold, width="stretch")
+else:
+    st.plotly_chart(plots.confusion_matrix_figure(result.confusion, ds.class_names),
+                    key="confusion")
+    with st.expander("Per-fold values"):
+        st.dataframe(result.per_fold, width="stretch")
+st.download_button("Download metrics (CSV)", summary.to_csv().encode(),
+                   file_name=f"{ds.name}_{s.model}_metrics.csv", mime="text/csv")
+
+st.subheader("Tune γ and λ")
+st.caption(
+    "Searches the paper's grid {10², 10¹, …, 10⁻⁵} for γ"
+    + (" and λ" if s.model == "SparseSBLR" else "")
+    + f" on a 10% validation split of the {1 - test_size:.0%} training rows of the hold-out "
+    "split, never on test rows, then moves the sliders to the choice."
+    + (" (With k-fold evaluation every row is a test row once, so scores after tuning are "
+       "slightly optimistic; use the hold-out split for an unbiased estimate.)"
+       if scheme == "kfold" else "")
+)
+if st.button(f"Tune {s.model}", key="tune"):
+    n_points = len(PAPER_GRID) * (len(PAPER_GRID) if s.model == "SparseSBLR" else 1)
+    tune_bar = st.progress(0.0, text="Tuning…")
+    res = common.tune(ds, s.model, test_size, lambda done, total: tune_bar.progress(
+        done / total, text=f"Grid point {done} of {n_points}"))
+    tune_bar.empty()
+    st.session_state["tuning_result"] = (key, s.model, res)
+    common.set_tuned(res.best_params["gamma"], res.best_params.get("lam"))
+    st.rerun()
+
+stored = st.session_state.get("tuning_result")
+if stored and stored[0] == key:
+    _, model, res = stored
+    chosen = ", ".join(f"{'γ' if k == 'gamma' else 'λ'} = {v:.0e}" for k, v in res.best_params.items())
+    st.success(f"{model}: best {res.metric.replace('_', ' ')} {res.best_score:.3f} "
+               f"at {chosen}; the sliders now show it.")
+    with st.expander("All grid points"):
+        st.dataframe(res.scores, width="stretch")

@@ -1,0 +1,1430 @@
+"""Plotly figures for the dashboard: pure functions from arrays to figures.
+
+Nothing here fits a model: every function takes arrays (or the tables of
+:mod:`sblr.interpret`) and returns a :class:`plotly.graph_objects.Figure`.
+The figures are meant to stay readable from 6 to ~174 classes (CAL500):
+with more than :data:`MAX_TICK_LABELS` classes the per-class tick labels are
+hidden (hover a cell or bar for its name; drag to zoom, double-click to
+reset) and heights grow with the number of classes up to a cap.
+
+Colour conventions, shared by all figures
+-----------------------------------------
+* Coefficients beta_t^k and logit contributions: **red = positive** (raises
+  class k's logit/probability), **blue = negative** (lowers it), **white =
+  exactly zero** (the evidence of class t is ignored -- SparseSBLR's point).
+  Non-zero values, however small, get at least a pale tint.
+* |beta| (``signed=False``): light orange -> dark red, white = exactly zero.
+* Counts (co-occurrence, confusion matrix, class frequency): purples; in the
+  co-occurrence heatmap, white = never together.
+* Matrices: rows = target / true class k (class 0 at the top), columns =
+  evidence / predicted class t.
+* Models: :data:`MODEL_COLORS`; classes: :func:`class_colors`; the catch-all
+  "other" group is light grey.
+
+Examples
+--------
+>>> import numpy as np
+>>> B = np.array([[2.0, -0.5], [0.0, 1.0]])
+>>> fig = beta_heatmaps({"SBLR": B, "SparseSBLR": np.diag([1.5, 0.8])}, ["cat", "dog"])
+>>> [trace.type for trace in fig.data]
+['heatmap', 'heatmap']
+>>> fig.layout.coloraxis.cmin, fig.layout.coloraxis.cmax
+(-2.0, 2.0)
+>>> fig.layout.yaxis.autorange
+'reversed'
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from collections.abc import Iterable, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+import plotly.express as px
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from sblr.exceptions import DataError
+
+__all__ = [
+    "BETA_ABS_COLORSCALE",
+    "BETA_COLORSCALE",
+    "COUNT_COLORSCALE",
+    "MAX_TICK_LABELS",
+    "MODEL_COLORS",
+    "NEGATIVE_COLOR",
+    "OTHER_COLOR",
+    "POSITIVE_COLOR",
+    "PREDICTED_COLOR",
+    "beta_heatmaps",
+    "class_colors",
+    "confusion_matrix_figure",
+    "cooccurrence_heatmap",
+    "figure_html",
+    "label_frequency_bar",
+    "metric_bars",
+    "pca_scatter",
+    "probability_bars",
+    "regularization_path",
+    "waterfall",
+]
+
+# --------------------------------------------------------------------------- conventions
+
+#: Positive beta / contribution (raises class k's logit).
+POSITIVE_COLOR = "#b2182b"
+#: Negative beta / contribution (lowers class k's logit).
+NEGATIVE_COLOR = "#2166ac"
+#: Totals (the logit bar of the waterfall).
+TOTAL_COLOR = "#4d4d4d"
+#: Catch-all groups ("other N classes") and not-predicted bars.
+OTHER_COLOR = "#c8c8c8"
+#: Classes predicted relevant in :func:`probability_bars`.
+PREDICTED_COLOR = "#1a9850"
+#: Single-colour count bars.
+COUNT_COLOR = "#6a51a3"
+#: One colour per model, used wherever models are compared.
+MODEL_COLORS = {"SML": "#7570b3", "SBLR": "#1b9e77", "SparseSBLR": "#d95f02"}
+
+#: Diverging scale for signed beta, symmetric around 0.  Exact zeros are drawn
+#: as gaps (white background); the jump at 0.5 gives every non-zero value at
+#: least a pale blue / pale red tint, so "small" and "exactly zero" differ.
+BETA_COLORSCALE = [
+    [0.0, "#053061"],
+    [0.2, "#2166ac"],
+    [0.38, "#92c5de"],
+    [0.5, "#d1e5f0"],
+    [0.5, "#fddbc7"],
+    [0.62, "#f4a582"],
+    [0.8, "#b2182b"],
+    [1.0, "#67001f"],
+]
+#: Sequential scale for |beta| (never white: white means exactly zero).
+BETA_ABS_COLORSCALE = [
+    [0.0, "#fee0d2"],
+    [0.35, "#fc9272"],
+    [0.7, "#de2d26"],
+    [1.0, "#67000d"],
+]
+#: Sequential scale for counts (never white: white means a zero count).
+COUNT_COLORSCALE = [
+    [0.0, "#efedf5"],
+    [0.4, "#9e9ac8"],
+    [0.75, "#6a51a3"],
+    [1.0, "#3f007d"],
+]
+
+#: Above this many classes, per-class tick labels are hidden (hover names them).
+MAX_TICK_LABELS = 30
+#: Largest figure height (px) any function here returns.
+MAX_HEIGHT = 900
+_TICK_CHARS = 18  # tick labels longer than this are shortened with "…"
+_MAX_COLOURED = 20  # at most this many colours in a legend; the rest go grey
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def class_colors(m: int) -> list[str]:
+    """One colour per class index, the same in every figure for a given ``m``.
+
+    Parameters
+    ----------
+    m : int
+        Number of classes.
+
+    Returns
+    -------
+    list of str
+        Plotly's 10-colour qualitative palette for ``m <= 10``, the 24-colour
+        "Dark24" palette for ``m <= 24``; above that the 24 colours repeat
+        (figures with many classes colour only the largest groups).
+
+    Examples
+    --------
+    >>> class_colors(3)
+    ['#636EFA', '#EF553B', '#00CC96']
+    """
+    palette = px.colors.qualitative.Plotly if m <= 10 else px.colors.qualitative.Dark24
+    return [palette[i % len(palette)] for i in range(m)]
+
+
+def _dense(a) -> np.ndarray:
+    if hasattr(a, "toarray"):  # scipy sparse
+        a = a.toarray()
+    return np.asarray(a)
+
+
+def _float_array(a, what: str, ndim: int) -> np.ndarray:
+    arr = _dense(a)
+    try:
+        arr = arr.astype(float)
+    except (TypeError, ValueError):
+        raise DataError(f"{what} must be numeric.") from None
+    if arr.ndim != ndim:
+        raise DataError(f"{what} must be a {ndim}-D array, got shape {arr.shape}.")
+    if not np.isfinite(arr).all():
+        raise DataError(f"{what} contains NaN or infinite values.")
+    return arr
+
+
+def _square(a, what: str) -> np.ndarray:
+    arr = _float_array(a, what, 2)
+    if arr.shape[0] != arr.shape[1] or arr.shape[0] == 0:
+        raise DataError(f"{what} must be a non-empty square (m, m) matrix, got shape {arr.shape}.")
+    return arr
+
+
+def _names(class_names, m: int) -> list[str]:
+    if class_names is None:
+        return [str(t) for t in range(m)]
+    names = [str(c) for c in class_names]
+    if len(names) != m:
+        raise DataError(f"Got {len(names)} class names for {m} classes; they must match.")
+    return names
+
+
+def _unique(names: Sequence[str]) -> list[str]:
+    """Category labels: HTML-escaped, and distinct (duplicates get their index)."""
+    names = [_esc(name) for name in names]
+    seen: dict[str, int] = {}
+    for name in names:
+        seen[name] = seen.get(name, 0) + 1
+    return [f"{name} [{i}]" if seen[name] > 1 else name for i, name in enumerate(names)]
+
+
+def _esc(text: str) -> str:
+    """Escape &, < and > for plotly's pseudo-HTML (quotes stay readable)."""
+    return html.escape(str(text), quote=False)
+
+
+def _short(name: str, width: int = _TICK_CHARS) -> str:
+    return name if len(name) <= width else name[: width - 1] + "…"
+
+
+def _height(n: int, *, base: int, per: int, lo: int, hi: int = MAX_HEIGHT) -> int:
+    return int(min(max(base + per * n, lo), hi, MAX_HEIGHT))
+
+
+def _titled(main: str, sub: str | None = None, *, extra: int = 0) -> dict:
+    """Layout entries for a left-aligned title (+ smaller subtitle lines) and a top
+    margin tall enough for all its lines (``extra`` px more, e.g. for subplot titles)."""
+    text = main if not sub else f"{main}<br><sup>{sub}</sup>"
+    lines = text.count("<br>") + 1
+    return {
+        "title": {
+            "text": text,
+            "x": 0.0,
+            "xanchor": "left",
+            "xref": "container",
+            "y": 1.0,
+            "yanchor": "top",
+            "yref": "container",
+            "pad": {"t": 12, "l": 12},
+        },
+        "margin": {"t": 36 + 19 * lines + extra},
+    }
+
+
+def _category_axis(labels: Sequence[str], show: bool, *, title: str | None = None) -> dict:
+    """Axis settings for one tick per class (shortened) or none at all."""
+    axis: dict = {"type": "category", "showgrid": False, "zeroline": False, "automargin": True}
+    if title is not None:
+        axis["title"] = {"text": title}
+    if show:
+        axis.update(
+            tickmode="array",
+            tickvals=list(labels),
+            ticktext=[_short(x) for x in labels],
+            tickfont={"size": 11 if len(labels) <= 15 else 9},
+        )
+    else:
+        axis.update(showticklabels=False, ticks="")
+    return axis
+
+
+def _tick_note(m: int) -> str:
+    return (
+        f"{m} classes: tick labels hidden — hover for class names, drag to zoom, "
+        "double-click to reset"
+    )
+
+
+def _fmt(x: float) -> str:
+    return "n/a" if x is None or not np.isfinite(x) else f"{x:.3g}"
+
+
+# --------------------------------------------------------------------------- beta heatmaps
+
+
+def beta_heatmaps(
+    coefs,
+    class_names: Sequence[str] | None = None,
+    *,
+    cooccurrence=None,
+    signed: bool = True,
+    titles: Sequence[str] | None = None,
+) -> go.Figure:
+    """Side-by-side heatmaps of the coefficient matrices beta_t^k, one per model.
+
+    Parameters
+    ----------
+    coefs : dict of str to array-like of shape (m, m), or one (m, m) array
+        ``{model name: coef_}`` with ``coef[k, t]`` = beta_t^k, the weight of
+        class ``t``'s normalised evidence in class ``k``'s logit.  All
+        matrices must have the same ``m``.
+    class_names : sequence of str, optional
+        Length ``m``; default ``"0" .. "m-1"``.
+    cooccurrence : array-like of shape (m, m), optional
+        Label co-occurrence counts (:func:`sblr.interpret.cooccurrence`),
+        shown in the hover of every cell.
+    signed : bool, default True
+        True: beta on a diverging scale symmetric around 0 (red positive,
+        blue negative).  False: |beta| on a sequential scale (as the paper's
+        figures).  In both, cells with beta exactly 0 are white.
+    titles : sequence of str, optional
+        One subplot title per model; default: the model name and how many
+        coefficients are exactly zero.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        One heatmap per model on one shared colour axis (``layout.coloraxis``
+        with ``cmin``/``cmax`` = -M/+M signed or 0/M absolute, M = largest
+        |beta| over all models; every trace also has ``zmin``/``zmax`` set
+        to these values).  Rows = target class k (class 0 at the top),
+        columns = evidence class t.  ``customdata[k][t]`` =
+        ``[beta, co-occurrence (NaN if not given)]`` (``z`` and ``customdata``
+        are float32 to keep the figure small).  With more than
+        :data:`MAX_TICK_LABELS` classes the tick labels are hidden.
+
+    Raises
+    ------
+    DataError
+        Empty ``coefs``, non-square or mismatched matrices, NaN values, or
+        ``class_names``/``cooccurrence``/``titles`` of the wrong length.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> fig = beta_heatmaps({"SBLR": np.array([[1.0, -3.0], [0.5, 2.0]])}, signed=False)
+    >>> fig.layout.coloraxis.cmin, fig.layout.coloraxis.cmax
+    (0.0, 3.0)
+    """
+    items = list(coefs.items()) if isinstance(coefs, Mapping) else [("β", coefs)]
+    if not items:
+        raise DataError("coefs is empty; give at least one (m, m) coefficient matrix.")
+    mats = [(str(name), _square(B, f"coefs[{name!r}]")) for name, B in items]
+    m = mats[0][1].shape[0]
+    for name, B in mats:
+        if B.shape[0] != m:
+            raise DataError(
+                f"coefs[{name!r}] is {B.shape[0]}x{B.shape[0]} but the first matrix is {m}x{m}; "
+                "all models must have the same classes."
+            )
+    names = _names(class_names, m)
+    labels = _unique(names)
+    if cooccurrence is not None:
+        C = _square(cooccurrence, "cooccurrence")
+        if C.shape[0] != m:
+            raise DataError(f"cooccurrence is {C.shape[0]}x{C.shape[0]} but beta is {m}x{m}.")
+    else:
+        C = np.full((m, m), np.nan)
+    if titles is None:
+        titles = [f"{name} ({int((B == 0).sum())} of {m * m} β = 0)" for name, B in mats]
+    else:
+        titles = [str(t) for t in titles]
+        if len(titles) != len(mats):
+            raise DataError(f"Got {len(titles)} titles for {len(mats)} models.")
+
+    top = max(float(np.abs(B).max()) for _, B in mats)
+    top = top if top > 0 else 1.0
+    zmin, zmax = (-top, top) if signed else (0.0, top)
+    show_ticks = m <= MAX_TICK_LABELS
+    n = len(mats)
+    fig = make_subplots(
+        rows=1, cols=n, subplot_titles=titles, horizontal_spacing=0.04 if n > 1 else 0.0
+    )
+    hover = "target k: %{y}<br>evidence t: %{x}<br>β = %{customdata[0]:.3g}"
+    if cooccurrence is not None:
+        hover += "<br>co-occurrence = %{customdata[1]:.0f}"
+    gap = 1 if m <= MAX_TICK_LABELS else 0
+    for i, (name, B) in enumerate(mats, start=1):
+        shown = B if signed else np.abs(B)
+        fig.add_trace(
+            go.Heatmap(
+                # float32 halves the payload (174 classes: ~1 MB per model); hover shows 3 digits
+                z=np.where(B == 0, np.nan, shown).astype(np.float32),
+                x=labels,
+                y=labels,
+                customdata=np.stack([B, C], axis=-1).astype(np.float32),
+                coloraxis="coloraxis",
+                zmin=zmin,
+                zmax=zmax,
+                xgap=gap,
+                ygap=gap,
+                hoverongaps=True,
+                hovertemplate=hover + f"<extra>{_esc(name)}</extra>",
+                name=name,
+            ),
+            row=1,
+            col=i,
+        )
+        suffix = "" if i == 1 else str(i)
+        fig.update_layout(
+            {
+                f"xaxis{suffix}": _category_axis(labels, show_ticks, title="evidence of class t"),
+                f"yaxis{suffix}": {
+                    **_category_axis(
+                        labels,
+                        show_ticks and i == 1,
+                        title="class k (predicted)" if i == 1 else None,
+                    ),
+                    "autorange": "reversed",
+                    "scaleanchor": f"x{suffix}",
+                    "scaleratio": 1,
+                    "constrain": "domain",
+                    "constraintoward": "top",
+                },
+            }
+        )
+        fig.update_layout({f"xaxis{suffix}": {"constrain": "domain"}})
+
+    if signed:
+        main = (
+            "Coefficients β<sub>t</sub><sup>k</sup>: "
+            "weight of class t's evidence in class k's logit"
+        )
+        sub = "red = raises class k's probability, blue = lowers it, white = exactly 0 (ignored)"
+        bar_title = "β<sub>t</sub><sup>k</sup><br>(white = 0)"
+    else:
+        main = "|β<sub>t</sub><sup>k</sup>|: how strongly class t's evidence counts for class k"
+        sub = "darker = larger |β|, white = exactly 0 (evidence ignored)"
+        bar_title = "|β<sub>t</sub><sup>k</sup>|<br>(white = 0)"
+    if not show_ticks:
+        sub += "<br>" + _tick_note(m)
+    fig.update_layout(
+        **_titled(main, sub, extra=24),
+        coloraxis={
+            "colorscale": BETA_COLORSCALE if signed else BETA_ABS_COLORSCALE,
+            "cmin": zmin,
+            "cmax": zmax,
+            "colorbar": {"title": {"text": bar_title}},
+        },
+        plot_bgcolor="white",
+        # side by side, square cells are limited by the width: keep the height in proportion
+        height=_height(m, base=400, per=10, lo=460, hi={1: 780, 2: 680}.get(n, 560)),
+        dragmode="zoom",
+    )
+    return fig
+
+
+# --------------------------------------------------------------------------- co-occurrence
+
+
+def cooccurrence_heatmap(
+    C, class_names: Sequence[str] | None = None, *, cap_diagonal: bool = True
+) -> go.Figure:
+    """Heatmap of label co-occurrence counts (diagonal = class sizes).
+
+    Parameters
+    ----------
+    C : array-like of shape (m, m)
+        ``C[a, b]`` = number of rows in which classes ``a`` and ``b`` are both
+        relevant (:func:`sblr.interpret.cooccurrence`).
+    class_names : sequence of str, optional
+        Length ``m``.
+    cap_diagonal : bool, default True
+        Cap the colour scale at the largest off-diagonal count, so the class
+        sizes on the diagonal do not wash out the pairs (the hover still shows
+        the exact count).  Ignored when all off-diagonal counts are 0
+        (multi-class data).
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        One heatmap; zero counts are white; ``customdata`` holds the counts.
+
+    Examples
+    --------
+    >>> fig = cooccurrence_heatmap([[3, 1], [1, 2]], ["a", "b"])
+    >>> fig.data[0].zmax
+    1.0
+    """
+    C = _square(C, "C")
+    if (C < 0).any():
+        raise DataError("Co-occurrence counts must be >= 0.")
+    m = C.shape[0]
+    labels = _unique(_names(class_names, m))
+    off = C[~np.eye(m, dtype=bool)]
+    capped = cap_diagonal and off.size > 0 and off.max() > 0
+    zmax = float(off.max()) if capped else float(max(C.max(), 1.0))
+    show_ticks = m <= MAX_TICK_LABELS
+    gap = 1 if show_ticks else 0
+    fig = go.Figure(
+        go.Heatmap(
+            z=np.where(C == 0, np.nan, C),
+            x=labels,
+            y=labels,
+            customdata=C,
+            zmin=0.0,
+            zmax=zmax,
+            colorscale=COUNT_COLORSCALE,
+            colorbar={"title": {"text": "rows" + ("<br>(capped)" if capped else "")}},
+            xgap=gap,
+            ygap=gap,
+            hoverongaps=True,
+            hovertemplate="%{y} & %{x}<br>rows with both = %{customdata:.0f}<extra></extra>",
+        )
+    )
+    sub = "diagonal = class size, white = never together"
+    if capped:
+        sub += "; colours capped at the largest off-diagonal count"
+    if not show_ticks:
+        sub += "<br>" + _tick_note(m)
+    fig.update_layout(
+        **_titled("Label co-occurrence: number of rows in which both classes are relevant", sub),
+        xaxis={**_category_axis(labels, show_ticks, title="class"), "constrain": "domain"},
+        yaxis={
+            **_category_axis(labels, show_ticks, title="class"),
+            "autorange": "reversed",
+            "scaleanchor": "x",
+            "scaleratio": 1,
+            "constrain": "domain",
+            "constraintoward": "top",
+        },
+        plot_bgcolor="white",
+        height=_height(m, base=400, per=10, lo=460, hi=780),
+        dragmode="zoom",
+    )
+    return fig
+
+
+# --------------------------------------------------------------------------- class frequencies
+
+
+def label_frequency_bar(
+    counts, class_names: Sequence[str] | None = None, *, total: int | None = None
+) -> go.Figure:
+    """Bar chart of the number of rows per class, sorted descending.
+
+    Parameters
+    ----------
+    counts : array-like of shape (m,)
+        Rows per class (e.g. ``Dataset.label_matrix().sum(axis=0)``).
+    class_names : sequence of str, optional
+        Length ``m``.
+    total : int, optional
+        Number of rows, for the "share of rows" in the hover (multi-label rows
+        count once per label, so this is not ``counts.sum()``).  Default: the
+        sum of ``counts`` (then the share is of all class assignments).
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        Up to :data:`MAX_TICK_LABELS` classes: horizontal bars, largest at the
+        top, every name shown.  More classes: vertical bars in rank order
+        with the class names in the hover only.  ``customdata`` per bar =
+        ``[count, share]``.
+
+    Examples
+    --------
+    >>> fig = label_frequency_bar([5, 20, 10], ["a", "b", "c"], total=30)
+    >>> list(fig.data[0].y), fig.data[0].orientation
+    (['b', 'c', 'a'], 'h')
+    """
+    counts = _float_array(counts, "counts", 1)
+    if counts.size == 0:
+        raise DataError("counts is empty.")
+    if (counts < 0).any():
+        raise DataError("counts must be >= 0.")
+    m = counts.size
+    labels = _unique(_names(class_names, m))
+    denom = float(counts.sum()) if total is None else float(total)
+    if total is not None and (not np.isfinite(denom) or denom <= 0):
+        raise DataError(f"total must be a positive number of rows, got {total!r}.")
+    denom = denom if denom > 0 else 1.0
+    order = np.argsort(-counts, kind="stable")
+    y_vals, x_names = counts[order], [labels[i] for i in order]
+    custom = np.stack([y_vals, y_vals / denom], axis=-1)
+    share_of = "rows" if total is not None else "all class assignments"
+    hover = (
+        "%{hovertext}<br>rows = %{customdata[0]:,.0f}<br>"
+        f"share of {share_of} = %{{customdata[1]:.1%}}<extra></extra>"
+    )
+    horizontal = m <= MAX_TICK_LABELS
+    if horizontal:
+        bar = go.Bar(
+            x=y_vals,
+            y=x_names,
+            orientation="h",
+            customdata=custom,
+            hovertext=x_names,
+            hovertemplate=hover,
+            marker_color=COUNT_COLOR,
+            text=[f"{v:,.0f}" for v in y_vals],
+            textposition="outside",
+            cliponaxis=False,
+        )
+        layout = {
+            "xaxis": {"title": {"text": "rows"}, "rangemode": "tozero"},
+            "yaxis": {**_category_axis(x_names, True), "autorange": "reversed"},
+            "height": _height(m, base=140, per=24, lo=280, hi=860),
+        }
+        sub = None
+    else:
+        bar = go.Bar(
+            x=x_names,
+            y=y_vals,
+            customdata=custom,
+            hovertext=x_names,
+            hovertemplate=hover,
+            marker_color=COUNT_COLOR,
+        )
+        layout = {
+            "xaxis": _category_axis(x_names, False, title="classes, most frequent first"),
+            "yaxis": {"title": {"text": "rows"}, "rangemode": "tozero"},
+            "height": 460,
+        }
+        sub = _tick_note(m)
+    fig = go.Figure(bar)
+    fig.update_layout(
+        **_titled("Class frequencies: number of rows in which each class is relevant", sub),
+        bargap=0.15,
+        **layout,
+    )
+    return fig
+
+
+# --------------------------------------------------------------------------- PCA
+
+
+def _group_codes(codes: np.ndarray, order: np.ndarray, m_colours: int):
+    """Keep the first ``m_colours - 1`` groups of ``order`` (if there are more), rest "other"."""
+    present = [g for g in order if (codes == g).any()]
+    if len(present) <= m_colours:
+        return present, None
+    keep = present[: m_colours - 1]
+    rest = [g for g in present if g not in set(keep)]
+    return keep, rest
+
+
+def pca_scatter(
+    X,
+    labels,
+    *,
+    class_names: Sequence[str] | None = None,
+    max_points: int = 2000,
+    random_state: int = 0,
+    color_by: str = "label",
+) -> go.Figure:
+    """2-D PCA of the standardized features, one colour per class.
+
+    Parameters
+    ----------
+    X : array-like of shape (n, d)
+        Encoded features (e.g. ``Dataset.X``); standardized (zero mean, unit
+        variance per column) before PCA.
+    labels : array-like of shape (n,) or (n, m)
+        Multi-class labels (class values, or integer indices into
+        ``class_names``), or a 0/1 multi-label indicator matrix.
+    class_names : sequence of str, optional
+        Class order and names.  1-D labels: default the sorted distinct
+        labels.  Indicator matrix: length ``m``.
+    max_points : int, default 2000
+        Larger data are subsampled (without replacement, ``random_state``) to
+        this many rows; PCA itself is fitted on all rows.
+    random_state : int, default 0
+        Seed of the subsample (and of a randomized PCA solver, if used).
+    color_by : {"label", "set_size"}, default "label"
+        Multi-label only.  "label": each row is coloured by the most frequent
+        label (over the whole data) among its own labels.  "set_size": by
+        the number of labels of the row.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        One scatter trace per colour group (legend-toggleable; at most 20
+        groups, the least frequent merged into "other"), axes "PC1 (x% of
+        variance)".  The title says what the colour means and, when
+        subsampled, "showing N of M rows".
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> fig = pca_scatter(rng.normal(size=(50, 3)), np.repeat(["a", "b"], 25), max_points=20)
+    >>> sum(len(trace.x) for trace in fig.data)
+    20
+    """
+    X = _float_array(X, "X", 2)
+    n, d = X.shape
+    if n < 2 or d < 1:
+        raise DataError(f"PCA needs at least 2 rows and 1 column; X has shape {X.shape}.")
+    if isinstance(max_points, bool) or not isinstance(max_points, int) or max_points < 1:
+        raise DataError(f"max_points must be a positive integer, got {max_points!r}.")
+    if color_by not in ("label", "set_size"):
+        raise DataError(f"color_by must be 'label' or 'set_size', got {color_by!r}.")
+    lab = _dense(labels)
+    if lab.shape[0] != n:
+        raise DataError(f"labels has {lab.shape[0]} rows but X has {n}.")
+
+    set_sizes = None
+    if lab.ndim == 1:
+        multilabel = False
+        if class_names is None:
+            names = [str(c) for c in np.unique(lab)]
+        else:
+            names = [str(c) for c in class_names]
+        lookup = {name: i for i, name in enumerate(names)}
+        text = lab.astype(str)
+        if all(t in lookup for t in text.tolist()):
+            codes = np.array([lookup[t] for t in text.tolist()], dtype=np.intp)
+        elif np.issubdtype(lab.dtype, np.integer) and lab.min() >= 0 and lab.max() < len(names):
+            codes = lab.astype(np.intp)
+        else:
+            bad = next(t for t in text.tolist() if t not in lookup)
+            raise DataError(f"Label {bad!r} is not one of the class names {names[:10]!r}….")
+        m = len(names)
+        freq = np.bincount(codes, minlength=m)
+        row_text = [f"class: {_esc(names[c])}" for c in codes]
+        what = "class"
+    elif lab.ndim == 2:
+        multilabel = True
+        Y = _float_array(lab, "labels", 2)
+        if not np.isin(Y, (0, 1)).all():
+            raise DataError("A 2-D labels array must be a 0/1 indicator matrix.")
+        Y = Y.astype(bool)
+        m = Y.shape[1]
+        names = _names(class_names, m)
+        freq = Y.sum(axis=0)
+        rank = np.empty(m, dtype=np.intp)
+        rank[np.argsort(-freq, kind="stable")] = np.arange(m)
+        score = np.where(Y, rank[np.newaxis, :], m)
+        codes = np.where(Y.any(axis=1), np.argmin(score, axis=1), m).astype(np.intp)
+        set_sizes = Y.sum(axis=1)
+        row_text = []
+        for row in Y:
+            present = [_esc(names[t]) for t in np.flatnonzero(row)]
+            shown = ", ".join(present[:5]) + (
+                f", … (+{len(present) - 5})" if len(present) > 5 else ""
+            )
+            row_text.append(f"{len(present)} labels: {shown or '(none)'}")
+        what = "the row's most frequent label"
+    else:
+        raise DataError(f"labels must be 1-D or a 2-D indicator matrix, got shape {lab.shape}.")
+
+    from sklearn.decomposition import PCA
+    from sklearn.preprocessing import StandardScaler
+
+    n_comp = min(2, n, d)
+    pca = PCA(n_components=n_comp, random_state=random_state)
+    Z = pca.fit_transform(StandardScaler().fit_transform(X))
+    var = pca.explained_variance_ratio_
+    if n_comp == 1:
+        Z = np.column_stack([Z[:, 0], np.zeros(n)])
+        var = np.r_[var, 0.0]
+
+    if n > max_points:
+        rows = np.sort(np.random.default_rng(random_state).choice(n, max_points, replace=False))
+        sample_note = (
+            f"showing {max_points:,} of {n:,} rows (random subsample, seed {random_state})"
+        )
+    else:
+        rows = np.arange(n)
+        sample_note = f"all {n:,} rows"
+    size = 5 if len(rows) > 500 else 7
+    fig = go.Figure()
+
+    def add(mask, name, color, show=True):
+        idx = rows[mask[rows]]
+        if idx.size == 0:
+            return
+        fig.add_trace(
+            go.Scattergl(
+                x=Z[idx, 0],
+                y=Z[idx, 1],
+                mode="markers",
+                name=_esc(name),
+                marker={"size": size, "color": color, "opacity": 0.75},
+                hovertext=[f"row {i}<br>{row_text[i]}" for i in idx],
+                hovertemplate="%{hovertext}<extra>" + _esc(name) + "</extra>",
+                showlegend=show,
+            )
+        )
+
+    if multilabel and color_by == "set_size":
+        idx = rows
+        fig.add_trace(
+            go.Scattergl(
+                x=Z[idx, 0],
+                y=Z[idx, 1],
+                mode="markers",
+                name="rows",
+                marker={
+                    "size": size,
+                    "color": set_sizes[idx],
+                    "colorscale": "Viridis",
+                    "opacity": 0.75,
+                    "colorbar": {"title": {"text": "labels<br>per row"}},
+                },
+                hovertext=[f"row {i}<br>{row_text[i]}" for i in idx],
+                hovertemplate="%{hovertext}<extra></extra>",
+            )
+        )
+        colour_note = "colour = number of labels of the row"
+    else:
+        order = np.argsort(-np.r_[freq, -1], kind="stable")  # code m (no labels) last
+        if not multilabel and m <= 24:
+            keep, rest = _group_codes(codes, np.arange(m), 24)
+            palette = dict(zip(range(m), class_colors(m), strict=True))
+        else:
+            keep, rest = _group_codes(codes, order, _MAX_COLOURED)
+            cols = px.colors.qualitative.Dark24
+            palette = {g: cols[j % len(cols)] for j, g in enumerate(keep)}
+        for g in keep:
+            label = names[g] if g < m else "(no labels)"
+            add(codes == g, label, palette[g] if g < m else OTHER_COLOR)
+        if rest:
+            add(np.isin(codes, rest), f"other ({len(rest)} groups)", OTHER_COLOR)
+        colour_note = f"colour = {what}"
+        if multilabel:
+            colour_note += " (the label present in the row that is most common in the data)"
+
+    fig.update_layout(
+        **_titled(f"PCA of the standardized features — {sample_note}", _esc(colour_note)),
+        xaxis={"title": {"text": f"PC1 ({var[0]:.1%} of variance)"}, "zeroline": False},
+        yaxis={
+            "title": {
+                "text": f"PC2 ({var[1]:.1%} of variance)" if n_comp == 2 else "(only 1 component)"
+            },
+            "zeroline": False,
+        },
+        legend={
+            "title": {"text": "class" if not multilabel else "label"},
+            "itemsizing": "constant",
+        },
+        height=560,
+        dragmode="zoom",
+    )
+    return fig
+
+
+# --------------------------------------------------------------------------- waterfall
+
+
+def waterfall(
+    table: pd.DataFrame,
+    *,
+    title: str | None = None,
+    max_classes: int = 25,
+    keep: int = 20,
+) -> go.Figure:
+    """Waterfall of one class's logit: intercept + each class's contribution.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        Output of :meth:`sblr.interpret.InstanceContributions.waterfall`:
+        columns ``term``, ``evidence`` (f̄_t(x)), ``beta`` (beta_t^k),
+        ``contribution`` (beta_t^k * f̄_t(x)); first row the intercept
+        (``term == "intercept"``).
+    title : str, optional
+        Main title (e.g. "Why 'Pacific Wren' for this recording?").  A line
+        with the logit and probability is always added below it.
+    max_classes : int, default 25
+        With more class rows than this, only the ``keep`` largest
+        |contributions| get their own bar ...
+    keep : int, default 20
+        ... and the rest are merged into one "other N classes" bar, so the
+        bars still add up to the logit.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        One horizontal ``go.Waterfall`` trace, top to bottom: intercept,
+        class contributions (largest |contribution| first), possibly "other
+        N classes", and a ``"total"`` bar "logit".  ``measure`` is
+        ``"relative"`` for every bar except the last; the relative values
+        (``trace.x``) sum to the logit.  Red bars raise the logit, blue lower
+        it; the dashed line at 0 is logit 0, i.e. probability 0.5.
+
+    Raises
+    ------
+    DataError
+        Missing columns, or no rows.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> t = pd.DataFrame({"term": ["intercept", "b", "a"], "evidence": [float("nan"), 0.5, 0.5],
+    ...                   "beta": [float("nan"), -3.0, 2.0], "contribution": [0.5, -1.5, 1.0]})
+    >>> fig = waterfall(t)
+    >>> list(fig.data[0].measure), list(fig.data[0].x)
+    (['relative', 'relative', 'relative', 'total'], [0.5, -1.5, 1.0, 0.0])
+    """
+    if not isinstance(table, pd.DataFrame):
+        raise DataError("table must be the DataFrame of InstanceContributions.waterfall(k).")
+    missing = {"term", "contribution"} - set(table.columns)
+    if missing:
+        raise DataError(
+            f"table lacks column(s) {sorted(missing)}; expected the output of "
+            "InstanceContributions.waterfall(k, class_names)."
+        )
+    if len(table) == 0:
+        raise DataError("table has no rows.")
+    if keep < 1 or max_classes < keep:
+        raise DataError("Need 1 <= keep <= max_classes.")
+    df = table.reset_index(drop=True)
+    terms = df["term"].astype(str)
+    contrib = pd.to_numeric(df["contribution"], errors="coerce").to_numpy(dtype=float)
+    if not np.isfinite(contrib).all():
+        raise DataError("table's contribution column has missing or non-finite values.")
+    beta = (
+        pd.to_numeric(df["beta"], errors="coerce").to_numpy(dtype=float)
+        if "beta" in df
+        else np.full(len(df), np.nan)
+    )
+    evid = (
+        pd.to_numeric(df["evidence"], errors="coerce").to_numpy(dtype=float)
+        if "evidence" in df
+        else np.full(len(df), np.nan)
+    )
+    if "t" in df:  # the intercept row has no class index (robust to a class named "intercept")
+        is_intercept = df["t"].isna().to_numpy()
+    else:
+        is_intercept = (terms == "intercept").to_numpy()
+    intercept = float(contrib[is_intercept].sum())
+    cls = np.flatnonzero(~is_intercept)
+    cls = cls[np.argsort(-np.abs(contrib[cls]), kind="stable")]
+
+    bars: list[tuple[str, float, str]] = []  # (label, value, hover)
+    running = 0.0
+    if is_intercept.any():
+        running += intercept
+        bars.append(
+            (
+                "intercept",
+                intercept,
+                f"intercept β<sub>0</sub><sup>k</sup> = {_fmt(intercept)}"
+                f"<br>running total = {_fmt(running)}",
+            )
+        )
+    shown, rest = (cls[:keep], cls[keep:]) if len(cls) > max_classes else (cls, cls[:0])
+    for i in shown:
+        running += contrib[i]
+        bars.append(
+            (
+                terms[i],
+                float(contrib[i]),
+                f"evidence of {_esc(terms[i])}<br>β = {_fmt(beta[i])}"
+                f"<br>f̄ = {_fmt(evid[i])}<br>contribution β·f̄ = {_fmt(contrib[i])}"
+                f"<br>running total = {_fmt(running)}",
+            )
+        )
+    if rest.size:
+        other = float(contrib[rest].sum())
+        running += other
+        bars.append(
+            (
+                f"other {rest.size} classes",
+                other,
+                f"{rest.size} classes with smaller |contribution|"
+                f"<br>summed contribution = {_fmt(other)}"
+                f"<br>largest single |contribution| = {_fmt(np.abs(contrib[rest]).max())}"
+                f"<br>running total = {_fmt(running)}",
+            )
+        )
+    logit = float(sum(v for _, v, _ in bars))
+    proba = 1.0 / (1.0 + math.exp(-logit)) if logit > -700 else 0.0
+    labels = _unique([b[0] for b in bars] + ["logit"])
+    values = [b[1] for b in bars] + [logit]
+    hovers = [b[2] for b in bars] + [f"logit = {_fmt(logit)}<br>π = sigmoid(logit) = {proba:.3f}"]
+    fig = go.Figure(
+        go.Waterfall(
+            orientation="h",
+            y=labels,
+            x=values,
+            measure=["relative"] * len(bars) + ["total"],
+            text=[f"{v:+.3g}" for v in values[:-1]] + [f"{logit:.3g}"],
+            textposition="outside",
+            cliponaxis=False,
+            hovertext=hovers,
+            hovertemplate="%{hovertext}<extra></extra>",
+            increasing={"marker": {"color": POSITIVE_COLOR}},
+            decreasing={"marker": {"color": NEGATIVE_COLOR}},
+            totals={"marker": {"color": TOTAL_COLOR}},
+            connector={"line": {"color": "#999999", "width": 1}},
+        )
+    )
+    fig.add_vline(x=0, line={"color": "black", "width": 1, "dash": "dash"})
+    main = title or (
+        "Logit of class k = β<sub>0</sub><sup>k</sup> + Σ<sub>t</sub> "
+        "β<sub>t</sub><sup>k</sup>·f̄<sub>t</sub>(x)"
+    )
+    sub = (
+        f"logit = {logit:.3g} → π = {proba:.3f}; red raises, blue lowers; "
+        "dashed line = logit 0 (π = 0.5)"
+    )
+    if rest.size:
+        sub += f"; {rest.size} smallest contributions merged"
+    fig.update_layout(
+        **_titled(_esc(main) if title else main, sub),
+        xaxis={"title": {"text": "contribution to the logit"}, "zeroline": False},
+        yaxis={
+            **_category_axis(labels, True),
+            "autorange": "reversed",
+            "ticktext": [_short(x, 24) for x in labels],
+        },
+        height=_height(len(labels), base=160, per=26, lo=320, hi=820),
+        showlegend=False,
+    )
+    fig.update_layout(margin_l=10)
+    fig.update_yaxes(automargin=True)
+    return fig
+
+
+# --------------------------------------------------------------------------- regularization path
+
+
+def regularization_path(
+    lams,
+    coefs_k,
+    class_names: Sequence[str] | None = None,
+    *,
+    current_lam: float | None = None,
+    target_name: str | None = None,
+    max_legend: int = _MAX_COLOURED,
+) -> go.Figure:
+    """Coefficients beta_t^k of one target class k along a lambda grid (lasso path).
+
+    Parameters
+    ----------
+    lams : array-like of shape (L,)
+        Penalty values lambda > 0 (any order; e.g. :data:`sblr.tuning.PAPER_GRID`).
+    coefs_k : array-like of shape (L, m)
+        ``coefs_k[i, t]`` = beta_t^k at ``lams[i]`` (e.g.
+        ``coefficient_path(...)[0][:, k, :]``).
+    class_names : sequence of str, optional
+        Names of the evidence classes t, length ``m``.
+    current_lam : float, optional
+        Draws a dashed vertical line at this lambda (the fitted model's).
+    target_name : str, optional
+        Name of the target class k, for the title.
+    max_legend : int, default 20
+        With more classes, only the ``max_legend`` classes with the largest
+        max |beta| along the path are coloured and named in the legend; the
+        others are thin grey lines (hover still names them).
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        One line trace per evidence class (``m`` traces; grey ones first so
+        the coloured ones are drawn on top); log-scale x axis with **lambda
+        decreasing from left to right** (strong penalty, few non-zero beta
+        on the left); the current lambda is ``layout.shapes`` line with
+        ``x0 == x1 == current_lam``.
+
+    Examples
+    --------
+    >>> fig = regularization_path([1.0, 0.1, 0.01], [[0, 0], [0.5, 0], [1.0, -0.2]], ["a", "b"],
+    ...                           current_lam=0.1)
+    >>> len(fig.data), fig.layout.shapes[-1].x0
+    (2, 0.1)
+    """
+    lams = _float_array(lams, "lams", 1)
+    B = _float_array(coefs_k, "coefs_k", 2)
+    if lams.size == 0:
+        raise DataError("lams is empty.")
+    if B.shape[0] != lams.size:
+        raise DataError(
+            f"coefs_k has {B.shape[0]} rows but there are {lams.size} lambda values; "
+            "expected shape (n_lams, n_classes)."
+        )
+    if (lams <= 0).any():
+        raise DataError("All lambda values must be > 0 to be drawn on a log axis.")
+    m = B.shape[1]
+    if m == 0:
+        raise DataError("coefs_k has no classes (0 columns).")
+    names = _names(class_names, m)
+    order = np.argsort(lams, kind="stable")
+    x, B = lams[order], B[order]
+    importance = np.abs(B).max(axis=0)
+    rank = np.argsort(-importance, kind="stable")
+    if m <= max_legend:
+        coloured, grey = list(range(m)), []
+        colours = dict(zip(range(m), class_colors(m), strict=True))
+    else:
+        coloured, grey = rank[:max_legend].tolist(), rank[max_legend:].tolist()
+        cols = px.colors.qualitative.Dark24
+        colours = {t: cols[j % len(cols)] for j, t in enumerate(coloured)}
+    mode = "lines+markers" if x.size <= 30 else "lines"
+    fig = go.Figure()
+    for t in sorted(grey):
+        fig.add_trace(
+            go.Scatter(
+                x=x,
+                y=B[:, t],
+                mode="lines",
+                name=_esc(names[t]),
+                line={"color": OTHER_COLOR, "width": 1},
+                showlegend=False,
+                hovertemplate=f"evidence t: {_esc(names[t])}<br>λ = %{{x:.3g}}"
+                "<br>β = %{y:.3g}<extra></extra>",
+            )
+        )
+    for t in coloured:
+        fig.add_trace(
+            go.Scatter(
+                x=x,
+                y=B[:, t],
+                mode=mode,
+                name=_esc(_short(names[t], 28)),
+                line={"color": colours[t], "width": 2},
+                marker={"size": 5},
+                hovertemplate=f"evidence t: {_esc(names[t])}<br>λ = %{{x:.3g}}"
+                "<br>β = %{y:.3g}<extra></extra>",
+            )
+        )
+    fig.add_hline(y=0, line={"color": "#888888", "width": 1})
+    if current_lam is not None:
+        lam = float(current_lam)
+        if not (np.isfinite(lam) and lam > 0):
+            raise DataError(f"current_lam must be a positive number, got {current_lam!r}.")
+        fig.add_vline(x=lam, line={"color": "black", "width": 1.5, "dash": "dash"})
+        fig.add_annotation(
+            x=math.log10(lam),  # annotations on log axes take log10 positions
+            y=1.0,
+            yref="paper",
+            text=f"current λ = {lam:.3g}",
+            showarrow=False,
+            yanchor="bottom",
+            font={"size": 11},
+        )
+    target = f"class k = {_esc(str(target_name))}" if target_name is not None else "class k"
+    sub = "each line = evidence class t; λ decreases to the right (weaker penalty, more β ≠ 0)"
+    if grey:
+        sub += (
+            f"<br>the {len(coloured)} of {m} classes with the largest |β| are coloured and named; "
+            "the rest are grey (hover names them)"
+        )
+    fig.update_layout(
+        **_titled(f"Regularization path of β<sub>t</sub><sup>k</sup> for target {target}", sub),
+        xaxis={
+            "type": "log",
+            "autorange": "reversed",
+            "title": {"text": "λ (L1 penalty, log scale, decreasing →)"},
+            "exponentformat": "power",
+        },
+        yaxis={"title": {"text": "β<sub>t</sub><sup>k</sup>"}},
+        legend={"title": {"text": "evidence class t"}},
+        hovermode="closest",
+        height=520,
+    )
+    return fig
+
+
+# --------------------------------------------------------------------------- confusion matrix
+
+
+def confusion_matrix_figure(
+    cm, class_names: Sequence[str] | None = None, *, normalize: bool = False
+) -> go.Figure:
+    """Heatmap of a multi-class confusion matrix (rows = true, columns = predicted).
+
+    Parameters
+    ----------
+    cm : array-like of shape (m, m)
+        ``cm[i, j]`` = number of rows of true class i predicted as class j
+        (as :func:`sklearn.metrics.confusion_matrix`).
+    class_names : sequence of str, optional
+        Length ``m``.
+    normalize : bool, default False
+        Colour by the share of each true class (row) instead of the count;
+        cells then read "count (share)".
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        One heatmap; for m <= 20 each cell shows its number (``trace.text``);
+        ``customdata[i][j]`` = ``[count, share of true class i]``.
+
+    Examples
+    --------
+    >>> fig = confusion_matrix_figure([[5, 1], [0, 4]], ["no", "yes"])
+    >>> fig.data[0].text.tolist()
+    [['5', '1'], ['0', '4']]
+    """
+    cm = _square(cm, "cm")
+    if (cm < 0).any():
+        raise DataError("Confusion-matrix counts must be >= 0.")
+    m = cm.shape[0]
+    labels = _unique(_names(class_names, m))
+    rows = cm.sum(axis=1, keepdims=True)
+    share = np.divide(cm, rows, out=np.zeros_like(cm), where=rows > 0)
+    z = share if normalize else cm
+    show_ticks = m <= MAX_TICK_LABELS
+    with_text = m <= 20
+    text = None
+    if with_text:
+        if normalize:
+            text = np.array(
+                [
+                    [f"{c:,.0f}<br>({s:.0%})" for c, s in zip(r, q, strict=True)]
+                    for r, q in zip(cm, share, strict=True)
+                ]
+            )
+        else:
+            text = np.array([[f"{c:,.0f}" for c in r] for r in cm])
+    total = cm.sum()
+    acc = np.trace(cm) / total if total > 0 else float("nan")
+    fig = go.Figure(
+        go.Heatmap(
+            z=z,
+            x=labels,
+            y=labels,
+            customdata=np.stack([cm, share], axis=-1),
+            text=text,
+            texttemplate="%{text}" if with_text else None,
+            zmin=0.0,
+            zmax=1.0 if normalize else float(max(cm.max(), 1.0)),
+            colorscale=COUNT_COLORSCALE,
+            colorbar={"title": {"text": "share of<br>true class" if normalize else "rows"}},
+            xgap=1 if show_ticks else 0,
+            ygap=1 if show_ticks else 0,
+            hovertemplate="true class: %{y}<br>predicted class: %{x}<br>rows = "
+            "%{customdata[0]:,.0f}<br>share of true class = %{customdata[1]:.1%}<extra></extra>",
+        )
+    )
+    sub = f"diagonal = correct; accuracy = {acc:.1%}" if total > 0 else "no rows"
+    if not show_ticks:
+        sub += "<br>" + _tick_note(m)
+    fig.update_layout(
+        **_titled("Confusion matrix: rows = true class, columns = predicted class", sub),
+        xaxis={
+            **_category_axis(labels, show_ticks, title="predicted class"),
+            "constrain": "domain",
+        },
+        yaxis={
+            **_category_axis(labels, show_ticks, title="true class"),
+            "autorange": "reversed",
+            "scaleanchor": "x",
+            "scaleratio": 1,
+            "constrain": "domain",
+            "constraintoward": "top",
+        },
+        plot_bgcolor="white",
+        height=_height(m, base=360, per=12, lo=420, hi=780),
+        dragmode="zoom",
+    )
+    return fig
+
+
+# --------------------------------------------------------------------------- probabilities
+
+
+def probability_bars(
+    proba,
+    class_names: Sequence[str] | None = None,
+    *,
+    threshold: float | None = 0.5,
+    true_classes: Iterable[int] | None = None,
+    max_bars: int = MAX_TICK_LABELS,
+) -> go.Figure:
+    """Horizontal bars of one row's predicted class probabilities, highest first.
+
+    Parameters
+    ----------
+    proba : array-like of shape (m,)
+        Predicted probabilities pi_k(x) in [0, 1].
+    class_names : sequence of str, optional
+        Length ``m``.
+    threshold : float or None, default 0.5
+        Multi-label decision: class k is predicted relevant when pi_k >= 0.5
+        (green bars; dashed line).  ``None`` (multi-class): only the most
+        probable class is green and no line is drawn.
+    true_classes : iterable of int, optional
+        Indices of the row's true classes: their bars get a black outline and
+        "true class" in the hover.
+    max_bars : int, default 30
+        Show only the ``max_bars`` most probable classes (the title says so).
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        One horizontal bar trace; x axis fixed to [0, 1].
+
+    Examples
+    --------
+    >>> fig = probability_bars([0.2, 0.9, 0.6], ["a", "b", "c"])
+    >>> list(fig.data[0].y), fig.layout.shapes[0].x0
+    (['b', 'c', 'a'], 0.5)
+    """
+    p = _float_array(proba, "proba", 1)
+    if p.size == 0:
+        raise DataError("proba is empty.")
+    if (p < -1e-9).any() or (p > 1 + 1e-9).any():
+        raise DataError("Probabilities must lie in [0, 1].")
+    m = p.size
+    labels = _unique(_names(class_names, m))
+    if threshold is not None:
+        threshold = float(threshold)
+        if not 0 <= threshold <= 1:
+            raise DataError(f"threshold must be in [0, 1], got {threshold!r}.")
+        predicted = p >= threshold
+    else:
+        predicted = np.zeros(m, dtype=bool)
+        predicted[int(np.argmax(p))] = True
+    true = np.zeros(m, dtype=bool)
+    if true_classes is not None:
+        idx = np.asarray(list(true_classes), dtype=np.intp)
+        if idx.size and (idx.min() < 0 or idx.max() >= m):
+            raise DataError(f"true_classes must be class indices in [0, {m - 1}].")
+        true[idx] = True
+    order = np.argsort(-p, kind="stable")[: max(1, int(max_bars))]
+    y = [labels[i] for i in order]
+    hover = [
+        f"{labels[i]}<br>π = {p[i]:.3f}"
+        + ("<br>predicted" if predicted[i] else "")
+        + ("<br>true class" if true[i] else "")
+        for i in order
+    ]
+    fig = go.Figure(
+        go.Bar(
+            x=p[order],
+            y=y,
+            orientation="h",
+            marker={
+                "color": [PREDICTED_COLOR if predicted[i] else OTHER_COLOR for i in order],
+                "line": {"color": "black", "width": [2 if true[i] else 0 for i in order]},
+            },
+            text=[f"{p[i]:.2f}" + (" ✓" if true[i] else "") for i in order],
+            textposition="outside",
+            cliponaxis=False,
+            hovertext=hover,
+            hovertemplate="%{hovertext}<extra></extra>",
+        )
+    )
+    if threshold is not None:
+        fig.add_vline(x=threshold, line={"color": "black", "width": 1.5, "dash": "dash"})
+        sub = f"green = predicted relevant (π ≥ {threshold:g}, dashed line)"
+    else:
+        sub = "green = predicted class (the most probable)"
+    if true.any():
+        sub += "; outlined ✓ = true class"
+    if len(order) < m:
+        sub += f"<br>showing the {len(order)} most probable of {m} classes"
+    fig.update_layout(
+        **_titled("Predicted probabilities π<sub>k</sub>(x) for this row", sub),
+        xaxis={"range": [0, 1.08], "title": {"text": "predicted probability"}},
+        yaxis={**_category_axis(y, True), "autorange": "reversed"},
+        height=_height(len(order), base=150, per=24, lo=280, hi=860),
+        showlegend=False,
+    )
+    return fig
+
+
+# --------------------------------------------------------------------------- metrics
+
+
+def metric_bars(
+    values: Mapping[str, float] | Mapping[str, Mapping[str, float]],
+    *,
+    lower_is_better: Mapping[str, bool] | None = None,
+) -> go.Figure:
+    """Bar chart of evaluation metrics, optionally one group of bars per model.
+
+    Parameters
+    ----------
+    values : dict of str to float, or dict of str to dict of str to float
+        ``{metric: value}`` for one model, or ``{model: {metric: value}}``
+        to compare models (colours from :data:`MODEL_COLORS`).
+    lower_is_better : dict of str to bool, optional
+        Metrics for which lower is better get "(↓ better)" in their label,
+        the others "(↑ better)".
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        One bar trace (single model) or one per model (grouped).
+
+    Examples
+    --------
+    >>> fig = metric_bars({"accuracy": 0.9, "hamming loss": 0.1},
+    ...                   lower_is_better={"hamming loss": True})
+    >>> list(fig.data[0].x)
+    ['accuracy (↑ better)', 'hamming loss (↓ better)']
+    """
+    if not values:
+        raise DataError("values is empty.")
+    nested = all(isinstance(v, Mapping) for v in values.values())
+    groups = {str(k): dict(v) for k, v in values.items()} if nested else {"": dict(values)}
+    metrics: list[str] = []
+    for g in groups.values():
+        metrics += [str(k) for k in g if str(k) not in metrics]
+    lower = {str(k): bool(v) for k, v in (lower_is_better or {}).items()}
+
+    def label(name: str) -> str:
+        if not lower:
+            return name
+        return f"{name} ({'↓' if lower.get(name, False) else '↑'} better)"
+
+    fig = go.Figure()
+    fallback = px.colors.qualitative.Plotly
+    for j, (model, vals) in enumerate(groups.items()):
+        ys = []
+        for name in metrics:
+            v = vals.get(name, np.nan)
+            try:
+                ys.append(float(v))
+            except (TypeError, ValueError):
+                raise DataError(f"Metric {name!r} of {model!r} is not a number: {v!r}.") from None
+        color = MODEL_COLORS.get(model, fallback[j % len(fallback)]) if nested else COUNT_COLOR
+        fig.add_trace(
+            go.Bar(
+                x=[label(n) for n in metrics],
+                y=ys,
+                name=model or "value",
+                marker_color=color,
+                text=[_fmt(v) for v in ys],
+                textposition="outside",
+                cliponaxis=False,
+                hovertemplate="%{x}<br>%{y:.4g}<extra>" + _esc(model) + "</extra>",
+            )
+        )
+    fig.update_layout(
+        **_titled("Evaluation metrics" + (" by model" if nested else "")),
+        barmode="group",
+        yaxis={"title": {"text": "value"}, "rangemode": "tozero"},
+        showlegend=nested,
+        height=420,
+    )
+    return fig
+
+
+# --------------------------------------------------------------------------- export
+
+
+def figure_html(fig: go.Figure) -> str:
+    """Standalone HTML page for one figure (plotly.js inlined, works offline).
+
+    Parameters
+    ----------
+    fig : plotly.graph_objects.Figure
+
+    Returns
+    -------
+    str
+        A full HTML document, suitable for ``st.download_button``.
+
+    Examples
+    --------
+    >>> page = figure_html(probability_bars([0.3, 0.7]))
+    >>> "<html" in page.lower() and "plotly" in page
+    True
+    """
+    if not isinstance(fig, go.Figure):
+        raise DataError(f"figure_html needs a plotly Figure, got {type(fig).__name__}.")
+    return fig.to_html(include_plotlyjs=True, full_html=True)

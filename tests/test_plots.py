@@ -1,0 +1,462 @@
+"""Tests for :mod:`sblr.plots`: assertions on the figure objects (no rendering)."""
+
+from __future__ import annotations
+
+import math
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+import pytest
+
+from sblr.exceptions import DataError
+from sblr.interpret import cooccurrence, instance_contributions
+from sblr.plots import (
+    MAX_HEIGHT,
+    MAX_TICK_LABELS,
+    beta_heatmaps,
+    class_colors,
+    confusion_matrix_figure,
+    cooccurrence_heatmap,
+    figure_html,
+    label_frequency_bar,
+    metric_bars,
+    pca_scatter,
+    probability_bars,
+    regularization_path,
+    waterfall,
+)
+
+NAMES6 = ["wren", "jay", "owl", "finch", "robin", "crow"]
+
+
+def _coefs(m, seed=0, sparsity=0.5):
+    rng = np.random.default_rng(seed)
+    dense = rng.normal(size=(m, m))
+    sparse = np.where(rng.random((m, m)) < sparsity, 0.0, dense * 0.5)
+    return dense, sparse
+
+
+def _model(coef, intercept, evidence):
+    return SimpleNamespace(
+        coef_=np.asarray(coef, float),
+        intercept_=np.asarray(intercept, float),
+        featurizer_=SimpleNamespace(transform=lambda X: np.asarray(evidence, float)[None, :]),
+    )
+
+
+def _ticks_shown(axis) -> bool:
+    return axis.showticklabels is not False and axis.tickvals is not None
+
+
+# --------------------------------------------------------------------------- beta heatmaps
+
+
+class TestBetaHeatmaps:
+    def test_shared_signed_scale_is_symmetric_max_abs(self):
+        dense, sparse = _coefs(6)
+        dense[2, 3] = -7.5  # the largest |beta| is negative and in the first model
+        fig = beta_heatmaps({"SBLR": dense, "SparseSBLR": sparse}, NAMES6)
+        top = np.abs(dense).max()
+        assert top == 7.5
+        assert len(fig.data) == 2
+        assert fig.layout.coloraxis.cmin == -top
+        assert fig.layout.coloraxis.cmax == top
+        for trace in fig.data:
+            assert trace.coloraxis == "coloraxis"
+            assert (trace.zmin, trace.zmax) == (-top, top)
+        # one colour bar: the shared colour axis, none on the traces
+        assert all(trace.showscale is None for trace in fig.data)
+
+    def test_absolute_scale_from_zero(self):
+        dense, sparse = _coefs(6, seed=1)
+        fig = beta_heatmaps({"SBLR": dense, "SparseSBLR": sparse}, NAMES6, signed=False)
+        top = max(np.abs(dense).max(), np.abs(sparse).max())
+        assert (fig.layout.coloraxis.cmin, fig.layout.coloraxis.cmax) == (0.0, top)
+        for trace, B in zip(fig.data, (dense, sparse), strict=True):
+            nonzero = B != 0
+            np.testing.assert_allclose(np.asarray(trace.z)[nonzero], np.abs(B)[nonzero], rtol=1e-6)
+        assert "|β" in fig.layout.title.text
+
+    def test_exact_zeros_are_gaps_and_customdata_keeps_beta(self):
+        _, sparse = _coefs(6, seed=2)
+        assert (sparse == 0).any() and (sparse != 0).any()
+        fig = beta_heatmaps({"SparseSBLR": sparse}, NAMES6)
+        z = np.asarray(fig.data[0].z, dtype=float)
+        np.testing.assert_array_equal(np.isnan(z), sparse == 0)
+        np.testing.assert_allclose(np.asarray(fig.data[0].customdata)[..., 0], sparse, rtol=1e-6)
+        assert fig.layout.plot_bgcolor == "white"
+        n_zero = int((sparse == 0).sum())
+        assert f"{n_zero} of 36 β = 0" in fig.layout.annotations[0].text
+
+    def test_hover_customdata_holds_cooccurrence(self):
+        rng = np.random.default_rng(3)
+        Y = (rng.random((40, 6)) < 0.4).astype(int)
+        C = cooccurrence(Y)
+        dense, sparse = _coefs(6)
+        fig = beta_heatmaps({"SBLR": dense, "SparseSBLR": sparse}, NAMES6, cooccurrence=C)
+        for trace in fig.data:
+            cd = np.asarray(trace.customdata)
+            assert cd.shape == (6, 6, 2)
+            k, t = 1, 4  # row = target k, column = evidence t
+            assert cd[k, t, 1] == C[k, t]
+            expected = (dense if trace.name == "SBLR" else sparse)[k, t]
+            assert cd[k, t, 0] == pytest.approx(expected, rel=1e-6)
+            assert "co-occurrence = %{customdata[1]" in trace.hovertemplate
+            assert "target k: %{y}" in trace.hovertemplate
+            assert "evidence t: %{x}" in trace.hovertemplate
+            assert list(trace.y) == NAMES6 and list(trace.x) == NAMES6
+        no_c = beta_heatmaps({"SBLR": dense}, NAMES6)
+        assert "co-occurrence" not in no_c.data[0].hovertemplate
+
+    def test_axes_reversed_square_and_titled(self):
+        dense, sparse = _coefs(6)
+        fig = beta_heatmaps({"SBLR": dense, "SparseSBLR": sparse}, NAMES6)
+        for y_name, x_id in (("yaxis", "x"), ("yaxis2", "x2")):
+            yaxis = fig.layout[y_name]
+            assert yaxis.autorange == "reversed"
+            assert yaxis.scaleanchor == x_id
+        assert fig.layout.yaxis.title.text == "class k (predicted)"
+        assert fig.layout.xaxis.title.text == "evidence of class t"
+        assert fig.layout.xaxis2.title.text == "evidence of class t"
+
+    def test_tick_labels_present_for_six_classes(self):
+        dense, sparse = _coefs(6)
+        fig = beta_heatmaps({"SBLR": dense, "SparseSBLR": sparse}, NAMES6)
+        assert _ticks_shown(fig.layout.xaxis) and _ticks_shown(fig.layout.yaxis)
+        assert list(fig.layout.xaxis.ticktext) == NAMES6
+        assert "hidden" not in fig.layout.title.text
+
+    def test_tick_labels_hidden_and_height_capped_for_174_classes(self):
+        m = 174
+        dense, sparse = _coefs(m, seed=4, sparsity=0.9)
+        names = [f"label-{i}-with-a-longish-name" for i in range(m)]
+        fig = beta_heatmaps({"SBLR": dense, "SparseSBLR": sparse}, names)
+        for axis in ("xaxis", "yaxis", "xaxis2", "yaxis2"):
+            assert fig.layout[axis].showticklabels is False
+        assert "tick labels hidden" in fig.layout.title.text
+        assert fig.layout.height <= MAX_HEIGHT
+        small = beta_heatmaps({"SBLR": dense[:6, :6]}, NAMES6)
+        assert small.layout.height < fig.layout.height
+        assert all(trace.hovertemplate for trace in fig.data)  # hover still names classes
+
+    def test_duplicate_names_get_distinct_categories(self):
+        fig = beta_heatmaps({"SBLR": np.eye(3)}, ["a", "a", "b"])
+        assert len(set(fig.data[0].x)) == 3
+
+    def test_all_zero_matrix_gets_a_usable_scale(self):
+        fig = beta_heatmaps({"SparseSBLR": np.zeros((3, 3))})
+        assert fig.layout.coloraxis.cmax > 0
+
+    @pytest.mark.parametrize(
+        "kwargs, match",
+        [
+            ({"coefs": {}}, "empty"),
+            ({"coefs": {"a": np.eye(3), "b": np.eye(4)}}, "same classes"),
+            ({"coefs": {"a": np.ones((2, 3))}}, "square"),
+            ({"coefs": {"a": np.eye(3)}, "class_names": ["x", "y"]}, "2 class names for 3"),
+            ({"coefs": {"a": np.eye(3)}, "cooccurrence": np.eye(4)}, "cooccurrence"),
+            ({"coefs": {"a": np.eye(3)}, "titles": ["one", "two"]}, "titles"),
+            ({"coefs": {"a": np.full((2, 2), np.nan)}}, "NaN"),
+        ],
+    )
+    def test_validation(self, kwargs, match):
+        with pytest.raises(ValueError, match=match):
+            beta_heatmaps(**kwargs)
+
+
+# --------------------------------------------------------------------------- co-occurrence / counts
+
+
+def test_cooccurrence_heatmap_counts_in_hover():
+    Y = np.array([[1, 1, 0], [1, 0, 0], [0, 1, 1], [1, 1, 1]])
+    C = cooccurrence(Y)
+    fig = cooccurrence_heatmap(C, ["a", "b", "c"])
+    trace = fig.data[0]
+    np.testing.assert_array_equal(np.asarray(trace.customdata), C)
+    assert "%{customdata" in trace.hovertemplate and "%{x}" in trace.hovertemplate
+    assert trace.zmax == C[~np.eye(3, dtype=bool)].max()  # capped at the off-diagonal max
+    assert fig.layout.yaxis.autorange == "reversed"
+    assert "diagonal = class size" in fig.layout.title.text
+    with pytest.raises(DataError, match=">= 0"):
+        cooccurrence_heatmap(-np.eye(2))
+
+
+def test_cooccurrence_heatmap_many_classes_hides_ticks():
+    fig = cooccurrence_heatmap(np.eye(174, dtype=int) * 3)
+    assert fig.layout.xaxis.showticklabels is False
+    assert fig.layout.height <= MAX_HEIGHT
+    assert fig.data[0].zmax == 3  # no off-diagonal counts: not capped
+
+
+def test_label_frequency_bar_sorted_with_shares():
+    fig = label_frequency_bar([5, 20, 10], ["a", "b", "c"], total=25)
+    bar = fig.data[0]
+    assert bar.orientation == "h"
+    assert list(bar.y) == ["b", "c", "a"] and list(bar.x) == [20, 10, 5]
+    assert fig.layout.yaxis.autorange == "reversed"  # largest at the top
+    np.testing.assert_allclose(np.asarray(bar.customdata)[:, 1], [0.8, 0.4, 0.2])
+    assert "share of rows" in bar.hovertemplate
+
+
+def test_label_frequency_bar_many_classes_vertical_without_ticks():
+    counts = np.arange(174)
+    fig = label_frequency_bar(counts)
+    bar = fig.data[0]
+    assert bar.orientation in (None, "v")
+    assert list(bar.y) == sorted(counts, reverse=True)
+    assert fig.layout.xaxis.showticklabels is False
+    assert fig.layout.height <= MAX_HEIGHT
+    assert "share of all class assignments" in bar.hovertemplate
+    with pytest.raises(DataError, match="class names"):
+        label_frequency_bar([1, 2], ["a"])
+
+
+# --------------------------------------------------------------------------- PCA
+
+
+def _blobs(n, seed=0):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 3, size=n)
+    X = rng.normal(size=(n, 4)) + 3 * y[:, None]
+    return X, y
+
+
+def test_pca_scatter_subsamples_and_says_so():
+    X, y = _blobs(3000)
+    fig = pca_scatter(X, y, class_names=["a", "b", "c"], max_points=500)
+    assert sum(len(trace.x) for trace in fig.data) == 500
+    assert "showing 500 of 3,000 rows" in fig.layout.title.text
+    assert fig.layout.xaxis.title.text.startswith("PC1 (")
+    assert "% of variance" in fig.layout.yaxis.title.text
+    assert [trace.name for trace in fig.data] == ["a", "b", "c"]
+    # deterministic
+    again = pca_scatter(X, y, class_names=["a", "b", "c"], max_points=500)
+    np.testing.assert_array_equal(fig.data[0].x, again.data[0].x)
+
+
+def test_pca_scatter_all_rows_and_integer_codes():
+    X, y = _blobs(100)
+    fig = pca_scatter(X, y, class_names=["x", "y", "z"])  # integer codes into class_names
+    assert sum(len(trace.x) for trace in fig.data) == 100
+    assert "all 100 rows" in fig.layout.title.text
+    assert {trace.name for trace in fig.data} == {"x", "y", "z"}
+    with pytest.raises(DataError, match="rows"):
+        pca_scatter(X, y[:-1])
+
+
+def test_pca_scatter_multilabel_colours_by_most_frequent_label():
+    rng = np.random.default_rng(1)
+    Y = (rng.random((200, 30)) < 0.2).astype(int)
+    Y[:, 5] = 1  # label 5 is present everywhere and the most frequent
+    Y[0] = 0  # ... except in one empty row
+    X = rng.normal(size=(200, 5))
+    fig = pca_scatter(X, Y, class_names=[f"L{i}" for i in range(30)])
+    names = [trace.name for trace in fig.data]
+    assert names == ["L5", "(no labels)"]
+    assert "most frequent label" in fig.layout.title.text
+    sized = pca_scatter(X, Y, color_by="set_size")
+    assert len(sized.data) == 1 and "number of labels" in sized.layout.title.text
+
+
+def test_pca_scatter_many_classes_limits_legend():
+    rng = np.random.default_rng(2)
+    y = rng.integers(0, 50, size=600)
+    fig = pca_scatter(rng.normal(size=(600, 3)), y)
+    assert len(fig.data) <= 20
+    assert fig.data[-1].name.startswith("other")
+    assert sum(len(trace.x) for trace in fig.data) == 600
+
+
+# --------------------------------------------------------------------------- waterfall
+
+
+def _relative_sum(trace) -> float:
+    return float(sum(v for v, m in zip(trace.x, trace.measure, strict=True) if m == "relative"))
+
+
+def test_waterfall_measures_and_sum_equals_logit():
+    model = _model(
+        [[1.5, 0.7, -0.4], [0.2, 2.0, 0.0], [-0.3, 0.0, 1.0]],
+        [-1.0, 0.5, -0.2],
+        [0.8, 0.1, 0.5],
+    )
+    ic = instance_contributions(model, [0.0])
+    table = ic.waterfall(0, ["wren", "jay", "owl"])
+    fig = waterfall(table)
+    trace = fig.data[0]
+    assert isinstance(trace, go.Waterfall)
+    assert list(trace.measure) == ["relative"] * 4 + ["total"]
+    assert list(trace.y)[0] == "intercept" and list(trace.y)[-1] == "logit"
+    assert _relative_sum(trace) == pytest.approx(ic.logits[0])
+    assert trace.x[-1] == pytest.approx(ic.logits[0])
+    assert list(trace.y)[1:-1] == list(table["term"][1:])  # largest |contribution| first
+    assert "β = 1.5" in trace.hovertext[1] and "f̄ = 0.8" in trace.hovertext[1]
+    assert "contribution" in trace.hovertext[1]
+    assert trace.increasing.marker.color != trace.decreasing.marker.color
+    assert fig.layout.yaxis.autorange == "reversed"
+    assert f"{ic.proba[0]:.3f}" in fig.layout.title.text
+
+
+def test_waterfall_merges_many_classes_into_other():
+    m = 60
+    rng = np.random.default_rng(5)
+    model = _model(rng.normal(size=(m, m)), rng.normal(size=m), rng.random(m))
+    ic = instance_contributions(model, [0.0])
+    fig = waterfall(ic.waterfall(3), title="Why class 3?")
+    trace = fig.data[0]
+    labels = list(trace.y)
+    assert len(labels) == 1 + 20 + 1 + 1
+    assert labels[-2] == f"other {m - 20} classes"
+    assert list(trace.measure) == ["relative"] * 22 + ["total"]
+    assert _relative_sum(trace) == pytest.approx(ic.logits[3])
+    assert trace.x[-1] == pytest.approx(ic.logits[3])
+    assert fig.layout.title.text.startswith("Why class 3?")
+    assert fig.layout.height <= MAX_HEIGHT
+
+
+def test_waterfall_keeps_25_classes_unmerged():
+    m = 25
+    rng = np.random.default_rng(6)
+    model = _model(rng.normal(size=(m, m)), np.zeros(m), rng.random(m))
+    fig = waterfall(instance_contributions(model, [0.0]).waterfall(0))
+    assert len(fig.data[0].y) == 1 + 25 + 1
+    assert not any(str(label).startswith("other") for label in fig.data[0].y)
+
+
+def test_waterfall_class_named_intercept_is_not_the_intercept():
+    model = _model([[1.0, 2.0], [0.0, 1.0]], [0.5, 0.0], [0.5, 0.25])
+    ic = instance_contributions(model, [0.0])
+    trace = waterfall(ic.waterfall(0, ["intercept", "b"])).data[0]
+    assert len(trace.y) == 4 and len(set(trace.y)) == 4
+    assert _relative_sum(trace) == pytest.approx(ic.logits[0])
+
+
+def test_waterfall_validation():
+    with pytest.raises(DataError, match="contribution"):
+        waterfall(pd.DataFrame({"term": ["intercept"]}))
+    with pytest.raises(DataError, match="DataFrame"):
+        waterfall([1, 2, 3])
+
+
+# --------------------------------------------------------------------------- regularization path
+
+
+def test_regularization_path_one_trace_per_class_and_current_lambda():
+    lams = np.array([1e-3, 1e-1, 1e1, 1e-2, 1.0])  # unsorted on purpose
+    rng = np.random.default_rng(0)
+    coefs_k = rng.normal(size=(5, 6))
+    fig = regularization_path(lams, coefs_k, NAMES6, current_lam=1e-2, target_name="owl")
+    assert len(fig.data) == 6
+    assert [trace.name for trace in fig.data] == NAMES6
+    assert all(trace.showlegend is not False for trace in fig.data)
+    order = np.argsort(lams)
+    np.testing.assert_allclose(fig.data[2].x, lams[order])
+    np.testing.assert_allclose(fig.data[2].y, coefs_k[order, 2])
+    assert fig.layout.xaxis.type == "log"
+    assert fig.layout.xaxis.autorange == "reversed"
+    vlines = [s for s in fig.layout.shapes if s.x0 == s.x1 and s.xref == "x"]
+    assert len(vlines) == 1 and vlines[0].x0 == pytest.approx(1e-2)
+    assert vlines[0].line.dash == "dash"
+    assert fig.layout.annotations[0].x == pytest.approx(-2.0)  # log10 on a log axis
+    assert "owl" in fig.layout.title.text
+    assert "λ = %{x" in fig.data[0].hovertemplate and "wren" in fig.data[0].hovertemplate
+
+
+def test_regularization_path_many_classes_limits_legend():
+    m = 174
+    rng = np.random.default_rng(1)
+    coefs_k = rng.normal(size=(8, m)) * np.linspace(0.1, 3, m)  # later classes larger
+    fig = regularization_path(np.logspace(2, -5, 8), coefs_k)
+    assert len(fig.data) == m
+    in_legend = [trace for trace in fig.data if trace.showlegend is not False]
+    assert len(in_legend) == 20
+    top20 = set(np.argsort(-np.abs(coefs_k).max(axis=0))[:20])
+    assert {int(trace.name) for trace in in_legend} == top20
+    assert not fig.layout.shapes or all(s.y0 == s.y1 for s in fig.layout.shapes)  # only y=0
+
+
+def test_regularization_path_validation():
+    with pytest.raises(DataError, match="rows but there are"):
+        regularization_path([1.0, 0.1], np.zeros((3, 2)))
+    with pytest.raises(DataError, match="> 0"):
+        regularization_path([1.0, 0.0], np.zeros((2, 2)))
+    with pytest.raises(DataError, match="current_lam"):
+        regularization_path([1.0, 0.1], np.zeros((2, 2)), current_lam=-1)
+
+
+# --------------------------------------------------------------------------- confusion, probas
+
+
+def test_confusion_matrix_text_and_axes():
+    cm = np.array([[5, 1, 0], [2, 7, 1], [0, 0, 4]])
+    fig = confusion_matrix_figure(cm, ["a", "b", "c"])
+    trace = fig.data[0]
+    assert np.asarray(trace.text).tolist() == [["5", "1", "0"], ["2", "7", "1"], ["0", "0", "4"]]
+    assert trace.texttemplate == "%{text}"
+    assert fig.layout.xaxis.title.text == "predicted class"
+    assert fig.layout.yaxis.title.text == "true class"
+    assert fig.layout.yaxis.autorange == "reversed"
+    assert "accuracy = 80.0%" in fig.layout.title.text
+    norm = confusion_matrix_figure(cm, ["a", "b", "c"], normalize=True)
+    np.testing.assert_allclose(np.asarray(norm.data[0].z).sum(axis=1), 1.0)
+    assert norm.data[0].text[0][0] == "5<br>(83%)"  # 5 of the 6 rows of class a
+
+
+def test_confusion_matrix_many_classes_has_no_cell_text():
+    fig = confusion_matrix_figure(np.eye(40, dtype=int))
+    assert fig.data[0].text is None
+    assert fig.layout.xaxis.showticklabels is False
+    with pytest.raises(DataError, match="square"):
+        confusion_matrix_figure(np.ones((2, 3)))
+
+
+def test_probability_bars_sorted_with_threshold_line():
+    fig = probability_bars([0.2, 0.9, 0.6, 0.4], ["a", "b", "c", "d"], true_classes=[1, 3])
+    bar = fig.data[0]
+    assert list(bar.y) == ["b", "c", "d", "a"]
+    colors = list(bar.marker.color)
+    assert colors[0] == colors[1] != colors[2] == colors[3]  # >= 0.5 vs < 0.5
+    assert list(bar.marker.line.width) == [2, 0, 2, 0]
+    (line,) = fig.layout.shapes
+    assert line.x0 == line.x1 == 0.5 and line.line.dash == "dash"
+    assert tuple(fig.layout.xaxis.range)[0] == 0
+
+
+def test_probability_bars_many_classes_and_multiclass_mode():
+    p = np.linspace(0, 1, 174)
+    fig = probability_bars(p, threshold=None)
+    assert len(fig.data[0].y) == MAX_TICK_LABELS
+    assert "30 most probable of 174" in fig.layout.title.text
+    assert not fig.layout.shapes
+    assert fig.layout.height <= MAX_HEIGHT
+    with pytest.raises(DataError, match=r"\[0, 1\]"):
+        probability_bars([0.5, 1.5])
+
+
+# --------------------------------------------------------------------------- misc
+
+
+def test_metric_bars_grouped_by_model():
+    fig = metric_bars(
+        {"SBLR": {"accuracy": 0.9, "hamming loss": 0.1}, "SparseSBLR": {"accuracy": 0.88}},
+        lower_is_better={"hamming loss": True},
+    )
+    assert [trace.name for trace in fig.data] == ["SBLR", "SparseSBLR"]
+    assert list(fig.data[0].x) == ["accuracy (↑ better)", "hamming loss (↓ better)"]
+    assert math.isnan(fig.data[1].y[1])
+    assert fig.data[0].marker.color != fig.data[1].marker.color
+
+
+def test_class_colors_consistent():
+    assert class_colors(6) == class_colors(6)[:6]
+    assert len(set(class_colors(24))) == 24
+
+
+def test_figure_html_is_standalone():
+    page = figure_html(confusion_matrix_figure([[1, 0], [0, 1]]))
+    assert "<html" in page.lower()
+    assert "plotly" in page.lower()
+    with pytest.raises(DataError):
+        figure_html("not a figure")
