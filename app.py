@@ -10,8 +10,9 @@ import streamlit as st
 from pages import common
 from sblr.samples import DEFAULT_SAMPLE, SAMPLES
 
-st.set_page_config(page_title="sblr: similarity-based classification", page_icon=":material/hub:",
-                   layout="wide")
+st.set_page_config(
+    page_title="sblr: similarity-based classification", page_icon=":material/hub:", layout="wide"
+)
 
 
 def home():
@@ -25,16 +26,23 @@ def home():
         "to zero. Choose data below, then use the pages on the left; γ, λ and the model are "
         "in the sidebar and every page follows them."
     )
-    st.latex(r"\bar f_k(x)=\frac{1}{|D_k|}\sum_{x_j\in D_k} e^{-\gamma\lVert x-x_j\rVert^2},"
-             r"\qquad \log\frac{\pi_k}{1-\pi_k}=\beta_0^k+\sum_{t=1}^m \beta_t^k \bar f_t(x)")
+    st.latex(
+        r"\bar f_k(x)=\frac{1}{|D_k|}\sum_{x_j\in D_k} e^{-\gamma\lVert x-x_j\rVert^2},"
+        r"\qquad \log\frac{\pi_k}{1-\pi_k}=\beta_0^k+\sum_{t=1}^m \beta_t^k \bar f_t(x)"
+    )
 
     st.subheader("Data")
     sample_tab, upload_tab = st.tabs(["Sample data", "Upload ARFF or CSV"])
     with sample_tab:
         names = list(SAMPLES)
         current = st.session_state.get("sample", DEFAULT_SAMPLE)
-        choice = st.radio("Sample dataset", names, index=names.index(current),
-                          format_func=lambda n: f"{n}: {SAMPLES[n]}", key="sample_choice")
+        choice = st.radio(
+            "Sample dataset",
+            names,
+            index=names.index(current),
+            format_func=lambda n: f"{n}: {SAMPLES[n]}",
+            key="sample_choice",
+        )
         if st.session_state.get("upload") is not None:
             if st.button("Use this sample instead of my upload"):
                 common.use_sample(choice)
@@ -50,23 +58,32 @@ def home():
 
 
 def _upload_form():
-    st.caption(f"Mulan ARFF (dense or sparse; labels from a Mulan XML file, a number of labels, "
-               f"or MEKA's -C in the relation name) or CSV. Up to {common.MAX_UPLOAD_MB} MB and "
-               f"{common.MAX_ROWS:,} rows. Your file stays in this browser session only.")
-    up = st.file_uploader("Data file", type=["arff", "csv", "tsv", "data", "txt"],
-                          key="upload_file")
+    st.caption(
+        f"Mulan ARFF (dense or sparse; labels from a Mulan XML file, a number of labels, "
+        f"or MEKA's -C in the relation name) or CSV. Up to {common.MAX_UPLOAD_MB} MB and "
+        f"{common.MAX_ROWS:,} rows. Your file stays in this browser session only."
+    )
+    up = st.file_uploader(
+        "Data file", type=["arff", "csv", "tsv", "data", "txt"], key="upload_file"
+    )
     if up is None:
         return
     data = up.getvalue()
     is_arff = up.name.lower().endswith(".arff")
     xml, n_labels, target = None, None, None
     if is_arff:
-        xml_file = st.file_uploader("Mulan XML label file (optional)", type=["xml"],
-                                    key="upload_xml")
+        xml_file = st.file_uploader(
+            "Mulan XML label file (optional)", type=["xml"], key="upload_xml"
+        )
         xml = xml_file.getvalue() if xml_file is not None else None
-        n = st.number_input("…or the number of labels (the last attributes)", min_value=0,
-                            value=0, step=1, key="upload_n_labels",
-                            help="0: use the XML file, MEKA's -C N, or a nominal last attribute.")
+        n = st.number_input(
+            "…or the number of labels (the last attributes)",
+            min_value=0,
+            value=0,
+            step=1,
+            key="upload_n_labels",
+            help="0: use the XML file, MEKA's -C N, or a nominal last attribute.",
+        )
         n_labels = int(n) or None
     else:
         try:
@@ -74,12 +91,16 @@ def _upload_form():
         except common.DataError as exc:
             st.error(f"Could not read {up.name}: {exc}")
             return
-        kind = st.radio("Task", ["multi-class: one target column",
-                                 "multi-label: several 0/1 label columns"],
-                        key="upload_task", horizontal=True)
+        kind = st.radio(
+            "Task",
+            ["multi-class: one target column", "multi-label: several 0/1 label columns"],
+            key="upload_task",
+            horizontal=True,
+        )
         if kind.startswith("multi-class"):
-            target = st.selectbox("Target column", columns, index=len(columns) - 1,
-                                  key="upload_target")
+            target = st.selectbox(
+                "Target column", columns, index=len(columns) - 1, key="upload_target"
+            )
         else:
             target = st.multiselect("Label columns (0/1)", columns, key="upload_labels")
             if not target:
@@ -109,8 +130,10 @@ def _summary(ds):
 
 
 def _sidebar(ds):
-    st.sidebar.markdown(f"**Data:** {ds.name} · {ds.n_samples:,} × {ds.n_features} · "
-                        f"{ds.n_classes} {'labels' if ds.task == 'multilabel' else 'classes'}")
+    st.sidebar.markdown(
+        f"**Data:** {ds.name} · {ds.n_samples:,} × {ds.n_features} · "
+        f"{ds.n_classes} {'labels' if ds.task == 'multilabel' else 'classes'}"
+    )
     st.session_state["_settings"] = common.sidebar_settings(ds)
 
 

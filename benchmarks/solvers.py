@@ -13,7 +13,6 @@ import time
 import warnings
 from pathlib import Path
 
-import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 
@@ -59,8 +58,14 @@ def _ours(F, y, lam):
 def _sklearn(F, y, lam, solver):
     # C * sum(loss) + ||w||_1 == n C (mean loss + ||w||_1 / (n C)): C = 1 / (n lam).
     # liblinear also penalizes the intercept; a large intercept_scaling weakens that.
-    clf = LogisticRegression(C=1 / (len(y) * lam), l1_ratio=1.0, solver=solver, tol=1e-6,
-                             max_iter=10_000, intercept_scaling=1e3)
+    clf = LogisticRegression(
+        C=1 / (len(y) * lam),
+        l1_ratio=1.0,
+        solver=solver,
+        tol=1e-6,
+        max_iter=10_000,
+        intercept_scaling=1e3,
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         clf.fit(F, y)

@@ -26,27 +26,40 @@ with st.expander("What am I looking at?"):
 
 sblr_model = common.cached_fit(ds, key, "SBLR", s.gamma, s.lam)
 sparse_model = common.cached_fit(ds, key, "SparseSBLR", s.gamma, s.lam)
-signed = st.radio("Colouring", ["signed β (diverging)", "|β| (as in the paper)"],
-                  horizontal=True, key="beta_colouring").startswith("signed")
+signed = st.radio(
+    "Colouring",
+    ["signed β (diverging)", "|β| (as in the paper)"],
+    horizontal=True,
+    key="beta_colouring",
+).startswith("signed")
 C = cooccurrence(ds.label_matrix())
 coefs = {"SBLR": sblr_model.coef_, f"SparseSBLR (λ = {s.lam:.3g})": sparse_model.coef_}
 fig = plots.beta_heatmaps(coefs, ds.class_names, cooccurrence=C, signed=signed)
 st.plotly_chart(fig, key="beta_heatmaps")
 
 col1, col2 = st.columns(2)
-col1.download_button("Download β heatmaps (HTML)", plots.figure_html(fig),
-                     file_name=f"{ds.name}_beta.html", mime="text/html")
+col1.download_button(
+    "Download β heatmaps (HTML)",
+    plots.figure_html(fig),
+    file_name=f"{ds.name}_beta.html",
+    mime="text/html",
+)
 table = pd.concat(
-    {name: pd.DataFrame(c, index=ds.class_names, columns=ds.class_names)
-     for name, c in coefs.items()},
+    {
+        name: pd.DataFrame(c, index=ds.class_names, columns=ds.class_names)
+        for name, c in coefs.items()
+    },
     names=["model", "target class k"],
 )
-col2.download_button("Download β (CSV)", table.to_csv().encode(),
-                     file_name=f"{ds.name}_beta.csv", mime="text/csv")
+col2.download_button(
+    "Download β (CSV)", table.to_csv().encode(), file_name=f"{ds.name}_beta.csv", mime="text/csv"
+)
 
 st.subheader("Which classes does SparseSBLR find irrelevant?")
 summary = sparsity_summary(sparse_model.coef_, ds.class_names)
 m = ds.n_classes
-st.caption(f"{int(summary.n_zero.sum())} of {m * m} SparseSBLR coefficients are exactly zero at "
-           f"λ = {s.lam:.3g}; raise λ in the sidebar for more.")
+st.caption(
+    f"{int(summary.n_zero.sum())} of {m * m} SparseSBLR coefficients are exactly zero at "
+    f"λ = {s.lam:.3g}; raise λ in the sidebar for more."
+)
 st.dataframe(summary, width="stretch", hide_index=True)

@@ -33,7 +33,11 @@ MODEL_NAMES = list(MODELS)
 
 # Session-state keys owned by the sidebar widgets.
 K_MODEL, K_GAMMA_SCALE, K_LOG_GAMMA, K_LOG_LAM, K_CLASS = (
-    "model", "gamma_is_scale", "log_gamma", "log_lam", "target_class",
+    "model",
+    "gamma_is_scale",
+    "log_gamma",
+    "log_lam",
+    "target_class",
 )
 
 
@@ -78,8 +82,9 @@ def current_dataset():
     """The dataset every page works on (a sample until the user uploads one)."""
     upload = st.session_state.get("upload")
     if upload is not None:
-        return cached_upload(upload["data"], upload["name"], upload["xml"],
-                             upload["n_labels"], upload["target"])
+        return cached_upload(
+            upload["data"], upload["name"], upload["xml"], upload["n_labels"], upload["target"]
+        )
     return cached_sample(st.session_state.get("sample", DEFAULT_SAMPLE))
 
 
@@ -96,12 +101,20 @@ def try_upload(data: bytes, name: str, xml: bytes | None, n_labels, target):
     except DataError as exc:
         return str(exc)
     if ds.n_samples > MAX_ROWS:
-        return (f"The file has {ds.n_samples:,} rows; the exact similarity evidence needs "
-                f"time and memory growing with rows², so the dashboard accepts up to "
-                f"{MAX_ROWS:,}. Use the sblr library for larger data, or subsample.")
+        return (
+            f"The file has {ds.n_samples:,} rows; the exact similarity evidence needs "
+            f"time and memory growing with rows², so the dashboard accepts up to "
+            f"{MAX_ROWS:,}. Use the sblr library for larger data, or subsample."
+        )
     digest = hashlib.sha256(data + (xml or b"") + repr((n_labels, target)).encode()).hexdigest()
-    st.session_state["upload"] = {"data": data, "name": name, "xml": xml, "n_labels": n_labels,
-                                  "target": target, "key": "upload:" + digest[:16]}
+    st.session_state["upload"] = {
+        "data": data,
+        "name": name,
+        "xml": xml,
+        "n_labels": n_labels,
+        "target": target,
+        "key": "upload:" + digest[:16],
+    }
     return None
 
 
@@ -116,7 +129,7 @@ def _fmt(log10):
 
 
 def _value(log10):
-    return float(10.0 ** log10)
+    return float(10.0**log10)
 
 
 def _nearest(grid, log10):
@@ -161,18 +174,40 @@ def sidebar_settings(ds):
     if st.session_state.get(K_CLASS, 0) >= ds.n_classes:
         st.session_state[K_CLASS] = 0
     sb = st.sidebar
-    sb.selectbox("Model", MODEL_NAMES, key=K_MODEL,
-                 help="SML decides from the evidence alone; SBLR and SparseSBLR learn β.")
-    scale = sb.toggle("γ = scale", key=K_GAMMA_SCALE,
-                      help="γ = 1 / (d · Var X) on the scaled training data, as scikit-learn's SVC.")
-    sb.select_slider("RBF width γ (log₁₀)", LOG_GRID, key=K_LOG_GAMMA, format_func=_fmt,
-                     disabled=scale, help="Φ(x, y) = exp(−γ‖x − y‖²). Larger γ: more local.")
-    sb.select_slider("L1 strength λ (log₁₀)", LOG_GRID, key=K_LOG_LAM, format_func=_fmt,
-                     disabled=st.session_state[K_MODEL] != "SparseSBLR",
-                     help="SparseSBLR only: λ‖β‖₁ on the mean log-loss. Larger λ: more zeros.")
-    sb.selectbox("Class k", range(ds.n_classes), key=K_CLASS,
-                 format_func=lambda k: ds.class_names[k],
-                 help="The target class the contributions, explanation and path pages look at.")
+    sb.selectbox(
+        "Model",
+        MODEL_NAMES,
+        key=K_MODEL,
+        help="SML decides from the evidence alone; SBLR and SparseSBLR learn β.",
+    )
+    scale = sb.toggle(
+        "γ = scale",
+        key=K_GAMMA_SCALE,
+        help="γ = 1 / (d · Var X) on the scaled training data, as scikit-learn's SVC.",
+    )
+    sb.select_slider(
+        "RBF width γ (log₁₀)",
+        LOG_GRID,
+        key=K_LOG_GAMMA,
+        format_func=_fmt,
+        disabled=scale,
+        help="Φ(x, y) = exp(−γ‖x − y‖²). Larger γ: more local.",
+    )
+    sb.select_slider(
+        "L1 strength λ (log₁₀)",
+        LOG_GRID,
+        key=K_LOG_LAM,
+        format_func=_fmt,
+        disabled=st.session_state[K_MODEL] != "SparseSBLR",
+        help="SparseSBLR only: λ‖β‖₁ on the mean log-loss. Larger λ: more zeros.",
+    )
+    sb.selectbox(
+        "Class k",
+        range(ds.n_classes),
+        key=K_CLASS,
+        format_func=lambda k: ds.class_names[k],
+        help="The target class the contributions, explanation and path pages look at.",
+    )
     s = Settings(
         model=st.session_state[K_MODEL],
         gamma="scale" if scale else _value(st.session_state[K_LOG_GAMMA]),
@@ -184,8 +219,12 @@ def sidebar_settings(ds):
 
 
 def _write_url(s):
-    state = {"model": s.model, "gamma": "scale" if s.gamma == "scale" else f"{s.gamma:.4g}",
-             "lam": f"{s.lam:.4g}", "k": str(s.k)}
+    state = {
+        "model": s.model,
+        "gamma": "scale" if s.gamma == "scale" else f"{s.gamma:.4g}",
+        "lam": f"{s.lam:.4g}",
+        "k": str(s.k),
+    }
     if st.session_state.get("upload") is None:
         state["sample"] = st.session_state.get("sample", DEFAULT_SAMPLE)
     elif "sample" in st.query_params:
@@ -237,8 +276,7 @@ def cached_fit(_ds, key, model, gamma, lam):
 @st.cache_data(max_entries=16, show_spinner="Computing the evidence of each fold…")
 def cached_folds(_ds, key, gamma, scheme, test_size, n_splits, _progress=None):
     splits = make_splits(_ds.y, scheme=scheme, test_size=test_size, n_splits=n_splits)
-    return fold_evidence(make_model("SBLR", gamma=gamma), _ds.X, _ds.y, splits,
-                         progress=_progress)
+    return fold_evidence(make_model("SBLR", gamma=gamma), _ds.X, _ds.y, splits, progress=_progress)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
@@ -263,14 +301,24 @@ def cached_path(_ds, key, gamma):
 
 def tune(ds, model, test_size, progress):
     """The paper's grid search on a 10% validation split of the hold-out TRAINING rows."""
-    (train, _), = make_splits(ds.y, scheme="holdout", test_size=test_size)
-    return tune_holdout(make_model(model), ds.X[train], ds.y[train], gammas=PAPER_GRID,
-                        lams=PAPER_GRID, progress=progress)
+    ((train, _),) = make_splits(ds.y, scheme="holdout", test_size=test_size)
+    return tune_holdout(
+        make_model(model),
+        ds.X[train],
+        ds.y[train],
+        gammas=PAPER_GRID,
+        lams=PAPER_GRID,
+        progress=progress,
+    )
 
 
 def label_frequency_chart(ds):
-    st.plotly_chart(plots.label_frequency_bar(ds.label_matrix().sum(axis=0), ds.class_names,
-                                              total=ds.n_samples), key="home_frequencies")
+    st.plotly_chart(
+        plots.label_frequency_bar(
+            ds.label_matrix().sum(axis=0), ds.class_names, total=ds.n_samples
+        ),
+        key="home_frequencies",
+    )
 
 
 def show_notes(ds):

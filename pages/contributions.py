@@ -31,5 +31,9 @@ for col, name in zip(cols, models, strict=True):
     rho = rank_correlation(table, name, target=k)
     col.metric(f"Spearman(|{name}|, co-occurrence)", "n/a" if rho != rho else f"{rho:.2f}")
 st.dataframe(table.style.format({n: "{:.3f}" for n in models}), width="stretch", hide_index=True)
-st.download_button("Download table (CSV)", table.to_csv(index=False).encode(),
-                   file_name=f"{ds.name}_contributions_{ds.class_names[k]}.csv", mime="text/csv")
+st.download_button(
+    "Download table (CSV)",
+    table.to_csv(index=False).encode(),
+    file_name=f"{ds.name}_contributions_{ds.class_names[k]}.csv",
+    mime="text/csv",
+)

@@ -19,11 +19,16 @@ with st.expander("What am I looking at?"):
     st.latex(r"C_{kt} = \#\{\, i : y_{ik} = 1 \wedge y_{it} = 1 \,\}")
 
 Y = ds.label_matrix()
-st.plotly_chart(plots.label_frequency_bar(Y.sum(axis=0), ds.class_names, total=ds.n_samples),
-                key="frequencies")
+st.plotly_chart(
+    plots.label_frequency_bar(Y.sum(axis=0), ds.class_names, total=ds.n_samples), key="frequencies"
+)
 C = cooccurrence(Y)
 fig = plots.cooccurrence_heatmap(C, ds.class_names)
 st.plotly_chart(fig, key="cooccurrence")
-st.download_button("Download co-occurrence heatmap (HTML)", plots.figure_html(fig),
-                   file_name=f"{ds.name}_cooccurrence.html", mime="text/html")
+st.download_button(
+    "Download co-occurrence heatmap (HTML)",
+    plots.figure_html(fig),
+    file_name=f"{ds.name}_cooccurrence.html",
+    mime="text/html",
+)
 st.plotly_chart(plots.pca_scatter(ds.X, ds.y, class_names=ds.class_names), key="pca")

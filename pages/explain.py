@@ -23,33 +23,52 @@ with st.expander("What am I looking at?"):
         "logit. The model is fitted on all rows, so a row that was in training counts itself "
         "in its evidence here, like any query."
     )
-    st.latex(r"\text{logit}_k(x)=\beta_0^k+\sum_t \beta_t^k\,\bar f_t(x),\qquad"
-             r"\pi_k=\frac{1}{1+e^{-\text{logit}_k(x)}}")
+    st.latex(
+        r"\text{logit}_k(x)=\beta_0^k+\sum_t \beta_t^k\,\bar f_t(x),\qquad"
+        r"\pi_k=\frac{1}{1+e^{-\text{logit}_k(x)}}"
+    )
 if s.model == "SML":
     st.info("SML has no coefficients to explain; showing SparseSBLR with the sidebar's γ and λ.")
 
 model = common.cached_fit(ds, key, model_name, s.gamma, s.lam)
-row = st.number_input(f"Row (0 … {ds.n_samples - 1})", min_value=0, max_value=ds.n_samples - 1,
-                      value=0, step=1, key="explain_row")
+row = st.number_input(
+    f"Row (0 … {ds.n_samples - 1})",
+    min_value=0,
+    max_value=ds.n_samples - 1,
+    value=0,
+    step=1,
+    key="explain_row",
+)
 original = pd.DataFrame([ds.X[row]], columns=ds.feature_names)
 with st.expander("Edit the feature values of this row"):
     edited = st.data_editor(original, key=f"explain_edit_{key}_{row}", hide_index=True)
 x = edited.to_numpy(dtype=float)[0]
 truth = ds.label_matrix()[row]
-st.caption("True classes of this row: "
-           + (", ".join(n for n, t in zip(ds.class_names, truth, strict=True) if t) or "none")
-           + (" · features edited" if not edited.equals(original) else ""))
+st.caption(
+    "True classes of this row: "
+    + (", ".join(n for n, t in zip(ds.class_names, truth, strict=True) if t) or "none")
+    + (" · features edited" if not edited.equals(original) else "")
+)
 
 ic = instance_contributions(model, x)
 proba = model.predict_proba(x[None, :])[0]
-st.plotly_chart(plots.probability_bars(proba, ds.class_names,
-                                       threshold=0.5 if ds.task == "multilabel" else None,
-                                       true_classes=np.flatnonzero(truth)),
-                key="probabilities")
+st.plotly_chart(
+    plots.probability_bars(
+        proba,
+        ds.class_names,
+        threshold=0.5 if ds.task == "multilabel" else None,
+        true_classes=np.flatnonzero(truth),
+    ),
+    key="probabilities",
+)
 k = s.k
 table = ic.waterfall(k, ds.class_names)
 st.subheader(f"Why π = {ic.proba[k]:.3f} for “{ds.class_names[k]}”")
 fig = plots.waterfall(table, title=f"logit of {ds.class_names[k]} = {ic.logits[k]:.3f}")
 st.plotly_chart(fig, key="waterfall")
-st.download_button("Download waterfall (HTML)", plots.figure_html(fig),
-                   file_name=f"{ds.name}_row{row}_{ds.class_names[k]}.html", mime="text/html")
+st.download_button(
+    "Download waterfall (HTML)",
+    plots.figure_html(fig),
+    file_name=f"{ds.name}_row{row}_{ds.class_names[k]}.html",
+    mime="text/html",
+)

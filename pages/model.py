@@ -18,8 +18,10 @@ with st.expander("What am I looking at?"):
         "πₖ ≥ 0.5 (multi-label) or when πₖ is the largest (multi-class). The evidence of each "
         "split is computed once per γ, so moving λ only refits the logistic layer."
     )
-    st.latex(r"\pi_k(x)=\sigma\Big(\beta_0^k+\sum_t\beta_t^k\bar f_t(x)\Big),\quad"
-             r"\min_{\beta^k}\ \frac1n\sum_i \ell_i(\beta^k)+\lambda\lVert\beta^k\rVert_1")
+    st.latex(
+        r"\pi_k(x)=\sigma\Big(\beta_0^k+\sum_t\beta_t^k\bar f_t(x)\Big),\quad"
+        r"\min_{\beta^k}\ \frac1n\sum_i \ell_i(\beta^k)+\lambda\lVert\beta^k\rVert_1"
+    )
     if ds.task == "multilabel":
         st.markdown(
             "Multi-label metrics (↓ lower is better, ↑ higher is better): **Hamming loss** is the "
@@ -32,12 +34,18 @@ with st.expander("What am I looking at?"):
         )
 
 left, right = st.columns([2, 1])
-scheme_label = left.radio("Evaluation", ["Hold-out split", "k-fold cross-validation"],
-                          horizontal=True, key="eval_scheme")
+scheme_label = left.radio(
+    "Evaluation", ["Hold-out split", "k-fold cross-validation"], horizontal=True, key="eval_scheme"
+)
 scheme = "holdout" if scheme_label.startswith("Hold") else "kfold"
 if scheme == "holdout":
-    test_size = right.select_slider("Test share", [0.1, 0.2, 0.25, 0.3, 0.4, 0.5], value=0.25,
-                                    key="eval_test_size", format_func=lambda v: f"{v:.0%}")
+    test_size = right.select_slider(
+        "Test share",
+        [0.1, 0.2, 0.25, 0.3, 0.4, 0.5],
+        value=0.25,
+        key="eval_test_size",
+        format_func=lambda v: f"{v:.0%}",
+    )
     n_splits = 5
 else:
     n_splits = right.select_slider("Folds k", [3, 5, 10], value=5, key="eval_folds")
@@ -50,7 +58,14 @@ st.markdown(f"**{s.model}** with γ = {gamma_text}{lam_text} on **{ds.name}**")
 bar = st.progress(0.0, text="Evaluating…")
 try:
     result = common.cached_evaluation(
-        ds, key, s.model, s.gamma, s.lam, scheme, test_size, n_splits,
+        ds,
+        key,
+        s.model,
+        s.gamma,
+        s.lam,
+        scheme,
+        test_size,
+        n_splits,
         _progress=lambda done, total: bar.progress(done / total, text=f"Fold {done} of {total}"),
     )
 except common.DataError as exc:
@@ -60,8 +75,11 @@ except common.DataError as exc:
 bar.empty()
 
 summary = result.summary
-shown = summary.index if ds.task == "multiclass" else [
-    "hamming_loss", "ranking_loss", "one_error", "coverage", "average_precision"]
+shown = (
+    summary.index
+    if ds.task == "multiclass"
+    else ["hamming_loss", "ranking_loss", "one_error", "coverage", "average_precision"]
+)
 cols = st.columns(len(shown))
 for col, name in zip(cols, shown, strict=True):
     row = summary.loc[name]
@@ -73,12 +91,17 @@ if ds.task == "multilabel":
         st.dataframe(summary, width="stretch")
         st.dataframe(result.per_fold, width="stretch")
 else:
-    st.plotly_chart(plots.confusion_matrix_figure(result.confusion, ds.class_names),
-                    key="confusion")
+    st.plotly_chart(
+        plots.confusion_matrix_figure(result.confusion, ds.class_names), key="confusion"
+    )
     with st.expander("Per-fold values"):
         st.dataframe(result.per_fold, width="stretch")
-st.download_button("Download metrics (CSV)", summary.to_csv().encode(),
-                   file_name=f"{ds.name}_{s.model}_metrics.csv", mime="text/csv")
+st.download_button(
+    "Download metrics (CSV)",
+    summary.to_csv().encode(),
+    file_name=f"{ds.name}_{s.model}_metrics.csv",
+    mime="text/csv",
+)
 
 st.subheader("Tune γ and λ")
 st.caption(
@@ -86,15 +109,24 @@ st.caption(
     + (" and λ" if s.model == "SparseSBLR" else "")
     + f" on a 10% validation split of the {1 - test_size:.0%} training rows of the hold-out "
     "split, never on test rows, then moves the sliders to the choice."
-    + (" (With k-fold evaluation every row is a test row once, so scores after tuning are "
-       "slightly optimistic; use the hold-out split for an unbiased estimate.)"
-       if scheme == "kfold" else "")
+    + (
+        " (With k-fold evaluation every row is a test row once, so scores after tuning are "
+        "slightly optimistic; use the hold-out split for an unbiased estimate.)"
+        if scheme == "kfold"
+        else ""
+    )
 )
 if st.button(f"Tune {s.model}", key="tune"):
     n_points = len(PAPER_GRID) * (len(PAPER_GRID) if s.model == "SparseSBLR" else 1)
     tune_bar = st.progress(0.0, text="Tuning…")
-    res = common.tune(ds, s.model, test_size, lambda done, total: tune_bar.progress(
-        done / total, text=f"Grid point {done} of {n_points}"))
+    res = common.tune(
+        ds,
+        s.model,
+        test_size,
+        lambda done, total: tune_bar.progress(
+            done / total, text=f"Grid point {done} of {n_points}"
+        ),
+    )
     tune_bar.empty()
     st.session_state["tuning_result"] = (key, s.model, res)
     common.set_tuned(res.best_params["gamma"], res.best_params.get("lam"))
@@ -103,8 +135,12 @@ if st.button(f"Tune {s.model}", key="tune"):
 stored = st.session_state.get("tuning_result")
 if stored and stored[0] == key:
     _, model, res = stored
-    chosen = ", ".join(f"{'γ' if k == 'gamma' else 'λ'} = {v:.0e}" for k, v in res.best_params.items())
-    st.success(f"{model}: best {res.metric.replace('_', ' ')} {res.best_score:.3f} "
-               f"at {chosen}; the sliders now show it.")
+    chosen = ", ".join(
+        f"{'γ' if k == 'gamma' else 'λ'} = {v:.0e}" for k, v in res.best_params.items()
+    )
+    st.success(
+        f"{model}: best {res.metric.replace('_', ' ')} {res.best_score:.3f} "
+        f"at {chosen}; the sliders now show it."
+    )
     with st.expander("All grid points"):
         st.dataframe(res.scores, width="stretch")

@@ -22,16 +22,28 @@ with st.expander("What am I looking at?"):
     st.latex(r"\min_{\beta_0^k,\beta^k}\ \frac1n\sum_i \ell_i + \lambda\lVert\beta^k\rVert_1")
 
 lams, coefs, _ = common.cached_path(ds, key, s.gamma)
-fig = plots.regularization_path(lams, coefs[:, k, :], ds.class_names, current_lam=s.lam,
-                                target_name=ds.class_names[k])
+fig = plots.regularization_path(
+    lams, coefs[:, k, :], ds.class_names, current_lam=s.lam, target_name=ds.class_names[k]
+)
 st.plotly_chart(fig, key="path")
 nonzero = np.count_nonzero(coefs[:, k, :], axis=1)
-entry = {t: lams[np.flatnonzero(coefs[:, k, t])].max() for t in range(ds.n_classes)
-         if np.any(coefs[:, k, t])}
-entered = [f"{ds.class_names[t]} (λ ≈ {lam:.1e})"
-           for t, lam in sorted(entry.items(), key=lambda item: -item[1])]
-st.caption(f"Non-zero coefficients: {nonzero.min()} at λ = {lams.max():.0e} to {nonzero.max()} at "
-           f"λ = {lams.min():.0e}. Entering (largest λ at which each is non-zero): "
-           + (", ".join(entered) or "none"))
-st.download_button("Download path (HTML)", plots.figure_html(fig),
-                   file_name=f"{ds.name}_path_{ds.class_names[k]}.html", mime="text/html")
+entry = {
+    t: lams[np.flatnonzero(coefs[:, k, t])].max()
+    for t in range(ds.n_classes)
+    if np.any(coefs[:, k, t])
+}
+entered = [
+    f"{ds.class_names[t]} (λ ≈ {lam:.1e})"
+    for t, lam in sorted(entry.items(), key=lambda item: -item[1])
+]
+st.caption(
+    f"Non-zero coefficients: {nonzero.min()} at λ = {lams.max():.0e} to {nonzero.max()} at "
+    f"λ = {lams.min():.0e}. Entering (largest λ at which each is non-zero): "
+    + (", ".join(entered) or "none")
+)
+st.download_button(
+    "Download path (HTML)",
+    plots.figure_html(fig),
+    file_name=f"{ds.name}_path_{ds.class_names[k]}.html",
+    mime="text/html",
+)

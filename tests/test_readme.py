@@ -23,7 +23,8 @@ def test_readme_opens_with_the_two_fresh_machine_commands():
 def test_library_example_runs(tmp_path):
     code = re.search(r"```python\n(.*?)```", README, flags=re.S).group(1)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True,
-                         text=True, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+    )
     assert out.returncode == 0, out.stderr
     assert "average_precision" in out.stdout and "cooccurrence" in out.stdout
