@@ -94,7 +94,8 @@ def try_upload(data: bytes, name: str, xml: bytes | None, n_labels, target):
     Returns the error message for the user, or None on success.
     """
     if len(data) > MAX_UPLOAD_MB * 2**20:
-        return f"The file is {len(data) / 2**20:.0f} MB; the dashboard accepts up to {MAX_UPLOAD_MB} MB."
+        size = len(data) / 2**20
+        return f"The file is {size:.0f} MB; the dashboard accepts up to {MAX_UPLOAD_MB} MB."
     target = tuple(target) if isinstance(target, list) else target
     try:
         ds = cached_upload(data, name, xml, n_labels, target)

@@ -28,10 +28,14 @@ N_ROWS = 500
 HERE = Path(__file__).resolve().parent
 
 FEATURE_NAMES = [
-    "hour_sin", "hour_cos",
-    "season_sin", "season_cos",
-    "wind_sin", "wind_cos",
-    "moon_sin", "moon_cos",
+    "hour_sin",
+    "hour_cos",
+    "season_sin",
+    "season_cos",
+    "wind_sin",
+    "wind_cos",
+    "moon_sin",
+    "moon_cos",
 ]
 LABEL_NAMES = ["daylight", "birdsong", "rain", "thunder", "frost", "spring_tide", "noise"]
 
@@ -124,8 +128,7 @@ def _fmt(value: float) -> str:
 
 def _rows(X: np.ndarray, Y: np.ndarray) -> list[str]:
     return [
-        ",".join([_fmt(v) for v in x] + [str(int(v)) for v in y])
-        for x, y in zip(X, Y, strict=True)
+        ",".join([_fmt(v) for v in x] + [str(int(v)) for v in y]) for x, y in zip(X, Y, strict=True)
     ]
 
 
@@ -142,8 +145,10 @@ def planted_arff(X: np.ndarray, Y: np.ndarray) -> str:
 
 def planted_xml() -> str:
     """Mulan XML label file naming the label attributes."""
-    lines = ['<?xml version="1.0" encoding="utf-8"?>',
-             '<labels xmlns="http://mulan.sourceforge.net/labels">']
+    lines = [
+        '<?xml version="1.0" encoding="utf-8"?>',
+        '<labels xmlns="http://mulan.sourceforge.net/labels">',
+    ]
     lines += [f'<label name="{name}"></label>' for name in LABEL_NAMES]
     lines += ["</labels>"]
     return "\n".join(lines) + "\n"
@@ -200,8 +205,12 @@ def write_all(out_dir: str | Path = HERE) -> list[Path]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=HERE,
-                        help="output directory (default: the directory of this script)")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=HERE,
+        help="output directory (default: the directory of this script)",
+    )
     args = parser.parse_args(argv)
     for path in write_all(args.out):
         print(f"wrote {path} ({path.stat().st_size} bytes)")
