@@ -264,9 +264,13 @@ def cached_evidence(_ds, key, gamma):
     return f, f.training_evidence()
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
-def cached_fit(_ds, key, model, gamma, lam):
+def cached_fit(ds, key, model, gamma, lam):
     """A model fitted on all rows; SBLR/SparseSBLR reuse the cached evidence."""
+    return _cached_fit(ds, key, model, gamma, lam if model == "SparseSBLR" else None)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _cached_fit(_ds, key, model, gamma, lam):
     est = make_model(model, gamma=gamma, lam=lam)
     if model == "SML":
         return est.fit(_ds.X, _ds.y)
@@ -280,9 +284,14 @@ def cached_folds(_ds, key, gamma, scheme, test_size, n_splits, _progress=None):
     return fold_evidence(make_model("SBLR", gamma=gamma), _ds.X, _ds.y, splits, progress=_progress)
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
-def cached_evaluation(_ds, key, model, gamma, lam, scheme, test_size, n_splits, _progress=None):
+def cached_evaluation(ds, key, model, gamma, lam, scheme, test_size, n_splits, _progress=None):
     """Scores of one model; SBLR/SparseSBLR reuse each fold's cached evidence."""
+    lam = lam if model == "SparseSBLR" else None
+    return _cached_evaluation(ds, key, model, gamma, lam, scheme, test_size, n_splits, _progress)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _cached_evaluation(_ds, key, model, gamma, lam, scheme, test_size, n_splits, _progress=None):
     est = make_model(model, gamma=gamma, lam=lam)
     if model == "SML":
         folds = make_splits(_ds.y, scheme=scheme, test_size=test_size, n_splits=n_splits)

@@ -20,6 +20,8 @@ with st.expander("What am I looking at?"):
         "exactly zero. The rank correlation measures that tendency (|β| against co-occurrence, "
         "class k itself left out)."
     )
+    st.latex(r"C_{kt}=\#\{i: y_{ik}=y_{it}=1\},\qquad "
+             r"\rho=\operatorname{Spearman}\big(|\beta_t^k|,\ C_{kt}\big)_{t\neq k}")
 
 models = {
     "SBLR β": common.cached_fit(ds, key, "SBLR", s.gamma, s.lam),

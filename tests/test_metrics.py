@@ -371,3 +371,14 @@ def test_ranking_metrics_invariant_to_adding_uninformative_rows(problem, seed):
     Y2, S2 = np.vstack([Yt, extra_Y]), np.vstack([Sc, extra_S])
     for metric in (ranking_loss, one_error, average_precision):
         assert _same(metric(Y2, S2), metric(Yt, Sc))
+
+
+def test_vectorized_average_precision_equals_scikit_learn_with_ties():
+    from sklearn.metrics import label_ranking_average_precision_score
+
+    rng = np.random.default_rng(3)
+    Y = (rng.random((300, 9)) < 0.35).astype(int)
+    Y[Y.sum(1) == 0, 0] = 1
+    Y[Y.sum(1) == 9, 1] = 0
+    S = rng.integers(0, 4, size=(300, 9)).astype(float)  # many ties
+    assert average_precision(Y, S) == pytest.approx(label_ranking_average_precision_score(Y, S))
