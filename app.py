@@ -112,7 +112,12 @@ def _upload_form():
             st.error(f"Could not use {up.name}: {error}")
             st.caption("The previously loaded data is still in use.")
         else:
-            st.success(f"Loaded {up.name}.")
+            # Rerun: the sidebar and the URL were drawn for the previous data before this page.
+            st.session_state["_loaded_message"] = f"Loaded {up.name}."
+            st.rerun()
+    loaded = st.session_state.pop("_loaded_message", None)
+    if loaded:
+        st.success(loaded)
 
 
 def _summary(ds):
@@ -149,4 +154,5 @@ pages = [
 ]
 page = st.navigation(pages)
 _sidebar(common.current_dataset())
+common.follow_redirect()
 page.run()

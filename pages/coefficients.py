@@ -7,9 +7,7 @@ from pages import common
 from sblr import plots
 from sblr.interpret import cooccurrence, sparsity_summary
 
-ds = common.current_dataset()
-s = common.settings()
-key = common.dataset_key()
+ds, s, key = common.page_context(__file__)
 
 st.title("Coefficients β")
 with st.expander("What am I looking at?"):

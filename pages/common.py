@@ -12,12 +12,13 @@ from __future__ import annotations
 import hashlib
 import math
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import streamlit as st
 
 from sblr import DataError, SimilarityFeaturizer, plots
-from sblr.evaluation import evaluate_folds, fold_evidence, make_splits
+from sblr.evaluation import fold_evidence, make_splits, score_fold, summarize
 from sblr.io import list_columns, load_dataset
 from sblr.models import MODELS, make_model
 from sblr.samples import DEFAULT_SAMPLE, SAMPLES, load_sample
@@ -199,8 +200,9 @@ def sidebar_settings(ds):
         LOG_GRID,
         key=K_LOG_LAM,
         format_func=_fmt,
-        disabled=st.session_state[K_MODEL] != "SparseSBLR",
-        help="SparseSBLR only: λ‖β‖₁ on the mean log-loss. Larger λ: more zeros.",
+        help="SparseSBLR's λ‖β‖₁ on the mean log-loss (larger λ: more zeros). The β, "
+        "contribution and path pages always show SparseSBLR, so λ applies there whatever "
+        "the model.",
     )
     sb.selectbox(
         "Class k",
@@ -235,9 +237,26 @@ def _write_url(s):
             st.query_params[key] = value
 
 
-def settings():
-    """The Settings chosen in the sidebar (app.py draws the sidebar on every page)."""
-    return st.session_state["_settings"]
+def page_context(page_file):
+    """``(dataset, settings, data key)`` for a page; app.py draws the sidebar before it.
+
+    A folder named ``pages/`` beside the entry script makes Streamlit serve the
+    very first request of a fresh server in its legacy multipage mode, which
+    runs a linked page WITHOUT app.py.  Such a run goes through app.py (which
+    switches Streamlit to the st.navigation mode) and comes back to the page,
+    keeping the link's query parameters.
+    """
+    if "_settings" not in st.session_state:
+        st.session_state["_redirect"] = f"pages/{Path(page_file).name}"
+        st.switch_page("app.py", query_params=st.query_params.to_dict())
+    return current_dataset(), st.session_state["_settings"], dataset_key()
+
+
+def follow_redirect():
+    """In app.py after st.navigation: finish a redirect started by :func:`page_context`."""
+    target = st.session_state.pop("_redirect", None)
+    if target is not None:
+        st.switch_page(target, query_params=st.query_params.to_dict())
 
 
 def set_tuned(gamma, lam):
@@ -278,26 +297,47 @@ def _cached_fit(_ds, key, model, gamma, lam):
     return est.fit_from_evidence(f, F)
 
 
-@st.cache_data(max_entries=16, show_spinner="Computing the evidence of each fold…")
-def cached_folds(_ds, key, gamma, scheme, test_size, n_splits, _progress=None):
-    splits = make_splits(_ds.y, scheme=scheme, test_size=test_size, n_splits=n_splits)
-    return fold_evidence(make_model("SBLR", gamma=gamma), _ds.X, _ds.y, splits, progress=_progress)
-
-
-def cached_evaluation(ds, key, model, gamma, lam, scheme, test_size, n_splits, _progress=None):
-    """Scores of one model; SBLR/SparseSBLR reuse each fold's cached evidence."""
-    lam = lam if model == "SparseSBLR" else None
-    return _cached_evaluation(ds, key, model, gamma, lam, scheme, test_size, n_splits, _progress)
+@st.cache_data(max_entries=16, show_spinner=False)
+def _cached_splits(_ds, key, scheme, test_size, n_splits):
+    return make_splits(_ds.y, scheme=scheme, test_size=test_size, n_splits=n_splits)
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def _cached_evaluation(_ds, key, model, gamma, lam, scheme, test_size, n_splits, _progress=None):
-    est = make_model(model, gamma=gamma, lam=lam)
+def _cached_fold(_ds, key, gamma, scheme, test_size, n_splits, i):
+    split = _cached_splits(_ds, key, scheme, test_size, n_splits)[i]
+    return fold_evidence(make_model("SBLR", gamma=gamma), _ds.X, _ds.y, [split])[0]
+
+
+@st.cache_data(max_entries=512, show_spinner=False)
+def _cached_fold_score(_ds, key, model, gamma, lam, scheme, test_size, n_splits, i):
+    """One fold's scores; SBLR/SparseSBLR reuse the fold's cached evidence."""
     if model == "SML":
-        folds = make_splits(_ds.y, scheme=scheme, test_size=test_size, n_splits=n_splits)
-        return evaluate_folds(est, _ds.X, _ds.y, folds, progress=_progress)
-    folds = cached_folds(_ds, key, gamma, scheme, test_size, n_splits, _progress)
-    return evaluate_folds(est, _ds.X, _ds.y, folds)
+        fold = _cached_splits(_ds, key, scheme, test_size, n_splits)[i]
+    else:
+        fold = _cached_fold(_ds, key, gamma, scheme, test_size, n_splits, i)
+    return score_fold(make_model(model, gamma=gamma, lam=lam), _ds.X, _ds.y, fold, _classes(_ds))
+
+
+def _classes(ds):
+    return np.arange(ds.n_classes) if ds.task == "multilabel" else np.unique(ds.y)
+
+
+def evaluation(ds, key, model, gamma, lam, scheme, test_size, n_splits, progress=None):
+    """Hold-out / k-fold scores, fold by fold from the cache, reporting progress.
+
+    ``progress(done, total)`` is called outside the cached functions (a UI
+    element drawn inside one would be replayed on every cache hit).
+    """
+    lam = lam if model == "SparseSBLR" else None
+    n = len(_cached_splits(ds, key, scheme, test_size, n_splits))
+    results = []
+    for i in range(n):
+        results.append(
+            _cached_fold_score(ds, key, model, gamma, lam, scheme, test_size, n_splits, i)
+        )
+        if progress:
+            progress(i + 1, n)
+    return summarize(results, _classes(ds))
 
 
 @st.cache_data(max_entries=16, show_spinner="Computing the λ path…")

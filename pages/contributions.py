@@ -5,9 +5,7 @@ import streamlit as st
 from pages import common
 from sblr.interpret import contribution_table, rank_correlation
 
-ds = common.current_dataset()
-s = common.settings()
-key = common.dataset_key()
+ds, s, key = common.page_context(__file__)
 k = s.k
 
 st.title(f"Class contributions to “{ds.class_names[k]}”")
@@ -20,8 +18,10 @@ with st.expander("What am I looking at?"):
         "exactly zero. The rank correlation measures that tendency (|β| against co-occurrence, "
         "class k itself left out)."
     )
-    st.latex(r"C_{kt}=\#\{i: y_{ik}=y_{it}=1\},\qquad "
-             r"\rho=\operatorname{Spearman}\big(|\beta_t^k|,\ C_{kt}\big)_{t\neq k}")
+    st.latex(
+        r"C_{kt}=\#\{i: y_{ik}=y_{it}=1\},\qquad "
+        r"\rho=\operatorname{Spearman}\big(|\beta_t^k|,\ C_{kt}\big)_{t\neq k}"
+    )
 
 models = {
     "SBLR β": common.cached_fit(ds, key, "SBLR", s.gamma, s.lam),

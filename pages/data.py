@@ -6,7 +6,7 @@ from pages import common
 from sblr import plots
 from sblr.interpret import cooccurrence
 
-ds = common.current_dataset()
+ds, _, _ = common.page_context(__file__)
 
 st.title(f"Data: {ds.name}")
 with st.expander("What am I looking at?"):

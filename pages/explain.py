@@ -8,9 +8,7 @@ from pages import common
 from sblr import plots
 from sblr.interpret import instance_contributions
 
-ds = common.current_dataset()
-s = common.settings()
-key = common.dataset_key()
+ds, s, key = common.page_context(__file__)
 model_name = s.model if s.model != "SML" else "SparseSBLR"
 
 st.title("Explain a prediction")

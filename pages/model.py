@@ -6,9 +6,7 @@ from pages import common
 from sblr import plots
 from sblr.tuning import PAPER_GRID
 
-ds = common.current_dataset()
-s = common.settings()
-key = common.dataset_key()
+ds, s, key = common.page_context(__file__)
 
 st.title("Model & metrics")
 with st.expander("What am I looking at?"):
@@ -57,7 +55,7 @@ st.markdown(f"**{s.model}** with γ = {gamma_text}{lam_text} on **{ds.name}**")
 
 bar = st.progress(0.0, text="Evaluating…")
 try:
-    result = common.cached_evaluation(
+    result = common.evaluation(
         ds,
         key,
         s.model,
@@ -66,13 +64,13 @@ try:
         scheme,
         test_size,
         n_splits,
-        _progress=lambda done, total: bar.progress(done / total, text=f"Fold {done} of {total}"),
+        progress=lambda done, total: bar.progress(done / total, text=f"Fold {done} of {total}"),
     )
 except common.DataError as exc:
-    bar.empty()
     st.error(str(exc))
     st.stop()
-bar.empty()
+finally:
+    bar.empty()
 
 summary = result.summary
 shown = (

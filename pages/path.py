@@ -6,9 +6,7 @@ import streamlit as st
 from pages import common
 from sblr import plots
 
-ds = common.current_dataset()
-s = common.settings()
-key = common.dataset_key()
+ds, s, key = common.page_context(__file__)
 k = s.k
 
 st.title(f"Regularization path of “{ds.class_names[k]}”")

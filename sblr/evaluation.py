@@ -171,39 +171,44 @@ def _scores(y_true, y_pred, scores, multilabel, labels):
     return metrics.multiclass_report(y_true, y_pred, labels=labels)
 
 
-def evaluate_folds(estimator, X, y, folds, *, progress=None):
-    """Fit ``estimator`` on every fold's training rows and score it on its test rows.
+def score_fold(estimator, X, y, fold, classes=None):
+    """Fit ``estimator`` on one fold's training rows and score it on its test rows.
 
-    SBLR / SparseSBLR reuse the folds' evidence (only the logistic layer is
-    fitted); other estimators are fitted on ``X[train]``.  ``folds`` may be
-    :class:`Fold` objects or plain ``(train, test)`` pairs.
+    SBLR / SparseSBLR reuse a :class:`Fold`'s evidence (only the logistic
+    layer is fitted); other estimators, or a plain ``(train, test)`` pair, are
+    fitted on ``X[train]``.
 
     Returns
     -------
-    EvaluationResult
+    scores : dict
+        Metric name -> value.
+    confusion : ndarray of shape (n_classes, n_classes) or None
+        Multi-class only, over ``classes`` (default: the classes of ``y``).
     """
     X = np.asarray(X, dtype=np.float64)
     y = np.asarray(y)
     multilabel = _is_multilabel(y)
-    classes = np.arange(y.shape[1]) if multilabel else np.unique(y)
-    rows, cm = [], None if multilabel else np.zeros((len(classes), len(classes)), dtype=int)
-    for i, fold in enumerate(folds):
-        train, test = (fold.train, fold.test) if isinstance(fold, Fold) else fold
-        est = clone(estimator)
-        if isinstance(fold, Fold) and isinstance(est, _LogisticSimilarityClassifier):
-            est.fit_from_evidence(fold.featurizer, fold.F_train)
-            y_pred = est.predict_from_evidence(fold.F_test)
-            scores = est.decision_from_evidence(fold.F_test)
-        else:
-            est.fit(X[train], y[train])
-            y_pred, scores = est.predict(X[test]), est.decision_function(X[test])
-        rows.append(_scores(y[test], y_pred, scores, multilabel, classes))
-        if cm is not None:
-            cm += confusion_matrix(y[test], y_pred, labels=classes)
-        if progress:
-            progress(i + 1, len(folds))
-    per_fold = pd.DataFrame(rows)
+    if classes is None:
+        classes = np.arange(y.shape[1]) if multilabel else np.unique(y)
+    train, test = (fold.train, fold.test) if isinstance(fold, Fold) else fold
+    est = clone(estimator)
+    if isinstance(fold, Fold) and isinstance(est, _LogisticSimilarityClassifier):
+        est.fit_from_evidence(fold.featurizer, fold.F_train)
+        y_pred = est.predict_from_evidence(fold.F_test)
+        scores = est.decision_from_evidence(fold.F_test)
+    else:
+        est.fit(X[train], y[train])
+        y_pred, scores = est.predict(X[test]), est.decision_function(X[test])
+    values = _scores(y[test], y_pred, scores, multilabel, classes)
+    cm = None if multilabel else confusion_matrix(y[test], y_pred, labels=classes)
+    return values, cm
+
+
+def summarize(fold_scores, classes):
+    """Combine :func:`score_fold` results into an :class:`EvaluationResult`."""
+    per_fold = pd.DataFrame([values for values, _ in fold_scores])
     per_fold.index.name = "fold"
+    cms = [cm for _, cm in fold_scores if cm is not None]
     summary = pd.DataFrame(
         {
             "label": [metrics.METRIC_LABELS[c] for c in per_fold.columns],
@@ -213,7 +218,27 @@ def evaluate_folds(estimator, X, y, folds, *, progress=None):
         }
     )
     summary.index.name = "metric"
-    return EvaluationResult(per_fold, summary, cm, classes)
+    return EvaluationResult(per_fold, summary, sum(cms) if cms else None, np.asarray(classes))
+
+
+def evaluate_folds(estimator, X, y, folds, *, progress=None):
+    """:func:`score_fold` on every fold, summarized.
+
+    ``folds`` may be :class:`Fold` objects (SBLR / SparseSBLR then reuse their
+    evidence) or plain ``(train, test)`` pairs.
+
+    Returns
+    -------
+    EvaluationResult
+    """
+    y = np.asarray(y)
+    classes = np.arange(y.shape[1]) if _is_multilabel(y) else np.unique(y)
+    results = []
+    for i, fold in enumerate(folds):
+        results.append(score_fold(estimator, X, y, fold, classes))
+        if progress:
+            progress(i + 1, len(folds))
+    return summarize(results, classes)
 
 
 def evaluate(

@@ -1,0 +1,603 @@
+"""The Streamlit dashboard (app.py + pages/), driven headless with AppTest.
+
+Every test starts its own AppTest session, so no widget or session state leaks
+between tests; Streamlit's data cache is shared, which only makes later tests
+faster.  Pages are reached with ``switch_page`` exactly as the navigation
+menu does: app.py (shared sidebar, URL state) runs first, then the page.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+import math
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
+from streamlit.runtime.pages_manager import PagesManager
+from streamlit.testing.v1 import AppTest
+
+from sblr.interpret import cooccurrence
+from sblr.samples import load_sample
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE_DIR = ROOT / "sample_data"
+PAGES = [
+    "pages/data.py",
+    "pages/model.py",
+    "pages/coefficients.py",
+    "pages/contributions.py",
+    "pages/explain.py",
+    "pages/path.py",
+]
+#: The main chart each page must draw (its st.plotly_chart key).
+PAGE_CHART = {
+    "pages/data.py": "cooccurrence",
+    "pages/coefficients.py": "beta_heatmaps",
+    "pages/explain.py": "waterfall",
+    "pages/path.py": "path",
+}
+PLANTED_LABELS = ["daylight", "birdsong", "rain", "thunder", "frost", "spring_tide", "noise"]
+SETTINGS_KEYS = {"model", "gamma", "lam", "k"}
+
+
+@pytest.fixture(autouse=True)
+def _navigation_mode(monkeypatch):
+    """Run app.py's st.navigation on every run, as a running server does.
+
+    A ``pages/`` folder beside the entry point makes Streamlit start in the old
+    "pages directory" mode until the first ``st.navigation`` call switches it
+    off for the rest of the process.  AppTest resets that switch before every
+    run, so without this a ``switch_page`` would execute the page file alone,
+    without app.py's sidebar.  (See the report: on a fresh server the very first
+    request to a page URL other than the home page has the same problem.)
+    """
+    original = PagesManager.__init__
+
+    def init(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        PagesManager.uses_pages_directory = False
+
+    monkeypatch.setattr(PagesManager, "__init__", init)
+
+
+@pytest.fixture
+def downloads(monkeypatch):
+    """Bytes of every file a download button offered, by the media file id in its URL."""
+    files: dict[str, bytes] = {}
+    original = MemoryMediaFileStorage.load_and_get_id
+
+    def load_and_get_id(self, path_or_data, mimetype, kind, filename=None):
+        file_id = original(self, path_or_data, mimetype, kind, filename)
+        if isinstance(path_or_data, bytes):
+            files[file_id] = path_or_data
+        return file_id
+
+    monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", load_and_get_id)
+    return files
+
+
+# ----------------------------------------------------------------------------- helpers
+def start(query: dict[str, str] | None = None) -> AppTest:
+    """A new session on the home page (optionally opened with URL query parameters)."""
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    for name, value in (query or {}).items():
+        at.query_params[name] = value
+    at.run()
+    assert_clean(at)
+    return at
+
+
+def assert_clean(at: AppTest) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+
+
+def goto(at: AppTest, page: str) -> AppTest:
+    at.switch_page(page)
+    at.run()
+    assert_clean(at)
+    return at
+
+
+def sidebar_data(at: AppTest) -> str:
+    """The sidebar's data line, e.g. ``**Data:** planted · 500 × 8 · 7 labels``."""
+    lines = [m.value for m in at.sidebar.markdown if m.value.startswith("**Data:**")]
+    assert len(lines) == 1, "the sidebar data summary is missing"
+    return lines[0]
+
+
+def metrics(at: AppTest) -> dict[str, str]:
+    return {m.label: m.value for m in at.metric}
+
+
+def texts(elements) -> str:
+    return "\n".join(str(e.value) for e in elements)
+
+
+def chart(at: AppTest, key: str) -> dict:
+    """The plotly figure (as JSON) of the st.plotly_chart with this key."""
+    found = [c for c in at.get("plotly_chart") if c.proto.id.endswith(f"-{key}")]
+    assert len(found) == 1, f"no plotly chart with key {key!r}"
+    return json.loads(found[0].proto.spec)
+
+
+def array(value) -> np.ndarray:
+    """A plotly array, decoding the binary ``{dtype, bdata, shape}`` form."""
+    if isinstance(value, dict) and "bdata" in value:
+        out = np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"])
+        if "shape" in value:
+            out = out.reshape([int(n) for n in str(value["shape"]).split(",")])
+        return out
+    return np.asarray(value)
+
+
+def download(at: AppTest, files: dict[str, bytes], label: str) -> bytes:
+    buttons = [b for b in at.get("download_button") if b.proto.label == label]
+    assert len(buttons) == 1, f"no download button {label!r}"
+    file_id = buttons[0].proto.url.rsplit("/", 1)[1].split(".")[0]
+    return files[file_id]
+
+
+def upload(at: AppTest, name: str, data: bytes, key: str = "upload_file") -> AppTest:
+    at.file_uploader(key=key).set_value((name, data, "application/octet-stream"))
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def click_load(at: AppTest) -> AppTest:
+    at.button(key="upload_load").click()
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def upload_wine_as_cellar(at: AppTest) -> AppTest:
+    """Load wine.csv as an upload named cellar.csv (multi-class, target "class")."""
+    upload(at, "cellar.csv", (SAMPLE_DIR / "wine.csv").read_bytes())
+    at.selectbox(key="upload_target").set_value("class")
+    click_load(at)
+    assert_clean(at)
+    assert sidebar_data(at) == "**Data:** cellar · 178 × 13 · 3 classes"
+    return at
+
+
+def zero_count(at: AppTest) -> int:
+    """The number of exact zeros the coefficients page reports in its caption."""
+    match = re.search(r"(\d+) of (\d+) SparseSBLR coefficients are exactly zero", texts(at.caption))
+    assert match, texts(at.caption)
+    return int(match.group(1))
+
+
+def betas(at: AppTest) -> dict[str, np.ndarray]:
+    """Heatmap name -> the β matrix drawn on the coefficients page (exact zeros are blank)."""
+    fig = chart(at, "beta_heatmaps")
+    return {trace["name"]: np.nan_to_num(array(trace["z"]), nan=0.0) for trace in fig["data"]}
+
+
+# ----------------------------------------------------------------------------- 1. smoke
+@pytest.mark.parametrize("model", ["SML", "SBLR", "SparseSBLR"])
+@pytest.mark.parametrize(
+    ("sample", "summary"),
+    [
+        pytest.param("planted", "**Data:** planted · 500 × 8 · 7 labels", id="planted"),
+        pytest.param("wine", "**Data:** wine · 178 × 13 · 3 classes", id="wine"),
+    ],
+)
+def test_every_page_runs(sample, summary, model):
+    at = start()
+    if sample != "planted":
+        at.radio(key="sample_choice").set_value(sample)
+        at.run()
+        assert_clean(at)
+    at.selectbox(key="model").set_value(model)
+    at.run()
+    assert_clean(at)
+    assert sidebar_data(at) == summary
+    for page in PAGES:
+        goto(at, page)
+        # app.py drew the shared sidebar for this page, with the chosen settings.
+        assert sidebar_data(at) == summary
+        assert at.selectbox(key="model").value == model
+        assert at.title, f"{page} has no title"
+        if page in PAGE_CHART:
+            chart(at, PAGE_CHART[page])
+    # The explain page stands in SparseSBLR for SML, which has no β.
+    goto(at, "pages/explain.py")
+    has_note = "SML has no coefficients" in texts(at.info)
+    assert has_note == (model == "SML")
+
+
+def test_home_page_summary_of_the_default_sample():
+    at = start()
+    assert metrics(at) == {
+        "Instances": "500",
+        "Features": "8",
+        "Classes": "7",
+        "Task": "multi-label",
+        "Label cardinality": "2.342",
+    }
+    assert "planted (sample data)" in texts(at.subheader)
+    freq = chart(at, "home_frequencies")
+    counts = load_sample("planted").label_matrix().sum(axis=0)
+    assert sorted(array(freq["data"][0]["x"]).tolist()) == sorted(counts.tolist())
+
+
+# ----------------------------------------------------------------------------- 2. uploads
+def test_arff_with_xml_upload():
+    at = start()
+    upload(at, "mine.arff", (SAMPLE_DIR / "planted.arff").read_bytes())
+    upload(at, "planted.xml", (SAMPLE_DIR / "planted.xml").read_bytes(), key="upload_xml")
+    click_load(at)
+    assert_clean(at)
+    assert "Loaded mine.arff." in texts(at.success)
+    assert metrics(at)["Instances"] == "500"
+    assert metrics(at)["Classes"] == "7"
+    assert metrics(at)["Task"] == "multi-label"
+    assert "mine (your upload)" in texts(at.subheader)
+    # The sidebar and the URL follow the upload on the same click.
+    assert sidebar_data(at) == "**Data:** mine · 500 × 8 · 7 labels"
+    assert set(at.query_params) == SETTINGS_KEYS
+    for page in PAGES:
+        goto(at, page)
+        assert sidebar_data(at) == "**Data:** mine · 500 × 8 · 7 labels"
+        assert set(at.query_params) == SETTINGS_KEYS, "an upload must not reach the URL"
+    goto(at, "pages/data.py")
+    assert at.title[0].value == "Data: mine"
+
+
+def test_arff_with_number_of_labels():
+    at = start()
+    upload(at, "counted.arff", (SAMPLE_DIR / "planted.arff").read_bytes())
+    at.number_input(key="upload_n_labels").set_value(7)
+    click_load(at)
+    assert_clean(at)
+    assert sidebar_data(at) == "**Data:** counted · 500 × 8 · 7 labels"
+    assert metrics(at)["Task"] == "multi-label"
+    goto(at, "pages/contributions.py")
+    table = at.dataframe[0].value
+    assert sorted(table["class"]) == sorted(PLANTED_LABELS)
+
+
+def test_csv_multiclass_upload():
+    at = start()
+    upload_wine_as_cellar(at)
+    assert metrics(at)["Instances"] == "178"
+    assert metrics(at)["Task"] == "multi-class"
+    assert "cellar (your upload)" in texts(at.subheader)
+    assert set(at.query_params) == SETTINGS_KEYS
+    goto(at, "pages/model.py")
+    assert {"Accuracy ↑", "Macro-F1 ↑"} <= set(metrics(at))
+
+
+def test_csv_multilabel_upload():
+    at = start()
+    upload(at, "weather.csv", (SAMPLE_DIR / "planted.csv").read_bytes())
+    at.radio(key="upload_task").set_value("multi-label: several 0/1 label columns")
+    at.run()
+    assert "Choose the label columns" in texts(at.info)
+    assert not at.button, "nothing to load before label columns are chosen"
+    at.multiselect(key="upload_labels").set_value(PLANTED_LABELS)
+    at.run()
+    click_load(at)
+    assert_clean(at)
+    assert sidebar_data(at) == "**Data:** weather · 500 × 8 · 7 labels"
+    assert metrics(at)["Label cardinality"] == "2.342"
+    goto(at, "pages/coefficients.py")
+    assert set(betas(at)) == {"SBLR", "SparseSBLR (λ = 0.001)"}
+
+
+def _truncated_arff() -> bytes:
+    data = (SAMPLE_DIR / "planted.arff").read_bytes()
+    return data[: data.index(b"@data") + 300]  # cut inside the fourth data row
+
+
+def _choose_non_binary_label(at: AppTest) -> None:
+    at.radio(key="upload_task").set_value("multi-label: several 0/1 label columns")
+    at.run()
+    at.multiselect(key="upload_labels").set_value(["alcohol"])
+    at.run()
+
+
+def _too_many_labels(at: AppTest) -> None:
+    at.number_input(key="upload_n_labels").set_value(20)
+    at.run()
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "prepare", "expected"),
+    [
+        pytest.param(
+            "x.csv",
+            bytes(range(256)) * 8,
+            None,
+            ["Could not read x.csv", "binary data"],
+            id="binary-garbage",
+        ),
+        pytest.param(
+            "cut.arff",
+            _truncated_arff(),
+            None,
+            ["Could not use cut.arff", "wrong number of values", "truncated"],
+            id="truncated-arff",
+        ),
+        pytest.param(
+            "labels.csv",
+            (SAMPLE_DIR / "wine.csv").read_bytes(),
+            _choose_non_binary_label,
+            ["Could not use labels.csv", "label column 'alcohol' must hold only 0/1"],
+            id="non-binary-label-column",
+        ),
+        pytest.param(
+            "many.arff",
+            (SAMPLE_DIR / "planted.arff").read_bytes(),
+            _too_many_labels,
+            ["Could not use many.arff", "asks for 20 labels but the file has only 15"],
+            id="more-labels-than-attributes",
+        ),
+    ],
+)
+def test_bad_upload_keeps_previous_data(name, data, prepare, expected):
+    at = start()
+    upload_wine_as_cellar(at)
+    upload(at, name, data)
+    if prepare is not None:
+        prepare(at)
+    if any(b.key == "upload_load" for b in at.button):
+        click_load(at)
+    assert not at.exception
+    assert len(at.error) == 1
+    message = at.error[0].value
+    for part in expected:
+        assert part in message
+    # The previous upload is still what the app (and every page) uses.
+    assert sidebar_data(at) == "**Data:** cellar · 178 × 13 · 3 classes"
+    assert "cellar (your upload)" in texts(at.subheader)
+    assert metrics(at)["Instances"] == "178"
+    assert not at.success
+    goto(at, "pages/data.py")
+    assert at.title[0].value == "Data: cellar"
+
+
+# ----------------------------------------------------------------------------- 3. sliders
+def test_lambda_and_gamma_sliders_change_beta():
+    at = goto(start(), "pages/coefficients.py")
+    before = betas(at)
+    sparse_before = before["SparseSBLR (λ = 0.001)"]
+    zeros_before = zero_count(at)
+    assert zeros_before == int(np.sum(sparse_before == 0))
+
+    at.select_slider(key="log_lam").set_value(-2.0)  # λ = 0.01
+    at.run()
+    assert_clean(at)
+    assert at.query_params["lam"] == "0.01"
+    after = betas(at)
+    sparse_after = after["SparseSBLR (λ = 0.01)"]
+    assert not np.allclose(sparse_after, sparse_before)
+    assert zero_count(at) == int(np.sum(sparse_after == 0))
+    assert zero_count(at) > zeros_before
+    assert np.any(sparse_after), "λ = 0.01 must leave some β non-zero for the γ check below"
+    np.testing.assert_array_equal(after["SBLR"], before["SBLR"])  # SBLR has no λ
+
+    # γ: first leave "scale" (the slider is disabled while it is on), then move γ.
+    assert at.select_slider(key="log_gamma").disabled
+    at.toggle(key="gamma_is_scale").set_value(False)
+    at.run()
+    assert_clean(at)
+    assert not at.select_slider(key="log_gamma").disabled
+    at.select_slider(key="log_gamma").set_value(1.0)  # γ = 10
+    at.run()
+    assert_clean(at)
+    assert at.query_params["gamma"] == "10"
+    moved = betas(at)
+    assert not np.allclose(moved["SBLR"], after["SBLR"])
+    assert not np.allclose(moved["SparseSBLR (λ = 0.01)"], sparse_after)
+    assert zero_count(at) == int(np.sum(moved["SparseSBLR (λ = 0.01)"] == 0))
+
+
+def test_lambda_moves_the_sparse_coefficients_whatever_the_model():
+    # The coefficient pages always show SparseSBLR, so λ stays live with SBLR chosen.
+    at = start({"model": "SBLR"})
+    assert not at.select_slider(key="log_lam").disabled
+    at.switch_page("pages/coefficients.py")
+    at.run()
+    before = zero_count(at)
+    at.select_slider(key="log_lam").set_value(-1.0)
+    at.run()
+    assert zero_count(at) > before
+
+
+# ----------------------------------------------------------------------------- 4. tuning
+@pytest.mark.parametrize("model", ["SparseSBLR", "SML"])
+def test_tune_moves_the_sliders(model):
+    at = start({"model": model})
+    goto(at, "pages/model.py")
+    assert at.toggle(key="gamma_is_scale").value is True
+    at.button(key="tune").click()
+    at.run()
+    assert_clean(at)
+    stored_key, stored_model, result = at.session_state["tuning_result"]
+    assert (stored_key, stored_model) == ("sample:planted", model)
+    best = result.best_params
+    assert set(best) == ({"gamma", "lam"} if model == "SparseSBLR" else {"gamma"})
+
+    assert at.session_state["gamma_is_scale"] is False
+    assert at.toggle(key="gamma_is_scale").value is False
+    assert at.session_state["log_gamma"] == pytest.approx(math.log10(best["gamma"]))
+    assert at.select_slider(key="log_gamma").value == pytest.approx(math.log10(best["gamma"]))
+    assert at.query_params["gamma"] == f"{best['gamma']:.4g}"
+    if model == "SparseSBLR":
+        assert at.session_state["log_lam"] == pytest.approx(math.log10(best["lam"]))
+        assert at.query_params["lam"] == f"{best['lam']:.4g}"
+    else:
+        assert at.session_state["log_lam"] == -3.0  # untouched
+
+    message = texts(at.success)
+    assert f"{model}: best average precision" in message
+    assert f"γ = {best['gamma']:.0e}" in message
+    assert ("λ = " in message) == (model == "SparseSBLR")
+    if model == "SparseSBLR":
+        assert f"λ = {best['lam']:.0e}" in message
+    # The metrics above were recomputed with the tuned values.
+    assert f"**{model}** with γ = {best['gamma']:.3g}" in texts(at.markdown)
+
+
+# ----------------------------------------------------------------------------- 5. URL state
+def test_url_holds_the_settings():
+    at = start()
+    assert at.query_params == {
+        "sample": "planted",
+        "model": "SparseSBLR",
+        "gamma": "scale",
+        "lam": "0.001",
+        "k": "0",
+    }
+    at.selectbox(key="target_class").set_value(3)
+    at.selectbox(key="model").set_value("SBLR")
+    at.run()
+    assert at.query_params["k"] == "3"
+    assert at.query_params["model"] == "SBLR"
+    at.radio(key="sample_choice").set_value("wine")
+    at.run()
+    assert at.query_params["sample"] == "wine"
+    assert at.query_params["k"] == "0"  # planted's class 3 does not exist in wine
+
+
+def test_url_restores_the_settings():
+    query = {"sample": "wine", "model": "SBLR", "gamma": "0.1", "lam": "0.01", "k": "2"}
+    at = start(query)
+    assert sidebar_data(at) == "**Data:** wine · 178 × 13 · 3 classes"
+    assert at.radio(key="sample_choice").value == "wine"
+    assert at.selectbox(key="model").value == "SBLR"
+    assert at.toggle(key="gamma_is_scale").value is False
+    assert at.select_slider(key="log_gamma").value == pytest.approx(-1.0)
+    assert at.select_slider(key="log_lam").value == pytest.approx(-2.0)
+    assert at.selectbox(key="target_class").value == 2
+    assert at.query_params == query
+    goto(at, "pages/contributions.py")
+    assert at.title[0].value == "Class contributions to “cultivar_3”"
+
+
+def test_url_restores_class_of_planted():
+    at = start({"k": "3", "lam": "1"})
+    assert at.selectbox(key="target_class").value == 3
+    assert at.select_slider(key="log_lam").value == pytest.approx(0.0)
+    goto(at, "pages/path.py")
+    assert at.title[0].value == "Regularization path of “thunder”"
+
+
+def test_bad_url_values_fall_back_to_defaults():
+    query = {"sample": "nope", "model": "GPT", "gamma": "-1", "lam": "abc", "k": "99"}
+    at = start(query)
+    assert sidebar_data(at) == "**Data:** planted · 500 × 8 · 7 labels"
+    assert at.query_params == {
+        "sample": "planted",
+        "model": "SparseSBLR",
+        "gamma": "scale",
+        "lam": "0.001",
+        "k": "0",
+    }
+
+
+def test_upload_keeps_data_out_of_the_url():
+    at = start({"sample": "wine", "model": "SML"})
+    upload(at, "weather.csv", (SAMPLE_DIR / "planted.csv").read_bytes())
+    at.radio(key="upload_task").set_value("multi-label: several 0/1 label columns")
+    at.run()
+    at.multiselect(key="upload_labels").set_value(PLANTED_LABELS)
+    at.run()
+    click_load(at)
+    assert_clean(at)
+    assert at.query_params == {"model": "SML", "gamma": "scale", "lam": "0.001", "k": "0"}
+    # Back to a sample: it returns to the URL.
+    at.button[0].click()  # "Use this sample instead of my upload" (wine is still chosen)
+    at.run()
+    assert_clean(at)
+    assert sidebar_data(at) == "**Data:** wine · 178 × 13 · 3 classes"
+    assert at.query_params["sample"] == "wine"
+
+
+# ----------------------------------------------------------------------------- 6. pages
+def test_contributions_table_sorted_and_downloadable(downloads):
+    at = start({"k": "2"})  # rain
+    goto(at, "pages/contributions.py")
+    assert at.title[0].value == "Class contributions to “rain”"
+    table = at.dataframe[0].value
+    assert list(table.columns) == ["class", "cooccurrence", "SBLR β", "SparseSBLR β"]
+    assert table["cooccurrence"].is_monotonic_decreasing
+    Y = load_sample("planted").label_matrix()
+    C = cooccurrence(Y)
+    expected = {name: C[2, t] for t, name in enumerate(PLANTED_LABELS)}
+    assert dict(zip(table["class"], table["cooccurrence"], strict=True)) == expected
+    assert table["class"].iloc[0] == "rain"  # a class co-occurs most with itself
+    assert table.loc[table["class"] == "thunder", "cooccurrence"].item() == Y[:, 3].sum()
+
+    csv = pd.read_csv(io.BytesIO(download(at, downloads, "Download table (CSV)")))
+    assert list(csv["class"]) == list(table["class"])
+    np.testing.assert_allclose(csv["SparseSBLR β"], table["SparseSBLR β"])
+    assert {m.label for m in at.metric} == {
+        "Spearman(|SBLR β|, co-occurrence)",
+        "Spearman(|SparseSBLR β|, co-occurrence)",
+    }
+
+
+def test_explain_a_chosen_row():
+    ds = load_sample("planted")
+    at = start({"k": "2"})  # rain
+    goto(at, "pages/explain.py")
+    at.number_input(key="explain_row").set_value(3)
+    at.run()
+    assert_clean(at)
+    truth = [n for n, t in zip(ds.class_names, ds.label_matrix()[3], strict=True) if t]
+    assert f"True classes of this row: {', '.join(truth)}" in texts(at.caption)
+
+    bars = chart(at, "probabilities")["data"][0]
+    proba = dict(zip(bars["y"], array(bars["x"]).tolist(), strict=True))
+    assert set(proba) == set(PLANTED_LABELS)
+    assert all(0.0 <= p <= 1.0 for p in proba.values())
+    heading = texts(at.subheader)
+    assert f"Why π = {proba['rain']:.3f} for “rain”" in heading
+
+    fig = chart(at, "waterfall")
+    (trace,) = fig["data"]
+    steps = array(trace["y"] if trace.get("orientation") != "h" else trace["x"]).astype(float)
+    measures = list(trace["measure"])
+    assert measures[-1] == "total"
+    logit = float(re.search(r"logit of rain = (-?[\d.]+)", fig["layout"]["title"]["text"])[1])
+    assert steps[:-1].sum() == pytest.approx(logit, abs=2e-3)
+    assert 1 / (1 + math.exp(-logit)) == pytest.approx(proba["rain"], abs=2e-3)
+
+
+def test_path_marks_the_current_lambda():
+    at = start({"lam": "0.01"})
+    goto(at, "pages/path.py")
+    fig = chart(at, "path")
+    assert sorted(trace["name"] for trace in fig["data"]) == sorted(PLANTED_LABELS)
+    dashed = [s for s in fig["layout"]["shapes"] if s.get("line", {}).get("dash") == "dash"]
+    assert [s["x0"] for s in dashed] == [pytest.approx(0.01)]
+    assert "Non-zero coefficients: 0 at λ = 1e+02" in texts(at.caption)
+
+
+def test_wine_model_page_metrics_and_confusion_matrix():
+    at = start({"sample": "wine"})
+    goto(at, "pages/model.py")
+    shown = metrics(at)
+    assert set(shown) == {"Accuracy ↑", "Macro-F1 ↑"}
+    cm = array(chart(at, "confusion")["data"][0]["z"])
+    assert cm.shape == (3, 3)
+    # Hold-out: accuracy is the confusion matrix's diagonal share of the test rows.
+    assert float(shown["Accuracy ↑"]) == pytest.approx(np.trace(cm) / cm.sum(), abs=5e-4)
+    assert 0 < cm.sum() < 178
+
+    at.radio(key="eval_scheme").set_value("k-fold cross-validation")
+    at.run()
+    assert_clean(at)
+    cm = array(chart(at, "confusion")["data"][0]["z"])
+    assert cm.sum() == 178  # every row is a test row once
+    assert all(m.delta and m.delta.startswith("± ") for m in at.metric)
