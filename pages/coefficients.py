@@ -31,7 +31,7 @@ signed = st.radio(
     key="beta_colouring",
 ).startswith("signed")
 C = cooccurrence(ds.label_matrix())
-coefs = {"SBLR": sblr_model.coef_, f"SparseSBLR (λ = {s.lam:.3g})": sparse_model.coef_}
+coefs = {"SBLR": sblr_model.coef_, f"SparseSBLR, λ = {s.lam:.3g}": sparse_model.coef_}
 fig = plots.beta_heatmaps(coefs, ds.class_names, cooccurrence=C, signed=signed)
 st.plotly_chart(fig, key="beta_heatmaps")
 
@@ -60,4 +60,15 @@ st.caption(
     f"{int(summary.n_zero.sum())} of {m * m} SparseSBLR coefficients are exactly zero at "
     f"λ = {s.lam:.3g}; raise λ in the sidebar for more."
 )
-st.dataframe(summary, width="stretch", hide_index=True)
+st.dataframe(
+    summary.rename(
+        columns={
+            "class": "target class k",
+            "n_zero": "β = 0",
+            "n_nonzero": "β ≠ 0",
+            "irrelevant": "classes whose evidence is ignored",
+        }
+    ),
+    width="stretch",
+    hide_index=True,
+)

@@ -127,7 +127,12 @@ def use_sample(name):
 
 # ----------------------------------------------------------------------------- settings
 def _fmt(log10):
-    return f"1e{log10:+.2f}".replace(".00", "").replace("+", "")
+    return f"1e{log10:g}"
+
+
+def fmt_value(value):
+    """A grid value as the sliders write it (1e-2, 1e-3.25)."""
+    return _fmt(round(math.log10(value) * 4) / 4)
 
 
 def _value(log10):

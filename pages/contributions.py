@@ -31,7 +31,11 @@ table = contribution_table(models, ds.label_matrix(), k, class_names=ds.class_na
 cols = st.columns(2)
 for col, name in zip(cols, models, strict=True):
     rho = rank_correlation(table, name, target=k)
-    col.metric(f"Spearman(|{name}|, co-occurrence)", "n/a" if rho != rho else f"{rho:.2f}")
+    col.metric(
+        f"Spearman(|{name}|, co-occurrence)",
+        "n/a" if rho != rho else f"{rho:.2f}",
+        help=f"Over the {ds.n_classes - 1} classes t ≠ k; ties share ranks.",
+    )
 st.dataframe(table.style.format({n: "{:.3f}" for n in models}), width="stretch", hide_index=True)
 st.download_button(
     "Download table (CSV)",

@@ -31,13 +31,13 @@ entry = {
     if np.any(coefs[:, k, t])
 }
 entered = [
-    f"{ds.class_names[t]} (λ ≈ {lam:.1e})"
+    f"{ds.class_names[t]} (λ = {common.fmt_value(lam)})"
     for t, lam in sorted(entry.items(), key=lambda item: -item[1])
 ]
 st.caption(
-    f"Non-zero coefficients: {nonzero.min()} at λ = {lams.max():.0e} to {nonzero.max()} at "
-    f"λ = {lams.min():.0e}. Entering (largest λ at which each is non-zero): "
-    + (", ".join(entered) or "none")
+    f"Non-zero coefficients: {nonzero.min()} at λ = {common.fmt_value(lams.max())} to "
+    f"{nonzero.max()} at λ = {common.fmt_value(lams.min())}. Entering (largest λ at which each "
+    "is non-zero): " + (", ".join(entered) or "none")
 )
 st.download_button(
     "Download path (HTML)",

@@ -209,12 +209,15 @@ def _lasso_qp(H, c, pen, x0, max_iter=None):
     def obj(v):
         return 0.5 * v @ H @ v + c @ v + pen @ np.abs(v)
 
+    if not pen.any():  # no L1 term (SBLR): one linear solve
+        return np.linalg.solve(H, -c)
     sign = np.sign(x)
+    solved = False  # the last step solved the quadratic on the active set exactly
     for _ in range(max_iter):
         grad = H @ x + c
         active = (x != 0) | unpen
         err = np.abs(grad[active] + pen[active] * sign[active]).max()
-        if err <= eps:
+        if solved or err <= eps:
             viol = np.where(active, -np.inf, np.abs(grad) - pen)
             j = int(np.argmax(viol))
             if viol[j] <= eps:
@@ -229,7 +232,7 @@ def _lasso_qp(H, c, pen, x0, max_iter=None):
         steps = [1.0]
         moving = (old != 0) & ~unpen[idx] & (np.sign(new) != np.sign(old))
         steps += list(old[moving] / (old[moving] - new[moving]))
-        best, best_x = np.inf, None
+        best, best_x, best_t = np.inf, None, 1.0
         for t in steps:
             cand = x.copy()
             cand[idx] = old + t * (new - old)
@@ -238,7 +241,10 @@ def _lasso_qp(H, c, pen, x0, max_iter=None):
                 cand[hit] = 0.0
             val = obj(cand)
             if val < best:
-                best, best_x = val, cand
+                best, best_x, best_t = val, cand, t
+        # A full step whose signs match the assumed ones is the exact optimum on this
+        # active set; re-solving would only chase rounding errors of an ill-conditioned H.
+        solved = best_t == 1.0 and np.array_equal(np.sign(new[s_a != 0]), s_a[s_a != 0])
         x = best_x
         sign = np.sign(x)
         sign[unpen] = 0.0

@@ -230,7 +230,16 @@ def _titled(main: str, sub: str | None = None, *, extra: int = 0) -> dict:
 
 def _category_axis(labels: Sequence[str], show: bool, *, title: str | None = None) -> dict:
     """Axis settings for one tick per class (shortened) or none at all."""
-    axis: dict = {"type": "category", "showgrid": False, "zeroline": False, "automargin": True}
+    axis: dict = {
+        "type": "category",
+        "showgrid": False,
+        "zeroline": False,
+        "automargin": True,
+        # a thin frame, so that a panel of mostly exact zeros (drawn white) keeps its shape
+        "showline": True,
+        "mirror": True,
+        "linecolor": "#c8c8c8",
+    }
     if title is not None:
         axis["title"] = {"text": title}
     if show:
@@ -345,7 +354,7 @@ def beta_heatmaps(
     show_ticks = m <= MAX_TICK_LABELS
     n = len(mats)
     fig = make_subplots(
-        rows=1, cols=n, subplot_titles=titles, horizontal_spacing=0.04 if n > 1 else 0.0
+        rows=1, cols=n, subplot_titles=titles, horizontal_spacing=0.08 if n > 1 else 0.0
     )
     hover = "target k: %{y}<br>evidence t: %{x}<br>β = %{customdata[0]:.3g}"
     if cooccurrence is not None:
@@ -375,11 +384,14 @@ def beta_heatmaps(
         suffix = "" if i == 1 else str(i)
         fig.update_layout(
             {
-                f"xaxis{suffix}": _category_axis(labels, show_ticks, title="evidence of class t"),
+                f"xaxis{suffix}": {
+                    **_category_axis(labels, show_ticks, title="evidence of class t"),
+                    "tickangle": -45,
+                },
                 f"yaxis{suffix}": {
                     **_category_axis(
                         labels,
-                        show_ticks and i == 1,
+                        show_ticks,
                         title="class k (predicted)" if i == 1 else None,
                     ),
                     "autorange": "reversed",

@@ -290,7 +290,7 @@ def test_csv_multilabel_upload():
     assert sidebar_data(at) == "**Data:** weather · 500 × 8 · 7 labels"
     assert metrics(at)["Label cardinality"] == "2.342"
     goto(at, "pages/coefficients.py")
-    assert set(betas(at)) == {"SBLR", "SparseSBLR (λ = 0.001)"}
+    assert set(betas(at)) == {"SBLR", "SparseSBLR, λ = 0.001"}
 
 
 def _truncated_arff() -> bytes:
@@ -369,7 +369,7 @@ def test_bad_upload_keeps_previous_data(name, data, prepare, expected):
 def test_lambda_and_gamma_sliders_change_beta():
     at = goto(start(), "pages/coefficients.py")
     before = betas(at)
-    sparse_before = before["SparseSBLR (λ = 0.001)"]
+    sparse_before = before["SparseSBLR, λ = 0.001"]
     zeros_before = zero_count(at)
     assert zeros_before == int(np.sum(sparse_before == 0))
 
@@ -378,7 +378,7 @@ def test_lambda_and_gamma_sliders_change_beta():
     assert_clean(at)
     assert at.query_params["lam"] == "0.01"
     after = betas(at)
-    sparse_after = after["SparseSBLR (λ = 0.01)"]
+    sparse_after = after["SparseSBLR, λ = 0.01"]
     assert not np.allclose(sparse_after, sparse_before)
     assert zero_count(at) == int(np.sum(sparse_after == 0))
     assert zero_count(at) > zeros_before
@@ -397,8 +397,8 @@ def test_lambda_and_gamma_sliders_change_beta():
     assert at.query_params["gamma"] == "10"
     moved = betas(at)
     assert not np.allclose(moved["SBLR"], after["SBLR"])
-    assert not np.allclose(moved["SparseSBLR (λ = 0.01)"], sparse_after)
-    assert zero_count(at) == int(np.sum(moved["SparseSBLR (λ = 0.01)"] == 0))
+    assert not np.allclose(moved["SparseSBLR, λ = 0.01"], sparse_after)
+    assert zero_count(at) == int(np.sum(moved["SparseSBLR, λ = 0.01"] == 0))
 
 
 def test_lambda_moves_the_sparse_coefficients_whatever_the_model():
@@ -581,7 +581,7 @@ def test_path_marks_the_current_lambda():
     assert sorted(trace["name"] for trace in fig["data"]) == sorted(PLANTED_LABELS)
     dashed = [s for s in fig["layout"]["shapes"] if s.get("line", {}).get("dash") == "dash"]
     assert [s["x0"] for s in dashed] == [pytest.approx(0.01)]
-    assert "Non-zero coefficients: 0 at λ = 1e+02" in texts(at.caption)
+    assert "Non-zero coefficients: 0 at λ = 1e2" in texts(at.caption)
 
 
 def test_wine_model_page_metrics_and_confusion_matrix():

@@ -1,0 +1,321 @@
+"""Server-side latency of the dashboard on yeast-size data, through the app's own code path.
+
+The requirement: on yeast-size data (2,417 rows x 103 features, 14 labels)
+moving the λ slider updates the page within ~0.5 s of server time, and a γ
+change within ~2 s.  This script drives the real app (``app.py`` and its
+pages) with :class:`streamlit.testing.v1.AppTest` -- the full script run on
+the server, no browser, no network -- and times ``AppTest.run()``:
+
+1. the cold load (home page on the default sample, then the upload, then the
+   first visit of each page, every Streamlit cache empty);
+2. on the Coefficients page and on the Model & metrics page: the λ slider
+   (``log_lam``) moved to values not seen before, several times;
+3. on both pages: γ (``log_gamma``, with ``gamma_is_scale`` off) moved to new
+   values, several times.
+
+The data is ``../shared/datasets/multilabel/yeast.arff`` + ``yeast.xml``
+(relative to the repo root), uploaded through the home page's ARFF uploader.
+Where that is absent, a synthetic multi-label set of the same shape from
+scikit-learn's ``make_multilabel_classification`` is uploaded as CSV instead;
+the output says which.
+
+Then one γ change on the page that was slowest is run again under cProfile
+(inside the script thread) and the top entries are printed.
+
+Run from the repo root::
+
+    python benchmarks/dashboard_latency.py [--repeats 4] [--profile-top 25]
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import io
+import pstats
+import statistics
+import sys
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import streamlit as st  # noqa: E402
+import streamlit.logger  # noqa: E402
+from streamlit.runtime.pages_manager import PagesManager  # noqa: E402
+from streamlit.testing.v1 import AppTest  # noqa: E402
+from streamlit.testing.v1.local_script_runner import LocalScriptRunner  # noqa: E402
+
+from pages.common import LOG_GRID  # noqa: E402
+
+YEAST = ROOT.parent / "shared" / "datasets" / "multilabel"
+SHAPE = (2417, 103, 14)
+BUDGET = {"λ": 0.5, "γ": 2.0}
+#: (row label, page, evaluation scheme to switch to on that page or None for a page visit)
+VIEWS = [
+    ("Coefficients β", "pages/coefficients.py", None),
+    ("Model, hold-out", "pages/model.py", None),
+    ("Model, 5-fold", "pages/model.py", "k-fold cross-validation"),
+]
+
+
+# ----------------------------------------------------------------------------- app driving
+def _navigation_mode():
+    """Run app.py's st.navigation on every AppTest run, as a running server does.
+
+    With a ``pages/`` folder beside app.py, Streamlit starts in the legacy
+    pages-folder mode until the first st.navigation call; AppTest resets that
+    switch before each run, so ``switch_page`` would run the page file alone.
+    """
+    original = PagesManager.__init__
+
+    def init(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        PagesManager.uses_pages_directory = False
+
+    PagesManager.__init__ = init
+
+
+_profiler: cProfile.Profile | None = None
+
+
+def _profile_script_thread():
+    """Let ``profiled()`` profile the script thread (AppTest runs the script in a thread)."""
+    original = LocalScriptRunner._run_script_thread
+
+    def run(self):
+        if _profiler is None:
+            return original(self)
+        _profiler.enable()
+        try:
+            return original(self)
+        finally:
+            _profiler.disable()
+
+    LocalScriptRunner._run_script_thread = run
+
+
+@contextmanager
+def profiled():
+    global _profiler
+    _profiler = cProfile.Profile()
+    try:
+        yield _profiler
+    finally:
+        _profiler = None
+
+
+def check(at: AppTest, what: str) -> None:
+    problems = [e.value for e in at.exception] + [e.value for e in at.error]
+    if problems:
+        raise SystemExit(f"{what}: the app showed an error:\n" + "\n".join(map(str, problems)))
+
+
+def check_page(at: AppTest, path: str, lam: float | None = None) -> None:
+    """The page was drawn completely (and follows the λ just set)."""
+    if path.endswith("coefficients.py"):
+        charts = [c for c in at.get("plotly_chart") if c.proto.id.endswith("-beta_heatmaps")]
+        assert len(charts) == 1, "the β heatmaps are missing"
+        if lam is not None:
+            assert any(f"λ = {lam:.3g}" in c.value for c in at.caption), f"λ = {lam:.3g} not shown"
+    else:
+        assert any(m.label.startswith("Hamming loss") for m in at.metric), "no metrics shown"
+        if lam is not None:
+            assert any(f"λ = {lam:.3g}" in m.value for m in at.markdown), f"λ = {lam:.3g} not shown"
+
+
+def timed_run(at: AppTest, what: str) -> float:
+    t0 = time.perf_counter()
+    at.run()
+    seconds = time.perf_counter() - t0
+    check(at, what)
+    return seconds
+
+
+def dataset() -> tuple[str, list[tuple[str, str, bytes]], dict]:
+    """(description, [(uploader key, file name, bytes)], extra widget values)."""
+    arff, xml = YEAST / "yeast.arff", YEAST / "yeast.xml"
+    if arff.is_file() and xml.is_file():
+        return (
+            f"yeast.arff + yeast.xml from {YEAST}",
+            [
+                ("upload_file", "yeast.arff", arff.read_bytes()),
+                ("upload_xml", "yeast.xml", xml.read_bytes()),
+            ],
+            {},
+        )
+    from sklearn.datasets import make_multilabel_classification
+
+    n, d, m = SHAPE
+    X, Y = make_multilabel_classification(
+        n_samples=n, n_features=d, n_classes=m, n_labels=4, random_state=0
+    )
+    names = [f"x{j}" for j in range(d)]
+    labels = [f"label{k}" for k in range(m)]
+    rows = [",".join(names + labels)]
+    rows += [
+        ",".join([f"{v:g}" for v in x] + [str(int(v)) for v in y])
+        for x, y in zip(X, Y, strict=True)
+    ]
+    data = ("\n".join(rows) + "\n").encode()
+    return (
+        f"SYNTHETIC make_multilabel_classification {n} x {d}, {m} labels (yeast.arff not found "
+        f"under {YEAST}), uploaded as CSV",
+        [("upload_file", "synthetic_yeast.csv", data)],
+        {"labels": labels},
+    )
+
+
+def load(at: AppTest, files, extra) -> float:
+    """Upload through the home page; returns the seconds of the run that loads the data."""
+    for key, name, data in files:
+        at.file_uploader(key=key).set_value((name, data, "application/octet-stream"))
+        timed_run(at, f"uploading {name}")
+    if "labels" in extra:
+        at.radio(key="upload_task").set_value("multi-label: several 0/1 label columns")
+        timed_run(at, "choosing multi-label")
+        at.multiselect(key="upload_labels").set_value(extra["labels"])
+        timed_run(at, "choosing the label columns")
+    at.button(key="upload_load").click()
+    seconds = timed_run(at, "loading the upload")
+    assert any("your upload" in s.value for s in at.subheader), "the upload was not loaded"
+    return seconds
+
+
+# ----------------------------------------------------------------------------- main
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repeats", type=int, default=4, help="changes per page and slider")
+    parser.add_argument("--profile-top", type=int, default=25, help="cProfile rows to print")
+    args = parser.parse_args(argv)
+
+    streamlit.logger.set_log_level("error")
+    _navigation_mode()
+    _profile_script_thread()
+    st.cache_data.clear()
+    st.cache_resource.clear()
+
+    description, files, extra = dataset()
+    print(f"data: {description}")
+
+    cold: list[tuple[str, float]] = []
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=900)
+    cold.append(("home page, default sample (first run)", timed_run(at, "first run")))
+    cold.append(("upload: the run that reads the file", load(at, files, extra)))
+    line = [m.value for m in at.sidebar.markdown if m.value.startswith("**Data:**")]
+    print(f"sidebar: {line[0] if line else '?'}")
+
+    # λ values new to the view (at its γ), γ values never seen anywhere (all cache misses).
+    lam_pool = [v for v in LOG_GRID if -4.0 <= v <= 0.0]
+    gamma_pool = [v for v in LOG_GRID if -4.0 <= v <= 2.0 and v != 0.0]
+    seen_lam: dict[tuple, set] = {}  # (view, γ state) -> λ values run there
+    seen_gamma: set = {0.0}
+    rows: list[dict] = []
+
+    def gamma_state():
+        return "scale" if at.session_state["gamma_is_scale"] else at.session_state["log_gamma"]
+
+    def measure(view, path, change, key, values):
+        times = []
+        for v in values:
+            at.select_slider(key=key).set_value(v)
+            times.append(timed_run(at, f"{view}: {key} = {v:g}"))
+            check_page(at, path, lam=10.0**v if key == "log_lam" else None)
+            if key == "log_gamma":
+                seen_gamma.add(v)
+            seen_lam.setdefault((view, gamma_state()), set()).add(at.session_state["log_lam"])
+        rows.append({"view": view, "change": change, "values": values, "times": times})
+
+    for view_no, (view, path, scheme) in enumerate(VIEWS):
+        gamma = gamma_state()
+        gamma_text = "scale" if gamma == "scale" else f"1e{gamma:g}"
+        if scheme is None:
+            at.switch_page(path)
+            cold.append((f"{view}: first visit (γ = {gamma_text})", timed_run(at, view)))
+        else:
+            at.radio(key="eval_scheme").set_value(scheme)
+            cold.append((f"{view}: switched to it (γ = {gamma_text})", timed_run(at, view)))
+        check_page(at, path)
+        seen_lam.setdefault((view, gamma), set()).add(at.session_state["log_lam"])
+
+        fresh = [v for v in lam_pool if v not in seen_lam[(view, gamma)]]
+        lam_values = fresh[:: max(1, len(fresh) // args.repeats)][: args.repeats]
+        measure(view, path, "λ (log_lam)", "log_lam", lam_values)
+        rows[-1]["gamma"] = gamma
+
+        if at.session_state["gamma_is_scale"]:
+            at.toggle(key="gamma_is_scale").set_value(False)
+            seconds = timed_run(at, "gamma_is_scale off")
+            seen_gamma.add(at.session_state["log_gamma"])
+            cold.append((f"{view}: γ = scale → 1e{gamma_state():g} (toggle off)", seconds))
+        # spread over the grid (small γ is the slow end), none seen before
+        gamma_values = [v for v in gamma_pool[view_no :: len(VIEWS)] if v not in seen_gamma]
+        gamma_values = gamma_values[: args.repeats]
+        measure(view, path, "γ (log_gamma)", "log_gamma", gamma_values)
+
+    print()
+    print("cold (every cache empty at the start)")
+    for what, seconds in cold:
+        print(f"  {seconds:7.3f} s  {what}")
+    print()
+    header = (
+        f"{'page / view':<17} {'change':<14} {'n':>2} {'median s':>9} {'max s':>8} "
+        f"{'budget s':>9}  ok"
+    )
+    print(header)
+    print("-" * len(header))
+    for r in rows:
+        budget = BUDGET[r["change"][0]]
+        ok = "yes" if max(r["times"]) <= budget else "NO"
+        print(
+            f"{r['view']:<17} {r['change']:<14} {len(r['times']):>2} "
+            f"{statistics.median(r['times']):>9.3f} {max(r['times']):>8.3f} {budget:>9.1f}  {ok}"
+        )
+    print("(seconds of AppTest.run(): the whole script run of app.py + the page, on this machine)")
+    print()
+    print("each change (new value: seconds):")
+    for r in rows:
+        pairs = ", ".join(f"1e{v:g}: {t:.2f}" for v, t in zip(r["values"], r["times"], strict=True))
+        print(f"  {r['view']}, {r['change'][0]}  {pairs}")
+
+    # Profile one more change of each slider where it was slowest, at an unseen value
+    # next to the slowest one (same view, same γ state for λ).
+    for change, key in (("λ (log_lam)", "log_lam"), ("γ (log_gamma)", "log_gamma")):
+        r = max((r for r in rows if r["change"] == change), key=lambda r: max(r["times"]))
+        worst = r["values"][r["times"].index(max(r["times"]))]
+        view = r["view"]
+        _, path, scheme = next(v for v in VIEWS if v[0] == view)
+        at.switch_page(path)
+        if scheme is not None:
+            at.radio(key="eval_scheme").set_value(scheme)
+        if key == "log_lam":
+            if r["gamma"] == "scale":
+                at.toggle(key="gamma_is_scale").set_value(True)
+            else:
+                at.select_slider(key="log_gamma").set_value(r["gamma"])
+            seen = seen_lam.get((view, r["gamma"]), set())
+        else:
+            seen = seen_gamma
+        timed_run(at, view)  # back on the view, all cached but the change below
+        v = min((x for x in LOG_GRID if x not in seen), key=lambda x: abs(x - worst))
+        at.select_slider(key=key).set_value(v)
+        with profiled() as prof:
+            seconds = timed_run(at, f"profiled {key} = {v:g}")
+        print()
+        print(
+            f"cProfile of one {change} change to 1e{v:g} on {view} (slowest measured: "
+            f"1e{worst:g}, {max(r['times']):.2f} s): {seconds:.3f} s "
+            "(script thread; profiling adds overhead)"
+        )
+        for order, n in (("cumulative", args.profile_top), ("tottime", 12)):
+            out = io.StringIO()
+            pstats.Stats(prof, stream=out).strip_dirs().sort_stats(order).print_stats(n)
+            print(f"  top {n} by {order} time:")
+            print(out.getvalue().split("\n", 4)[-1].rstrip())
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

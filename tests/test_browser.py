@@ -1,0 +1,391 @@
+"""End-to-end test of the dashboard in a real browser (Streamlit server + headless Chromium).
+
+The test starts ``streamlit run app.py`` on a free port of 127.0.0.1, drives
+Debian's Chromium through Playwright (never a downloaded browser), uploads the
+planted ARFF + XML sample data through the home page, visits every page from
+the sidebar navigation, and moves the λ slider on the Coefficients page with
+the keyboard.  Full-page screenshots go to ``test-artifacts/`` at the repo
+root (git-ignored) so a person can look at them.
+
+Without ``/usr/bin/chromium`` the test is skipped, except when the environment
+variable ``CI`` is set (e.g. ``CI=true``): then it fails, so CI can never skip
+it silently.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+ARTIFACTS = ROOT / "test-artifacts"
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+#: Longest wait for any one step (a page's script run, a rerun, the server start).
+TIMEOUT_MS = 60_000
+LAMBDA_LABEL = "L1 strength λ (log₁₀)"
+#: Sidebar link text -> (screenshot name, the page's st.title).
+PAGES = {
+    "Choose data": ("choose_data", "Similarity-based classification you can look inside"),
+    "Data": ("data", None),
+    "Model & metrics": ("model", "Model & metrics"),
+    "Coefficients β": ("coefficients", "Coefficients β"),
+    "Class contributions": ("contributions", None),
+    "Explain a prediction": ("explain", None),
+    "Regularization path": ("path", None),
+}
+
+
+def _in_ci() -> bool:
+    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
+
+
+def _unavailable(reason: str):
+    if _in_ci():
+        pytest.fail(f"{reason} (CI is set, so the browser test may not be skipped)")
+    pytest.skip(reason)
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    if proc.poll() is not None:
+        return
+    try:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=10)
+    except ProcessLookupError:
+        pass
+
+
+@contextlib.contextmanager
+def streamlit_server(log_name: str):
+    """``streamlit run app.py`` on 127.0.0.1:<free port>; yields its URL, stops it after.
+
+    The server's output goes to ``test-artifacts/<log_name>``.
+    """
+    port = _free_port()
+    ARTIFACTS.mkdir(exist_ok=True)
+    log = ARTIFACTS / log_name
+    cmd = [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        "app.py",
+        "--server.headless",
+        "true",
+        "--server.port",
+        str(port),
+        "--server.address",
+        "127.0.0.1",
+        "--browser.gatherUsageStats",
+        "false",
+    ]
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(
+            cmd, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+        )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + TIMEOUT_MS / 1000
+        while True:
+            if proc.poll() is not None:
+                pytest.fail(f"streamlit exited with {proc.returncode}; see {log}")
+            try:
+                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+                    if r.read().strip() == b"ok":
+                        break
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail(f"streamlit did not answer /_stcore/health in time; see {log}")
+            time.sleep(0.2)
+        yield url
+    finally:
+        _stop(proc)
+
+
+@pytest.fixture(scope="module")
+def server_url():
+    with streamlit_server("streamlit-server.log") as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not CHROMIUM.exists():
+        _unavailable(f"{CHROMIUM} not found: install Debian's chromium package to run this test")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        _unavailable("the playwright Python package is not installed")
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1440, "height": 1000})
+    context.set_default_timeout(TIMEOUT_MS)
+    pg = context.new_page()
+    errors: list[str] = []
+    pg.on("pageerror", lambda exc: errors.append(str(exc)))
+    pg.js_errors = errors
+    try:
+        yield pg
+    finally:
+        context.close()
+
+
+# ----------------------------------------------------------------------------- helpers
+def wait_idle(pg, settle_ms: int = 300) -> None:
+    """Wait until the script has finished: not running, no status widget, no stale elements.
+
+    Requires the idle state to hold for ``settle_ms`` so that a rerun which is
+    just being requested is not mistaken for the end of the previous one.
+    """
+    pg.wait_for_function(
+        """(settle) => {
+            const app = document.querySelector('[data-testid="stApp"]');
+            const idle = app
+                && app.getAttribute('data-test-script-state') === 'notRunning'
+                && app.getAttribute('data-test-connection-state') === 'CONNECTED'
+                && !document.querySelector('[data-testid="stStatusWidget"]')
+                && !document.querySelector('[data-stale="true"]')
+                && !document.querySelector('[data-testid="stSpinner"]');
+            const now = performance.now();
+            if (!idle) { window.__idleSince = undefined; return false; }
+            if (window.__idleSince === undefined) window.__idleSince = now;
+            return now - window.__idleSince >= settle;
+        }""",
+        arg=settle_ms,
+        polling=50,
+        timeout=TIMEOUT_MS,
+    )
+
+
+def assert_no_errors(pg, where: str) -> None:
+    exceptions = pg.locator('[data-testid="stException"]')
+    assert exceptions.count() == 0, f"{where}: exception shown:\n" + "\n".join(
+        exceptions.all_inner_texts()
+    )
+    alerts = pg.locator('[data-testid="stAlertContentError"]')
+    assert alerts.count() == 0, f"{where}: error shown:\n" + "\n".join(alerts.all_inner_texts())
+    assert not pg.js_errors, f"{where}: JavaScript errors: {pg.js_errors}"
+
+
+def screenshot(pg, name: str) -> Path:
+    """A full-page screenshot.
+
+    Streamlit scrolls inside ``stMain``, not the document, so ``full_page``
+    alone only captures the viewport: grow the viewport to the content first.
+    """
+    path = ARTIFACTS / f"{name}.png"
+    viewport = pg.viewport_size
+    height = pg.evaluate(
+        """() => Math.max(document.documentElement.clientHeight,
+            ...Array.from(document.querySelectorAll('[data-testid="stApp"] *'), el => {
+                const overflow = getComputedStyle(el).overflowY;
+                return (overflow === 'auto' || overflow === 'scroll') ? el.scrollHeight : 0;
+            }))"""
+    )
+    try:
+        if height > viewport["height"]:
+            pg.set_viewport_size({"width": viewport["width"], "height": min(height, 12_000)})
+            pg.wait_for_timeout(300)  # let the charts re-layout to the new size
+        pg.screenshot(path=str(path), full_page=True)
+    finally:
+        pg.set_viewport_size(viewport)
+    return path
+
+
+def go_to(pg, link_text: str, title: str | None) -> None:
+    nav = pg.locator('[data-testid="stSidebarNav"]')
+    nav.get_by_role("link", name=re.compile(rf"^\W*\w*\s*{re.escape(link_text)}$")).click()
+    if title:
+        pg.get_by_role("heading", name=title, exact=False).first.wait_for()
+    wait_idle(pg)
+
+
+def heatmap_state(pg) -> dict:
+    """The β heatmaps as the browser has them: subplot titles and the SparseSBLR z."""
+    chart = pg.locator(".st-key-beta_heatmaps .js-plotly-plot")
+    chart.wait_for()
+    return chart.evaluate(
+        """(el) => ({
+            titles: (el.layout.annotations || []).map(a => a.text),
+            // plotly.js decodes the base64 typed arrays Streamlit sends into _fullData
+            traces: el._fullData.map(t => ({
+                name: t.name,
+                z: Array.from(t.z, row => Array.from(row, v =>
+                    (v === null || Number.isNaN(v)) ? null : Number(v))),
+            })),
+        })"""
+    )
+
+
+def sparse_zeros(state: dict) -> int:
+    (title,) = [t for t in state["titles"] if t.startswith("SparseSBLR")]
+    match = re.search(r"\((\d+) of (\d+) β = 0\)", title)
+    assert match, f"unexpected subplot title {title!r}"
+    assert int(match.group(2)) == 49, title
+    n_title = int(match.group(1))
+    (trace,) = [t for t in state["traces"] if t["name"].startswith("SparseSBLR")]
+    n_z = sum(v is None for row in trace["z"] for v in row)
+    assert n_z == n_title, f"title says {n_title} zeros, the heatmap has {n_z} blank cells"
+    return n_title
+
+
+# ----------------------------------------------------------------------------- test
+def test_upload_and_visit_every_page(server_url, page):
+    pg = page
+    ARTIFACTS.mkdir(exist_ok=True)
+    for old in ARTIFACTS.glob("*.png"):
+        old.unlink()
+
+    pg.goto(server_url + "/")
+    pg.get_by_role("heading", name=PAGES["Choose data"][1]).wait_for()
+    wait_idle(pg)
+    assert_no_errors(pg, "home page")
+
+    # Upload the planted data under another name, with its Mulan XML label file.
+    pg.get_by_role("tab", name="Upload ARFF or CSV").click()
+    panel = pg.locator('[data-testid="stTabPanel"]:visible')
+    panel.locator("input[type=file]").first.set_input_files(
+        {
+            "name": "birds_like.arff",
+            "mimeType": "application/octet-stream",
+            "buffer": (ROOT / "sample_data" / "planted.arff").read_bytes(),
+        }
+    )
+    xml_uploader = panel.locator('[data-testid="stFileUploader"]').filter(
+        has_text="Mulan XML label file"
+    )
+    xml_uploader.wait_for()
+    wait_idle(pg)
+    xml_uploader.locator("input[type=file]").set_input_files(
+        {
+            "name": "planted.xml",
+            "mimeType": "text/xml",
+            "buffer": (ROOT / "sample_data" / "planted.xml").read_bytes(),
+        }
+    )
+    xml_uploader.get_by_text("planted.xml").wait_for()
+    wait_idle(pg)
+    panel.get_by_role("button", name="Load this file").click()
+    success = pg.locator('[data-testid="stAlertContentSuccess"]')
+    success.filter(has_text="Loaded birds_like.arff.").wait_for()
+    wait_idle(pg)
+    assert_no_errors(pg, "after the upload")
+    pg.get_by_role("heading", name="birds_like (your upload)").wait_for()
+    instances = pg.locator('[data-testid="stMetric"]').filter(has_text="Instances")
+    assert instances.locator('[data-testid="stMetricValue"]').inner_text().strip() == "500"
+    sidebar = pg.locator('[data-testid="stSidebarUserContent"]')
+    assert "500 × 8 · 7 labels" in sidebar.inner_text()
+    screenshot(pg, "01_choose_data")
+
+    # Every page from the sidebar; the upload must stay in use on all of them.
+    lam_slider = pg.get_by_role("slider", name=LAMBDA_LABEL)
+    for n, (link, (name, title)) in enumerate(PAGES.items(), start=2):
+        go_to(pg, link, title)
+        assert_no_errors(pg, f"page {link!r}")
+        assert "birds_like" in sidebar.inner_text(), f"page {link!r} lost the upload"
+        screenshot(pg, f"{n:02d}_{name}")
+        if name != "coefficients":
+            continue
+
+        # Move λ with the keyboard; SparseSBLR must re-render with more zeros.
+        before = heatmap_state(pg)
+        zeros_before = sparse_zeros(before)
+        old_value = lam_slider.get_attribute("aria-valuetext")
+        lam_slider.focus()
+        for _ in range(4):  # 4 quarter decades: 1e-3 -> 1e-2
+            pg.keyboard.press("ArrowRight")
+        pg.wait_for_function(
+            """([label, old]) => {
+                const el = document.querySelector(`input[aria-label="${label}"]`);
+                return el && el.getAttribute('aria-valuetext') !== old;
+            }""",
+            arg=[LAMBDA_LABEL, old_value],
+        )
+        new_value = lam_slider.get_attribute("aria-valuetext")
+        pg.wait_for_function(
+            """(oldTitles) => {
+                const el = document.querySelector('.st-key-beta_heatmaps .js-plotly-plot');
+                const now = el && el.layout && (el.layout.annotations || []).map(a => a.text);
+                return now && JSON.stringify(now) !== JSON.stringify(oldTitles);
+            }""",
+            arg=before["titles"],
+        )
+        wait_idle(pg)
+        assert_no_errors(pg, f"Coefficients after λ {old_value} -> {new_value}")
+        after = heatmap_state(pg)
+        zeros_after = sparse_zeros(after)
+        assert after["traces"] != before["traces"], "the heatmap data did not change"
+        assert zeros_after > zeros_before, (old_value, new_value, zeros_before, zeros_after)
+        assert new_value == "1e-2", new_value
+        screenshot(pg, f"{n:02d}_{name}_lambda_{new_value}")
+
+
+def test_shared_link_on_a_fresh_server(browser):
+    """A shared link (page + query parameters) must work as the server's very first visit.
+
+    Regression test: with a folder named ``pages/`` beside app.py, a fresh
+    server runs its first session in Streamlit's legacy pages-folder mode, so
+    a deep link used to run the page file without app.py (KeyError
+    '_settings', and the sidebar listed app/common/... as pages).
+    """
+    with streamlit_server("streamlit-server-fresh.log") as url:
+        context = browser.new_context(viewport={"width": 1440, "height": 1000})
+        context.set_default_timeout(TIMEOUT_MS)
+        try:
+            pg = context.new_page()
+            pg.goto(url + "/coefficients?model=SparseSBLR&gamma=scale&lam=0.01&k=0")
+            pg.locator('[data-testid="stApp"]').wait_for()
+            wait_idle(pg)
+            pg.wait_for_selector(
+                '[data-testid="stException"], .st-key-beta_heatmaps .js-plotly-plot'
+            )
+            wait_idle(pg)
+            screenshot(pg, "00_fresh_server_deep_link")
+            exceptions = pg.locator('[data-testid="stException"]')
+            assert exceptions.count() == 0, "\n".join(exceptions.all_inner_texts())
+            links = pg.locator('[data-testid="stSidebarNav"] a').all_inner_texts()
+            assert [t.split("\n")[-1] for t in links] == list(PAGES), links
+            sparse_title = heatmap_state(pg)["titles"][-1]
+            assert "λ = 0.01" in sparse_title, sparse_title
+            slider = pg.get_by_role("slider", name=LAMBDA_LABEL)
+            assert slider.get_attribute("aria-valuetext") == "1e-2"
+            assert re.search(r"/coefficients\?(.*&)?lam=0\.01(&|$)", pg.url), pg.url
+        finally:
+            context.close()
