@@ -1,0 +1,656 @@
+"""The experimental protocol of Ma & Chen: 10-fold CV with hyper-parameters chosen per fold.
+
+For every (data set, method, fold) the hyper-parameters are selected on the
+TRAINING rows of the fold only, the model is refitted on the whole training
+fold and scored on the test fold:
+
+* ``selection="holdout"`` (the paper's scheme): hold out 10% of the training
+  fold (stratified for multi-class data), score every grid point on it, keep
+  the best (ties: the first in grid order, i.e. the larger value).  SML, SBLR
+  and SparseSBLR use :func:`sblr.tuning.tune_holdout` (evidence computed once
+  per gamma); BR-SVM runs the same scheme over its (gamma, C) grid.
+* ``selection="inner_kfold"``: the mean validation score over an inner
+  ``inner_folds``-fold split of the training fold (NaN scores ignored).
+
+The selection metric is average precision (multi-label) or accuracy
+(multi-class), :func:`sblr.tuning.default_metric`.  Test folds are scored with
+:data:`TASK_METRICS`.  Folds come from :func:`sblr.evaluation.make_splits`
+(shuffled ``KFold`` for multi-label data, ``StratifiedKFold`` for multi-class
+data when every class has at least ``folds`` rows) with a fixed seed.
+
+:func:`run_benchmark` runs every (data set x method x fold) with joblib and
+caches each result as a small JSON file keyed by the data content, the method
+and every protocol setting, so a re-run computes only what is missing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+import time
+import warnings
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from joblib import Parallel, delayed
+
+from sblr import metrics
+from sblr.baselines import (
+    BRSVMClassifier,
+    IBLRClassifier,
+    MLkNNClassifier,
+    knn_classifier,
+    lr_classifier,
+    ncm_classifier,
+)
+from sblr.evaluation import make_splits
+from sblr.exceptions import DataError
+from sblr.io import Dataset
+from sblr.models import SBLRClassifier, SMLClassifier, SparseSBLRClassifier
+from sblr.similarity import SimilarityFeaturizer
+from sblr.tuning import PAPER_GRID, _is_better, _split, default_metric, tune_holdout
+
+__all__ = [
+    "METHODS",
+    "TASK_METRICS",
+    "BenchmarkResult",
+    "FoldResult",
+    "MethodSpec",
+    "dataset_hash",
+    "run_benchmark",
+    "run_fold",
+]
+
+#: Bump when a change alters results, so old cache entries are not reused.
+PROTOCOL_VERSION = 1
+
+#: Metrics reported on the test folds, by task.
+TASK_METRICS = {
+    "multilabel": ("hamming_loss", "ranking_loss", "one_error", "coverage", "average_precision"),
+    "multiclass": ("accuracy",),
+}
+
+_RANKING = {"ranking_loss", "one_error", "coverage", "average_precision"}
+
+
+@dataclass(frozen=True)
+class MethodSpec:
+    """A method of the comparison.
+
+    Attributes
+    ----------
+    name : str
+        Short name (the key in :data:`METHODS`).
+    label : str
+        Column name in the paper's tables.
+    factory : callable
+        ``factory(**params)`` builds an unfitted estimator.
+    tuned : tuple of str
+        Hyper-parameters selected per fold over the grid.
+    fixed : dict
+        Hyper-parameters held fixed.
+    multiclass_only : bool
+    """
+
+    name: str
+    label: str
+    factory: Callable
+    tuned: tuple = ()
+    fixed: dict = field(default_factory=dict)
+    multiclass_only: bool = False
+
+    def build(self, **params):
+        """The estimator with ``fixed`` and then ``params`` applied."""
+        return self.factory(**{**self.fixed, **params})
+
+    def supports(self, task):
+        """Whether the method runs on a ``task`` ("multiclass"/"multilabel") data set."""
+        return task == "multiclass" or not self.multiclass_only
+
+
+#: The methods of the paper's tables, in its column order.
+METHODS: dict[str, MethodSpec] = {
+    "sparse_sblr": MethodSpec("sparse_sblr", "SparseSBLR", SparseSBLRClassifier, ("gamma", "lam")),
+    "sblr": MethodSpec("sblr", "SBLR", SBLRClassifier, ("gamma",)),
+    "sml": MethodSpec("sml", "SML", SMLClassifier, ("gamma",)),
+    "mlknn": MethodSpec("mlknn", "MLKNN", MLkNNClassifier, (), {"k": 10}),
+    "iblr": MethodSpec("iblr", "IBLR", IBLRClassifier, (), {"k": 10}),
+    "br_svm": MethodSpec("br_svm", "BR-SVM", BRSVMClassifier, ("gamma", "C")),
+    "knn": MethodSpec("knn", "kNN", knn_classifier, (), {"k": 10}, multiclass_only=True),
+    "ncm": MethodSpec("ncm", "NCM", ncm_classifier, (), multiclass_only=True),
+    "lr": MethodSpec("lr", "LR", lr_classifier, (), multiclass_only=True),
+}
+
+SELECTIONS = ("holdout", "inner_kfold")
+
+
+@dataclass(frozen=True)
+class FoldResult:
+    """Outcome of :func:`run_fold`.
+
+    Attributes
+    ----------
+    rows : list of dict
+        One per metric: ``dataset, method, fold, metric, value``.
+    params : dict
+        The hyper-parameters used for the final fit (selected or fixed).
+    select_seconds : float
+        Wall time of the selection on the training fold.
+    fit_seconds : float
+        Wall time of the final fit on the training fold.
+    """
+
+    rows: list
+    params: dict
+    select_seconds: float
+    fit_seconds: float
+
+    def to_json(self):
+        return {
+            "rows": self.rows,
+            "params": self.params,
+            "select_seconds": self.select_seconds,
+            "fit_seconds": self.fit_seconds,
+        }
+
+    @classmethod
+    def from_json(cls, data):
+        return cls(data["rows"], data["params"], data["select_seconds"], data["fit_seconds"])
+
+
+class BenchmarkResult(tuple):
+    """``(results, hyperparameters)``: two DataFrames, unpackable as a pair.
+
+    ``results`` has one row per dataset x method x fold x metric (columns
+    ``dataset, method, fold, metric, value``); ``hyperparameters`` one row per
+    dataset x method x fold with the parameters used and the timings.
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, results, hyperparameters):
+        return super().__new__(cls, (results, hyperparameters))
+
+    @property
+    def results(self):
+        return self[0]
+
+    @property
+    def hyperparameters(self):
+        return self[1]
+
+
+# --------------------------------------------------------------------------- helpers
+def _task_y(dataset):
+    """y as used by the protocol: the 0/1 matrix, or integer class codes."""
+    if dataset.task == "multilabel":
+        return np.asarray(dataset.y, dtype=int)
+    return np.unique(np.asarray(dataset.y).astype(str), return_inverse=True)[1]
+
+
+def _get_method(method):
+    if method not in METHODS:
+        raise ValueError(f"Unknown method {method!r}; choose from {', '.join(METHODS)}.")
+    return METHODS[method]
+
+
+def _scores(est, X, multilabel):
+    if not multilabel:
+        return None
+    return np.asarray(est.decision_function(X), dtype=float)
+
+
+def _metric_values(names, y_true, y_pred, scores):
+    out = {}
+    for name in names:
+        func = getattr(metrics, name)
+        out[name] = float(func(y_true, scores if name in _RANKING else y_pred))
+    return out
+
+
+def _grid_points(spec, grid):
+    """Every combination of the tuned parameters, in grid order (first parameter outer)."""
+    points = [{}]
+    for name in spec.tuned:
+        points = [{**p, name: float(v)} for p in points for v in grid]
+    return points
+
+
+def _validation_scores(spec, points, X_fit, y_fit, X_val, y_val, metric):
+    """Score every grid point trained on (X_fit, y_fit), validated on (X_val, y_val)."""
+    multilabel = y_fit.ndim == 2
+    if spec.name in ("sml", "sblr", "sparse_sblr"):
+        return _similarity_validation_scores(spec, points, X_fit, y_fit, X_val, y_val, metric)
+    values = np.full(len(points), np.nan)
+    for i, p in enumerate(points):
+        est = spec.build(**p).fit(X_fit, y_fit)
+        sc = _scores(est, X_val, multilabel)
+        values[i] = _metric_values([metric], y_val, est.predict(X_val), sc)[metric]
+    return values
+
+
+def _similarity_validation_scores(spec, points, X_fit, y_fit, X_val, y_val, metric):
+    """As :func:`_validation_scores`, with the evidence computed once per gamma."""
+    multilabel = y_fit.ndim == 2
+    values = np.full(len(points), np.nan)
+    cache = {}
+    for i, p in enumerate(points):
+        est = spec.build(**p)
+        if spec.name == "sml":
+            est.fit(X_fit, y_fit)
+            pred, sc = est.predict(X_val), est.decision_function(X_val)
+        else:
+            g = p["gamma"]
+            if g not in cache:
+                f = SimilarityFeaturizer(kernel=est.kernel, gamma=g, normalize=est.normalize).fit(
+                    X_fit, y_fit
+                )
+                cache = {g: (f, f.training_evidence(), f.transform(X_val))}
+            f, F_tr, F_val = cache[g]
+            est.fit_from_evidence(f, F_tr)
+            pred, sc = est.predict_from_evidence(F_val), est.decision_from_evidence(F_val)
+        values[i] = _metric_values([metric], y_val, pred, sc if multilabel else None)[metric]
+    return values
+
+
+def _best(points, scores, metric):
+    best = None
+    for i, s in enumerate(scores):
+        if best is None or _is_better(metric, s, scores[best]):
+            best = i
+    return dict(points[best])
+
+
+def select_params(
+    method,
+    X,
+    y,
+    *,
+    selection="holdout",
+    grid=PAPER_GRID,
+    inner_folds=3,
+    random_state=0,
+):
+    """Select ``method``'s tuned hyper-parameters on ``(X, y)`` (pass training rows only).
+
+    Parameters
+    ----------
+    method : str
+        A key of :data:`METHODS`.
+    X : ndarray of shape (n_samples, n_features)
+    y : ndarray of shape (n_samples,) or (n_samples, n_classes)
+    selection : {"holdout", "inner_kfold"}
+    grid : sequence of float
+        Values tried for every tuned parameter.
+    inner_folds : int
+        Folds of ``selection="inner_kfold"``.
+    random_state : int
+
+    Returns
+    -------
+    dict
+        Parameter name -> selected value (empty for untuned methods).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_wine
+    >>> X, y = load_wine(return_X_y=True)
+    >>> select_params("br_svm", X, y, grid=[1.0, 0.1])
+    {'gamma': 1.0, 'C': 1.0}
+    """
+    spec = _get_method(method)
+    if selection not in SELECTIONS:
+        raise ValueError(f"selection must be one of {SELECTIONS}; got {selection!r}.")
+    if not spec.tuned:
+        return {}
+    X = np.asarray(X, dtype=np.float64)
+    y = np.asarray(y)
+    multilabel = y.ndim == 2
+    metric = default_metric(multilabel)
+    if selection == "holdout" and spec.name in ("sml", "sblr", "sparse_sblr"):
+        res = tune_holdout(
+            spec.build(), X, y, gammas=grid, lams=grid, metric=metric, random_state=random_state
+        )
+        return dict(res.best_params)
+    points = _grid_points(spec, grid)
+    if selection == "holdout":
+        if len(y) < 10:
+            raise DataError("Tuning needs at least 10 training rows (a 10% validation split).")
+        X_fit, X_val, y_fit, y_val = _split(X, y, multilabel, 0.1, random_state)
+        scores = _validation_scores(spec, points, X_fit, y_fit, X_val, y_val, metric)
+    else:
+        inner = make_splits(y, scheme="kfold", n_splits=inner_folds, random_state=random_state)
+        table = np.array(
+            [
+                _validation_scores(spec, points, X[tr], y[tr], X[va], y[va], metric)
+                for tr, va in inner
+            ]
+        )
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN column stays NaN
+            scores = np.nanmean(table, axis=0)
+    return _best(points, scores, metric)
+
+
+# --------------------------------------------------------------------------- one fold
+def run_fold(
+    dataset,
+    method,
+    fold_index,
+    splits,
+    *,
+    selection="holdout",
+    grid=PAPER_GRID,
+    inner_folds=3,
+    params=None,
+    random_state=0,
+):
+    """Select on the training fold, refit on it, score the test fold.
+
+    Parameters
+    ----------
+    dataset : Dataset
+    method : str
+        A key of :data:`METHODS`.
+    fold_index : int
+    splits : list of (train, test) index arrays
+        E.g. ``make_splits(y, scheme="kfold", n_splits=10)``.
+    selection : {"holdout", "inner_kfold"}
+    grid : sequence of float
+    inner_folds : int
+    params : dict, optional
+        Fixed hyper-parameters: no selection is run (parameters not given
+        keep the estimator's defaults).
+    random_state : int
+        Seed of the validation split(s).
+
+    Returns
+    -------
+    FoldResult
+
+    Examples
+    --------
+    >>> from sblr import load_dataset
+    >>> ds = load_dataset("sample_data/wine.csv", target="class")
+    >>> splits = make_splits(ds.y, scheme="kfold", n_splits=3)
+    >>> res = run_fold(ds, "sblr", 0, splits, grid=[1.0, 0.1])
+    >>> sorted(res.params), [r["metric"] for r in res.rows]
+    (['gamma'], ['accuracy'])
+    """
+    spec = _get_method(method)
+    if not spec.supports(dataset.task):
+        raise DataError(
+            f"{spec.label} handles multi-class data only; {dataset.name} is multi-label."
+        )
+    X = np.asarray(dataset.X, dtype=np.float64)
+    y = _task_y(dataset)
+    train, test = (np.asarray(a) for a in splits[fold_index])
+    t0 = time.perf_counter()
+    if params is None:
+        chosen = select_params(
+            method,
+            X[train],
+            y[train],
+            selection=selection,
+            grid=grid,
+            inner_folds=inner_folds,
+            random_state=random_state,
+        )
+    else:
+        chosen = {k: float(v) for k, v in params.items()}
+    t1 = time.perf_counter()
+    est = spec.build(**chosen).fit(X[train], y[train])
+    t2 = time.perf_counter()
+    multilabel = dataset.task == "multilabel"
+    values = _metric_values(
+        TASK_METRICS[dataset.task], y[test], est.predict(X[test]), _scores(est, X[test], multilabel)
+    )
+    rows = [
+        {
+            "dataset": dataset.name,
+            "method": method,
+            "fold": int(fold_index),
+            "metric": m,
+            "value": v,
+        }
+        for m, v in values.items()
+    ]
+    return FoldResult(rows, {**spec.fixed, **chosen}, t1 - t0, t2 - t1)
+
+
+# --------------------------------------------------------------------------- benchmark
+def dataset_hash(dataset):
+    """SHA-256 of a data set's content (X, y and task), independent of its name.
+
+    Examples
+    --------
+    >>> ds = Dataset(np.zeros((2, 1)), np.array([0, 1]), "multiclass", ["f"], ["0", "1"])
+    >>> len(dataset_hash(ds))
+    64
+    """
+    h = hashlib.sha256()
+    X = np.ascontiguousarray(dataset.X, dtype=np.float64)
+    h.update(f"{dataset.task}|{X.shape}".encode())
+    h.update(X.tobytes())
+    y = np.asarray(dataset.y)
+    y = y.astype(int) if dataset.task == "multilabel" else y.astype(str)
+    h.update(str(y.shape).encode())
+    h.update("\x1f".join(map(str, y.ravel().tolist())).encode())
+    return h.hexdigest()
+
+
+def _cache_path(cache_dir, data_hash, method, fold, settings):
+    key = json.dumps(
+        {"data": data_hash, "method": method, "fold": fold, **settings}, sort_keys=True
+    )
+    digest = hashlib.sha256(key.encode()).hexdigest()[:20]
+    return Path(cache_dir) / method / f"{data_hash[:12]}-fold{fold}-{digest}.json"
+
+
+def _write_json(path, data):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(data))
+    os.replace(tmp, path)
+
+
+def _read_json(path):
+    try:
+        return FoldResult.from_json(json.loads(path.read_text()))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None  # missing or corrupt: recompute
+
+
+class ProgressBar:
+    """A one-line text progress bar on a stream (stderr by default)."""
+
+    def __init__(self, total, *, stream=None, width=30, enabled=True):
+        self.total, self.done, self.width = total, 0, width
+        self.stream = stream if stream is not None else sys.stderr
+        self.enabled = enabled
+        self.start = time.perf_counter()
+
+    def update(self, n=1, text=""):
+        self.done += n
+        if not self.enabled:
+            return
+        frac = self.done / self.total if self.total else 1.0
+        fill = int(round(frac * self.width))
+        elapsed = time.perf_counter() - self.start
+        eta = elapsed / self.done * (self.total - self.done) if self.done else 0.0
+        line = (
+            f"\r[{'#' * fill}{'.' * (self.width - fill)}] {self.done}/{self.total} "
+            f"{_hms(elapsed)} elapsed, ~{_hms(eta)} left  {text[:40]:<40}"
+        )
+        self.stream.write(line)
+        self.stream.flush()
+
+    def close(self):
+        if self.enabled:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+def _hms(seconds):
+    seconds = int(round(seconds))
+    return f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
+
+
+def _as_dataset_list(datasets):
+    if isinstance(datasets, Dataset):
+        datasets = [datasets]
+    elif isinstance(datasets, Mapping):
+        datasets = [
+            Dataset(d.X, d.y, d.task, d.feature_names, d.class_names, name, d.notes)
+            for name, d in datasets.items()
+        ]
+    datasets = list(datasets)
+    names = [d.name for d in datasets]
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        raise DataError(f"Data set names must be unique; repeated: {', '.join(dup)}.")
+    return datasets
+
+
+def run_benchmark(
+    datasets,
+    methods: Sequence[str] = tuple(METHODS),
+    *,
+    folds=10,
+    selection="holdout",
+    grid=PAPER_GRID,
+    inner_folds=3,
+    params=None,
+    seed=0,
+    n_jobs=1,
+    cache_dir=None,
+    progress=True,
+):
+    """Cross-validate every method on every data set with the paper's protocol.
+
+    Multi-class-only methods (kNN, NCM, LR) are skipped on multi-label data.
+
+    Parameters
+    ----------
+    datasets : Dataset, list of Dataset or dict name -> Dataset
+    methods : sequence of str
+        Keys of :data:`METHODS`.
+    folds : int
+        Number of CV folds (``make_splits(y, scheme="kfold", random_state=seed)``).
+    selection, grid, inner_folds
+        See :func:`run_fold`.
+    params : dict, optional
+        Method name -> fixed hyper-parameters (no selection for that method).
+    seed : int
+        Seed of the folds and of the validation splits.
+    n_jobs : int
+        joblib workers over (data set, method, fold) tasks.
+    cache_dir : path, optional
+        Directory of cached fold results (one JSON file per fold).
+    progress : bool
+        Show a progress bar on stderr.
+
+    Returns
+    -------
+    BenchmarkResult
+        ``(results, hyperparameters)``.
+    """
+    datasets = _as_dataset_list(datasets)
+    methods = list(methods)
+    for m in methods:
+        _get_method(m)
+    if selection not in SELECTIONS:
+        raise ValueError(f"selection must be one of {SELECTIONS}; got {selection!r}.")
+    params = dict(params or {})
+    grid = tuple(float(g) for g in grid)
+    tasks, cached = [], {}
+    for ds in datasets:
+        splits = make_splits(_task_y(ds), scheme="kfold", n_splits=folds, random_state=seed)
+        data_hash = dataset_hash(ds) if cache_dir is not None else None
+        for m in methods:
+            if not METHODS[m].supports(ds.task):
+                continue
+            fixed = params.get(m)
+            opts = {
+                "selection": selection,
+                "grid": grid,
+                "inner_folds": inner_folds,
+                "params": fixed,
+                "random_state": seed,
+            }
+            settings = {
+                "version": PROTOCOL_VERSION,
+                "folds": folds,
+                "seed": seed,
+                "selection": selection,
+                "grid": list(grid),
+                "inner_folds": inner_folds if selection == "inner_kfold" else None,
+                "params": fixed,
+            }
+            for f in range(folds):
+                path = None
+                if cache_dir is not None:
+                    path = _cache_path(cache_dir, data_hash, m, f, settings)
+                    hit = _read_json(path) if path.exists() else None
+                    if hit is not None:
+                        cached[(ds.name, m, f)] = _renamed(hit, ds.name)
+                        continue
+                tasks.append((ds, m, f, splits, opts, path))
+    bar = ProgressBar(len(tasks), enabled=progress and bool(tasks))
+    computed = {}
+    if tasks:
+        parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
+        jobs = (
+            delayed(_run_labelled)(ds, m, f, sp, opts, path) for ds, m, f, sp, opts, path in tasks
+        )
+        for (name, m, f, path), res in parallel(jobs):
+            if path is not None:
+                _write_json(path, res.to_json())
+            computed[(name, m, f)] = res
+            bar.update(text=f"{name} {m} fold {f}")
+    bar.close()
+    everything = {**cached, **computed}
+    order = {
+        (ds.name, m, f): i
+        for i, (ds, m, f) in enumerate(
+            (ds, m, f) for ds in datasets for m in methods for f in range(folds)
+        )
+    }
+    keys = sorted(everything, key=order.__getitem__)
+    rows = [row for k in keys for row in everything[k].rows]
+    results = pd.DataFrame(rows, columns=["dataset", "method", "fold", "metric", "value"])
+    hyper = pd.DataFrame(
+        [
+            {
+                "dataset": k[0],
+                "method": k[1],
+                "fold": k[2],
+                **everything[k].params,
+                "select_seconds": everything[k].select_seconds,
+                "fit_seconds": everything[k].fit_seconds,
+            }
+            for k in keys
+        ]
+    )
+    lead = ["dataset", "method", "fold"]
+    if hyper.empty:
+        hyper = pd.DataFrame(columns=[*lead, "select_seconds", "fit_seconds"])
+    else:
+        rest = [c for c in hyper.columns if c not in lead + ["select_seconds", "fit_seconds"]]
+        hyper = hyper[[*lead, *rest, "select_seconds", "fit_seconds"]]
+    return BenchmarkResult(results, hyper)
+
+
+def _run_labelled(ds, method, fold, splits, opts, path):
+    return (ds.name, method, fold, path), run_fold(ds, method, fold, splits, **opts)
+
+
+def _renamed(res, name):
+    """A cached result under the current data set name (the cache key ignores names)."""
+    rows = [{**r, "dataset": name} for r in res.rows]
+    return FoldResult(rows, res.params, res.select_seconds, res.fit_seconds)

@@ -1,0 +1,466 @@
+"""Tables and significance tests over benchmark results (Demšar 2006).
+
+Every function takes the long results table of
+:func:`sblr.protocol.run_benchmark`: columns ``dataset, method, fold, metric,
+value``.  A method's score on a data set is its mean over the folds.
+
+* :func:`mean_std_table`: "mean ± std" over folds (population std, ``ddof=0``,
+  as :func:`sblr.evaluation.summarize`).
+* :func:`rank_table`: per data set, rank 1 for the best method (respecting
+  :data:`sblr.metrics.LOWER_IS_BETTER`), ties sharing the average rank; the
+  average rank of each method over the data sets.  Only data sets on which
+  every ranked method has a value are used (methods with no value anywhere,
+  e.g. kNN on multi-label metrics, are left out first).
+* :func:`friedman_nemenyi`: Friedman's test (``scipy.stats.friedmanchisquare``,
+  which corrects for ties), the Iman-Davenport F variant, Nemenyi's pairwise
+  p-values (the computation of scikit-posthocs' ``posthoc_nemenyi_friedman``:
+  ``q = |R_i - R_j| / sqrt(k (k+1) / (6 N))``, ``p = P(Q_{k,inf} > q sqrt 2)``)
+  and the critical difference ``CD = q_alpha sqrt(k (k+1) / (6 N))`` with
+  ``q_alpha = studentized_range.ppf(1 - alpha, k, inf) / sqrt 2``.
+* :func:`cd_diagram`: a plotly critical-difference diagram.
+* :func:`paper_tables_markdown`: the paper's tables, value (rank), best in bold.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+from scipy import stats as ss
+
+from sblr.metrics import LOWER_IS_BETTER, METRIC_LABELS
+from sblr.protocol import METHODS
+
+__all__ = [
+    "FriedmanResult",
+    "RankTable",
+    "cd_diagram",
+    "critical_difference",
+    "friedman_nemenyi",
+    "iman_davenport",
+    "markdown_table",
+    "mean_std_table",
+    "method_label",
+    "paper_tables_markdown",
+    "q_alpha",
+    "rank_table",
+]
+
+
+def method_label(name):
+    """The paper's column name of a method (``"sparse_sblr"`` -> ``"SparseSBLR"``)."""
+    return METHODS[name].label if name in METHODS else str(name)
+
+
+def _order(values, reference):
+    """Distinct ``values`` in the order of ``reference`` (others appended, sorted)."""
+    present = list(dict.fromkeys(values))
+    known = [v for v in reference if v in present]
+    return known + sorted(v for v in present if v not in known)
+
+
+def _method_order(methods):
+    return _order(methods, list(METHODS))
+
+
+def mean_std_table(results, *, decimals=3):
+    """``"mean ± std"`` over folds, rows (dataset, method), one column per metric.
+
+    Examples
+    --------
+    >>> r = pd.DataFrame({"dataset": "d", "method": "sml", "fold": [0, 1],
+    ...                   "metric": "accuracy", "value": [0.9, 1.0]})
+    >>> mean_std_table(r).loc[("d", "sml"), "accuracy"]
+    '0.950 ± 0.050'
+    """
+    g = results.groupby(["dataset", "method", "metric"], sort=False)["value"]
+    mean, std = g.mean(), g.std(ddof=0)
+    cells = mean.map(lambda v: f"{v:.{decimals}f}") + " ± " + std.map(lambda v: f"{v:.{decimals}f}")
+    table = cells.unstack("metric")
+    metrics = _order(results["metric"], list(LOWER_IS_BETTER))
+    table = table[[m for m in metrics if m in table.columns]]
+    datasets = list(dict.fromkeys(results["dataset"]))
+    methods = _method_order(results["method"])
+    index = [(d, m) for d in datasets for m in methods if (d, m) in table.index]
+    table = table.loc[index]
+    table.columns.name = None
+    return table
+
+
+def mean_table(results, metric, *, decimals=None):
+    """Mean over folds of ``metric``: rows data sets, columns methods (NaN where not run)."""
+    sub = results[results["metric"] == metric]
+    if sub.empty:
+        raise ValueError(f"No results for metric {metric!r}.")
+    means = sub.groupby(["dataset", "method"], sort=False)["value"].mean().unstack("method")
+    means = means.reindex(
+        index=list(dict.fromkeys(sub["dataset"])), columns=_method_order(sub["method"])
+    )
+    means.columns.name = None
+    if decimals is not None:
+        means = means.round(decimals)
+    return means
+
+
+@dataclass(frozen=True)
+class RankTable:
+    """Outcome of :func:`rank_table`.
+
+    Attributes
+    ----------
+    values : DataFrame
+        Mean score per data set (rows) and method (columns), complete blocks only.
+    ranks : DataFrame
+        Rank of each method on each data set (1 = best, ties averaged).
+    average : Series
+        Mean rank of each method over the data sets.
+    metric : str
+    dropped_datasets : list of str
+        Data sets left out because some ranked method has no value there.
+    """
+
+    values: pd.DataFrame
+    ranks: pd.DataFrame
+    average: pd.Series
+    metric: str
+    dropped_datasets: list
+
+
+def rank_table(results, metric, *, decimals=None):
+    """Per-data-set ranks (1 = best, ties averaged) and average ranks for ``metric``.
+
+    Parameters
+    ----------
+    results : DataFrame
+        Long results (``dataset, method, fold, metric, value``).
+    metric : str
+    decimals : int, optional
+        Round the mean scores before ranking (the paper ranks the printed
+        3-decimal values, so equal printed values tie).
+
+    Returns
+    -------
+    RankTable
+
+    Examples
+    --------
+    >>> r = pd.DataFrame({"dataset": ["a", "a", "b", "b"], "method": ["sml", "sblr"] * 2,
+    ...                   "fold": 0, "metric": "hamming_loss", "value": [0.1, 0.2, 0.3, 0.3]})
+    >>> rank_table(r, "hamming_loss").average.to_dict()
+    {'sblr': 1.75, 'sml': 1.25}
+    """
+    means = mean_table(results, metric, decimals=decimals)
+    means = means.dropna(axis=1, how="all")
+    complete = means.notna().all(axis=1)
+    dropped = [str(d) for d in means.index[~complete]]
+    means = means[complete]
+    ranks = means.rank(axis=1, method="average", ascending=LOWER_IS_BETTER[metric])
+    return RankTable(means, ranks, ranks.mean(axis=0), metric, dropped)
+
+
+def q_alpha(k, alpha=0.05):
+    """Critical value of the two-tailed Nemenyi test for ``k`` methods (Demšar's Table 5a).
+
+    ``studentized_range.ppf(1 - alpha, k, inf) / sqrt(2)``.
+
+    Examples
+    --------
+    >>> round(q_alpha(4), 3), round(q_alpha(10, 0.10), 3)
+    (2.569, 2.92)
+    """
+    if k < 2:
+        raise ValueError(f"The Nemenyi test needs at least 2 methods; got {k}.")
+    return float(ss.studentized_range.ppf(1.0 - alpha, k, np.inf) / np.sqrt(2.0))
+
+
+def critical_difference(k, n, alpha=0.05):
+    """Nemenyi critical difference ``q_alpha sqrt(k (k + 1) / (6 N))`` for k methods, N data sets.
+
+    Examples
+    --------
+    >>> round(critical_difference(4, 14), 2)
+    1.25
+    """
+    return q_alpha(k, alpha) * float(np.sqrt(k * (k + 1) / (6.0 * n)))
+
+
+@dataclass(frozen=True)
+class FriedmanResult:
+    """Outcome of :func:`friedman_nemenyi`.
+
+    Attributes
+    ----------
+    statistic, pvalue : float
+        Friedman's chi-square (scipy, tie-corrected) and its p-value.
+    iman_davenport, iman_davenport_pvalue : float
+        ``F_F = (N - 1) chi2 / (N (k - 1) - chi2)`` with (k - 1, (k - 1)(N - 1))
+        degrees of freedom (Demšar's recommended form).
+    average_ranks : Series
+    nemenyi : DataFrame
+        Pairwise Nemenyi p-values (1 on the diagonal).
+    cd : float
+        Critical difference at ``alpha``.
+    q_alpha : float
+    alpha : float
+    n_datasets, n_methods : int
+    """
+
+    statistic: float
+    pvalue: float
+    iman_davenport: float
+    iman_davenport_pvalue: float
+    average_ranks: pd.Series
+    nemenyi: pd.DataFrame
+    cd: float
+    q_alpha: float
+    alpha: float
+    n_datasets: int
+    n_methods: int
+
+
+def nemenyi_pvalues(average_ranks, n):
+    """Pairwise Nemenyi p-values from average ranks over ``n`` data sets.
+
+    Returns
+    -------
+    DataFrame
+        Indexed and columned by the methods of ``average_ranks``.
+    """
+    r = np.asarray(average_ranks, dtype=float)
+    k = len(r)
+    q = np.abs(r[:, None] - r[None, :]) / np.sqrt(k * (k + 1) / (6.0 * n))
+    p = ss.studentized_range.sf(q * np.sqrt(2.0), k, np.inf)
+    np.fill_diagonal(p, 1.0)
+    index = getattr(average_ranks, "index", None)
+    return pd.DataFrame(np.clip(p, 0.0, 1.0), index=index, columns=index)
+
+
+def iman_davenport(chi2, n, k):
+    """Iman-Davenport ``F_F = (N - 1) chi2 / (N (k - 1) - chi2)`` and its p-value.
+
+    ``F_F`` follows the F distribution with ``k - 1`` and ``(k - 1)(N - 1)``
+    degrees of freedom; it is infinite (p = 0) when every data set ranks the
+    methods alike.
+
+    Examples
+    --------
+    >>> f, p = iman_davenport(9.28, 14, 4)  # Demšar (2006), Section 3.2.2
+    >>> round(f, 2)
+    3.69
+    """
+    denom = n * (k - 1) - chi2
+    if denom <= 1e-9 * n * (k - 1):
+        return np.inf, 0.0
+    ff = (n - 1) * chi2 / denom
+    return float(ff), float(ss.f.sf(ff, k - 1, (k - 1) * (n - 1)))
+
+
+def friedman_nemenyi(results, metric, *, alpha=0.05, decimals=None):
+    """Friedman test, Nemenyi post-hoc p-values and the critical difference for ``metric``.
+
+    Needs at least 3 methods and 2 data sets with values for all of them.
+
+    Returns
+    -------
+    FriedmanResult
+    """
+    table = rank_table(results, metric, decimals=decimals)
+    n, k = table.ranks.shape
+    if k < 3 or n < 2:
+        raise ValueError(
+            f"The Friedman test needs at least 3 methods and 2 data sets with a {metric} "
+            f"value for every method; got {k} method(s) on {n} data set(s)."
+        )
+    # scipy ranks ascending; negate greater-is-better scores so rank 1 is best either way.
+    sign = 1.0 if LOWER_IS_BETTER[metric] else -1.0
+    stat, pvalue = ss.friedmanchisquare(*(sign * table.values[c].to_numpy() for c in table.values))
+    stat = float(stat)
+    ff, ff_p = iman_davenport(stat, n, k)
+    q = q_alpha(k, alpha)
+    return FriedmanResult(
+        statistic=stat,
+        pvalue=float(pvalue),
+        iman_davenport=float(ff),
+        iman_davenport_pvalue=ff_p,
+        average_ranks=table.average,
+        nemenyi=nemenyi_pvalues(table.average, n),
+        cd=q * float(np.sqrt(k * (k + 1) / (6.0 * n))),
+        q_alpha=q,
+        alpha=alpha,
+        n_datasets=n,
+        n_methods=k,
+    )
+
+
+def cliques(average_ranks, cd):
+    """Maximal groups of methods whose average ranks differ by less than ``cd``.
+
+    Returns
+    -------
+    list of list of str
+        Each group in rank order; single methods are not listed.
+
+    Examples
+    --------
+    >>> cliques(pd.Series({"a": 1.0, "b": 1.5, "c": 2.8, "d": 3.1}), 1.0)
+    [['a', 'b'], ['c', 'd']]
+    """
+    s = pd.Series(average_ranks, dtype=float).sort_values(kind="stable")
+    names, r = list(s.index), s.to_numpy()
+    groups, reach = [], -1
+    for i in range(len(r)):
+        j = i
+        while j + 1 < len(r) and r[j + 1] - r[i] < cd:
+            j += 1
+        if j > i and j > reach:
+            groups.append(names[i : j + 1])
+            reach = j
+    return groups
+
+
+def cd_diagram(average_ranks, cd, *, title=None, labels=None):
+    """Critical-difference diagram (Demšar 2006, Fig. 1) as a plotly figure.
+
+    Methods sit on a rank axis (1 = best, on the left); a bar above the axis
+    shows the CD, and thick lines join methods not significantly different.
+
+    Parameters
+    ----------
+    average_ranks : Series
+        Method -> average rank.
+    cd : float
+    title : str, optional
+    labels : callable, optional
+        Method name -> display name (default :func:`method_label`).
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+    """
+    labels = labels or method_label
+    s = pd.Series(average_ranks, dtype=float).sort_values(kind="stable")
+    k = len(s)
+    lo, hi = 1, max(k, int(np.ceil(s.max())))
+    fig = go.Figure()
+    axis_y, line = 0.0, {"color": "black", "width": 1}
+    fig.add_shape(type="line", x0=lo, x1=hi, y0=axis_y, y1=axis_y, line=line)
+    for t in range(lo, hi + 1):
+        fig.add_shape(type="line", x0=t, x1=t, y0=axis_y, y1=axis_y + 0.15, line=line)
+        fig.add_annotation(x=t, y=axis_y + 0.2, text=str(t), showarrow=False, yanchor="bottom")
+    # CD bar above the axis, starting at rank 1
+    cd_y = axis_y + 0.8
+    fig.add_shape(type="line", x0=lo, x1=lo + cd, y0=cd_y, y1=cd_y, line={"width": 2})
+    for x in (lo, lo + cd):
+        fig.add_shape(type="line", x0=x, x1=x, y0=cd_y - 0.08, y1=cd_y + 0.08, line=line)
+    fig.add_annotation(
+        x=lo + cd / 2, y=cd_y + 0.1, text=f"CD = {cd:.3f}", showarrow=False, yanchor="bottom"
+    )
+    # methods: the better half labelled on the left, the rest on the right
+    half = (k + 1) // 2
+    for i, (name, r) in enumerate(s.items()):
+        left = i < half
+        depth = -0.6 - 0.35 * (i if left else k - 1 - i)
+        end_x = lo - 0.2 if left else hi + 0.2
+        fig.add_shape(type="line", x0=r, x1=r, y0=axis_y, y1=depth, line=line)
+        fig.add_shape(type="line", x0=r, x1=end_x, y0=depth, y1=depth, line=line)
+        fig.add_annotation(
+            x=end_x,
+            y=depth,
+            text=f"{labels(name)} ({r:.2f})",
+            showarrow=False,
+            xanchor="right" if left else "left",
+        )
+    # cliques: thick bars just below the axis
+    for g, group in enumerate(cliques(s, cd)):
+        y = axis_y - 0.15 - 0.12 * g
+        fig.add_shape(
+            type="line",
+            x0=s[group[0]] - 0.03,
+            x1=s[group[-1]] + 0.03,
+            y0=y,
+            y1=y,
+            line={"color": "black", "width": 5},
+        )
+    bottom = -0.6 - 0.35 * max(half, k - half)
+    fig.update_layout(
+        title=title,
+        xaxis={"visible": False, "range": [lo - 2.2, hi + 2.2]},
+        yaxis={"visible": False, "range": [bottom - 0.3, cd_y + 0.6]},
+        plot_bgcolor="white",
+        height=max(260, int(120 + 45 * k)),
+        showlegend=False,
+        margin={"l": 20, "r": 20, "t": 60 if title else 20, "b": 20},
+    )
+    return fig
+
+
+def markdown_table(df):
+    """A DataFrame as a Markdown table (no index; cells as ``str``; NaN as empty).
+
+    Examples
+    --------
+    >>> print(markdown_table(pd.DataFrame({"a": [1, None], "b": ["x", "y"]})))
+    | a | b |
+    |---|---|
+    | 1.0 | x |
+    |  | y |
+    """
+    head = "| " + " | ".join(map(str, df.columns)) + " |"
+    rule = "|" + "---|" * len(df.columns)
+    body = [
+        "| " + " | ".join("" if pd.isna(v) else str(v) for v in row) + " |"
+        for row in df.itertuples(index=False)
+    ]
+    return "\n".join([head, rule, *body])
+
+
+def paper_tables_markdown(results, *, metrics=None, decimals=3, alpha=0.05):
+    """The paper's tables in Markdown: one per metric, "value (rank)", best in bold.
+
+    Rows are data sets, columns methods (the paper's names); the last row is
+    the average rank.  Ranks use the values as printed (rounded to
+    ``decimals``).  Below each table, the Friedman test when there are at least
+    3 methods and 2 data sets.
+
+    Returns
+    -------
+    str
+    """
+    if metrics is None:
+        metrics = _order(results["metric"], list(LOWER_IS_BETTER))
+    out = []
+    for metric in metrics:
+        t = rank_table(results, metric, decimals=decimals)
+        if t.values.empty:
+            continue
+        cols = list(t.values.columns)
+        out.append(f"### {METRIC_LABELS.get(metric, metric)}\n")
+        out.append("| dataset | " + " | ".join(method_label(c) for c in cols) + " |")
+        out.append("|---|" + "---:|" * len(cols))
+        for d, row in t.values.iterrows():
+            best = row.min() if LOWER_IS_BETTER[metric] else row.max()
+            cells = []
+            for c in cols:
+                cell = f"{row[c]:.{decimals}f} ({t.ranks.loc[d, c]:g})"
+                cells.append(f"**{cell}**" if row[c] == best else cell)
+            out.append(f"| {d} | " + " | ".join(cells) + " |")
+        best_avg = t.average.min()
+        avg = [
+            f"**{t.average[c]:.2f}**" if t.average[c] == best_avg else f"{t.average[c]:.2f}"
+            for c in cols
+        ]
+        out.append("| average rank | " + " | ".join(avg) + " |")
+        if t.dropped_datasets:
+            out.append(f"\nLeft out (a method has no value): {', '.join(t.dropped_datasets)}.")
+        n, k = t.ranks.shape
+        if k >= 3 and n >= 2:
+            fr = friedman_nemenyi(results, metric, alpha=alpha, decimals=decimals)
+            out.append(
+                f"\nFriedman χ² = {fr.statistic:.3f} (p = {fr.pvalue:.3g}); "
+                f"Iman-Davenport F = {fr.iman_davenport:.3f} (p = {fr.iman_davenport_pvalue:.3g}); "
+                f"Nemenyi CD (α = {alpha:g}) = {fr.cd:.3f} over {n} data sets."
+            )
+        out.append("")
+    return "\n".join(out)

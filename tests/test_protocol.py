@@ -1,0 +1,217 @@
+"""The experimental protocol: methods, per-fold selection on training rows only, caching."""
+
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import sblr.protocol as protocol
+from sblr import load_dataset
+from sblr.evaluation import make_splits
+from sblr.protocol import METHODS, TASK_METRICS, run_benchmark, run_fold, select_params
+from sblr.tuning import PAPER_GRID
+
+ROOT = Path(__file__).resolve().parents[1]
+GRID = (1.0, 0.1, 0.01)
+
+
+@pytest.fixture(scope="module")
+def wine():
+    return load_dataset(ROOT / "sample_data" / "wine.csv", target="class")
+
+
+@pytest.fixture(scope="module")
+def planted():
+    return load_dataset(ROOT / "sample_data" / "planted.arff")
+
+
+def test_methods_and_their_hyperparameters():
+    assert list(METHODS) == [
+        "sparse_sblr",
+        "sblr",
+        "sml",
+        "mlknn",
+        "iblr",
+        "br_svm",
+        "knn",
+        "ncm",
+        "lr",
+    ]
+    assert METHODS["sparse_sblr"].tuned == ("gamma", "lam")
+    assert METHODS["sblr"].tuned == METHODS["sml"].tuned == ("gamma",)
+    assert METHODS["br_svm"].tuned == ("gamma", "C")
+    assert METHODS["mlknn"].fixed == METHODS["iblr"].fixed == {"k": 10}
+    assert not METHODS["mlknn"].tuned and not METHODS["iblr"].tuned
+    assert {m for m, s in METHODS.items() if s.multiclass_only} == {"knn", "ncm", "lr"}
+    assert PAPER_GRID == (1e2, 1e1, 1e0, 1e-1, 1e-2, 1e-3, 1e-4, 1e-5)
+    assert METHODS["mlknn"].build().k == 10
+    assert METHODS["sparse_sblr"].build(gamma=0.1, lam=0.01).lam == 0.01
+
+
+@pytest.mark.parametrize("method", ["sparse_sblr", "br_svm", "mlknn"])
+def test_run_fold_multilabel_rows_and_params(planted, method):
+    splits = make_splits(planted.y, scheme="kfold", n_splits=3)
+    res = run_fold(planted, method, 1, splits, grid=GRID)
+    assert [r["metric"] for r in res.rows] == list(TASK_METRICS["multilabel"])
+    assert {(r["dataset"], r["method"], r["fold"]) for r in res.rows} == {("planted", method, 1)}
+    assert all(np.isfinite(r["value"]) for r in res.rows)
+    tuned = METHODS[method].tuned
+    assert set(res.params) == set(tuned) | set(METHODS[method].fixed)
+    assert all(res.params[p] in GRID for p in tuned)
+    assert res.fit_seconds > 0 and res.select_seconds >= 0
+
+
+def test_run_fold_fixed_params_skip_selection(wine, monkeypatch):
+    monkeypatch.setattr(protocol, "select_params", _fail)
+    splits = make_splits(wine.y, scheme="kfold", n_splits=3)
+    res = run_fold(wine, "sparse_sblr", 0, splits, params={"gamma": 0.1, "lam": 0.01})
+    assert res.params == {"gamma": 0.1, "lam": 0.01}
+    assert res.rows[0]["metric"] == "accuracy" and res.rows[0]["value"] > 0.8
+
+
+def test_multiclass_only_method_refuses_multilabel(planted):
+    splits = make_splits(planted.y, scheme="kfold", n_splits=3)
+    with pytest.raises(ValueError, match="multi-class data only"):
+        run_fold(planted, "knn", 0, splits)
+
+
+def test_unknown_method_and_selection(wine):
+    with pytest.raises(ValueError, match="Unknown method"):
+        run_benchmark([wine], ["svm"], folds=3)
+    with pytest.raises(ValueError, match="selection"):
+        run_benchmark([wine], ["sml"], folds=3, selection="test")
+
+
+# --------------------------------------------------------------------------- test-set hygiene
+def _poisoned(ds, test, *, flip=True):
+    """A copy whose test rows have absurd features (and, multi-class, shifted labels)."""
+    X = ds.X.copy()
+    X[test] = 1e6 + np.arange(len(test))[:, None]
+    y = ds.y.copy()
+    if flip:
+        if ds.task == "multilabel":
+            y[test] = 1 - y[test]
+        else:
+            names = np.array(ds.class_names)
+            codes = np.searchsorted(names, y[test].astype(str))
+            y[test] = names[(codes + 1) % len(names)]
+    return replace(ds, X=X, y=y)
+
+
+@pytest.mark.parametrize("dataset", ["wine", "planted"])
+def test_selection_sees_training_rows_only(dataset, request, monkeypatch):
+    ds = request.getfixturevalue(dataset)
+    splits = make_splits(protocol._task_y(ds), scheme="kfold", n_splits=3)
+    train, test = splits[2]
+    bad = _poisoned(ds, test)
+    seen = []
+    real = protocol.tune_holdout
+
+    def spy(estimator, X, y, **kw):
+        seen.append((np.array(X), np.array(y)))
+        return real(estimator, X, y, **kw)
+
+    monkeypatch.setattr(protocol, "tune_holdout", spy)
+    clean_res = run_fold(ds, "sparse_sblr", 2, splits, grid=GRID)
+    bad_res = run_fold(bad, "sparse_sblr", 2, splits, grid=GRID)
+    assert len(seen) == 2
+    for X_seen, y_seen in seen:
+        assert X_seen.shape[0] == len(train)
+        assert np.abs(X_seen).max() < 1e5  # no poisoned row reached the selection
+        np.testing.assert_array_equal(X_seen, ds.X[train])
+        np.testing.assert_array_equal(y_seen, protocol._task_y(ds)[train])
+    # the same selection on clean and poisoned data; the poison does reach the test score
+    assert bad_res.params == clean_res.params
+    assert bad_res.rows != clean_res.rows
+
+
+@pytest.mark.parametrize(
+    ("method", "selection"),
+    [("br_svm", "holdout"), ("br_svm", "inner_kfold"), ("sparse_sblr", "inner_kfold")],
+)
+def test_other_selections_ignore_poisoned_test_rows(wine, method, selection, monkeypatch):
+    splits = make_splits(wine.y, scheme="kfold", n_splits=3)
+    train, test = splits[0]
+    seen = []
+    real = protocol._validation_scores
+
+    def spy(spec, points, X_fit, y_fit, X_val, y_val, metric):
+        seen.append(np.vstack([X_fit, X_val]))
+        return real(spec, points, X_fit, y_fit, X_val, y_val, metric)
+
+    monkeypatch.setattr(protocol, "_validation_scores", spy)
+    kw = {"grid": GRID, "selection": selection}
+    clean = run_fold(wine, method, 0, splits, **kw)
+    bad = run_fold(_poisoned(wine, test), method, 0, splits, **kw)
+    assert bad.params == clean.params
+    assert seen and all(len(s) == len(train) and np.abs(s).max() < 1e5 for s in seen)
+
+
+def test_select_params_inner_kfold_is_deterministic(wine):
+    a = select_params("sblr", wine.X, protocol._task_y(wine), selection="inner_kfold", grid=GRID)
+    b = select_params("sblr", wine.X, protocol._task_y(wine), selection="inner_kfold", grid=GRID)
+    assert a == b and a["gamma"] in GRID
+    assert select_params("mlknn", wine.X, protocol._task_y(wine)) == {}
+
+
+# --------------------------------------------------------------------------- benchmark
+def test_benchmark_tables_and_cache(wine, planted, tmp_path, monkeypatch, capsys):
+    methods = ["sml", "mlknn", "knn"]
+    results, hyper = run_benchmark(
+        [wine, planted], methods, folds=3, grid=GRID, cache_dir=tmp_path, progress=True
+    )
+    assert "3/3" not in capsys.readouterr().out  # the bar goes to stderr
+    # knn is multi-class only: 3 methods x 3 folds x 1 metric + 2 methods x 3 folds x 5 metrics
+    assert len(results) == 9 + 30
+    assert list(results.columns) == ["dataset", "method", "fold", "metric", "value"]
+    assert len(hyper) == 15 and {"dataset", "method", "fold", "gamma", "k"} <= set(hyper.columns)
+    assert set(results.query("dataset == 'planted'").method) == {"sml", "mlknn"}
+    assert sorted(set(results.fold)) == [0, 1, 2]
+    files = sorted(tmp_path.rglob("*.json"))
+    assert len(files) == 15
+
+    # A re-run computes nothing (even under another data-set name) and returns the same.
+    monkeypatch.setattr(protocol, "run_fold", _fail)
+    again, hyper2 = run_benchmark([wine, planted], methods, folds=3, grid=GRID, cache_dir=tmp_path)
+    assert again.equals(results) and hyper2.equals(hyper)
+    renamed = replace(wine, name="vino")
+    r3, _ = run_benchmark([renamed], ["sml"], folds=3, grid=GRID, cache_dir=tmp_path)
+    assert set(r3.dataset) == {"vino"}
+
+    # Other protocol settings are cache misses.
+    with pytest.raises(AssertionError, match="must not run"):
+        run_benchmark([wine], ["sml"], folds=3, grid=(1.0,), cache_dir=tmp_path, progress=False)
+
+
+def test_corrupt_cache_file_is_recomputed(wine, tmp_path):
+    r1, _ = run_benchmark([wine], ["ncm"], folds=3, cache_dir=tmp_path, progress=False)
+    path = sorted(tmp_path.rglob("*.json"))[0]
+    path.write_text("{not json")
+    r2, _ = run_benchmark([wine], ["ncm"], folds=3, cache_dir=tmp_path, progress=False)
+    assert r1.equals(r2)
+    assert path.read_text().startswith("{")
+
+
+def test_folds_partition_and_stratify(wine, planted):
+    for ds in (wine, planted):
+        y = protocol._task_y(ds)
+        splits = make_splits(y, scheme="kfold", n_splits=10, random_state=0)
+        tests = np.concatenate([te for _, te in splits])
+        assert sorted(tests) == list(range(len(y)))
+    splits = make_splits(protocol._task_y(wine), scheme="kfold", n_splits=10)
+    counts = [np.bincount(protocol._task_y(wine)[te], minlength=3) for _, te in splits]
+    assert np.ptp(np.array(counts), axis=0).max() <= 1  # stratified
+
+
+def test_parallel_equals_serial(wine):
+    kw = {"folds": 3, "grid": GRID, "progress": False}
+    serial, h1 = run_benchmark([wine], ["sblr", "br_svm"], n_jobs=1, **kw)
+    parallel, h2 = run_benchmark([wine], ["sblr", "br_svm"], n_jobs=2, **kw)
+    assert serial.equals(parallel)
+    cols = ["dataset", "method", "fold", "gamma", "C"]
+    assert h1[cols].equals(h2[cols])
+
+
+def _fail(*args, **kwargs):
+    raise AssertionError("must not run")
