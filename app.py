@@ -147,6 +147,7 @@ pages = [
     st.Page(home, title="Choose data", icon=":material/folder_open:", default=True),
     st.Page("pages/data.py", title="Data", icon=":material/bar_chart:"),
     st.Page("pages/model.py", title="Model & metrics", icon=":material/speed:"),
+    st.Page("pages/compare.py", title="Compare methods", icon=":material/leaderboard:"),
     st.Page("pages/coefficients.py", title="Coefficients β", icon=":material/grid_on:"),
     st.Page("pages/contributions.py", title="Class contributions", icon=":material/table_chart:"),
     st.Page("pages/explain.py", title="Explain a prediction", icon=":material/search:"),

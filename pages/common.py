@@ -61,9 +61,15 @@ def cached_sample(name):
     return load_sample(name)
 
 
-@st.cache_data(max_entries=8, show_spinner="Reading the file…")
-def cached_upload(data: bytes, name: str, xml: bytes | None, n_labels: int | None, target):
-    return load_dataset(data, name=name, xml=xml, n_labels=n_labels, target=target)
+@st.cache_resource(max_entries=8, show_spinner="Reading the file…")
+def cached_upload(digest, _data: bytes, name: str, _xml: bytes | None, n_labels, target):
+    """The loaded upload, keyed by the digest of its bytes (hashing 50 MB on every rerun
+    would eat the slider's time budget). Shared read-only: pages never modify a Dataset."""
+    return load_dataset(_data, name=name, xml=_xml, n_labels=n_labels, target=target)
+
+
+def _digest(data, xml, n_labels, target):
+    return hashlib.sha256(data + (xml or b"") + repr((n_labels, target)).encode()).hexdigest()
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
@@ -84,7 +90,12 @@ def current_dataset():
     upload = st.session_state.get("upload")
     if upload is not None:
         return cached_upload(
-            upload["data"], upload["name"], upload["xml"], upload["n_labels"], upload["target"]
+            upload["key"],
+            upload["data"],
+            upload["name"],
+            upload["xml"],
+            upload["n_labels"],
+            upload["target"],
         )
     return cached_sample(st.session_state.get("sample", DEFAULT_SAMPLE))
 
@@ -98,24 +109,30 @@ def try_upload(data: bytes, name: str, xml: bytes | None, n_labels, target):
         size = len(data) / 2**20
         return f"The file is {size:.0f} MB; the dashboard accepts up to {MAX_UPLOAD_MB} MB."
     target = tuple(target) if isinstance(target, list) else target
+    key = "upload:" + _digest(data, xml, n_labels, target)[:16]
     try:
-        ds = cached_upload(data, name, xml, n_labels, target)
+        ds = cached_upload(key, data, name, xml, n_labels, target)
     except DataError as exc:
         return str(exc)
+    if ds.task == "multilabel" and ds.n_classes < 2:
+        return (
+            f"Only one label column ({ds.class_names[0]!r}) was found. A multi-label data set "
+            "needs at least two labels; for a single 0/1 column choose it as the target of a "
+            "multi-class (two-class) problem instead."
+        )
     if ds.n_samples > MAX_ROWS:
         return (
             f"The file has {ds.n_samples:,} rows; the exact similarity evidence needs "
             f"time and memory growing with rows², so the dashboard accepts up to "
             f"{MAX_ROWS:,}. Use the sblr library for larger data, or subsample."
         )
-    digest = hashlib.sha256(data + (xml or b"") + repr((n_labels, target)).encode()).hexdigest()
     st.session_state["upload"] = {
         "data": data,
         "name": name,
         "xml": xml,
         "n_labels": n_labels,
         "target": target,
-        "key": "upload:" + digest[:16],
+        "key": key,
     }
     return None
 
@@ -281,11 +298,18 @@ def _apply_pending_tune():
 
 
 # ----------------------------------------------------------------------------- cached work
-@st.cache_data(max_entries=16, show_spinner="Computing class evidence…")
+# Fitted featurizers, evidence and models are cached as shared resources (not copied on each
+# read, as st.cache_data would): they are read-only here, and every key holds the data key.
+@st.cache_resource(max_entries=16, show_spinner="Computing class evidence…")
 def cached_evidence(_ds, key, gamma):
     """Featurizer fitted on all rows and its leave-one-out evidence, per (data, gamma)."""
     f = SimilarityFeaturizer(gamma=gamma).fit(_ds.X, _ds.y)
     return f, f.training_evidence()
+
+
+def training_evidence(ds, key, gamma):
+    """Leave-one-out evidence of every row (all rows as training data), per (data, gamma)."""
+    return cached_evidence(ds, key, gamma)[1]
 
 
 def cached_fit(ds, key, model, gamma, lam):
@@ -293,7 +317,7 @@ def cached_fit(ds, key, model, gamma, lam):
     return _cached_fit(ds, key, model, gamma, lam if model == "SparseSBLR" else None)
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@st.cache_resource(max_entries=64, show_spinner=False)
 def _cached_fit(_ds, key, model, gamma, lam):
     est = make_model(model, gamma=gamma, lam=lam)
     if model == "SML":
@@ -307,7 +331,7 @@ def _cached_splits(_ds, key, scheme, test_size, n_splits):
     return make_splits(_ds.y, scheme=scheme, test_size=test_size, n_splits=n_splits)
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@st.cache_resource(max_entries=64, show_spinner=False)
 def _cached_fold(_ds, key, gamma, scheme, test_size, n_splits, i):
     split = _cached_splits(_ds, key, scheme, test_size, n_splits)[i]
     return fold_evidence(make_model("SBLR", gamma=gamma), _ds.X, _ds.y, [split])[0]
@@ -382,3 +406,61 @@ def show_notes(ds):
         with st.expander(f"What the loader did ({len(ds.notes)} {label})"):
             for note in ds.notes:
                 st.markdown(f"- {note}")
+
+
+# --- compare page
+@st.cache_data(max_entries=16, show_spinner=False)
+def _cached_compare_splits(_ds, key, folds):
+    """The folds ``protocol.run_benchmark`` uses (seed 0), so results match the CLI's."""
+    from sblr import protocol
+
+    return make_splits(protocol._task_y(_ds), scheme="kfold", n_splits=folds, random_state=0)
+
+
+@st.cache_data(max_entries=2048, show_spinner=False)
+def cached_compare_fold(_ds, key, method, fold, folds, grid):
+    """``protocol.run_fold`` for one (data, method, fold, folds, grid): selection on the
+    training fold's 10% validation split, refit, scores on the test fold."""
+    from sblr import protocol
+
+    splits = _cached_compare_splits(_ds, key, folds)
+    return protocol.run_fold(_ds, method, fold, splits, grid=grid)
+
+
+def compare_methods(ds, key, methods, folds, grid, progress=None):
+    """Cross-validate ``methods`` fold by fold from the cache, as ``run_benchmark`` would.
+
+    ``progress(done, total, method, fold)`` is called before each fold, outside the
+    cached function.  Returns a :class:`sblr.protocol.BenchmarkResult`.
+    """
+    import pandas as pd
+
+    from sblr.protocol import BenchmarkResult
+
+    grid = tuple(float(g) for g in grid)
+    total = len(methods) * folds
+    rows, hyper = [], []
+    for i, method in enumerate(methods):
+        for fold in range(folds):
+            if progress:
+                progress(i * folds + fold, total, method, fold)
+            res = cached_compare_fold(ds, key, method, fold, folds, grid)
+            rows.extend(res.rows)
+            hyper.append(
+                {
+                    "dataset": ds.name,
+                    "method": method,
+                    "fold": fold,
+                    **res.params,
+                    "select_seconds": res.select_seconds,
+                    "fit_seconds": res.fit_seconds,
+                }
+            )
+    if progress:
+        progress(total, total, None, None)
+    results = pd.DataFrame(rows, columns=["dataset", "method", "fold", "metric", "value"])
+    hyper = pd.DataFrame(hyper)
+    timing = ["select_seconds", "fit_seconds"]
+    lead = ["dataset", "method", "fold"]
+    params = [c for c in hyper.columns if c not in lead + timing]
+    return BenchmarkResult(results, hyper[[*lead, *params, *timing]])

@@ -18,8 +18,9 @@ with st.expander("What am I looking at?"):
         "a class is predicted when πₖ ≥ 0.5 (multi-label) or when it is the largest "
         "(multi-class). The waterfall splits the logit of the sidebar's class k into the "
         "intercept and one term βₜᵏ · f̄ₜ(x) per evidence class t; the terms add up to the "
-        "logit. The model is fitted on all rows, so a row that was in training counts itself "
-        "in its evidence here, like any query."
+        "logit. The model is fitted on all rows; an unedited row is explained with its "
+        "leave-one-out evidence (without its own similarity, as in training), an edited row as a "
+        "new query."
     )
     st.latex(
         r"\text{logit}_k(x)=\beta_0^k+\sum_t \beta_t^k\,\bar f_t(x),\qquad"
@@ -41,15 +42,27 @@ original = pd.DataFrame([ds.X[row]], columns=ds.feature_names)
 with st.expander("Edit the feature values of this row"):
     edited = st.data_editor(original, key=f"explain_edit_{key}_{row}", hide_index=True)
 x = edited.to_numpy(dtype=float)[0]
+if not np.isfinite(x).all():
+    st.warning("Every feature needs a number; fill in the empty cells.")
+    st.stop()
+is_edited = not np.array_equal(x, ds.X[row])
 truth = ds.label_matrix()[row]
 st.caption(
     "True classes of this row: "
     + (", ".join(n for n, t in zip(ds.class_names, truth, strict=True) if t) or "none")
-    + (" · features edited" if not edited.equals(original) else "")
+    + (
+        " · features edited: explained as a new query (every training row counts)"
+        if is_edited
+        else " · explained with its leave-one-out evidence, as the model saw it in training"
+    )
 )
 
-ic = instance_contributions(model, x)
-proba = model.predict_proba(x[None, :])[0]
+if is_edited:
+    evidence = model.evidence(x[None, :])[0]
+else:
+    evidence = common.training_evidence(ds, key, s.gamma)[row]
+ic = instance_contributions(model, evidence=evidence)
+proba = model.proba_from_evidence(evidence[None, :])[0]
 st.plotly_chart(
     plots.probability_bars(
         proba,
@@ -61,7 +74,14 @@ st.plotly_chart(
 )
 k = s.k
 table = ic.waterfall(k, ds.class_names)
-st.subheader(f"Why π = {ic.proba[k]:.3f} for “{ds.class_names[k]}”")
+if ds.task == "multilabel":
+    st.subheader(f"Why π = {ic.proba[k]:.3f} for “{ds.class_names[k]}”")
+else:
+    st.subheader(f"Why σ(logit) = {ic.proba[k]:.3f} for “{ds.class_names[k]}”")
+    st.caption(
+        f"Multi-class: the bars show each σ(logit) divided by their sum "
+        f"({proba[k]:.3f} for this class); the class with the largest logit is predicted."
+    )
 fig = plots.waterfall(table, title=f"logit of {ds.class_names[k]} = {ic.logits[k]:.3f}")
 st.plotly_chart(fig, key="waterfall")
 st.download_button(

@@ -117,22 +117,34 @@ st.caption(
 if st.button(f"Tune {s.model}", key="tune"):
     n_points = len(PAPER_GRID) * (len(PAPER_GRID) if s.model == "SparseSBLR" else 1)
     tune_bar = st.progress(0.0, text="Tuning…")
-    res = common.tune(
-        ds,
-        s.model,
-        test_size,
-        lambda done, total: tune_bar.progress(
-            done / total, text=f"Grid point {done} of {n_points}"
-        ),
-    )
-    tune_bar.empty()
-    st.session_state["tuning_result"] = (key, s.model, res)
-    common.set_tuned(res.best_params["gamma"], res.best_params.get("lam"))
-    st.rerun()
+    try:
+        res = common.tune(
+            ds,
+            s.model,
+            test_size,
+            lambda done, total: tune_bar.progress(
+                done / total, text=f"Grid point {done} of {n_points}"
+            ),
+        )
+    except common.DataError as exc:
+        st.error(f"Could not tune: {exc}")
+        res = None
+    finally:
+        tune_bar.empty()
+    if res is not None:
+        st.session_state["tuning_result"] = (key, s.model, test_size, res)
+        common.set_tuned(res.best_params["gamma"], res.best_params.get("lam"))
+        st.rerun()
 
 stored = st.session_state.get("tuning_result")
 if stored and stored[0] == key:
-    _, model, res = stored
+    _, model, tuned_share, res = stored
+    if scheme == "holdout" and tuned_share != test_size:
+        st.warning(
+            f"The sliders were tuned on the training rows of a {tuned_share:.0%} hold-out split; "
+            f"with a {test_size:.0%} test share some of those rows are now test rows, so these "
+            "scores are optimistic. Tune again."
+        )
     chosen = ", ".join(
         f"{'γ' if k == 'gamma' else 'λ'} = {v:.0e}" for k, v in res.best_params.items()
     )

@@ -165,10 +165,12 @@ def fold_evidence(estimator, X, y, splits, *, progress=None):
     return folds
 
 
-def _scores(y_true, y_pred, scores, multilabel, labels):
+def _scores(y_true, y_pred, scores, multilabel):
     if multilabel:
         return metrics.multilabel_report(y_true, y_pred, scores)
-    return metrics.multiclass_report(y_true, y_pred, labels=labels)
+    # macro-F1 over the classes present in this fold (true or predicted): a class absent
+    # from a small test fold and never predicted would otherwise count as F1 = 1
+    return metrics.multiclass_report(y_true, y_pred)
 
 
 def score_fold(estimator, X, y, fold, classes=None):
@@ -199,7 +201,7 @@ def score_fold(estimator, X, y, fold, classes=None):
     else:
         est.fit(X[train], y[train])
         y_pred, scores = est.predict(X[test]), est.decision_function(X[test])
-    values = _scores(y[test], y_pred, scores, multilabel, classes)
+    values = _scores(y[test], y_pred, scores, multilabel)
     cm = None if multilabel else confusion_matrix(y[test], y_pred, labels=classes)
     return values, cm
 

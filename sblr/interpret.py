@@ -449,8 +449,13 @@ class InstanceContributions:
         )
 
 
-def instance_contributions(model, x) -> InstanceContributions:
+def instance_contributions(model, x=None, *, evidence=None) -> InstanceContributions:
     """Split each class's logit for one query row into per-class evidence terms.
+
+    Give the row ``x`` (its evidence is computed as for any query: every
+    training row counts), or its precomputed normalized ``evidence`` f̄(x) —
+    e.g. a training row's leave-one-out evidence, the evidence the model was
+    fitted on, to explain a training row without its own similarity.
 
     Parameters
     ----------
@@ -460,6 +465,8 @@ def instance_contributions(model, x) -> InstanceContributions:
     x : array-like of shape (d,) or (1, d), or a one-row DataFrame
         The query row, in whatever form ``model.featurizer_.transform``
         accepts (it is passed as a single-row 2-D input; dtype untouched).
+    evidence : array-like of shape (m,), optional
+        The row's normalized evidence, instead of ``x``.
 
     Returns
     -------
@@ -488,7 +495,11 @@ def instance_contributions(model, x) -> InstanceContributions:
     >>> ic.logits, ic.proba.round(3)
     (array([0. , 0.5]), array([0.5  , 0.622]))
     """
-    if isinstance(x, pd.DataFrame):
+    if (x is None) == (evidence is None):
+        raise DataError("Give either the row x or its evidence, not both.")
+    if evidence is not None:
+        X = None
+    elif isinstance(x, pd.DataFrame):
         if len(x) != 1:
             raise DataError(f"x must be a single row; got a DataFrame with {len(x)} rows.")
         X = x
@@ -508,7 +519,9 @@ def instance_contributions(model, x) -> InstanceContributions:
     intercept = _dense(model.intercept_).astype(float).reshape(-1)
     if intercept.shape != (m,):
         raise DataError(f"intercept_ has shape {intercept.shape}, expected ({m},).")
-    evidence = _dense(model.featurizer_.transform(X)).astype(float)
+    if X is not None:
+        evidence = model.featurizer_.transform(X)
+    evidence = _dense(evidence).astype(float)
     if evidence.shape not in ((1, m), (m,)):
         raise DataError(
             f"featurizer_.transform returned shape {evidence.shape} for one row; expected (1, {m})."

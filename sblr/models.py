@@ -99,8 +99,8 @@ class SMLClassifier(_SimilarityClassifier):
     set_sizes_ : ndarray of shape (n_sizes,)
         Label-set sizes seen in training (multi-label only).
     score_scale_ : float
-        Standard deviation of the training evidence (multi-label only), the
-        scale of :meth:`predict_proba`.
+        Standard deviation of the evidence of (at most 500) training rows
+        (multi-label only), the scale of :meth:`predict_proba`.
     n_features_in_ : int
 
     Examples
@@ -137,7 +137,11 @@ class SMLClassifier(_SimilarityClassifier):
             self.set_sizes_, self._size_groups = label_indicator(
                 self.featurizer_.Y_fit_.sum(axis=1)
             )
-            spread = float(self.featurizer_.training_evidence().std())
+            # a scale for predict_proba only: the spread of the evidence of (at most 500)
+            # training rows, so fit stays cheap on large data
+            Xs = self.featurizer_.X_fit_
+            rows = np.random.default_rng(0).permutation(len(Xs))[:500]
+            spread = float(self.featurizer_._evidence(Xs[rows], None, None, False).std())
             self.score_scale_ = spread if spread > 0 else 1.0
         return self
 
@@ -168,7 +172,7 @@ class SMLClassifier(_SimilarityClassifier):
 
         Multi-class: the share of the (non-negative) evidence each class holds
         (rows sum to 1).  Multi-label: ``sigmoid(decision_function / s)``, with
-        ``s = score_scale_`` the spread of the training evidence, so a class is
+        ``s = score_scale_`` the spread of the training rows' evidence, so a class is
         predicted exactly when its score is at least 0.5.
 
         Returns

@@ -53,8 +53,27 @@ def default_metric(multilabel):
     return "average_precision" if multilabel else "accuracy"
 
 
+#: Metrics that make sense for each task (names as in sblr.metrics' reports).
+TASK_METRICS = {
+    "multilabel": (
+        "hamming_loss",
+        "ranking_loss",
+        "one_error",
+        "coverage",
+        "average_precision",
+        "subset_accuracy",
+        "micro_f1",
+        "macro_f1",
+    ),
+    "multiclass": ("accuracy", "macro_f1"),
+}
+
+
 def score_predictions(metric, y_true, y_pred, scores):
-    """Value of ``metric`` (a name in :data:`sblr.metrics.METRIC_LABELS`)."""
+    """Value of ``metric`` (a name of :data:`TASK_METRICS`) for the task of ``y_true``."""
+    multilabel = np.ndim(y_true) == 2 and np.shape(y_true)[1] > 1
+    if not multilabel and metric == "macro_f1":
+        return float(metrics.multiclass_macro_f1(y_true, y_pred))
     func = getattr(metrics, metric)
     if metric in _RANKING:
         return float(func(y_true, scores))
@@ -170,9 +189,11 @@ def tune_holdout(
     y = np.asarray(y)
     multilabel = y.ndim == 2 and y.shape[1] > 1
     metric = metric or default_metric(multilabel)
-    if metric not in metrics.LOWER_IS_BETTER:
+    allowed = TASK_METRICS["multilabel" if multilabel else "multiclass"]
+    if metric not in allowed:
+        task = "multi-label" if multilabel else "multi-class"
         raise DataError(
-            f"Unknown metric {metric!r}; choose one of {list(metrics.LOWER_IS_BETTER)}."
+            f"Unknown metric {metric!r} for {task} data; choose one of {list(allowed)}."
         )
     if len(y) < 10:
         raise DataError("Tuning needs at least 10 training rows (a 10% validation split).")
@@ -229,6 +250,12 @@ def tune_holdout(
     # grid order (gammas outer, lams inner, as given) decides ties
     scores = pd.DataFrame(rows)
     scores = scores.sort_values("_order").drop(columns="_order").reset_index(drop=True)
+    if scores.score.isna().all():
+        raise DataError(
+            f"Every validation score ({metric}) is undefined: the validation rows' label sets are "
+            "all empty or full. Use more data or a metric computed from predictions "
+            "(e.g. hamming_loss)."
+        )
     best = None
     for i, s in enumerate(scores.score):
         if best is None or _is_better(metric, s, scores.score[best]):

@@ -422,7 +422,7 @@ def test_tune_moves_the_sliders(model):
     at.button(key="tune").click()
     at.run()
     assert_clean(at)
-    stored_key, stored_model, result = at.session_state["tuning_result"]
+    stored_key, stored_model, _, result = at.session_state["tuning_result"]
     assert (stored_key, stored_model) == ("sample:planted", model)
     best = result.best_params
     assert set(best) == ({"gamma", "lam"} if model == "SparseSBLR" else {"gamma"})
@@ -601,3 +601,36 @@ def test_wine_model_page_metrics_and_confusion_matrix():
     cm = array(chart(at, "confusion")["data"][0]["z"])
     assert cm.sum() == 178  # every row is a test row once
     assert all(m.delta and m.delta.startswith("± ") for m in at.metric)
+
+
+# ----------------------------------------------------------------------------- 7. review fixes
+def test_single_label_column_is_refused_with_advice():
+    at = upload_wine_as_cellar(start())
+    csv = "a,b,lab\n" + "".join(f"{i},{i % 3},{i % 2}\n" for i in range(30))
+    upload(at, "one.csv", csv.encode())
+    at.radio(key="upload_task").set_value("multi-label: several 0/1 label columns")
+    at.run()
+    at.multiselect(key="upload_labels").set_value(["lab"])
+    at.run()
+    click_load(at)
+    assert "needs at least two labels" in texts(at.error)
+    assert sidebar_data(at) == "**Data:** cellar · 178 × 13 · 3 classes"
+
+
+def test_tune_on_tiny_data_reports_instead_of_crashing():
+    at = start()
+    rows = "".join(f"{i},{(i * 7) % 5},{'ab'[i % 2]}\n" for i in range(12))
+    upload(at, "tiny.csv", ("x,z,c\n" + rows).encode())
+    at.selectbox(key="upload_target").set_value("c")
+    click_load(at)
+    goto(at, "pages/model.py")
+    at.button(key="tune").click()
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert "Could not tune" in texts(at.error) and "at least 10" in texts(at.error)
+
+
+def test_explained_training_row_uses_its_leave_one_out_evidence():
+    at = start()
+    goto(at, "pages/explain.py")
+    assert "leave-one-out evidence" in texts(at.caption)

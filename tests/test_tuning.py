@@ -94,3 +94,20 @@ def test_bad_metric_and_tiny_data_are_reported():
         tune_holdout(SparseSBLRClassifier(), X, y, metric="auc")
     with pytest.raises(DataError, match="at least 10"):
         tune_holdout(SparseSBLRClassifier(), X[:5], y[:5])
+
+
+def test_metric_names_follow_the_task():
+    X, y = load_wine(return_X_y=True)
+    res = tune_holdout(SBLRClassifier(), X, y, gammas=[1.0, 0.1], metric="macro_f1")
+    assert 0.5 < res.best_score <= 1.0
+    with pytest.raises(DataError, match="for multi-class data"):
+        tune_holdout(SBLRClassifier(), X, y, gammas=[1.0], metric="hamming_loss")
+
+
+def test_all_undefined_validation_scores_are_an_error():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 3))
+    Y = np.zeros((30, 3), dtype=int)
+    Y[:15] = 1  # every label set is full or empty: ranking metrics skip every row
+    with pytest.raises(DataError, match="undefined"):
+        tune_holdout(SparseSBLRClassifier(), X, Y, gammas=[1.0], lams=[1e-2], random_state=3)

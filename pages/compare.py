@@ -1,0 +1,274 @@
+"""Compare methods: the paper's cross-validated comparison, run on the current data.
+
+Every (data, method, fold, folds, grid) result is cached (``common.cached_compare_fold``),
+so re-running, coming back to the page or adding a method computes only what is new.
+The request of the last click is kept in the session, so the results stay on the page.
+
+BR-SVM with the paper's grid tries 8 x 8 (γ, C) pairs, one SVM per class each, on every
+training fold; its time grows roughly with classes x training rows².  The page shows an
+estimate (:data:`BRSVM_SECONDS`, measured: emotions, 10 folds, about 80 s CPU) and refuses
+that combination above :data:`BRSVM_LIMIT_SECONDS`; the quick grid or ``python -m sblr
+benchmark --n-jobs -1`` are the way out.
+"""
+
+import pandas as pd
+import streamlit as st
+
+from pages import common
+from sblr.metrics import METRIC_LABELS
+from sblr.protocol import METHODS, TASK_METRICS
+from sblr.stats import mean_std_table, method_label, rank_table
+from sblr.tuning import PAPER_GRID
+
+QUICK_GRID = (1.0, 0.1, 0.01)
+GRIDS = {"paper": tuple(PAPER_GRID), "quick": QUICK_GRID}
+GRID_LABELS = {
+    "paper": "The paper's grid {10², 10¹, …, 10⁻⁵} (8 values)",
+    "quick": "Quick grid {1, 0.1, 0.01} (3 values; NOT the paper's, for a first look)",
+}
+DEFAULT_METHODS = {
+    "multilabel": ["sparse_sblr", "sblr", "sml", "mlknn", "iblr", "br_svm"],
+    "multiclass": ["sparse_sblr", "sblr", "sml", "knn", "ncm", "lr"],
+}
+FOLD_CHOICES = [3, 5, 10]
+#: BR-SVM, paper grid: CPU seconds per fold per class per (training row)² (emotions: 8 s a fold).
+BRSVM_SECONDS = 5e-6
+#: Above this estimate the page does not run BR-SVM with the paper's grid.
+BRSVM_LIMIT_SECONDS = 300
+#: Decimals of the printed means; ranks use the printed values, as the paper's tables.
+DECIMALS = 3
+K_REQUEST = "compare_request"
+PARAM_LABELS = {"gamma": "γ", "lam": "λ", "C": "C", "k": "k"}
+
+
+def brsvm_estimate(ds, folds):
+    """Rough CPU seconds of BR-SVM with the paper's grid over all folds on ``ds``."""
+    n_train = ds.n_samples * (folds - 1) / folds
+    return folds * BRSVM_SECONDS * ds.n_classes * n_train**2
+
+
+def _order(methods):
+    return [m for m in METHODS if m in methods]
+
+
+def _bold_best(ranks):
+    """Styler function: bold and shade the cells of the best (lowest) rank in a column."""
+
+    def style(col):
+        best = ranks[col.name].min()
+        return [
+            "font-weight: bold; background-color: rgba(33, 195, 84, 0.18)" if r == best else ""
+            for r in ranks[col.name]
+        ]
+
+    return style
+
+
+ds, _, key = common.page_context(__file__)
+task_metrics = TASK_METRICS[ds.task]
+
+st.title("Compare methods")
+with st.expander("What am I looking at?"):
+    st.markdown(
+        "The paper's protocol on the data chosen on the home page: the rows are split into "
+        "F folds (shuffled k-fold for multi-label data, stratified for multi-class data, "
+        "seed 0, the same folds as `python -m sblr benchmark`). For every method and fold, "
+        "the hyper-parameters (γ; λ for SparseSBLR; γ and C for BR-SVM) are chosen on the "
+        "**training rows of that fold only**: 10% of them are held out, every grid point is "
+        "trained on the other 90% and scored on the held-out 10% by average precision "
+        "(multi-label) or accuracy (multi-class); ties go to the first grid point. The "
+        "method is then refitted on the whole training fold and scored on the test fold. "
+        "ML-kNN, IBLR and kNN use k = 10; NCM and LR have nothing to tune."
+    )
+    st.latex(
+        r"\hat\theta_f=\arg\max_{\theta\in G^{p}}\ \mathrm{score}"
+        r"\big(\theta;\,D^{\mathrm{train}}_{f,90\%}\to D^{\mathrm{train}}_{f,10\%}\big),"
+        r"\qquad \mathrm{result}=\frac1F\sum_{f=1}^F \mathrm{metric}"
+        r"\big(\hat\theta_f;\,D^{\mathrm{train}}_f\to D^{\mathrm{test}}_f\big)"
+    )
+    st.markdown(
+        "The table shows mean ± standard deviation over the folds (↓ lower is better, "
+        "↑ higher is better). The **rank** of a method on a metric is 1 for the best mean "
+        f"(as printed, {DECIMALS} decimals, so equal printed values share the average rank); "
+        "the **average rank** is the mean of a method's ranks over the metrics:"
+    )
+    st.latex(r"\bar R_j=\frac1M\sum_{m=1}^M r_j^m")
+    st.markdown(
+        "The paper ranks over many data sets (and tests the differences with Friedman and "
+        "Nemenyi); on one data set the ranks only summarise this table. The quick grid "
+        "{1, 0.1, 0.01} is not the paper's grid: use it for a first look, and the paper's "
+        "grid for numbers to report. Every (method, fold) result is cached, so running again, "
+        "coming back to this page or adding a method only computes what is new.\n\n"
+        "**BR-SVM is slow with the paper's grid:** 8 × 8 (γ, C) pairs, each one SVM per "
+        "class, on every training fold; the time grows about with classes × training rows² "
+        "(emotions, 593 rows and 6 labels, 10 folds: about 80 s CPU, more than all other "
+        f"methods together). When the estimate exceeds {BRSVM_LIMIT_SECONDS // 60} minutes "
+        "the page does not run BR-SVM with the paper's grid: use the quick grid, or "
+        "`python -m sblr benchmark DATA --methods br_svm --n-jobs -1` (parallel, cached on "
+        "disk)."
+    )
+
+options = [m for m, spec in METHODS.items() if spec.supports(ds.task)]
+request = st.session_state.get(K_REQUEST)
+previous = request if request and request["task"] == ds.task else None
+methods = st.multiselect(
+    "Methods",
+    options,
+    default=list(previous["methods"]) if previous else DEFAULT_METHODS[ds.task],
+    format_func=method_label,
+    key=f"compare_methods_{ds.task}",
+)
+left, right = st.columns([1, 2])
+folds = left.radio(
+    "Folds F",
+    FOLD_CHOICES,
+    index=FOLD_CHOICES.index(previous["folds"]) if previous else len(FOLD_CHOICES) - 1,
+    horizontal=True,
+    key="compare_folds",
+    help="The paper uses 10-fold cross-validation.",
+)
+grid_name = right.radio(
+    "Grid of every tuned hyper-parameter",
+    list(GRIDS),
+    index=list(GRIDS).index(previous["grid"]) if previous else 0,
+    format_func=GRID_LABELS.get,
+    key="compare_grid",
+)
+
+too_slow = False
+if "br_svm" in methods and grid_name == "paper":
+    seconds = brsvm_estimate(ds, folds)
+    too_slow = seconds > BRSVM_LIMIT_SECONDS
+    estimate = f"about {seconds:.0f} s" if seconds < 120 else f"about {seconds / 60:.0f} min"
+    if too_slow:
+        st.warning(
+            f"BR-SVM with the paper's grid would take {estimate} of CPU on {ds.name} "
+            f"({ds.n_samples:,} rows, {ds.n_classes} classes, {folds} folds), more than the "
+            f"page runs ({BRSVM_LIMIT_SECONDS // 60} min). Choose the quick grid, leave "
+            "BR-SVM out, or run `python -m sblr benchmark` (parallel, cached on disk)."
+        )
+    else:
+        st.warning(
+            f"BR-SVM with the paper's grid is slow: it tries 64 (γ, C) pairs on every "
+            f"fold, {estimate} of CPU here (emotions, 10 folds: about 80 s). The "
+            "results are cached, so this is paid once."
+        )
+
+run = st.button(
+    "Run cross-validation",
+    type="primary",
+    key="compare_run",
+    disabled=not methods or too_slow,
+)
+if run:
+    request = {
+        "key": key,
+        "task": ds.task,
+        "methods": tuple(_order(methods)),
+        "folds": int(folds),
+        "grid": grid_name,
+    }
+    st.session_state[K_REQUEST] = request
+
+if not request or request["key"] != key:
+    st.info("Choose methods, folds and a grid, then click **Run cross-validation**.")
+    st.stop()
+
+shown_choice = (tuple(_order(methods)), int(folds), grid_name)
+if shown_choice != (request["methods"], request["folds"], request["grid"]):
+    st.caption(
+        "Showing the last run; the choices above differ from it. Click **Run "
+        "cross-validation** to update (only new (method, fold) pairs are computed)."
+    )
+
+n_folds = request["folds"]
+bar = st.progress(0.0, text="Cross-validating…")
+
+
+def _progress(done, total, method, fold):
+    text = "Done" if method is None else f"{method_label(method)}, fold {fold + 1} of {n_folds}"
+    bar.progress(done / total, text=text)
+
+
+try:
+    results, hyper = common.compare_methods(
+        ds, key, request["methods"], n_folds, GRIDS[request["grid"]], progress=_progress
+    )
+except (common.DataError, ValueError) as exc:
+    st.session_state.pop(K_REQUEST, None)
+    st.error(f"The cross-validation failed: {exc}")
+    st.stop()
+finally:
+    bar.empty()
+
+labels = [method_label(m) for m in request["methods"]]
+metric_labels = {m: METRIC_LABELS.get(m, m) for m in task_metrics}
+
+ranks = pd.DataFrame(
+    {
+        metric_labels[m]: rank_table(results, m, decimals=DECIMALS).ranks.iloc[0]
+        for m in task_metrics
+    }
+).reindex(list(request["methods"]))
+ranks.index = labels
+ranks.index.name = "method"
+ranks["Average rank"] = ranks[list(metric_labels.values())].mean(axis=1)
+
+table = mean_std_table(results, decimals=DECIMALS).droplevel("dataset")
+table = table.reindex(list(request["methods"]))[list(task_metrics)]
+table.index = labels
+table.index.name = "method"
+table.columns = [metric_labels[m] for m in table.columns]
+
+st.subheader(f"{ds.name}: {n_folds}-fold cross-validation")
+st.caption(GRID_LABELS[request["grid"]])
+st.dataframe(table.style.apply(_bold_best(ranks), axis=0), key="compare_metrics")
+
+st.subheader("Ranks")
+best = ranks["Average rank"].idxmin()
+st.markdown(
+    f"**Best average rank:** {best} ({ranks.loc[best, 'Average rank']:.2f} over "
+    f"{len(task_metrics)} metric{'s' if len(task_metrics) > 1 else ''})."
+)
+st.dataframe(
+    ranks.style.apply(_bold_best(ranks), axis=0).format("{:.2f}", subset=["Average rank"]),
+    key="compare_ranks",
+)
+
+st.subheader("Selected hyper-parameters per fold")
+shown = hyper.drop(columns=["dataset"]).copy()
+shown["method"] = shown["method"].map(method_label)
+shown["fold"] = shown["fold"] + 1
+shown = shown.rename(columns=PARAM_LABELS)
+number = st.column_config.NumberColumn
+st.dataframe(
+    shown,
+    hide_index=True,
+    key="compare_hyper",
+    column_config={
+        **{PARAM_LABELS[p]: number(format="%g") for p in PARAM_LABELS if p in hyper},
+        "select_seconds": number("selection (s)", format="%.2f"),
+        "fit_seconds": number("final fit (s)", format="%.2f"),
+    },
+)
+st.caption(
+    "Folds are numbered from 1 here and from 0 in the CSV files, which have the columns of "
+    "`python -m sblr benchmark`'s results.csv and hyperparameters.csv (method keys, e.g. "
+    "sparse_sblr), so sblr.stats can read them. Times are those of the first computation."
+)
+stem = f"{ds.name}_compare_{n_folds}fold_{request['grid']}"
+left, right = st.columns(2)
+left.download_button(
+    "Download results (CSV)",
+    results.to_csv(index=False).encode(),
+    file_name=f"{stem}_results.csv",
+    mime="text/csv",
+    key="compare_download_results",
+)
+right.download_button(
+    "Download hyper-parameters (CSV)",
+    hyper.to_csv(index=False).encode(),
+    file_name=f"{stem}_hyperparameters.csv",
+    mime="text/csv",
+    key="compare_download_hyper",
+)

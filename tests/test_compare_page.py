@@ -1,0 +1,296 @@
+"""The "Compare methods" page (pages/compare.py), driven headless with AppTest.
+
+As in test_app.py, every test starts its own session on app.py and reaches the
+page with ``switch_page``.  ``run_fold`` is spied on, and the page's fold cache
+cleared first, so the tests can tell computed folds from cached ones.
+"""
+
+from __future__ import annotations
+
+import io
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
+from streamlit.runtime.pages_manager import PagesManager
+from streamlit.testing.v1 import AppTest
+
+from pages import common
+from sblr import protocol
+from sblr.metrics import LOWER_IS_BETTER, METRIC_LABELS
+from sblr.protocol import TASK_METRICS, run_benchmark
+from sblr.samples import load_sample
+from sblr.stats import mean_std_table, method_label
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGE = "pages/compare.py"
+QUICK = (1.0, 0.1, 0.01)
+FAST = {"planted": ["sblr", "sml", "mlknn"], "wine": ["sblr", "knn", "ncm"]}
+TASK = {"planted": "multilabel", "wine": "multiclass"}
+
+
+@pytest.fixture(autouse=True)
+def _navigation_mode(monkeypatch):
+    """Run app.py's st.navigation on every run, as a running server does (see test_app.py)."""
+    original = PagesManager.__init__
+
+    def init(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        PagesManager.uses_pages_directory = False
+
+    monkeypatch.setattr(PagesManager, "__init__", init)
+
+
+@pytest.fixture
+def downloads(monkeypatch):
+    """Bytes of every file a download button offered, by the media file id in its URL."""
+    files: dict[str, bytes] = {}
+    original = MemoryMediaFileStorage.load_and_get_id
+
+    def load_and_get_id(self, path_or_data, mimetype, kind, filename=None):
+        file_id = original(self, path_or_data, mimetype, kind, filename)
+        if isinstance(path_or_data, bytes):
+            files[file_id] = path_or_data
+        return file_id
+
+    monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", load_and_get_id)
+    return files
+
+
+@pytest.fixture
+def fold_calls(monkeypatch):
+    """(method, fold, n_folds) of every ``protocol.run_fold`` call, from an empty cache."""
+    common.cached_compare_fold.clear()
+    calls: list[tuple[str, int, int]] = []
+    original = protocol.run_fold
+
+    def spy(dataset, method, fold_index, splits, **kwargs):
+        calls.append((method, fold_index, len(splits)))
+        return original(dataset, method, fold_index, splits, **kwargs)
+
+    monkeypatch.setattr(protocol, "run_fold", spy)
+    return calls
+
+
+# ----------------------------------------------------------------------------- helpers
+def assert_clean(at: AppTest) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+
+
+def open_page(sample: str = "planted") -> AppTest:
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.query_params["sample"] = sample
+    at.run()
+    assert_clean(at)
+    at.switch_page(PAGE)
+    at.run()
+    assert_clean(at)
+    assert at.title[0].value == "Compare methods"
+    return at
+
+
+def choose(at: AppTest, methods, folds=3, grid="quick", task="multilabel") -> AppTest:
+    at.multiselect(key=f"compare_methods_{task}").set_value(methods)
+    at.radio(key="compare_folds").set_value(folds)
+    at.radio(key="compare_grid").set_value(grid)
+    at.run()
+    assert_clean(at)
+    return at
+
+
+def click_run(at: AppTest) -> float:
+    start = time.perf_counter()
+    at.button(key="compare_run").click()
+    at.run()
+    seconds = time.perf_counter() - start
+    assert_clean(at)
+    return seconds
+
+
+def frame(at: AppTest, key: str) -> pd.DataFrame:
+    found = [d for d in at.dataframe if d.proto.id.endswith(f"-{key}")]
+    assert len(found) == 1, f"no dataframe with key {key!r}"
+    return found[0].value
+
+
+def download(at: AppTest, files: dict[str, bytes], label: str) -> pd.DataFrame:
+    buttons = [b for b in at.get("download_button") if b.proto.label == label]
+    assert len(buttons) == 1, f"no download button {label!r}"
+    file_id = buttons[0].proto.url.rsplit("/", 1)[1].split(".")[0]
+    return pd.read_csv(io.BytesIO(files[file_id]))
+
+
+def means(table: pd.DataFrame) -> pd.DataFrame:
+    """The printed means of a "mean ± std" table, as floats."""
+    return table.map(lambda cell: float(cell.split(" ± ")[0]))
+
+
+# ----------------------------------------------------------------------------- tests
+def test_page_runs_before_anything_is_computed(fold_calls):
+    at = open_page()
+    assert "click **Run cross-validation**" in at.info[0].value
+    assert not at.dataframe
+    assert not at.get("download_button")
+    assert at.multiselect(key="compare_methods_multilabel").value == [
+        "sparse_sblr",
+        "sblr",
+        "sml",
+        "mlknn",
+        "iblr",
+        "br_svm",
+    ]
+    assert at.radio(key="compare_folds").value == 10
+    assert at.radio(key="compare_grid").value == "paper"
+    # The quick grid says it is not the paper's.
+    assert "NOT the paper's" in at.radio(key="compare_grid").options[1]
+    # BR-SVM with the paper's grid: warned, but small enough to run.
+    assert "BR-SVM with the paper's grid is slow" in at.warning[0].value
+    assert not at.button(key="compare_run").disabled
+    assert fold_calls == []
+
+
+@pytest.mark.parametrize("sample", ["planted", "wine"])
+def test_run_shows_metrics_ranks_and_hyperparameters(sample, fold_calls, downloads):
+    methods, task, folds = FAST[sample], TASK[sample], 3
+    at = open_page(sample)
+    if task == "multiclass":
+        assert at.multiselect(key="compare_methods_multiclass").value == [
+            "sparse_sblr",
+            "sblr",
+            "sml",
+            "knn",
+            "ncm",
+            "lr",
+        ]
+    choose(at, methods, folds, "quick", task)
+    assert not at.warning  # no BR-SVM
+    first = click_run(at)
+    assert sorted(fold_calls) == sorted((m, f, folds) for m in methods for f in range(folds))
+
+    labels = [method_label(m) for m in methods]
+    metric_names = TASK_METRICS[task]
+    table = frame(at, "compare_metrics")
+    assert list(table.index) == labels
+    assert list(table.columns) == [METRIC_LABELS[m] for m in metric_names]
+
+    # The same numbers as the library's run_benchmark (which the CLI uses).
+    expected_results, expected_hyper = run_benchmark(
+        load_sample(sample), methods, folds=folds, grid=QUICK, progress=False
+    )
+    expected = mean_std_table(expected_results).droplevel("dataset")
+    assert (
+        table.to_numpy().tolist() == expected.loc[methods, list(metric_names)].to_numpy().tolist()
+    )
+
+    # Ranks follow the printed values: rank 1 for the best, lower-is-better respected.
+    ranks = frame(at, "compare_ranks")
+    assert list(ranks.index) == labels
+    assert list(ranks.columns) == [*table.columns, "Average rank"]
+    printed = means(table)
+    for name in metric_names:
+        col = METRIC_LABELS[name]
+        lower = LOWER_IS_BETTER[name]
+        expected_rank = printed[col].rank(method="average", ascending=lower)
+        np.testing.assert_allclose(ranks[col], expected_rank)
+        best = printed[col].min() if lower else printed[col].max()
+        assert (ranks.loc[printed[col] == best, col] == ranks[col].min()).all()
+        assert ranks[col].min() == (printed[col] == best).sum() / 2 + 0.5
+    np.testing.assert_allclose(ranks["Average rank"], ranks[list(table.columns)].mean(axis=1))
+    best_method = ranks["Average rank"].idxmin()
+    assert f"**Best average rank:** {best_method}" in "\n".join(m.value for m in at.markdown)
+
+    # Hyper-parameters: one row per method and fold, as selected by the protocol.
+    hyper = frame(at, "compare_hyper")
+    assert len(hyper) == len(methods) * folds
+    assert sorted(zip(hyper["method"], hyper["fold"], strict=True)) == sorted(
+        (label, f + 1) for label in labels for f in range(folds)
+    )
+    sblr_gammas = hyper.loc[hyper["method"] == "SBLR", "γ"].tolist()
+    assert sblr_gammas == expected_hyper.loc[expected_hyper["method"] == "sblr", "gamma"].tolist()
+    assert set(sblr_gammas) <= set(QUICK)
+
+    # CSV downloads: the long results and the hyper-parameters, in the CLI's format.
+    results_csv = download(at, downloads, "Download results (CSV)")
+    assert list(results_csv.columns) == ["dataset", "method", "fold", "metric", "value"]
+    assert len(results_csv) == len(methods) * folds * len(metric_names)
+    np.testing.assert_allclose(results_csv["value"], expected_results["value"])
+    hyper_csv = download(at, downloads, "Download hyper-parameters (CSV)")
+    assert len(hyper_csv) == len(methods) * folds
+    assert set(hyper_csv["fold"]) == set(range(folds))
+
+    # A second click is served from the cache: no new fold is computed.
+    n_calls = len(fold_calls)
+    second = click_run(at)
+    assert len(fold_calls) == n_calls
+    assert second < first
+    pd.testing.assert_frame_equal(frame(at, "compare_metrics"), table)
+
+
+def test_results_stay_after_navigating_and_adding_a_method_computes_only_it(fold_calls):
+    at = open_page()
+    choose(at, ["sml", "mlknn"], 3, "quick")
+    click_run(at)
+    table = frame(at, "compare_metrics")
+    assert len(fold_calls) == 6
+
+    at.switch_page("pages/model.py")
+    at.run()
+    assert_clean(at)
+    at.switch_page(PAGE)
+    at.run()
+    assert_clean(at)
+    # The last results are back, from the cache, with the choices that produced them.
+    pd.testing.assert_frame_equal(frame(at, "compare_metrics"), table)
+    assert at.multiselect(key="compare_methods_multilabel").value == ["sml", "mlknn"]
+    assert at.radio(key="compare_folds").value == 3
+    assert at.radio(key="compare_grid").value == "quick"
+    assert len(fold_calls) == 6
+
+    # Changing the choice does not run anything until the button is clicked.
+    at.multiselect(key="compare_methods_multilabel").set_value(["sml", "mlknn", "sblr"])
+    at.run()
+    assert "Showing the last run" in "\n".join(c.value for c in at.caption)
+    assert len(fold_calls) == 6
+    click_run(at)
+    assert sorted(fold_calls[6:]) == [("sblr", f, 3) for f in range(3)]
+    # Rows in the paper's method order, whatever the order of the choice.
+    assert list(frame(at, "compare_metrics").index) == ["SBLR", "SML", "MLKNN"]
+    assert len(frame(at, "compare_hyper")) == 9
+
+
+def test_brsvm_paper_grid_is_refused_on_large_data():
+    # 2,000 rows and 5 classes: BR-SVM over the paper's grid would take ~13 min with 10 folds.
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(2000, 2))
+    data = pd.DataFrame(X, columns=["a", "b"]).assign(y=rng.integers(0, 5, size=2000))
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.run()
+    at.file_uploader(key="upload_file").set_value(
+        ("big.csv", data.to_csv(index=False).encode(), "text/csv")
+    )
+    at.run()
+    at.selectbox(key="upload_target").set_value("y")
+    at.run()
+    at.button(key="upload_load").click()
+    at.run()
+    assert_clean(at)
+    at.switch_page(PAGE)
+    at.run()
+    assert_clean(at)
+    at.multiselect(key="compare_methods_multiclass").set_value(["sblr", "br_svm"])
+    at.run()
+    assert "more than the page runs" in at.warning[0].value
+    assert at.button(key="compare_run").disabled
+    # The quick grid is allowed, and so is the paper's grid without BR-SVM.
+    at.radio(key="compare_grid").set_value("quick")
+    at.run()
+    assert not at.warning
+    assert not at.button(key="compare_run").disabled
+    at.radio(key="compare_grid").set_value("paper")
+    at.multiselect(key="compare_methods_multiclass").set_value(["sblr"])
+    at.run()
+    assert not at.button(key="compare_run").disabled
