@@ -111,10 +111,14 @@ def click_run(at: AppTest) -> float:
     return seconds
 
 
-def frame(at: AppTest, key: str) -> pd.DataFrame:
-    found = [d for d in at.dataframe if d.proto.id.endswith(f"-{key}")]
-    assert len(found) == 1, f"no dataframe with key {key!r}"
-    return found[0].value
+#: The page's tables, in page order.
+FRAMES = ["compare_metrics", "compare_ranks", "compare_hyper"]
+
+
+def frame(at: AppTest, name: str) -> pd.DataFrame:
+    """One of the page's tables (st.dataframe has no id to find it by, so by position)."""
+    assert len(at.dataframe) == len(FRAMES)
+    return at.dataframe[FRAMES.index(name)].value
 
 
 def download(at: AppTest, files: dict[str, bytes], label: str) -> pd.DataFrame:
@@ -263,7 +267,7 @@ def test_results_stay_after_navigating_and_adding_a_method_computes_only_it(fold
 
 
 def test_brsvm_paper_grid_is_refused_on_large_data():
-    # 2,000 rows and 5 classes: BR-SVM over the paper's grid would take ~13 min with 10 folds.
+    # 2,000 rows and 5 classes: BR-SVM over the paper's grid would take ~14 min with 10 folds.
     rng = np.random.default_rng(0)
     X = rng.normal(size=(2000, 2))
     data = pd.DataFrame(X, columns=["a", "b"]).assign(y=rng.integers(0, 5, size=2000))
