@@ -217,6 +217,49 @@ def class_evidence(
     return sums, counts
 
 
+def sq_distances(A, B):
+    """Squared Euclidean distances ``||a - b||^2`` through BLAS, clipped at 0.
+
+    The same arithmetic as the rbf branch of :func:`kernel_block`, so
+    ``exp(-gamma * sq_distances(A, B))`` equals ``kernel_block(A, B, "rbf", gamma)``
+    to the last bit.
+    """
+    D = A @ B.T
+    D *= -2.0
+    D += _sq_norms(A)[:, None]
+    D += _sq_norms(B)[None, :]
+    np.maximum(D, 0.0, out=D)
+    return D
+
+
+def rbf_evidence_from_sq_distances(D, Y, gamma, *, leave_one_out=False, normalize="mean"):
+    """Normalized rbf evidence from precomputed squared distances (one gamma of a grid).
+
+    Computing the (n_query, n_train) distances once and exponentiating them for
+    every gamma avoids recomputing them per grid point; the caller decides
+    whether they fit in memory.  ``leave_one_out`` needs ``D`` square with the
+    training rows as queries, in order.
+
+    Examples
+    --------
+    >>> X = np.array([[0.0], [1.0], [3.0]]); Y = np.array([[1, 0], [1, 0], [0, 1]])
+    >>> F = rbf_evidence_from_sq_distances(sq_distances(X, X), Y, 0.5, leave_one_out=True)
+    >>> sums, counts = class_evidence(X, X, Y, gamma=0.5, leave_one_out=True)
+    >>> bool(np.array_equal(F, normalize_evidence(sums, counts)))
+    True
+    """
+    K = -gamma * D
+    np.exp(K, out=K)
+    Yf = np.asarray(Y, dtype=np.float64)
+    if leave_one_out:
+        np.fill_diagonal(K, 0.0)
+    sums = K @ Yf
+    counts = np.broadcast_to(Yf.sum(axis=0), sums.shape).copy()
+    if leave_one_out:
+        counts -= Yf
+    return normalize_evidence(sums, counts, normalize)
+
+
 def normalize_evidence(sums, counts, normalize="mean"):
     """Turn evidence sums into features.
 

@@ -20,7 +20,13 @@ from sklearn.model_selection import train_test_split
 from sblr import metrics
 from sblr.exceptions import DataError
 from sblr.models import SMLClassifier, SparseSBLRClassifier, _LogisticSimilarityClassifier
-from sblr.similarity import SimilarityFeaturizer
+from sblr.similarity import (
+    DEFAULT_WORKING_MEMORY_MB,
+    SimilarityFeaturizer,
+    minmax_transform,
+    rbf_evidence_from_sq_distances,
+    sq_distances,
+)
 
 #: The paper's grid for both gamma and lambda.
 PAPER_GRID = (1e2, 1e1, 1e0, 1e-1, 1e-2, 1e-3, 1e-4, 1e-5)
@@ -129,6 +135,12 @@ def coefficient_path(estimator, featurizer, F, lams):
     return coefs, intercepts
 
 
+def _fits(n_train, n_total, estimator):
+    """Whether the training and validation distance matrices fit the memory budget (x2)."""
+    budget = 2 * (estimator.working_memory or DEFAULT_WORKING_MEMORY_MB) * 2**20
+    return 8 * n_train * n_total <= budget
+
+
 def _split(X, y, multilabel, val_size, random_state):
     stratify = None
     if not multilabel:
@@ -202,6 +214,7 @@ def tune_holdout(
     lam_grid = list(lams) if sparse else [np.nan]
     total = len(gammas) * len(lam_grid)
     rows, done = [], 0
+    distances = None
     for gi, gamma in enumerate(gammas):
         est = clone(estimator).set_params(gamma=float(gamma))
         if isinstance(estimator, _LogisticSimilarityClassifier):
@@ -211,7 +224,19 @@ def tune_holdout(
                 normalize=est.normalize,
                 working_memory=est.working_memory,
             ).fit(X_tr, y_tr)
-            F_tr, F_val = f.training_evidence(), f.transform(X_val)
+            if distances is None and est.kernel == "rbf" and _fits(len(X_tr), len(y), est):
+                # one distance computation for the whole gamma grid
+                Xv = minmax_transform(np.asarray(X_val, dtype=np.float64), f.data_min_, f.data_max_)
+                distances = (sq_distances(f.X_fit_, f.X_fit_), sq_distances(Xv, f.X_fit_))
+            if distances is not None:
+                F_tr = rbf_evidence_from_sq_distances(
+                    distances[0], f.Y_fit_, f.gamma_, leave_one_out=True, normalize=est.normalize
+                )
+                F_val = rbf_evidence_from_sq_distances(
+                    distances[1], f.Y_fit_, f.gamma_, normalize=est.normalize
+                )
+            else:
+                F_tr, F_val = f.training_evidence(), f.transform(X_val)
             previous = None
             for li in sorted(range(len(lam_grid)), key=lambda i: -lam_grid[i]):
                 lam = lam_grid[li]
