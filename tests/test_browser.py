@@ -47,6 +47,7 @@ PAGES = {
     "Choose data": ("choose_data", "Similarity-based classification you can look inside"),
     "Data": ("data", None),
     "Model & metrics": ("model", "Model & metrics"),
+    "Compare methods": ("compare", None),
     "Coefficients β": ("coefficients", "Coefficients β"),
     "Class contributions": ("contributions", None),
     "Explain a prediction": ("explain", None),
