@@ -1,0 +1,401 @@
+"""Generate ``docs/reproduction.md``: our benchmark numbers beside the paper's (Ma & Chen).
+
+Usage (from the repository root)::
+
+    python benchmarks/reproduction.py --results docs/reproduction_results.csv \\
+        --runtime "5 min 8 s on 2 cores" --out docs/reproduction.md
+
+``--results`` takes a results CSV (``dataset, method, fold, metric, value``, as
+written by ``python -m sblr benchmark``) or a benchmark output folder holding
+``results.csv``; give it several times to merge runs (e.g. a separate BR-SVM
+run).  ``--paper`` is the paper's numbers (default
+``../shared/paper/results.csv`` next to the repository).  Every number in the
+generated tables comes from one of these two CSV files; the hand-written
+discussion (``docs/reproduction_discussion.md``) is appended verbatim.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+REPO = Path(__file__).resolve().parent.parent
+DEFAULT_PAPER = REPO.parent / "shared" / "paper" / "results.csv"
+DEFAULT_DISCUSSION = REPO / "docs" / "reproduction_discussion.md"
+
+#: Our method names -> the paper's column names.
+METHOD_LABELS = {
+    "sparse_sblr": "SparseSBLR",
+    "sblr": "SBLR",
+    "sml": "SML",
+    "mlknn": "MLKNN",
+    "iblr": "IBLR",
+    "br_svm": "BR-SVM",
+    "knn": "kNN",
+    "ncm": "NCM",
+    "lr": "LR",
+}
+
+#: Our data set names (file stems) -> the paper's spelling; others are the same.
+DATASET_NAMES = {"balance-scale": "balance", "new-thyroid": "thyroid"}
+
+#: Metric names (identical in both CSVs) -> display label.
+METRIC_LABELS = {
+    "hamming_loss": "Hamming loss ↓",
+    "ranking_loss": "Ranking loss ↓",
+    "one_error": "One-error ↓",
+    "coverage": "Coverage ↓",
+    "average_precision": "Average precision ↑",
+    "accuracy": "Accuracy ↑",
+}
+
+#: Metrics where larger is better (the others are losses).
+LARGER_IS_BETTER = ("average_precision", "accuracy")
+
+#: |ours - paper| above this is flagged (coverage is on a scale of labels, not [0, 1]).
+DEFAULT_THRESHOLD = 0.02
+THRESHOLDS = {"coverage": 0.1}
+
+#: The benchmark's data arguments (paths relative to the repository root).
+DATA_SPECS = {
+    "emotions": "../shared/datasets/multilabel/emotions.arff",
+    "scene": "../shared/datasets/multilabel/scene.arff",
+    "yeast": "../shared/datasets/multilabel/yeast.arff",
+    "genbase": "../shared/datasets/multilabel/genbase.arff",
+    "balance-scale": "../shared/datasets/multiclass/balance-scale.data::target=0;header=no",
+    "tae": "../shared/datasets/multiclass/tae.data::target=-1;header=no",
+    "wine": "../shared/datasets/multiclass/wine.data::target=0;header=no",
+    "new-thyroid": "../shared/datasets/multiclass/new-thyroid.data::target=0;header=no",
+    "glass": "../shared/datasets/multiclass/glass.data::target=-1;drop=0;header=no",
+    "zoo": "../shared/datasets/multiclass/zoo.data::target=-1;drop=0;header=no",
+}
+
+#: Methods that have their own benchmark run (own output folder, shared cache).
+SEPARATE_RUNS = ("br_svm",)
+
+#: Why a paper method was not run, by our method name.
+NOT_RUN_METHOD_REASONS = {
+    "br_svm": "its separate benchmark run had not finished when this report was generated",
+    "knn": "multi-class baseline of the paper; implemented (`knn`) but not part of this run",
+    "ncm": "multi-class baseline of the paper; implemented (`ncm`) but not part of this run",
+    "lr": "multi-class baseline of the paper; implemented (`lr`) but not part of this run",
+}
+
+REPORT_COMMAND = (
+    "python benchmarks/reproduction.py --results docs/reproduction_results.csv "
+    '--runtime "{runtime}" --out docs/reproduction.md'
+)
+
+
+# --------------------------------------------------------------------------- data
+def read_results(sources):
+    """Concatenate results CSVs (files, or folders holding ``results.csv``)."""
+    frames = []
+    for src in sources:
+        path = Path(src)
+        if path.is_dir():
+            path = path / "results.csv"
+        frames.append(pd.read_csv(path))
+    results = pd.concat(frames, ignore_index=True)
+    missing = {"dataset", "method", "fold", "metric", "value"} - set(results.columns)
+    if missing:
+        raise SystemExit(f"error: results lack column(s) {', '.join(sorted(missing))}")
+    return results.drop_duplicates(["dataset", "method", "fold", "metric"], keep="last")
+
+
+def read_paper(path):
+    return pd.read_csv(path)
+
+
+def paper_name(dataset):
+    return DATASET_NAMES.get(dataset, dataset)
+
+
+def method_label(method):
+    return METHOD_LABELS.get(method, method)
+
+
+def threshold(metric):
+    return THRESHOLDS.get(metric, DEFAULT_THRESHOLD)
+
+
+def _order(values, reference):
+    present = list(dict.fromkeys(values))
+    return [v for v in reference if v in present] + sorted(v for v in present if v not in reference)
+
+
+def comparison(results, paper):
+    """One row per (metric, dataset, method) we ran: ours (mean, std, n folds), paper, diff, gap.
+
+    ``paper`` is NaN where the paper reports no value (e.g. MLKNN/IBLR on
+    multi-class sets, or a data set the paper did not use).
+    """
+    g = results.groupby(["metric", "dataset", "method"], sort=False)["value"]
+    ours = pd.DataFrame({"mean": g.mean(), "std": g.std(ddof=0), "folds": g.size()}).reset_index()
+    lookup = {}
+    for _, row in paper.iterrows():
+        for col in paper.columns[3:]:
+            if pd.notna(row[col]):
+                lookup[(row["metric"], row["dataset"], col)] = float(row[col])
+    ours["paper_dataset"] = ours["dataset"].map(paper_name)
+    ours["label"] = ours["method"].map(method_label)
+    ours["paper"] = [
+        lookup.get((m, d, lab), float("nan"))
+        for m, d, lab in zip(ours["metric"], ours["paper_dataset"], ours["label"], strict=True)
+    ]
+    ours["diff"] = ours["mean"] - ours["paper"]
+    ours["threshold"] = ours["metric"].map(threshold)
+    # a tiny tolerance so that e.g. 0.93 - 0.95 (= -0.020000000000000018) is not a gap
+    ours["gap"] = ours["diff"].abs() > ours["threshold"] + 1e-9
+    # order: metric as in the paper, data sets in the paper's order, methods in column order
+    metric_order = _order(ours["metric"], list(METRIC_LABELS))
+    ds_order = _order(ours["paper_dataset"], list(dict.fromkeys(paper["dataset"])))
+    method_order = _order(ours["method"], list(METHOD_LABELS))
+    ours["_m"] = ours["metric"].map(metric_order.index)
+    ours["_d"] = ours["paper_dataset"].map(ds_order.index)
+    ours["_k"] = ours["method"].map(method_order.index)
+    ours = ours.sort_values(["_m", "_d", "_k"]).drop(columns=["_m", "_d", "_k"])
+    return ours.reset_index(drop=True)
+
+
+# --------------------------------------------------------------------------- markdown
+def _fmt(v, decimals=3):
+    return "n/a" if pd.isna(v) else f"{v:.{decimals}f}"
+
+
+def _signed(v, decimals=3):
+    return "" if pd.isna(v) else f"{v:+.{decimals}f}"
+
+
+def table_row(r):
+    """The Markdown row of one comparison row."""
+    cells = [
+        r["paper_dataset"],
+        r["label"],
+        f"{_fmt(r['mean'])} ± {_fmt(r['std'])}",
+        _fmt(r["paper"]),
+        _signed(r["diff"]),
+        "**gap**" if r["gap"] else "",
+    ]
+    return "| " + " | ".join(cells) + " |"
+
+
+def _benchmark_commands(results):
+    folds = int(results["fold"].max()) + 1
+    datasets = _order(results["dataset"], list(DATA_SPECS))
+    data = " ".join(
+        f'"{DATA_SPECS[d]}"' if "::" in DATA_SPECS.get(d, "") else DATA_SPECS.get(d, d)
+        for d in datasets
+    )
+    methods = _order(results["method"], list(METHOD_LABELS))
+    main = [m for m in methods if m not in SEPARATE_RUNS]
+    cmds = [
+        f"python -m sblr benchmark {data} --methods {','.join(main)} --folds {folds} "
+        "--out /tmp/repro --n-jobs 1"
+    ]
+    for m in methods:
+        if m in SEPARATE_RUNS:
+            cmds.append(
+                f"python -m sblr benchmark {data} --methods {m} --folds {folds} "
+                f"--out /tmp/repro_{m.replace('br_', '')} --cache /tmp/repro/cache --n-jobs 1"
+            )
+    merge = (
+        'python -c "import pandas as pd; pd.concat([pd.read_csv(f) for f in '
+        "['/tmp/repro/results.csv', '/tmp/repro_svm/results.csv']])"
+        ".to_csv('docs/reproduction_results.csv', index=False)\""
+        if len(cmds) > 1
+        else "cp /tmp/repro/results.csv docs/reproduction_results.csv"
+    )
+    return cmds, merge
+
+
+def not_run(results, paper):
+    """Bullet lines: paper methods and data sets we did not run, and why."""
+    lines = []
+    ran_methods = set(results["method"])
+    ours_by_label = {v: k for k, v in METHOD_LABELS.items()}
+    for label in paper.columns[3:]:
+        method = ours_by_label.get(label, label)
+        if method in ran_methods:
+            continue
+        tables = sorted(set(paper.loc[paper[label].notna(), "table"]))
+        reason = NOT_RUN_METHOD_REASONS.get(method, "not part of this run")
+        lines.append(f"- {label} (paper tables: {', '.join(tables)}): {reason}.")
+    ran_sets = {paper_name(d) for d in results["dataset"]}
+    missing = [d for d in dict.fromkeys(paper["dataset"]) if d not in ran_sets]
+    if missing:
+        n_paper = paper["dataset"].nunique()
+        lines.append(
+            f"- Data sets {', '.join(missing)} ({len(missing)} of the paper's {n_paper}): "
+            "not in `../shared/datasets/`, the only data this reproduction uses."
+        )
+    extra = sorted(
+        {(paper_name(d), method_label(m)) for (d, m), sub in results.groupby(["dataset", "method"])}
+        - {
+            (d, lab)
+            for _, row in paper.iterrows()
+            for lab in paper.columns[3:]
+            if pd.notna(row[lab])
+            for d in [row["dataset"]]
+        }
+    )
+    by_method = {}
+    for d, lab in extra:
+        by_method.setdefault(lab, []).append(d)
+    for lab, sets in by_method.items():
+        lines.append(
+            f"- Run by us but not reported by the paper (no comparison): {lab} on "
+            f"{', '.join(sets)}."
+        )
+    return lines
+
+
+def render(results, paper, *, runtime=None, discussion=None):
+    """The report as a Markdown string."""
+    comp = comparison(results, paper)
+    cmds, merge = _benchmark_commands(results)
+    runtime_text = runtime or "not recorded"
+    n_folds = int(results["fold"].max()) + 1
+    compared = comp[comp["paper"].notna()]
+    gaps = compared[compared["gap"]]
+    out = ["# Reproduction of Ma & Chen's experiments\n"]
+    out.append(
+        "<!-- GENERATED by benchmarks/reproduction.py from docs/reproduction_results.csv and "
+        "the paper's results.csv; do not edit by hand. -->\n"
+    )
+    out.append(
+        f"Our {n_folds}-fold cross-validation results (mean ± std over folds, population std) "
+        "beside the paper's published means. Δ = ours − paper; **gap** marks "
+        f"|Δ| > {DEFAULT_THRESHOLD:g} ("
+        + ", ".join(f"{k.replace('_', ' ')} > {v:g}" for k, v in THRESHOLDS.items())
+        + "; flags use the unrounded means, so a printed Δ of ±0.020 can be flagged). "
+        "Data set names follow the paper ("
+        + ", ".join(f"{k} → {v}" for k, v in DATASET_NAMES.items())
+        + ").\n"
+    )
+    out.append(
+        f"Compared cells: {len(compared)}; gaps: {len(gaps)} "
+        f"(ours better: {int(_better(gaps).sum())}, ours worse: {int((~_better(gaps)).sum())}).\n"
+    )
+    out.append("## How to regenerate\n")
+    out.append("Benchmark (from the repository root):\n")
+    out.append("```\n" + "\n".join(cmds) + "\n" + merge + "\n```\n")
+    out.append("Report:\n")
+    out.append("```\n" + REPORT_COMMAND.format(runtime=runtime_text) + "\n```\n")
+    out.append(f"Run time: {runtime_text}.\n")
+    lines = not_run(results, paper)
+    if lines:
+        out.append("## Not run\n")
+        out.extend(lines)
+        out.append("")
+    for metric in _order(comp["metric"], list(METRIC_LABELS)):
+        sub = comp[comp["metric"] == metric]
+        out.append(f"## {METRIC_LABELS.get(metric, metric)}\n")
+        out.append(f"Gap threshold: {threshold(metric):g}.\n")
+        out.append("| dataset | method | ours (mean ± std) | paper | Δ | |")
+        out.append("|---|---|---:|---:|---:|---|")
+        out.extend(table_row(r) for _, r in sub.iterrows())
+        out.append("")
+    out.append("## Gaps\n")
+    if gaps.empty:
+        out.append("None.\n")
+    else:
+        out.append(
+            "|Δ| / SE: the gap in standard errors of our mean (SE = std / √folds), a rough "
+            "guide to how far the paper's value is from ours given our fold-to-fold spread.\n"
+        )
+        out.append(
+            "| metric | dataset | method | ours | std | paper | Δ | \\|Δ\\| / SE | ours is |"
+        )
+        out.append("|---|---|---|---:|---:|---:|---:|---:|---|")
+        better = _better(gaps)
+        for (_, r), b in zip(gaps.iterrows(), better, strict=True):
+            se = r["std"] / r["folds"] ** 0.5
+            z = f"{abs(r['diff']) / se:.1f}" if se > 0 else "—"
+            out.append(
+                f"| {r['metric']} | {r['paper_dataset']} | {r['label']} | {_fmt(r['mean'])} | "
+                f"{_fmt(r['std'])} | {_fmt(r['paper'])} | {_signed(r['diff'])} | {z} | "
+                f"{'better' if b else 'worse'} |"
+            )
+        out.append("")
+    ranks = rank_comparison(comp)
+    if not ranks.empty:
+        out.append("## Average ranks, ours and the paper's\n")
+        out.append(
+            "Ranks among the methods we ran that the paper also reports, over the data sets "
+            "both have (1 = best; ties averaged on the 3-decimal values, as in the paper). "
+            "The paper's ranks here are recomputed from its values on this subset, so they "
+            "differ from its tables' average ranks.\n"
+        )
+        out.append("| metric | data sets | method | our average rank | paper's average rank |")
+        out.append("|---|---:|---|---:|---:|")
+        for r in ranks.itertuples():
+            out.append(f"| {r.metric} | {r.datasets} | {r.method} | {r.ours:.2f} | {r.paper:.2f} |")
+        out.append("")
+    if discussion:
+        out.append("## Discussion\n")
+        out.append(discussion.strip() + "\n")
+    return "\n".join(out)
+
+
+def rank_comparison(comp):
+    """Average ranks (1 = best; ties averaged; values rounded to 3 decimals as printed) of the
+    methods, ours and the paper's, over the same data sets, for every metric.
+
+    Only data sets and methods that have both our value and the paper's value enter.
+    """
+    rows = []
+    for metric in _order(comp["metric"], list(METRIC_LABELS)):
+        sub = comp[(comp["metric"] == metric) & comp["paper"].notna()]
+        ours = sub.pivot(index="paper_dataset", columns="label", values="mean").round(3)
+        paper = sub.pivot(index="paper_dataset", columns="label", values="paper")
+        keep = ours.columns[ours.notna().all()]
+        if len(keep) < 2:
+            continue
+        ascending = metric not in LARGER_IS_BETTER
+        r_ours = ours[keep].rank(axis=1, ascending=ascending).mean()
+        r_paper = paper[keep].rank(axis=1, ascending=ascending).mean()
+        order = [lab for lab in METHOD_LABELS.values() if lab in keep]
+        for lab in order:
+            rows.append((metric, len(ours), lab, r_ours[lab], r_paper[lab]))
+    return pd.DataFrame(rows, columns=["metric", "datasets", "method", "ours", "paper"])
+
+
+def _better(rows):
+    lower = ~rows["metric"].isin(LARGER_IS_BETTER)
+    return (rows["diff"] < 0) == lower
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument(
+        "--results",
+        action="append",
+        required=True,
+        help="results CSV or benchmark output folder (repeat to merge runs)",
+    )
+    p.add_argument("--paper", type=Path, default=DEFAULT_PAPER, help="the paper's results.csv")
+    p.add_argument("--discussion", type=Path, default=DEFAULT_DISCUSSION)
+    p.add_argument("--runtime", help='wall time of the benchmark, e.g. "5 min 8 s on 2 cores"')
+    p.add_argument("--out", type=Path, required=True, help="Markdown file to write")
+    args = p.parse_args(argv)
+    if not args.paper.exists():
+        p.error(f"no paper results at {args.paper} (give --paper)")
+    discussion = args.discussion.read_text(encoding="utf-8") if args.discussion.exists() else None
+    text = render(
+        read_results(args.results),
+        read_paper(args.paper),
+        runtime=args.runtime,
+        discussion=discussion,
+    )
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(text, encoding="utf-8")
+    print(f"Wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
