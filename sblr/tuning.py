@@ -16,6 +16,8 @@ import numpy as np
 import pandas as pd
 from sklearn.base import clone
 from sklearn.model_selection import train_test_split
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import validate_data
 
 from sblr import metrics
 from sblr.exceptions import DataError
@@ -199,6 +201,8 @@ def tune_holdout(
     """
     X = np.asarray(X, dtype=np.float64)
     y = np.asarray(y)
+    if y.ndim == 2 and y.shape[1] == 1:  # a column vector of class labels
+        y = y.ravel()
     multilabel = y.ndim == 2 and y.shape[1] > 1
     metric = metric or default_metric(multilabel)
     allowed = TASK_METRICS["multilabel" if multilabel else "multiclass"]
@@ -208,7 +212,10 @@ def tune_holdout(
             f"Unknown metric {metric!r} for {task} data; choose one of {list(allowed)}."
         )
     if len(y) < 10:
-        raise DataError("Tuning needs at least 10 training rows (a 10% validation split).")
+        raise DataError(
+            f"Tuning needs at least 10 training rows (a 10% validation split); got {len(y)} "
+            f"sample{'s' if len(y) != 1 else ''}."
+        )
     X_tr, X_val, y_tr, y_val = _split(X, y, multilabel, val_size, random_state)
     sparse = isinstance(estimator, SparseSBLRClassifier)
     lam_grid = list(lams) if sparse else [np.nan]
@@ -289,3 +296,127 @@ def tune_holdout(
     if sparse:
         params["lam"] = float(scores.lam[best])
     return TuningResult(params, float(scores.score[best]), metric, scores)
+
+
+class SparseSBLRCV(SparseSBLRClassifier):
+    """SparseSBLR with gamma and lambda chosen on a validation split, as the paper does.
+
+    In the spirit of scikit-learn's ``LogisticRegressionCV``: :func:`tune_holdout`
+    selects ``(gamma, lambda)`` on a ``val_size`` split of the training data
+    (evidence computed once per gamma, lambda warm-started from large to
+    small), then the model is refitted on all the training data with the
+    chosen values, and the whole coefficient path at the chosen gamma is kept.
+
+    Parameters
+    ----------
+    gammas, lams : sequence of float, default=PAPER_GRID
+    metric : str, optional
+        Selection metric (default: average precision for multi-label data,
+        accuracy for multi-class data).
+    val_size : float, default=0.1
+    random_state : int, default=0
+    kernel, normalize, ridge, tol, max_iter, force_top1, working_memory
+        As in :class:`~sblr.SparseSBLRClassifier`.
+
+    Attributes
+    ----------
+    best_params_ : dict
+        ``{"gamma": ..., "lam": ...}``.
+    best_score_ : float
+    cv_results_ : pandas.DataFrame
+        One row per grid point: ``gamma``, ``lam``, ``score``.
+    lams_ : ndarray of shape (n_lams,)
+    coef_path_ : ndarray of shape (n_lams, n_classes, n_classes)
+        ``coef_`` for every lambda of ``lams_`` at the chosen gamma (all rows).
+    intercept_path_ : ndarray of shape (n_lams, n_classes)
+    coef_, intercept_, classes_, gamma_, featurizer_, ...
+        Of the refitted model at the chosen (gamma, lambda).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_wine
+    >>> X, y = load_wine(return_X_y=True)
+    >>> clf = SparseSBLRCV(gammas=[1.0, 0.1], lams=[1e-2, 1e-3]).fit(X, y)
+    >>> sorted(clf.best_params_), clf.coef_path_.shape
+    (['gamma', 'lam'], (2, 3, 3))
+    """
+
+    def __init__(
+        self,
+        *,
+        gammas=PAPER_GRID,
+        lams=PAPER_GRID,
+        metric=None,
+        val_size=0.1,
+        random_state=0,
+        kernel="rbf",
+        normalize="mean",
+        ridge=0.0,
+        tol=1e-6,
+        max_iter=100,
+        force_top1=False,
+        working_memory=None,
+    ):
+        self.gammas = gammas
+        self.lams = lams
+        self.metric = metric
+        self.val_size = val_size
+        self.random_state = random_state
+        self.kernel = kernel
+        self.normalize = normalize
+        self.ridge = ridge
+        self.tol = tol
+        self.max_iter = max_iter
+        self.force_top1 = force_top1
+        self.working_memory = working_memory
+
+    def _base(self, **params):
+        return SparseSBLRClassifier(
+            kernel=self.kernel,
+            normalize=self.normalize,
+            ridge=self.ridge,
+            tol=self.tol,
+            max_iter=self.max_iter,
+            force_top1=self.force_top1,
+            working_memory=self.working_memory,
+            **params,
+        )
+
+    def fit(self, X, y):
+        """Select (gamma, lambda) on a validation split, then refit on all rows.
+
+        Returns
+        -------
+        self
+        """
+        self._check_logistic_params()
+        X, y = validate_data(self, X, y, multi_output=True, dtype=np.float64)
+        check_classification_targets(y)
+        result = tune_holdout(
+            self._base(),
+            X,
+            y,
+            gammas=self.gammas,
+            lams=self.lams,
+            metric=self.metric,
+            val_size=self.val_size,
+            random_state=self.random_state,
+        )
+        self.best_params_, self.best_score_ = result.best_params, result.best_score
+        self.cv_results_ = result.scores
+        best = self._base(**self.best_params_)
+        featurizer = SimilarityFeaturizer(
+            kernel=self.kernel,
+            gamma=best.gamma,
+            normalize=self.normalize,
+            working_memory=self.working_memory,
+        ).fit(X, y)
+        F = featurizer.training_evidence()
+        self.lams_ = np.asarray(self.lams, dtype=float)
+        self.coef_path_, self.intercept_path_ = coefficient_path(best, featurizer, F, self.lams_)
+        self.fit_from_evidence(featurizer, F)
+        return self
+
+    def _lam_value(self):
+        # the logistic layer is fitted at the selected lambda
+        return float(getattr(self, "best_params_", {}).get("lam", 0.0))

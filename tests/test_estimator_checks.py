@@ -3,6 +3,7 @@
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from sblr import SBLRClassifier, SimilarityFeaturizer, SMLClassifier, SparseSBLRClassifier
+from sblr.tuning import SparseSBLRCV
 
 # Expected failures, each with its reason.
 FEATURIZER_XFAIL = {
@@ -27,6 +28,7 @@ def _expected_failed_checks(estimator):
         SBLRClassifier(),
         SparseSBLRClassifier(lam=1e-4),
         SimilarityFeaturizer(),
+        SparseSBLRCV(gammas=(1.0, 0.1), lams=(1e-2, 1e-4)),
     ],
     expected_failed_checks=_expected_failed_checks,
 )

@@ -111,3 +111,28 @@ def test_all_undefined_validation_scores_are_an_error():
     Y[:15] = 1  # every label set is full or empty: ranking metrics skip every row
     with pytest.raises(DataError, match="undefined"):
         tune_holdout(SparseSBLRClassifier(), X, Y, gammas=[1.0], lams=[1e-2], random_state=3)
+
+
+def test_cv_estimator_selects_what_gridsearchcv_selects_on_the_same_split():
+    from sklearn.model_selection import GridSearchCV, PredefinedSplit, train_test_split
+
+    from sblr.tuning import SparseSBLRCV
+
+    X, y = load_wine(return_X_y=True)
+    gammas, lams = [10.0, 1.0, 0.1], [1e-1, 1e-2, 1e-3, 1e-4]
+    cv_est = SparseSBLRCV(gammas=gammas, lams=lams).fit(X, y)
+    # the same 10% validation rows as tune_holdout (stratified, random_state=0)
+    _, val = train_test_split(np.arange(len(y)), test_size=0.1, random_state=0, stratify=y)
+    test_fold = np.full(len(y), -1)
+    test_fold[val] = 0
+    grid = GridSearchCV(
+        SparseSBLRClassifier(), {"gamma": gammas, "lam": lams}, cv=PredefinedSplit(test_fold)
+    ).fit(X, y)
+    assert cv_est.best_params_ == grid.best_params_
+    # refitted on all rows at the chosen values, with the path at the chosen gamma
+    ref = SparseSBLRClassifier(**grid.best_params_).fit(X, y)
+    np.testing.assert_allclose(cv_est.coef_, ref.coef_, atol=1e-4, rtol=1e-4)
+    i = lams.index(grid.best_params_["lam"])
+    np.testing.assert_allclose(cv_est.coef_path_[i], ref.coef_, atol=1e-4, rtol=1e-4)
+    assert cv_est.coef_path_.shape == (4, 3, 3)
+    assert np.count_nonzero(cv_est.coef_path_[0]) <= np.count_nonzero(cv_est.coef_path_[-1])
