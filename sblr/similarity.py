@@ -17,13 +17,25 @@ from numbers import Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.kernel_approximation import Nystroem, RBFSampler
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from sblr.exceptions import DataError
 
 KERNELS = ("rbf", "laplacian", "linear", "cosine")
+APPROX_METHODS = ("nystroem", "rff")
 DEFAULT_WORKING_MEMORY_MB = 256
+
+#: Training-set size from which a caller should switch to approximate evidence
+#: (``SimilarityFeaturizer(approx="nystroem")``).  Exact evidence costs
+#: O(n_query * n_train * d) time, so leave-one-out evidence of n training rows
+#: is quadratic in n: at 20,000 rows it is 4e8 kernel values per pass (seconds),
+#: at 200,000 rows 4e10 (many minutes).  Approximate evidence costs
+#: O(n * D * (d + m)) with ``D = n_components``.  Below this size exact evidence
+#: is fast enough and has no approximation error, so keep it.  Nothing in sblr
+#: switches automatically; see :func:`approx_recommended`.
+AUTO_APPROX_ROWS = 20_000
 
 
 # --------------------------------------------------------------------------- math
@@ -217,6 +229,146 @@ def class_evidence(
     return sums, counts
 
 
+def approx_recommended(n_train, threshold=AUTO_APPROX_ROWS):
+    """Whether a caller should use approximate evidence for ``n_train`` rows.
+
+    ``True`` from ``threshold`` (:data:`AUTO_APPROX_ROWS`) training rows on;
+    a suggestion for callers that pick the mode themselves.
+
+    Examples
+    --------
+    >>> approx_recommended(1_000), approx_recommended(200_000)
+    (False, True)
+    """
+    return int(n_train) >= threshold
+
+
+def make_feature_map(approx, gamma, n_components, random_state):
+    """Unfitted random feature map approximating ``exp(-gamma ||a - b||^2)``.
+
+    ``"nystroem"`` gives :class:`~sklearn.kernel_approximation.Nystroem`
+    (``n_components`` training rows as landmarks), ``"rff"`` gives random
+    Fourier features, :class:`~sklearn.kernel_approximation.RBFSampler`.
+    """
+    if approx == "nystroem":
+        return Nystroem(
+            kernel="rbf", gamma=gamma, n_components=n_components, random_state=random_state
+        )
+    if approx == "rff":
+        return RBFSampler(gamma=gamma, n_components=n_components, random_state=random_state)
+    raise ValueError(f"approx must be None or one of {APPROX_METHODS}; got {approx!r}.")
+
+
+def _approx_block_rows(n_components, working_memory):
+    # A block holds its (rows, D) feature matrix plus the feature map's own
+    # temporaries of that size (Nystroem: distances, kernel, normalized product).
+    return max(1, int(working_memory * 2**20 // (32 * max(n_components, 1))))
+
+
+def approx_class_sums(feature_map, X_train, Y, working_memory=DEFAULT_WORKING_MEMORY_MB):
+    """``S = phi(X_train)^T Y`` and the self-similarities ``phi(x_i) . phi(x_i)``.
+
+    Computed in row blocks: memory O(block * D), no (n, n) matrix.
+
+    Returns
+    -------
+    S : ndarray of shape (D, m)
+    self_sim : ndarray of shape (n_train,)
+    """
+    Yf = np.asarray(Y, dtype=np.float64)
+    n = X_train.shape[0]
+    D = _n_features_out(feature_map)
+    S = np.zeros((D, Yf.shape[1]))
+    self_sim = np.empty(n)
+    step = _approx_block_rows(D, working_memory)
+    for start in range(0, n, step):
+        stop = min(start + step, n)
+        P = feature_map.transform(X_train[start:stop])
+        S += P.T @ Yf[start:stop]
+        self_sim[start:stop] = _sq_norms(P)
+    return S, self_sim
+
+
+def _n_features_out(feature_map):
+    # Nystroem caps n_components at the number of training rows.
+    if hasattr(feature_map, "components_") and hasattr(feature_map, "normalization_"):
+        return feature_map.normalization_.shape[1]
+    return feature_map.random_weights_.shape[1]
+
+
+def approx_class_evidence(
+    X_query,
+    feature_map,
+    S,
+    Y,
+    *,
+    self_sim=None,
+    leave_one_out=False,
+    working_memory=DEFAULT_WORKING_MEMORY_MB,
+):
+    """Approximate :func:`class_evidence`: ``sums = phi(X_query) S``.
+
+    ``phi`` is a fitted random feature map of the rbf kernel (see
+    :func:`make_feature_map`) and ``S = phi(X_train)^T Y`` from
+    :func:`approx_class_sums`; time O(n_query * D * (d + m)), memory
+    O(block * D).
+
+    Parameters
+    ----------
+    X_query : ndarray of shape (n_query, d)
+        Scaled query rows.
+    feature_map : fitted Nystroem or RBFSampler
+    S : ndarray of shape (D, m)
+    Y : ndarray of shape (n_train, m)
+        The indicator ``S`` was built from (for the counts).
+    self_sim : ndarray of shape (n_train,), optional
+        ``phi(x_i) . phi(x_i)`` of the training rows; needed for
+        ``leave_one_out``.
+    leave_one_out : bool
+        ``X_query`` IS the training data (same rows, same order); each row's
+        own approximate term ``self_sim[i] * Y[i]`` is subtracted, so the
+        result is exactly the query evidence of the row minus its self-term.
+    working_memory : float
+        Memory budget of one block in MiB.
+
+    Returns
+    -------
+    sums, counts : ndarray of shape (n_query, m)
+        As in :func:`class_evidence`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0], [0.1], [1.0]]); Y = np.array([[1, 0], [1, 0], [0, 1]])
+    >>> phi = make_feature_map("nystroem", 1.0, 3, 0).fit(X)
+    >>> S, self_sim = approx_class_sums(phi, X, Y)
+    >>> sums, counts = approx_class_evidence(X, phi, S, Y, self_sim=self_sim, leave_one_out=True)
+    >>> exact, _ = class_evidence(X, X, Y, gamma=1.0, leave_one_out=True)
+    >>> bool(np.allclose(sums, exact))   # D = n landmarks: Nystroem is exact
+    True
+    >>> counts
+    array([[1., 1.],
+           [1., 1.],
+           [2., 0.]])
+    """
+    Yf = np.asarray(Y, dtype=np.float64)
+    n_query = X_query.shape[0]
+    if leave_one_out and (self_sim is None or n_query != Yf.shape[0]):
+        raise ValueError(
+            "leave_one_out needs the training rows themselves as queries and their self_sim."
+        )
+    sums = np.empty((n_query, S.shape[1]))
+    step = _approx_block_rows(S.shape[0], working_memory)
+    for start in range(0, n_query, step):
+        stop = min(start + step, n_query)
+        sums[start:stop] = feature_map.transform(X_query[start:stop]) @ S
+    counts = np.broadcast_to(Yf.sum(axis=0), sums.shape).copy()
+    if leave_one_out:
+        sums -= self_sim[:, None] * Yf
+        counts -= Yf
+    return sums, counts
+
+
 def sq_distances(A, B):
     """Squared Euclidean distances ``||a - b||^2`` through BLAS, clipped at 0.
 
@@ -299,6 +451,22 @@ class SimilarityFeaturizer(TransformerMixin, BaseEstimator):
     working_memory : float, default=None
         Memory budget in MiB for one block of similarities; ``None`` means
         256 MiB.
+    approx : {None, "nystroem", "rff"}, default=None
+        ``None`` computes exact evidence (O(n_query * n_train) kernel values).
+        ``"nystroem"`` (:class:`~sklearn.kernel_approximation.Nystroem`) or
+        ``"rff"`` (random Fourier features,
+        :class:`~sklearn.kernel_approximation.RBFSampler`) map rows to ``D =
+        n_components`` features ``phi`` with ``phi(a) . phi(b) ~ Phi(a, b)``,
+        fitted on the scaled training rows, and compute the evidence as
+        ``phi(X_query) (phi(X_train)^T Y)`` in O(n * D * (d + m)) time without
+        any (n, n) matrix.  Leave-one-out subtracts each training row's own
+        approximate term ``phi(x_i) . phi(x_i)``.  rbf kernel only.  Worth it
+        from about :data:`AUTO_APPROX_ROWS` training rows on.
+    n_components : int, default=500
+        ``D``, the number of approximate features (ignored without ``approx``).
+        More is slower and more accurate.
+    random_state : int, RandomState instance or None, default=0
+        Seed of the feature map (ignored without ``approx``).
 
     Attributes
     ----------
@@ -314,6 +482,12 @@ class SimilarityFeaturizer(TransformerMixin, BaseEstimator):
         Training range used for scaling.
     gamma_ : float
         The kernel width actually used.
+    feature_map_ : Nystroem or RBFSampler
+        The fitted feature map (only with ``approx``).
+    S_ : ndarray of shape (D, n_classes)
+        ``phi(X_fit_)^T Y_fit_`` (only with ``approx``).
+    self_sim_ : ndarray of shape (n_samples,)
+        ``phi(x_i) . phi(x_i)`` of the training rows (only with ``approx``).
     n_features_in_ : int
 
     Examples
@@ -328,13 +502,33 @@ class SimilarityFeaturizer(TransformerMixin, BaseEstimator):
            [0.961, 0.058],
            [0.029, 0.961],
            [0.058, 0.961]])
+
+    Approximate evidence for large data (here ``D`` = all 4 rows, so Nystroem
+    is exact up to rounding):
+
+    >>> Fa = SimilarityFeaturizer(gamma=1.0, approx="nystroem", n_components=4).fit_transform(X, y)
+    >>> bool(np.allclose(Fa, F))
+    True
     """
 
-    def __init__(self, *, kernel="rbf", gamma="scale", normalize="mean", working_memory=None):
+    def __init__(
+        self,
+        *,
+        kernel="rbf",
+        gamma="scale",
+        normalize="mean",
+        working_memory=None,
+        approx=None,
+        n_components=500,
+        random_state=0,
+    ):
         self.kernel = kernel
         self.gamma = gamma
         self.normalize = normalize
         self.working_memory = working_memory
+        self.approx = approx
+        self.n_components = n_components
+        self.random_state = random_state
 
     def fit(self, X, y):
         """Scale and store the training rows with their class indicator.
@@ -350,13 +544,24 @@ class SimilarityFeaturizer(TransformerMixin, BaseEstimator):
         self
         """
         check_featurizer_params(self.kernel, self.gamma, self.normalize, self.working_memory)
+        check_approx_params(self.approx, self.kernel, self.n_components)
         X, y = validate_data(self, X, y, multi_output=True, dtype=np.float64)
         self.multilabel_ = type_of_target(y) == "multilabel-indicator"
         self.classes_, self.Y_fit_ = label_indicator(y)
         self.data_min_, self.data_max_ = minmax_fit(X)
         self.X_fit_ = minmax_transform(X, self.data_min_, self.data_max_)
         self.gamma_ = resolve_gamma(self.gamma, self.X_fit_)
+        if self.approx is not None:
+            self.feature_map_ = make_feature_map(
+                self.approx, self.gamma_, self.n_components, self.random_state
+            ).fit(self.X_fit_)
+            self.S_, self.self_sim_ = approx_class_sums(
+                self.feature_map_, self.X_fit_, self.Y_fit_, self._working_memory()
+            )
         return self
+
+    def _working_memory(self):
+        return self.working_memory or DEFAULT_WORKING_MEMORY_MB
 
     def fit_transform(self, X, y):
         """Fit, then return the leave-one-out evidence of the training rows.
@@ -398,6 +603,9 @@ class SimilarityFeaturizer(TransformerMixin, BaseEstimator):
         return self._evidence(Xs, Y, normalize, leave_one_out=False)
 
     def _evidence(self, Xs, Y, normalize, leave_one_out):
+        if self.approx is not None:
+            sums, counts = self._approx_evidence(Xs, Y, leave_one_out)
+            return normalize_evidence(sums, counts, normalize or self.normalize)
         Y = self.Y_fit_ if Y is None else Y
         sums, counts = class_evidence(
             Xs,
@@ -406,9 +614,26 @@ class SimilarityFeaturizer(TransformerMixin, BaseEstimator):
             kernel=self.kernel,
             gamma=self.gamma_,
             leave_one_out=leave_one_out,
-            working_memory=self.working_memory or DEFAULT_WORKING_MEMORY_MB,
+            working_memory=self._working_memory(),
         )
         return normalize_evidence(sums, counts, normalize or self.normalize)
+
+    def _approx_evidence(self, Xs, Y, leave_one_out):
+        if Y is None:
+            Y, S, self_sim = self.Y_fit_, self.S_, self.self_sim_
+        else:  # another group indicator: one more O(n D d) pass for its S
+            S, self_sim = approx_class_sums(
+                self.feature_map_, self.X_fit_, Y, self._working_memory()
+            )
+        return approx_class_evidence(
+            Xs,
+            self.feature_map_,
+            S,
+            Y,
+            self_sim=self_sim,
+            leave_one_out=leave_one_out,
+            working_memory=self._working_memory(),
+        )
 
     def get_feature_names_out(self, input_features=None):
         """One output feature per class: ``evidence_<class>``."""
@@ -437,6 +662,24 @@ def check_featurizer_params(kernel, gamma, normalize, working_memory):
         raise ValueError(
             f"working_memory must be a positive number of MiB; got {working_memory!r}."
         )
+
+
+def check_approx_params(approx, kernel, n_components):
+    """Raise ``ValueError`` for a bad ``approx`` / ``n_components`` or a non-rbf kernel."""
+    if approx is None:
+        return
+    if isinstance(approx, str) and approx in APPROX_METHODS:
+        if not (isinstance(kernel, str) and kernel == "rbf"):
+            raise ValueError(
+                f"approx={approx!r} approximates the rbf kernel only; got kernel={kernel!r}. "
+                'Use kernel="rbf" or approx=None.'
+            )
+    else:
+        raise ValueError(f"approx must be None or one of {APPROX_METHODS}; got {approx!r}.")
+    if isinstance(n_components, bool) or not (
+        isinstance(n_components, (int, np.integer)) and n_components > 0
+    ):
+        raise ValueError(f"n_components must be a positive integer; got {n_components!r}.")
 
 
 def label_indicator(y):
