@@ -16,3 +16,43 @@ def shared_datasets() -> Path:
             "../shared/datasets not found: benchmark data is only on the development machines"
         )
     return SHARED_DATASETS
+
+
+@pytest.fixture
+def navigation_mode(monkeypatch):
+    """Run app.py's st.navigation on every AppTest run, as a running server does.
+
+    A ``pages/`` folder beside the entry point makes Streamlit start in the old
+    "pages directory" mode until the first ``st.navigation`` call switches it
+    off for the rest of the process.  AppTest resets that switch before every
+    run, so without this a ``switch_page`` would execute the page file alone,
+    without app.py's sidebar.  (A real server's first request is handled by
+    ``pages.common.page_context``; the browser test covers it.)
+    """
+    from streamlit.runtime.pages_manager import PagesManager
+
+    original = PagesManager.__init__
+
+    def init(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        PagesManager.uses_pages_directory = False
+
+    monkeypatch.setattr(PagesManager, "__init__", init)
+
+
+@pytest.fixture
+def downloads(monkeypatch):
+    """Bytes of every file a download button offered, by the media file id in its URL."""
+    from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
+
+    files: dict[str, bytes] = {}
+    original = MemoryMediaFileStorage.load_and_get_id
+
+    def load_and_get_id(self, path_or_data, mimetype, kind, filename=None):
+        file_id = original(self, path_or_data, mimetype, kind, filename)
+        if isinstance(path_or_data, bytes):
+            files[file_id] = path_or_data
+        return file_id
+
+    monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", load_and_get_id)
+    return files

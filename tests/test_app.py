@@ -18,8 +18,6 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
-from streamlit.runtime.pages_manager import PagesManager
 from streamlit.testing.v1 import AppTest
 
 from sblr.interpret import cooccurrence
@@ -46,40 +44,7 @@ PLANTED_LABELS = ["daylight", "birdsong", "rain", "thunder", "frost", "spring_ti
 SETTINGS_KEYS = {"model", "gamma", "lam", "k"}
 
 
-@pytest.fixture(autouse=True)
-def _navigation_mode(monkeypatch):
-    """Run app.py's st.navigation on every run, as a running server does.
-
-    A ``pages/`` folder beside the entry point makes Streamlit start in the old
-    "pages directory" mode until the first ``st.navigation`` call switches it
-    off for the rest of the process.  AppTest resets that switch before every
-    run, so without this a ``switch_page`` would execute the page file alone,
-    without app.py's sidebar.  (See the report: on a fresh server the very first
-    request to a page URL other than the home page has the same problem.)
-    """
-    original = PagesManager.__init__
-
-    def init(self, *args, **kwargs):
-        original(self, *args, **kwargs)
-        PagesManager.uses_pages_directory = False
-
-    monkeypatch.setattr(PagesManager, "__init__", init)
-
-
-@pytest.fixture
-def downloads(monkeypatch):
-    """Bytes of every file a download button offered, by the media file id in its URL."""
-    files: dict[str, bytes] = {}
-    original = MemoryMediaFileStorage.load_and_get_id
-
-    def load_and_get_id(self, path_or_data, mimetype, kind, filename=None):
-        file_id = original(self, path_or_data, mimetype, kind, filename)
-        if isinstance(path_or_data, bytes):
-            files[file_id] = path_or_data
-        return file_id
-
-    monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", load_and_get_id)
-    return files
+pytestmark = pytest.mark.usefixtures("navigation_mode")
 
 
 # ----------------------------------------------------------------------------- helpers

@@ -14,8 +14,6 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
-from streamlit.runtime.pages_manager import PagesManager
 from streamlit.testing.v1 import AppTest
 
 from pages import common
@@ -32,32 +30,7 @@ FAST = {"planted": ["sblr", "sml", "mlknn"], "wine": ["sblr", "knn", "ncm"]}
 TASK = {"planted": "multilabel", "wine": "multiclass"}
 
 
-@pytest.fixture(autouse=True)
-def _navigation_mode(monkeypatch):
-    """Run app.py's st.navigation on every run, as a running server does (see test_app.py)."""
-    original = PagesManager.__init__
-
-    def init(self, *args, **kwargs):
-        original(self, *args, **kwargs)
-        PagesManager.uses_pages_directory = False
-
-    monkeypatch.setattr(PagesManager, "__init__", init)
-
-
-@pytest.fixture
-def downloads(monkeypatch):
-    """Bytes of every file a download button offered, by the media file id in its URL."""
-    files: dict[str, bytes] = {}
-    original = MemoryMediaFileStorage.load_and_get_id
-
-    def load_and_get_id(self, path_or_data, mimetype, kind, filename=None):
-        file_id = original(self, path_or_data, mimetype, kind, filename)
-        if isinstance(path_or_data, bytes):
-            files[file_id] = path_or_data
-        return file_id
-
-    monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", load_and_get_id)
-    return files
+pytestmark = pytest.mark.usefixtures("navigation_mode")
 
 
 @pytest.fixture
