@@ -52,6 +52,8 @@ __all__ = [
     "GREATER_IS_BETTER",
     "LOWER_IS_BETTER",
     "METRIC_LABELS",
+    "MULTICLASS_METRICS",
+    "MULTILABEL_METRICS",
     "accuracy",
     "average_precision",
     "coverage",
@@ -81,6 +83,19 @@ LOWER_IS_BETTER: dict[str, bool] = {
 
 #: Metric name -> ``True`` if a larger value is better (negation of LOWER_IS_BETTER).
 GREATER_IS_BETTER: dict[str, bool] = {name: not low for name, low in LOWER_IS_BETTER.items()}
+
+#: The metrics of :func:`multilabel_report` and :func:`multiclass_report`, in report order.
+MULTILABEL_METRICS = (
+    "hamming_loss",
+    "ranking_loss",
+    "one_error",
+    "coverage",
+    "average_precision",
+    "subset_accuracy",
+    "micro_f1",
+    "macro_f1",
+)
+MULTICLASS_METRICS = ("accuracy", "macro_f1")
 
 #: Metric name -> display name with an arrow giving the better direction.
 METRIC_LABELS: dict[str, str] = {

@@ -254,6 +254,18 @@ def _category_axis(labels: Sequence[str], show: bool, *, title: str | None = Non
     return axis
 
 
+def _matrix_yaxis(labels, show: bool, *, title: str | None, x: str = "x") -> dict:
+    """Rows of a square class-by-class matrix: first class on top, square cells."""
+    return {
+        **_category_axis(labels, show, title=title),
+        "autorange": "reversed",
+        "scaleanchor": x,
+        "scaleratio": 1,
+        "constrain": "domain",
+        "constraintoward": "top",
+    }
+
+
 def _tick_note(m: int) -> str:
     return (
         f"{m} classes: tick labels hidden — hover for class names, drag to zoom, "
@@ -388,18 +400,12 @@ def beta_heatmaps(
                     **_category_axis(labels, show_ticks, title="evidence of class t"),
                     "tickangle": -45,
                 },
-                f"yaxis{suffix}": {
-                    **_category_axis(
-                        labels,
-                        show_ticks,
-                        title="class k (predicted)" if i == 1 else None,
-                    ),
-                    "autorange": "reversed",
-                    "scaleanchor": f"x{suffix}",
-                    "scaleratio": 1,
-                    "constrain": "domain",
-                    "constraintoward": "top",
-                },
+                f"yaxis{suffix}": _matrix_yaxis(
+                    labels,
+                    show_ticks,
+                    title="class k (predicted)" if i == 1 else None,
+                    x=f"x{suffix}",
+                ),
             }
         )
         fig.update_layout({f"xaxis{suffix}": {"constrain": "domain"}})
@@ -499,14 +505,7 @@ def cooccurrence_heatmap(
     fig.update_layout(
         **_titled("Label co-occurrence: number of rows in which both classes are relevant", sub),
         xaxis={**_category_axis(labels, show_ticks, title="class"), "constrain": "domain"},
-        yaxis={
-            **_category_axis(labels, show_ticks, title="class"),
-            "autorange": "reversed",
-            "scaleanchor": "x",
-            "scaleratio": 1,
-            "constrain": "domain",
-            "constraintoward": "top",
-        },
+        yaxis=_matrix_yaxis(labels, show_ticks, title="class"),
         plot_bgcolor="white",
         height=_height(m, base=400, per=10, lo=460, hi=780),
         dragmode="zoom",
@@ -1219,14 +1218,7 @@ def confusion_matrix_figure(
             **_category_axis(labels, show_ticks, title="predicted class"),
             "constrain": "domain",
         },
-        yaxis={
-            **_category_axis(labels, show_ticks, title="true class"),
-            "autorange": "reversed",
-            "scaleanchor": "x",
-            "scaleratio": 1,
-            "constrain": "domain",
-            "constraintoward": "top",
-        },
+        yaxis=_matrix_yaxis(labels, show_ticks, title="true class"),
         plot_bgcolor="white",
         height=_height(m, base=360, per=12, lo=420, hi=780),
         dragmode="zoom",

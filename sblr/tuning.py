@@ -61,24 +61,9 @@ def default_metric(multilabel):
     return "average_precision" if multilabel else "accuracy"
 
 
-#: Metrics that make sense for each task (names as in sblr.metrics' reports).
-TASK_METRICS = {
-    "multilabel": (
-        "hamming_loss",
-        "ranking_loss",
-        "one_error",
-        "coverage",
-        "average_precision",
-        "subset_accuracy",
-        "micro_f1",
-        "macro_f1",
-    ),
-    "multiclass": ("accuracy", "macro_f1"),
-}
-
-
 def score_predictions(metric, y_true, y_pred, scores):
-    """Value of ``metric`` (a name of :data:`TASK_METRICS`) for the task of ``y_true``."""
+    """Value of ``metric`` (a name in :data:`sblr.metrics.MULTILABEL_METRICS` or
+    :data:`~sblr.metrics.MULTICLASS_METRICS`) for the task of ``y_true``."""
     multilabel = np.ndim(y_true) == 2 and np.shape(y_true)[1] > 1
     if not multilabel and metric == "macro_f1":
         return float(metrics.multiclass_macro_f1(y_true, y_pred))
@@ -205,7 +190,7 @@ def tune_holdout(
         y = y.ravel()
     multilabel = y.ndim == 2 and y.shape[1] > 1
     metric = metric or default_metric(multilabel)
-    allowed = TASK_METRICS["multilabel" if multilabel else "multiclass"]
+    allowed = metrics.MULTILABEL_METRICS if multilabel else metrics.MULTICLASS_METRICS
     if metric not in allowed:
         task = "multi-label" if multilabel else "multi-class"
         raise DataError(

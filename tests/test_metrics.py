@@ -15,6 +15,7 @@ from sblr.metrics import (
     GREATER_IS_BETTER,
     LOWER_IS_BETTER,
     METRIC_LABELS,
+    MULTILABEL_METRICS,
     accuracy,
     average_precision,
     coverage,
@@ -196,6 +197,7 @@ def test_perfect_ranking():
 
 def test_multilabel_report_matches_functions():
     r = multilabel_report(Y, P, S)
+    assert tuple(r) == MULTILABEL_METRICS
     assert list(r) == [
         "hamming_loss",
         "ranking_loss",
