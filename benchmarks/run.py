@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 from sblr import SimilarityFeaturizer, SparseSBLRClassifier, load_dataset  # noqa: E402
 from sblr.baselines import BRSVMClassifier  # noqa: E402
 from sblr.evaluation import make_splits  # noqa: E402
-from sblr.tuning import PAPER_GRID, _split, tune_holdout  # noqa: E402
+from sblr.tuning import PAPER_GRID, _split, tune  # noqa: E402
 
 
 def _yeast():
@@ -63,7 +63,7 @@ def protocol(X, Y, folds, brute_folds, grid, bench_brute):
     splits = make_splits(Y, scheme="kfold", n_splits=folds)
     start = time.perf_counter()
     for train, test in splits:
-        best = tune_holdout(SparseSBLRClassifier(), X[train], Y[train], gammas=grid, lams=grid)
+        best = tune(SparseSBLRClassifier(), X[train], Y[train], gammas=grid, lams=grid)
         SparseSBLRClassifier(**best.best_params).fit(X[train], Y[train]).decision_function(X[test])
     t_protocol = time.perf_counter() - start
 
@@ -71,7 +71,7 @@ def protocol(X, Y, folds, brute_folds, grid, bench_brute):
     if bench_brute:
         start = time.perf_counter()
         for train, _ in splits[:brute_folds]:
-            # the same 10% validation split as tune_holdout, every grid point refitted
+            # the same 10% validation split as tune, every grid point refitted
             X_tr, X_val, y_tr, _ = _split(X[train], Y[train], True, 0.1, 0)
             for g in grid:
                 for lam in grid:

@@ -17,12 +17,12 @@ from pathlib import Path
 import numpy as np
 import streamlit as st
 
-from sblr import DataError, SimilarityFeaturizer, plots
+from sblr import DataError, SimilarityFeaturizer, plots, tuning
 from sblr.evaluation import fold_evidence, make_splits, score_fold, summarize
 from sblr.io import list_columns, load_dataset
 from sblr.models import MODELS, make_model
 from sblr.samples import DEFAULT_SAMPLE, SAMPLES, load_sample
-from sblr.tuning import PAPER_GRID, coefficient_path, tune_holdout
+from sblr.tuning import PAPER_GRID, coefficient_path
 
 #: Largest upload accepted (also set as server.maxUploadSize in .streamlit/config.toml).
 MAX_UPLOAD_MB = 50
@@ -381,7 +381,7 @@ def cached_path(_ds, key, gamma):
 def tune(ds, model, test_size, progress):
     """The paper's grid search on a 10% validation split of the hold-out TRAINING rows."""
     ((train, _),) = make_splits(ds.y, scheme="holdout", test_size=test_size)
-    return tune_holdout(
+    return tuning.tune(
         make_model(model),
         ds.X[train],
         ds.y[train],

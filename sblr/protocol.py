@@ -52,8 +52,7 @@ from sblr.evaluation import make_splits
 from sblr.exceptions import DataError
 from sblr.io import Dataset
 from sblr.models import SBLRClassifier, SMLClassifier, SparseSBLRClassifier
-from sblr.similarity import SimilarityFeaturizer
-from sblr.tuning import PAPER_GRID, _is_better, _split, default_metric, tune_holdout
+from sblr.tuning import PAPER_GRID, _is_better, _split, default_metric, tune
 
 __all__ = [
     "METHODS",
@@ -224,37 +223,11 @@ def _grid_points(spec, grid):
 def _validation_scores(spec, points, X_fit, y_fit, X_val, y_val, metric):
     """Score every grid point trained on (X_fit, y_fit), validated on (X_val, y_val)."""
     multilabel = y_fit.ndim == 2
-    if spec.name in ("sml", "sblr", "sparse_sblr"):
-        return _similarity_validation_scores(spec, points, X_fit, y_fit, X_val, y_val, metric)
     values = np.full(len(points), np.nan)
     for i, p in enumerate(points):
         est = spec.build(**p).fit(X_fit, y_fit)
         sc = _scores(est, X_val, multilabel)
         values[i] = _metric_values([metric], y_val, est.predict(X_val), sc)[metric]
-    return values
-
-
-def _similarity_validation_scores(spec, points, X_fit, y_fit, X_val, y_val, metric):
-    """As :func:`_validation_scores`, with the evidence computed once per gamma."""
-    multilabel = y_fit.ndim == 2
-    values = np.full(len(points), np.nan)
-    cache = {}
-    for i, p in enumerate(points):
-        est = spec.build(**p)
-        if spec.name == "sml":
-            est.fit(X_fit, y_fit)
-            pred, sc = est.predict(X_val), est.decision_function(X_val)
-        else:
-            g = p["gamma"]
-            if g not in cache:
-                f = SimilarityFeaturizer(kernel=est.kernel, gamma=g, normalize=est.normalize).fit(
-                    X_fit, y_fit
-                )
-                cache = {g: (f, f.training_evidence(), f.transform(X_val))}
-            f, F_tr, F_val = cache[g]
-            est.fit_from_evidence(f, F_tr)
-            pred, sc = est.predict_from_evidence(F_val), est.decision_from_evidence(F_val)
-        values[i] = _metric_values([metric], y_val, pred, sc if multilabel else None)[metric]
     return values
 
 
@@ -312,9 +285,16 @@ def select_params(
     y = np.asarray(y)
     multilabel = y.ndim == 2
     metric = default_metric(multilabel)
-    if selection == "holdout" and spec.name in ("sml", "sblr", "sparse_sblr"):
-        res = tune_holdout(
-            spec.build(), X, y, gammas=grid, lams=grid, metric=metric, random_state=random_state
+    if spec.name in ("sml", "sblr", "sparse_sblr"):
+        res = tune(
+            spec.build(),
+            X,
+            y,
+            gammas=grid,
+            lams=grid,
+            metric=metric,
+            cv=None if selection == "holdout" else inner_folds,
+            random_state=random_state,
         )
         return dict(res.best_params)
     points = _grid_points(spec, grid)

@@ -10,18 +10,26 @@ gives ``beta`` along a lambda grid for the regularization-path view.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 from sklearn.base import clone
 from sklearn.model_selection import train_test_split
+from sklearn.utils import check_array
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import validate_data
 
 from sblr import metrics
+from sblr.evaluation import make_splits
 from sblr.exceptions import DataError
-from sblr.models import SMLClassifier, SparseSBLRClassifier, _LogisticSimilarityClassifier
+from sblr.models import (
+    SBLRClassifier,
+    SMLClassifier,
+    SparseSBLRClassifier,
+    _LogisticSimilarityClassifier,
+)
 from sblr.similarity import (
     DEFAULT_WORKING_MEMORY_MB,
     SimilarityFeaturizer,
@@ -137,7 +145,72 @@ def _split(X, y, multilabel, val_size, random_state):
     return train_test_split(X, y, test_size=val_size, random_state=random_state, stratify=stratify)
 
 
-def tune_holdout(
+def _split_scores(estimator, X_tr, y_tr, X_val, y_val, gammas, lam_grid, metric, tick):
+    """Validation score of every grid point on one split, in grid order (gammas outer).
+
+    The evidence is computed once per gamma (from distances computed once for
+    the whole grid when they fit the memory budget) and lambda runs from large
+    to small with warm starts.
+    """
+    sparse = isinstance(estimator, SparseSBLRClassifier)
+    out = np.full(len(gammas) * len(lam_grid), np.nan)
+    distances = None
+    for gi, gamma in enumerate(gammas):
+        est = clone(estimator).set_params(gamma=float(gamma))
+        if not isinstance(estimator, _LogisticSimilarityClassifier):
+            est.fit(X_tr, y_tr)
+            out[gi] = score_predictions(
+                metric, y_val, est.predict(X_val), est.decision_function(X_val)
+            )
+            tick()
+            continue
+        f = SimilarityFeaturizer(
+            kernel=est.kernel,
+            gamma=float(gamma),
+            normalize=est.normalize,
+            working_memory=est.working_memory,
+        ).fit(X_tr, y_tr)
+        n_all = X_tr.shape[0] + X_val.shape[0]
+        if distances is None and est.kernel == "rbf" and _fits(X_tr.shape[0], n_all, est):
+            # one distance computation for the whole gamma grid
+            Xv = minmax_transform(X_val, f.data_min_, f.data_max_)
+            distances = (sq_distances(f.X_fit_, f.X_fit_), sq_distances(Xv, f.X_fit_))
+        if distances is not None:
+            F_tr = rbf_evidence_from_sq_distances(
+                distances[0], f.Y_fit_, f.gamma_, leave_one_out=True, normalize=est.normalize
+            )
+            F_val = rbf_evidence_from_sq_distances(
+                distances[1], f.Y_fit_, f.gamma_, normalize=est.normalize
+            )
+        else:
+            F_tr, F_val = f.training_evidence(), f.transform(X_val)
+        previous = None
+        for li in sorted(range(len(lam_grid)), key=lambda i: -lam_grid[i]):
+            if sparse:
+                est = clone(est).set_params(lam=float(lam_grid[li]))
+            est.fit_from_evidence(f, F_tr, warm_start=previous)
+            previous = est
+            out[gi * len(lam_grid) + li] = score_predictions(
+                metric,
+                y_val,
+                est.predict_from_evidence(F_val),
+                est.decision_from_evidence(F_val),
+            )
+            tick()
+    return out
+
+
+def _check_cv(cv):
+    if cv is None:
+        return
+    if isinstance(cv, bool) or not isinstance(cv, (int, np.integer)) or cv < 2:
+        raise ValueError(
+            f"cv must be None (one validation split of val_size) or a number of folds >= 2; "
+            f"got {cv!r}."
+        )
+
+
+def tune(
     estimator,
     X,
     y,
@@ -145,16 +218,21 @@ def tune_holdout(
     gammas=PAPER_GRID,
     lams=PAPER_GRID,
     metric=None,
+    cv=None,
     val_size=0.1,
     random_state=0,
     progress=None,
 ):
-    """Select gamma (and lambda for SparseSBLR) on a validation split of the training data.
+    """Select gamma (and lambda for SparseSBLR) on validation data drawn from the training rows.
 
-    The paper's scheme: hold out ``val_size`` of ``(X, y)`` (stratified for
-    multi-class data), fit on the rest for every grid point, score on the
-    held-out part, keep the best (ties: the first in grid order, i.e. the
-    larger gamma / lambda).  Only ``(X, y)`` is touched: pass training data.
+    With ``cv=None`` this is the paper's scheme: hold out ``val_size`` of
+    ``(X, y)`` (stratified for multi-class data), fit on the rest for every
+    grid point, score on the held-out part.  With ``cv=k`` every grid point is
+    scored on each fold of an inner k-fold split (shuffled ``KFold`` for
+    multi-label data, ``StratifiedKFold`` for multi-class) and the mean is
+    used (folds where the metric is undefined are ignored).  The best point
+    wins; ties go to the first in grid order, i.e. the larger gamma / lambda.
+    Only ``(X, y)`` is touched: pass training data.
 
     Parameters
     ----------
@@ -167,24 +245,31 @@ def tune_holdout(
     metric : str, optional
         A metric name of :mod:`sblr.metrics` (default: average precision for
         multi-label data, accuracy for multi-class data).
+    cv : None or int, default=None
+        ``None``: one validation split of ``val_size``; an int: inner folds.
     val_size : float
     random_state : int
     progress : callable, optional
-        Called as ``progress(done, total)`` after each grid point.
+        Called as ``progress(done, total)`` after each grid point of each split.
 
     Returns
     -------
     TuningResult
+        With ``cv=k`` the scores table also has ``split0_score`` ...
+        ``split{k-1}_score``.
 
     Examples
     --------
     >>> from sklearn.datasets import load_wine
     >>> X, y = load_wine(return_X_y=True)
-    >>> res = tune_holdout(SparseSBLRClassifier(), X, y, gammas=[1.0, 0.1], lams=[1e-2, 1e-3])
+    >>> res = tune(SparseSBLRClassifier(), X, y, gammas=[1.0, 0.1], lams=[1e-2, 1e-3])
     >>> sorted(res.best_params), res.metric, len(res.scores)
     (['gamma', 'lam'], 'accuracy', 4)
+    >>> tune(SBLRClassifier(), X, y, gammas=[1.0, 0.1], cv=3).scores.columns.tolist()
+    ['gamma', 'lam', 'score', 'split0_score', 'split1_score', 'split2_score']
     """
-    X = np.asarray(X, dtype=np.float64)
+    _check_cv(cv)
+    X = check_array(X, accept_sparse="csr", dtype=np.float64)
     y = np.asarray(y)
     if y.ndim == 2 and y.shape[1] == 1:  # a column vector of class labels
         y = y.ravel()
@@ -196,77 +281,53 @@ def tune_holdout(
         raise DataError(
             f"Unknown metric {metric!r} for {task} data; choose one of {list(allowed)}."
         )
-    if len(y) < 10:
-        raise DataError(
-            f"Tuning needs at least 10 training rows (a 10% validation split); got {len(y)} "
-            f"sample{'s' if len(y) != 1 else ''}."
-        )
-    X_tr, X_val, y_tr, y_val = _split(X, y, multilabel, val_size, random_state)
-    sparse = isinstance(estimator, SparseSBLRClassifier)
-    lam_grid = list(lams) if sparse else [np.nan]
-    total = len(gammas) * len(lam_grid)
-    rows, done = [], 0
-    distances = None
-    for gi, gamma in enumerate(gammas):
-        est = clone(estimator).set_params(gamma=float(gamma))
-        if isinstance(estimator, _LogisticSimilarityClassifier):
-            f = SimilarityFeaturizer(
-                kernel=est.kernel,
-                gamma=float(gamma),
-                normalize=est.normalize,
-                working_memory=est.working_memory,
-            ).fit(X_tr, y_tr)
-            if distances is None and est.kernel == "rbf" and _fits(len(X_tr), len(y), est):
-                # one distance computation for the whole gamma grid
-                Xv = minmax_transform(np.asarray(X_val, dtype=np.float64), f.data_min_, f.data_max_)
-                distances = (sq_distances(f.X_fit_, f.X_fit_), sq_distances(Xv, f.X_fit_))
-            if distances is not None:
-                F_tr = rbf_evidence_from_sq_distances(
-                    distances[0], f.Y_fit_, f.gamma_, leave_one_out=True, normalize=est.normalize
-                )
-                F_val = rbf_evidence_from_sq_distances(
-                    distances[1], f.Y_fit_, f.gamma_, normalize=est.normalize
-                )
-            else:
-                F_tr, F_val = f.training_evidence(), f.transform(X_val)
-            previous = None
-            for li in sorted(range(len(lam_grid)), key=lambda i: -lam_grid[i]):
-                lam = lam_grid[li]
-                if sparse:
-                    est = clone(est).set_params(lam=float(lam))
-                est.fit_from_evidence(f, F_tr, warm_start=previous)
-                previous = est
-                score = score_predictions(
-                    metric,
-                    y_val,
-                    est.predict_from_evidence(F_val),
-                    est.decision_from_evidence(F_val),
-                )
-                rows.append(
-                    {
-                        "gamma": float(gamma),
-                        "lam": float(lam),
-                        "score": score,
-                        "_order": gi * len(lam_grid) + li,
-                    }
-                )
-                done += 1
-                if progress:
-                    progress(done, total)
-        else:
-            if not isinstance(estimator, SMLClassifier):
-                raise DataError(f"Cannot tune {type(estimator).__name__}.")
-            est.fit(X_tr, y_tr)
-            score = score_predictions(
-                metric, y_val, est.predict(X_val), est.decision_function(X_val)
+    if not isinstance(estimator, (SMLClassifier, _LogisticSimilarityClassifier)):
+        raise DataError(f"Cannot tune {type(estimator).__name__}.")
+    if cv is None:
+        if len(y) < 10:
+            raise DataError(
+                f"Tuning needs at least 10 training rows (a 10% validation split); got "
+                f"{len(y)} sample{'s' if len(y) != 1 else ''}."
             )
-            rows.append({"gamma": float(gamma), "lam": np.nan, "score": score, "_order": gi})
-            done += 1
-            if progress:
-                progress(done, total)
-    # grid order (gammas outer, lams inner, as given) decides ties
-    scores = pd.DataFrame(rows)
-    scores = scores.sort_values("_order").drop(columns="_order").reset_index(drop=True)
+        idx = np.arange(len(y))
+        tr, va = _split(idx, y, multilabel, val_size, random_state)[:2]
+        splits = [(tr, va)]
+    else:
+        if len(y) < 2 * cv:
+            raise DataError(
+                f"Tuning with {cv} inner folds needs at least {2 * cv} training rows; got "
+                f"{len(y)} sample{'s' if len(y) != 1 else ''}."
+            )
+        splits = make_splits(y, scheme="kfold", n_splits=cv, random_state=random_state)
+    lam_grid = list(lams) if isinstance(estimator, SparseSBLRClassifier) else [np.nan]
+    total = len(splits) * len(gammas) * len(lam_grid)
+    done = 0
+
+    def tick():
+        nonlocal done
+        done += 1
+        if progress:
+            progress(done, total)
+
+    table = np.array(
+        [
+            _split_scores(estimator, X[tr], y[tr], X[va], y[va], gammas, lam_grid, metric, tick)
+            for tr, va in splits
+        ]
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN column stays NaN
+        mean = np.nanmean(table, axis=0)
+    scores = pd.DataFrame(
+        {
+            "gamma": np.repeat(np.asarray(gammas, dtype=float), len(lam_grid)),
+            "lam": np.tile(np.asarray(lam_grid, dtype=float), len(gammas)),
+            "score": mean,
+        }
+    )
+    if cv is not None:
+        for i, column in enumerate(table):
+            scores[f"split{i}_score"] = column
     if scores.score.isna().all():
         raise DataError(
             f"Every validation score ({metric}) is undefined: the validation rows' label sets are "
@@ -278,38 +339,101 @@ def tune_holdout(
         if best is None or _is_better(metric, s, scores.score[best]):
             best = i
     params = {"gamma": float(scores.gamma[best])}
-    if sparse:
+    if isinstance(estimator, SparseSBLRClassifier):
         params["lam"] = float(scores.lam[best])
     return TuningResult(params, float(scores.score[best]), metric, scores)
 
 
-class SparseSBLRCV(SparseSBLRClassifier):
-    """SparseSBLR with gamma and lambda chosen on a validation split, as the paper does.
+class _TunedMixin:
+    """``fit`` of the ``*CV`` estimators: :func:`tune`, then a refit on all rows."""
 
-    In the spirit of scikit-learn's ``LogisticRegressionCV``: :func:`tune_holdout`
+    _SHARED = ("kernel", "normalize", "ridge", "tol", "max_iter", "force_top1", "working_memory")
+
+    def _base(self, **params):
+        return self._base_class()(**{k: getattr(self, k) for k in self._SHARED}, **params)
+
+    def fit(self, X, y):
+        """Select the hyper-parameters on validation data, then refit on all rows.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,) or (n_samples, n_classes)
+
+        Returns
+        -------
+        self
+        """
+        self._check_logistic_params()
+        _check_cv(self.cv)
+        X, y = validate_data(self, X, y, multi_output=True, dtype=np.float64, accept_sparse="csr")
+        check_classification_targets(y)
+        result = tune(
+            self._base(),
+            X,
+            y,
+            gammas=self.gammas,
+            lams=getattr(self, "lams", (np.nan,)),
+            metric=self.metric,
+            cv=self.cv,
+            val_size=self.val_size,
+            random_state=self.random_state,
+        )
+        self.best_params_, self.best_score_ = result.best_params, result.best_score
+        self.cv_results_ = result.scores
+        best = self._base(**self.best_params_)
+        featurizer = SimilarityFeaturizer(
+            kernel=self.kernel,
+            gamma=best.gamma,
+            normalize=self.normalize,
+            working_memory=self.working_memory,
+        ).fit(X, y)
+        F = featurizer.training_evidence()
+        self._fit_path(best, featurizer, F)
+        self.fit_from_evidence(featurizer, F)
+        return self
+
+    def _fit_path(self, best, featurizer, F):
+        pass
+
+
+_CV_PARAMETERS = """
+    metric : str, optional
+        Selection metric (default: average precision for multi-label data,
+        accuracy for multi-class data).
+    cv : None or int, default=None
+        ``None``: the paper's scheme, one validation split of ``val_size``;
+        an int ``k``: the mean score over an inner k-fold split.
+    val_size : float, default=0.1
+    random_state : int, default=0
+        Seed of the validation split(s)."""
+
+
+class SparseSBLRCV(_TunedMixin, SparseSBLRClassifier):
+    """SparseSBLR with gamma and lambda chosen on validation data, as the paper does.
+
+    In the spirit of scikit-learn's ``LogisticRegressionCV``: :func:`tune`
     selects ``(gamma, lambda)`` on a ``val_size`` split of the training data
-    (evidence computed once per gamma, lambda warm-started from large to
-    small), then the model is refitted on all the training data with the
-    chosen values, and the whole coefficient path at the chosen gamma is kept.
+    (or an inner k-fold split with ``cv=k``; evidence computed once per gamma
+    and split, lambda warm-started from large to small), then the model is
+    refitted on all the training data with the chosen values, and the whole
+    coefficient path at the chosen gamma is kept.
 
     Parameters
     ----------
     gammas, lams : sequence of float, default=PAPER_GRID
-    metric : str, optional
-        Selection metric (default: average precision for multi-label data,
-        accuracy for multi-class data).
-    val_size : float, default=0.1
-    random_state : int, default=0
+    {cv_parameters}
     kernel, normalize, ridge, tol, max_iter, force_top1, working_memory
         As in :class:`~sblr.SparseSBLRClassifier`.
 
     Attributes
     ----------
     best_params_ : dict
-        ``{"gamma": ..., "lam": ...}``.
+        ``{{"gamma": ..., "lam": ...}}``.
     best_score_ : float
     cv_results_ : pandas.DataFrame
-        One row per grid point: ``gamma``, ``lam``, ``score``.
+        One row per grid point: ``gamma``, ``lam``, ``score`` (and
+        ``split<i>_score`` with ``cv=k``).
     lams_ : ndarray of shape (n_lams,)
     coef_path_ : ndarray of shape (n_lams, n_classes, n_classes)
         ``coef_`` for every lambda of ``lams_`` at the chosen gamma (all rows).
@@ -332,6 +456,7 @@ class SparseSBLRCV(SparseSBLRClassifier):
         gammas=PAPER_GRID,
         lams=PAPER_GRID,
         metric=None,
+        cv=None,
         val_size=0.1,
         random_state=0,
         kernel="rbf",
@@ -345,6 +470,7 @@ class SparseSBLRCV(SparseSBLRClassifier):
         self.gammas = gammas
         self.lams = lams
         self.metric = metric
+        self.cv = cv
         self.val_size = val_size
         self.random_state = random_state
         self.kernel = kernel
@@ -355,53 +481,86 @@ class SparseSBLRCV(SparseSBLRClassifier):
         self.force_top1 = force_top1
         self.working_memory = working_memory
 
-    def _base(self, **params):
-        return SparseSBLRClassifier(
-            kernel=self.kernel,
-            normalize=self.normalize,
-            ridge=self.ridge,
-            tol=self.tol,
-            max_iter=self.max_iter,
-            force_top1=self.force_top1,
-            working_memory=self.working_memory,
-            **params,
-        )
+    @staticmethod
+    def _base_class():
+        return SparseSBLRClassifier
 
-    def fit(self, X, y):
-        """Select (gamma, lambda) on a validation split, then refit on all rows.
-
-        Returns
-        -------
-        self
-        """
-        self._check_logistic_params()
-        X, y = validate_data(self, X, y, multi_output=True, dtype=np.float64)
-        check_classification_targets(y)
-        result = tune_holdout(
-            self._base(),
-            X,
-            y,
-            gammas=self.gammas,
-            lams=self.lams,
-            metric=self.metric,
-            val_size=self.val_size,
-            random_state=self.random_state,
-        )
-        self.best_params_, self.best_score_ = result.best_params, result.best_score
-        self.cv_results_ = result.scores
-        best = self._base(**self.best_params_)
-        featurizer = SimilarityFeaturizer(
-            kernel=self.kernel,
-            gamma=best.gamma,
-            normalize=self.normalize,
-            working_memory=self.working_memory,
-        ).fit(X, y)
-        F = featurizer.training_evidence()
+    def _fit_path(self, best, featurizer, F):
         self.lams_ = np.asarray(self.lams, dtype=float)
         self.coef_path_, self.intercept_path_ = coefficient_path(best, featurizer, F, self.lams_)
-        self.fit_from_evidence(featurizer, F)
-        return self
 
     def _lam_value(self):
         # the logistic layer is fitted at the selected lambda
         return float(getattr(self, "best_params_", {}).get("lam", 0.0))
+
+
+class SBLRCV(_TunedMixin, SBLRClassifier):
+    """SBLR with gamma chosen on validation data (the paper's grid by default).
+
+    :func:`tune` scores every gamma on a ``val_size`` split of the training
+    data (or an inner k-fold split with ``cv=k``), then the model is refitted
+    on all the training data with the best gamma.
+
+    Parameters
+    ----------
+    gammas : sequence of float, default=PAPER_GRID
+    {cv_parameters}
+    kernel, normalize, ridge, tol, max_iter, force_top1, working_memory
+        As in :class:`~sblr.SBLRClassifier`.
+
+    Attributes
+    ----------
+    best_params_ : dict
+        ``{{"gamma": ...}}``.
+    best_score_ : float
+    cv_results_ : pandas.DataFrame
+        One row per gamma: ``gamma``, ``lam`` (NaN), ``score`` (and
+        ``split<i>_score`` with ``cv=k``).
+    coef_, intercept_, classes_, gamma_, featurizer_, ...
+        Of the refitted model at the chosen gamma.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_wine
+    >>> X, y = load_wine(return_X_y=True)
+    >>> clf = SBLRCV(gammas=[10.0, 1.0, 0.1], cv=3).fit(X, y)
+    >>> clf.best_params_["gamma"] in (10.0, 1.0, 0.1), clf.coef_.shape
+    (True, (3, 3))
+    """
+
+    def __init__(
+        self,
+        *,
+        gammas=PAPER_GRID,
+        metric=None,
+        cv=None,
+        val_size=0.1,
+        random_state=0,
+        kernel="rbf",
+        normalize="mean",
+        ridge=1e-6,
+        tol=1e-6,
+        max_iter=100,
+        force_top1=False,
+        working_memory=None,
+    ):
+        self.gammas = gammas
+        self.metric = metric
+        self.cv = cv
+        self.val_size = val_size
+        self.random_state = random_state
+        self.kernel = kernel
+        self.normalize = normalize
+        self.ridge = ridge
+        self.tol = tol
+        self.max_iter = max_iter
+        self.force_top1 = force_top1
+        self.working_memory = working_memory
+
+    @staticmethod
+    def _base_class():
+        return SBLRClassifier
+
+
+SparseSBLRCV.__doc__ = SparseSBLRCV.__doc__.format(cv_parameters=_CV_PARAMETERS.strip())
+SBLRCV.__doc__ = SBLRCV.__doc__.format(cv_parameters=_CV_PARAMETERS.strip())

@@ -4,7 +4,7 @@ import numpy as np
 from sklearn.model_selection import KFold, StratifiedKFold
 
 from sblr import SparseSBLRClassifier, load_dataset, metrics
-from sblr.tuning import tune_holdout
+from sblr.tuning import tune
 
 
 def _cv_with_inner_selection(ds, score):
@@ -16,7 +16,7 @@ def _cv_with_inner_selection(ds, score):
         folds = StratifiedKFold(10, shuffle=True, random_state=0).split(X, y)
     results = []
     for train, test in folds:
-        chosen = tune_holdout(SparseSBLRClassifier(), X[train], y[train]).best_params
+        chosen = tune(SparseSBLRClassifier(), X[train], y[train]).best_params
         clf = SparseSBLRClassifier(**chosen).fit(X[train], y[train])
         results.append(score(clf, X[test], y[test]))
     return float(np.mean(results))

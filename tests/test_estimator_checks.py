@@ -3,7 +3,7 @@
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from sblr import SBLRClassifier, SimilarityFeaturizer, SMLClassifier, SparseSBLRClassifier
-from sblr.tuning import SparseSBLRCV
+from sblr.tuning import SBLRCV, SparseSBLRCV
 
 # Expected failures, each with its reason.
 FEATURIZER_XFAIL = {
@@ -29,6 +29,8 @@ def _expected_failed_checks(estimator):
         SparseSBLRClassifier(lam=1e-4),
         SimilarityFeaturizer(),
         SparseSBLRCV(gammas=(1.0, 0.1), lams=(1e-2, 1e-4)),
+        SparseSBLRCV(gammas=(1.0, 0.1), lams=(1e-2, 1e-4), cv=3),
+        SBLRCV(gammas=(1.0, 0.1)),
     ],
     expected_failed_checks=_expected_failed_checks,
 )

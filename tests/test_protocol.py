@@ -106,13 +106,13 @@ def test_selection_sees_training_rows_only(dataset, request, monkeypatch):
     train, test = splits[2]
     bad = _poisoned(ds, test)
     seen = []
-    real = protocol.tune_holdout
+    real = protocol.tune
 
     def spy(estimator, X, y, **kw):
         seen.append((np.array(X), np.array(y)))
         return real(estimator, X, y, **kw)
 
-    monkeypatch.setattr(protocol, "tune_holdout", spy)
+    monkeypatch.setattr(protocol, "tune", spy)
     clean_res = run_fold(ds, "sparse_sblr", 2, splits, grid=GRID)
     bad_res = run_fold(bad, "sparse_sblr", 2, splits, grid=GRID)
     assert len(seen) == 2
@@ -140,7 +140,14 @@ def test_other_selections_ignore_poisoned_test_rows(wine, method, selection, mon
         seen.append(np.vstack([X_fit, X_val]))
         return real(spec, points, X_fit, y_fit, X_val, y_val, metric)
 
+    real_tune = protocol.tune
+
+    def spy_tune(estimator, X, y, **kw):
+        seen.append(np.array(X))
+        return real_tune(estimator, X, y, **kw)
+
     monkeypatch.setattr(protocol, "_validation_scores", spy)
+    monkeypatch.setattr(protocol, "tune", spy_tune)
     kw = {"grid": GRID, "selection": selection}
     clean = run_fold(wine, method, 0, splits, **kw)
     bad = run_fold(_poisoned(wine, test), method, 0, splits, **kw)

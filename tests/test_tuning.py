@@ -9,7 +9,7 @@ from sklearn.model_selection import train_test_split
 from sblr import SBLRClassifier, SimilarityFeaturizer, SMLClassifier, SparseSBLRClassifier
 from sblr import metrics as M
 from sblr.exceptions import DataError
-from sblr.tuning import coefficient_path, tune_holdout
+from sblr.tuning import coefficient_path, tune
 
 
 def _brute_force(estimator, X, y, gammas, lams, metric, stratify):
@@ -30,7 +30,7 @@ def _brute_force(estimator, X, y, gammas, lams, metric, stratify):
 def test_multiclass_selection_equals_brute_force_refits():
     X, y = load_wine(return_X_y=True)
     gammas, lams = [10.0, 1.0, 0.1], [1e-1, 1e-2, 1e-3, 1e-4]
-    res = tune_holdout(SparseSBLRClassifier(), X, y, gammas=gammas, lams=lams)
+    res = tune(SparseSBLRClassifier(), X, y, gammas=gammas, lams=lams)
     table = _brute_force(SparseSBLRClassifier(), X, y, gammas, lams, "accuracy", y)
     got = {(r.gamma, r.lam): r.score for r in res.scores.itertuples()}
     assert got.keys() == table.keys()
@@ -45,9 +45,7 @@ def test_multiclass_selection_equals_brute_force_refits():
 def test_multilabel_selection_uses_ranking_scores_and_lower_is_better():
     X, Y = make_multilabel_classification(n_samples=200, n_features=6, n_classes=4, random_state=1)
     gammas, lams = [1.0, 0.1], [1e-2, 1e-3]
-    res = tune_holdout(
-        SparseSBLRClassifier(), X, Y, gammas=gammas, lams=lams, metric="ranking_loss"
-    )
+    res = tune(SparseSBLRClassifier(), X, Y, gammas=gammas, lams=lams, metric="ranking_loss")
     table = _brute_force(SparseSBLRClassifier(), X, Y, gammas, lams, "ranking_loss", None)
     assert res.best_score == pytest.approx(min(table.values()))
     assert res.metric == "ranking_loss"
@@ -56,14 +54,14 @@ def test_multilabel_selection_uses_ranking_scores_and_lower_is_better():
 def test_sml_and_sblr_tune_gamma_only():
     X, y = load_wine(return_X_y=True)
     for est in (SMLClassifier(), SBLRClassifier()):
-        res = tune_holdout(est, X, y, gammas=[1.0, 0.1], lams=[1.0, 2.0])
+        res = tune(est, X, y, gammas=[1.0, 0.1], lams=[1.0, 2.0])
         assert list(res.best_params) == ["gamma"] and len(res.scores) == 2
 
 
 def test_progress_is_reported_for_every_grid_point():
     X, y = load_wine(return_X_y=True)
     calls = []
-    tune_holdout(
+    tune(
         SparseSBLRClassifier(),
         X,
         y,
@@ -91,17 +89,17 @@ def test_coefficient_path_equals_independent_fits():
 def test_bad_metric_and_tiny_data_are_reported():
     X, y = load_wine(return_X_y=True)
     with pytest.raises(DataError, match="Unknown metric"):
-        tune_holdout(SparseSBLRClassifier(), X, y, metric="auc")
+        tune(SparseSBLRClassifier(), X, y, metric="auc")
     with pytest.raises(DataError, match="at least 10"):
-        tune_holdout(SparseSBLRClassifier(), X[:5], y[:5])
+        tune(SparseSBLRClassifier(), X[:5], y[:5])
 
 
 def test_metric_names_follow_the_task():
     X, y = load_wine(return_X_y=True)
-    res = tune_holdout(SBLRClassifier(), X, y, gammas=[1.0, 0.1], metric="macro_f1")
+    res = tune(SBLRClassifier(), X, y, gammas=[1.0, 0.1], metric="macro_f1")
     assert 0.5 < res.best_score <= 1.0
     with pytest.raises(DataError, match="for multi-class data"):
-        tune_holdout(SBLRClassifier(), X, y, gammas=[1.0], metric="hamming_loss")
+        tune(SBLRClassifier(), X, y, gammas=[1.0], metric="hamming_loss")
 
 
 def test_all_undefined_validation_scores_are_an_error():
@@ -110,7 +108,7 @@ def test_all_undefined_validation_scores_are_an_error():
     Y = np.zeros((30, 3), dtype=int)
     Y[:15] = 1  # every label set is full or empty: ranking metrics skip every row
     with pytest.raises(DataError, match="undefined"):
-        tune_holdout(SparseSBLRClassifier(), X, Y, gammas=[1.0], lams=[1e-2], random_state=3)
+        tune(SparseSBLRClassifier(), X, Y, gammas=[1.0], lams=[1e-2], random_state=3)
 
 
 def test_cv_estimator_selects_what_gridsearchcv_selects_on_the_same_split():
@@ -121,7 +119,7 @@ def test_cv_estimator_selects_what_gridsearchcv_selects_on_the_same_split():
     X, y = load_wine(return_X_y=True)
     gammas, lams = [10.0, 1.0, 0.1], [1e-1, 1e-2, 1e-3, 1e-4]
     cv_est = SparseSBLRCV(gammas=gammas, lams=lams).fit(X, y)
-    # the same 10% validation rows as tune_holdout (stratified, random_state=0)
+    # the same 10% validation rows as tune (stratified, random_state=0)
     _, val = train_test_split(np.arange(len(y)), test_size=0.1, random_state=0, stratify=y)
     test_fold = np.full(len(y), -1)
     test_fold[val] = 0
@@ -136,3 +134,69 @@ def test_cv_estimator_selects_what_gridsearchcv_selects_on_the_same_split():
     np.testing.assert_allclose(cv_est.coef_path_[i], ref.coef_, atol=1e-4, rtol=1e-4)
     assert cv_est.coef_path_.shape == (4, 3, 3)
     assert np.count_nonzero(cv_est.coef_path_[0]) <= np.count_nonzero(cv_est.coef_path_[-1])
+
+
+@pytest.mark.parametrize("multilabel", [False, True])
+def test_inner_kfold_selection_equals_grid_search_cv(multilabel):
+    """cv=k scores every grid point on the same folds as GridSearchCV and picks the same one."""
+    from sklearn.model_selection import GridSearchCV
+
+    from sblr.evaluation import make_splits
+    from sblr.tuning import SparseSBLRCV
+
+    if multilabel:
+        X, y = make_multilabel_classification(n_samples=120, n_classes=4, random_state=1)
+        scoring = "average_precision"
+    else:
+        X, y = load_wine(return_X_y=True)
+        scoring = "accuracy"
+    gammas, lams = [10.0, 1.0, 0.1], [1e-1, 1e-2, 1e-3]
+    cv_est = SparseSBLRCV(gammas=gammas, lams=lams, cv=3).fit(X, y)
+    folds = make_splits(y, scheme="kfold", n_splits=3, random_state=0)
+
+    def score(est, X_val, y_val):
+        if multilabel:
+            return M.average_precision(y_val, est.decision_function(X_val))
+        return M.accuracy(y_val, est.predict(X_val))
+
+    grid = GridSearchCV(
+        SparseSBLRClassifier(), {"gamma": gammas, "lam": lams}, cv=folds, scoring=score
+    ).fit(X, y)
+    assert cv_est.best_params_ == grid.best_params_, scoring
+    np.testing.assert_allclose(
+        cv_est.cv_results_.score, grid.cv_results_["mean_test_score"], atol=1e-6
+    )
+    np.testing.assert_allclose(
+        cv_est.cv_results_.split1_score, grid.cv_results_["split1_test_score"], atol=1e-6
+    )
+
+
+def test_sblr_cv_selects_gamma_like_brute_force():
+    from sblr.tuning import SBLRCV
+
+    X, y = load_wine(return_X_y=True)
+    gammas = [100.0, 10.0, 1.0, 0.01]
+    clf = SBLRCV(gammas=gammas).fit(X, y)
+    _, val = train_test_split(np.arange(len(y)), test_size=0.1, random_state=0, stratify=y)
+    train = np.setdiff1d(np.arange(len(y)), val)
+    acc = [
+        M.accuracy(y[val], SBLRClassifier(gamma=g).fit(X[train], y[train]).predict(X[val]))
+        for g in gammas
+    ]
+    best = gammas[int(np.argmax(acc))]  # the first of equal scores, as tune does
+    assert clf.best_params_ == {"gamma": best}
+    assert clf.cv_results_.lam.isna().all()
+    ref = SBLRClassifier(gamma=best).fit(X, y)
+    np.testing.assert_allclose(clf.coef_, ref.coef_, rtol=1e-6, atol=1e-8)
+    np.testing.assert_array_equal(clf.predict(X), ref.predict(X))
+
+
+def test_bad_cv_is_refused():
+    from sblr.tuning import SparseSBLRCV
+
+    X, y = load_wine(return_X_y=True)
+    for bad in (1, 0, 2.5, True, "3"):
+        with pytest.raises(ValueError, match="cv must be None"):
+            SparseSBLRCV(cv=bad).fit(X, y)
+    with pytest.raises(DataError, match="inner folds needs at least"):
+        tune(SparseSBLRClassifier(), X[:7], y[:7], cv=5)
