@@ -21,7 +21,7 @@ from sklearn.model_selection import KFold, StratifiedKFold, train_test_split
 from sblr import metrics
 from sblr.exceptions import DataError
 from sblr.models import _LogisticSimilarityClassifier
-from sblr.similarity import SimilarityFeaturizer
+from sblr.similarity import SimilarityFeaturizer, featurizer_for
 
 
 @dataclass(frozen=True)
@@ -138,7 +138,7 @@ def fold_evidence(estimator, X, y, splits, *, progress=None):
     Parameters
     ----------
     estimator : SBLRClassifier or SparseSBLRClassifier
-        Supplies kernel, gamma, normalize and working_memory.
+        Supplies the evidence parameters (kernel, gamma, normalize, approx, ...).
     X : ndarray of shape (n_samples, n_features)
     y : ndarray
     splits : list of (train, test)
@@ -153,12 +153,7 @@ def fold_evidence(estimator, X, y, splits, *, progress=None):
     y = np.asarray(y)
     folds = []
     for i, (train, test) in enumerate(splits):
-        f = SimilarityFeaturizer(
-            kernel=estimator.kernel,
-            gamma=estimator.gamma,
-            normalize=estimator.normalize,
-            working_memory=estimator.working_memory,
-        ).fit(X[train], y[train])
+        f = featurizer_for(estimator).fit(X[train], y[train])
         folds.append(Fold(train, test, f, f.training_evidence(), f.transform(X[test])))
         if progress:
             progress(i + 1, len(splits))

@@ -21,7 +21,12 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from sblr.logistic import constant_intercept, fit_logistic
-from sblr.similarity import SimilarityFeaturizer, check_featurizer_params, label_indicator
+from sblr.similarity import (
+    check_approx_params,
+    check_featurizer_params,
+    featurizer_for,
+    label_indicator,
+)
 
 #: KKT violation above which a fit is reported as not converged (never seen in practice).
 _KKT_WARN = 1e-3
@@ -33,14 +38,11 @@ class _SimilarityClassifier(ClassifierMixin, BaseEstimator):
     def _fit_featurizer(self, X, y):
         """Validate the data and fit the featurizer (scaling, gamma, class indicator)."""
         check_featurizer_params(self.kernel, self.gamma, self.normalize, self.working_memory)
+        check_approx_params(self.approx, self.kernel, self.n_components)
         X, y = validate_data(self, X, y, multi_output=True, dtype=np.float64)
         check_classification_targets(y)
-        self.featurizer_ = SimilarityFeaturizer(
-            kernel=self.kernel,
-            gamma=self.gamma,
-            normalize=self.normalize,
-            working_memory=self.working_memory,
-        ).fit(X, y)
+        self.featurizer_ = featurizer_for(self).fit(X, y)
+        self.approx_ = self.featurizer_.approx_
         self.multilabel_ = self.featurizer_.multilabel_
         self.classes_ = self.featurizer_.classes_
         self.gamma_ = self.featurizer_.gamma_
@@ -89,6 +91,13 @@ class SMLClassifier(_SimilarityClassifier):
         similarity per class row.
     working_memory : float, default=None
         MiB per block of similarities (None: 256).
+    approx : {"auto", None, "nystroem", "rff"}, default="auto"
+        Evidence mode (see :class:`~sblr.SimilarityFeaturizer`): ``"auto"`` is
+        exact below 20,000 training rows and Nystroem from there on.
+    n_components : int, default=500
+        Size of the approximate feature map (only when approximating).
+    random_state : int or None, default=0
+        Seed of the approximate feature map (only when approximating).
 
     Attributes
     ----------
@@ -96,6 +105,8 @@ class SMLClassifier(_SimilarityClassifier):
     multilabel_ : bool
     featurizer_ : SimilarityFeaturizer
     gamma_ : float
+    approx_ : None, "nystroem" or "rff"
+        The evidence mode actually used.
     set_sizes_ : ndarray of shape (n_sizes,)
         Label-set sizes seen in training (multi-label only).
     score_scale_ : float
@@ -113,11 +124,24 @@ class SMLClassifier(_SimilarityClassifier):
     0.94
     """
 
-    def __init__(self, *, gamma="scale", kernel="rbf", normalize="sum", working_memory=None):
+    def __init__(
+        self,
+        *,
+        gamma="scale",
+        kernel="rbf",
+        normalize="sum",
+        working_memory=None,
+        approx="auto",
+        n_components=500,
+        random_state=0,
+    ):
         self.gamma = gamma
         self.kernel = kernel
         self.normalize = normalize
         self.working_memory = working_memory
+        self.approx = approx
+        self.n_components = n_components
+        self.random_state = random_state
 
     def fit(self, X, y):
         """Store the training rows and, for multi-label data, the set-size groups.
@@ -342,6 +366,7 @@ class _LogisticSimilarityClassifier(_SimilarityClassifier):
         self.featurizer_ = featurizer
         self.classes_ = featurizer.classes_
         self.gamma_ = featurizer.gamma_
+        self.approx_ = featurizer.approx_
         self.n_features_in_ = featurizer.n_features_in_
         self.multilabel_ = featurizer.multilabel_
         if hasattr(featurizer, "feature_names_in_"):
@@ -493,6 +518,13 @@ class SBLRClassifier(_LogisticSimilarityClassifier):
     force_top1 : bool, default=False
         Multi-label: predict the most probable class when no class reaches 0.5.
     working_memory : float, default=None
+    approx : {"auto", None, "nystroem", "rff"}, default="auto"
+        Evidence mode (see :class:`~sblr.SimilarityFeaturizer`): ``"auto"`` is
+        exact below 20,000 training rows and Nystroem from there on.
+    n_components : int, default=500
+        Size of the approximate feature map (only when approximating).
+    random_state : int or None, default=0
+        Seed of the approximate feature map (only when approximating).
 
     Attributes
     ----------
@@ -505,6 +537,8 @@ class SBLRClassifier(_LogisticSimilarityClassifier):
     multilabel_ : bool
     featurizer_ : SimilarityFeaturizer
     gamma_ : float
+    approx_ : None, "nystroem" or "rff"
+        The evidence mode actually used.
     n_features_in_ : int
 
     Examples
@@ -528,6 +562,9 @@ class SBLRClassifier(_LogisticSimilarityClassifier):
         max_iter=100,
         force_top1=False,
         working_memory=None,
+        approx="auto",
+        n_components=500,
+        random_state=0,
     ):
         self.gamma = gamma
         self.kernel = kernel
@@ -537,6 +574,9 @@ class SBLRClassifier(_LogisticSimilarityClassifier):
         self.max_iter = max_iter
         self.force_top1 = force_top1
         self.working_memory = working_memory
+        self.approx = approx
+        self.n_components = n_components
+        self.random_state = random_state
 
 
 class SparseSBLRClassifier(_LogisticSimilarityClassifier):
@@ -564,11 +604,18 @@ class SparseSBLRClassifier(_LogisticSimilarityClassifier):
     max_iter : int, default=100
     force_top1 : bool, default=False
     working_memory : float, default=None
+    approx : {"auto", None, "nystroem", "rff"}, default="auto"
+        Evidence mode (see :class:`~sblr.SimilarityFeaturizer`): ``"auto"`` is
+        exact below 20,000 training rows and Nystroem from there on.
+    n_components : int, default=500
+        Size of the approximate feature map (only when approximating).
+    random_state : int or None, default=0
+        Seed of the approximate feature map (only when approximating).
 
     Attributes
     ----------
     classes_, coef_, intercept_, n_iter_, kkt_violation_, multilabel_, featurizer_, gamma_,
-    n_features_in_
+    approx_, n_features_in_
         As in :class:`SBLRClassifier`.
 
     Examples
@@ -593,6 +640,9 @@ class SparseSBLRClassifier(_LogisticSimilarityClassifier):
         max_iter=100,
         force_top1=False,
         working_memory=None,
+        approx="auto",
+        n_components=500,
+        random_state=0,
     ):
         self.gamma = gamma
         self.lam = lam
@@ -603,6 +653,9 @@ class SparseSBLRClassifier(_LogisticSimilarityClassifier):
         self.max_iter = max_iter
         self.force_top1 = force_top1
         self.working_memory = working_memory
+        self.approx = approx
+        self.n_components = n_components
+        self.random_state = random_state
 
     def _lam_value(self):
         if not (isinstance(self.lam, Real) and np.isfinite(self.lam) and self.lam >= 0):

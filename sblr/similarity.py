@@ -28,13 +28,14 @@ APPROX_METHODS = ("nystroem", "rff")
 DEFAULT_WORKING_MEMORY_MB = 256
 
 #: Training-set size from which a caller should switch to approximate evidence
-#: (``SimilarityFeaturizer(approx="nystroem")``).  Exact evidence costs
+#: (``approx="nystroem"``); ``approx="auto"``, the default of the featurizer and
+#: of every classifier, does so from this many training rows on (rbf kernel).  Exact evidence costs
 #: O(n_query * n_train * d) time, so leave-one-out evidence of n training rows
 #: is quadratic in n: at 20,000 rows it is 4e8 kernel values per pass (seconds),
 #: at 200,000 rows 4e10 (many minutes).  Approximate evidence costs
 #: O(n * D * (d + m)) with ``D = n_components``.  Below this size exact evidence
-#: is fast enough and has no approximation error, so keep it.  Nothing in sblr
-#: switches automatically; see :func:`approx_recommended`.
+#: is fast enough and has no approximation error, so keep it.  See
+#: :func:`resolve_approx`.
 AUTO_APPROX_ROWS = 20_000
 
 
@@ -229,18 +230,48 @@ def class_evidence(
     return sums, counts
 
 
-def approx_recommended(n_train, threshold=AUTO_APPROX_ROWS):
-    """Whether a caller should use approximate evidence for ``n_train`` rows.
+def resolve_approx(approx, kernel, n_train, threshold=AUTO_APPROX_ROWS):
+    """The evidence mode actually used: ``None`` (exact), ``"nystroem"`` or ``"rff"``.
 
-    ``True`` from ``threshold`` (:data:`AUTO_APPROX_ROWS`) training rows on;
-    a suggestion for callers that pick the mode themselves.
+    ``"auto"`` means Nystroem from ``threshold`` (:data:`AUTO_APPROX_ROWS`)
+    training rows on with the rbf kernel, exact evidence otherwise; any other
+    value is returned as it is.
 
     Examples
     --------
-    >>> approx_recommended(1_000), approx_recommended(200_000)
-    (False, True)
+    >>> resolve_approx("auto", "rbf", 1_000), resolve_approx("auto", "rbf", 200_000)
+    (None, 'nystroem')
+    >>> resolve_approx("rff", "rbf", 10), resolve_approx("auto", "laplacian", 200_000)
+    ('rff', None)
     """
-    return int(n_train) >= threshold
+    if approx != "auto":
+        return approx
+    return "nystroem" if kernel == "rbf" and int(n_train) >= threshold else None
+
+
+#: Parameters a classifier passes on to its :class:`SimilarityFeaturizer`.
+FEATURIZER_PARAMS = (
+    "kernel",
+    "gamma",
+    "normalize",
+    "working_memory",
+    "approx",
+    "n_components",
+    "random_state",
+)
+
+
+def featurizer_for(estimator, **overrides):
+    """An unfitted :class:`SimilarityFeaturizer` with ``estimator``'s evidence parameters.
+
+    Examples
+    --------
+    >>> from sblr import SparseSBLRClassifier
+    >>> featurizer_for(SparseSBLRClassifier(gamma=0.5, approx="rff"), gamma=2.0)
+    SimilarityFeaturizer(approx='rff', gamma=2.0)
+    """
+    params = {p: getattr(estimator, p) for p in FEATURIZER_PARAMS if hasattr(estimator, p)}
+    return SimilarityFeaturizer(**{**params, **overrides})
 
 
 def make_feature_map(approx, gamma, n_components, random_state):
@@ -451,7 +482,7 @@ class SimilarityFeaturizer(TransformerMixin, BaseEstimator):
     working_memory : float, default=None
         Memory budget in MiB for one block of similarities; ``None`` means
         256 MiB.
-    approx : {None, "nystroem", "rff"}, default=None
+    approx : {"auto", None, "nystroem", "rff"}, default="auto"
         ``None`` computes exact evidence (O(n_query * n_train) kernel values).
         ``"nystroem"`` (:class:`~sklearn.kernel_approximation.Nystroem`) or
         ``"rff"`` (random Fourier features,
@@ -460,8 +491,10 @@ class SimilarityFeaturizer(TransformerMixin, BaseEstimator):
         fitted on the scaled training rows, and compute the evidence as
         ``phi(X_query) (phi(X_train)^T Y)`` in O(n * D * (d + m)) time without
         any (n, n) matrix.  Leave-one-out subtracts each training row's own
-        approximate term ``phi(x_i) . phi(x_i)``.  rbf kernel only.  Worth it
-        from about :data:`AUTO_APPROX_ROWS` training rows on.
+        approximate term ``phi(x_i) . phi(x_i)``.  rbf kernel only.
+        ``"auto"`` uses ``"nystroem"`` from :data:`AUTO_APPROX_ROWS` (20,000)
+        training rows on with the rbf kernel and exact evidence below; the
+        choice is in ``approx_``.
     n_components : int, default=500
         ``D``, the number of approximate features (ignored without ``approx``).
         More is slower and more accurate.
@@ -482,6 +515,8 @@ class SimilarityFeaturizer(TransformerMixin, BaseEstimator):
         Training range used for scaling.
     gamma_ : float
         The kernel width actually used.
+    approx_ : None, "nystroem" or "rff"
+        The evidence mode actually used (``approx`` with ``"auto"`` resolved).
     feature_map_ : Nystroem or RBFSampler
         The fitted feature map (only with ``approx``).
     S_ : ndarray of shape (D, n_classes)
@@ -518,7 +553,7 @@ class SimilarityFeaturizer(TransformerMixin, BaseEstimator):
         gamma="scale",
         normalize="mean",
         working_memory=None,
-        approx=None,
+        approx="auto",
         n_components=500,
         random_state=0,
     ):
@@ -551,9 +586,10 @@ class SimilarityFeaturizer(TransformerMixin, BaseEstimator):
         self.data_min_, self.data_max_ = minmax_fit(X)
         self.X_fit_ = minmax_transform(X, self.data_min_, self.data_max_)
         self.gamma_ = resolve_gamma(self.gamma, self.X_fit_)
-        if self.approx is not None:
+        self.approx_ = resolve_approx(self.approx, self.kernel, X.shape[0])
+        if self.approx_ is not None:
             self.feature_map_ = make_feature_map(
-                self.approx, self.gamma_, self.n_components, self.random_state
+                self.approx_, self.gamma_, self.n_components, self.random_state
             ).fit(self.X_fit_)
             self.S_, self.self_sim_ = approx_class_sums(
                 self.feature_map_, self.X_fit_, self.Y_fit_, self._working_memory()
@@ -603,7 +639,7 @@ class SimilarityFeaturizer(TransformerMixin, BaseEstimator):
         return self._evidence(Xs, Y, normalize, leave_one_out=False)
 
     def _evidence(self, Xs, Y, normalize, leave_one_out):
-        if self.approx is not None:
+        if self.approx_ is not None:
             sums, counts = self._approx_evidence(Xs, Y, leave_one_out)
             return normalize_evidence(sums, counts, normalize or self.normalize)
         Y = self.Y_fit_ if Y is None else Y
@@ -666,7 +702,7 @@ def check_featurizer_params(kernel, gamma, normalize, working_memory):
 
 def check_approx_params(approx, kernel, n_components):
     """Raise ``ValueError`` for a bad ``approx`` / ``n_components`` or a non-rbf kernel."""
-    if approx is None:
+    if approx is None or (isinstance(approx, str) and approx == "auto"):
         return
     if isinstance(approx, str) and approx in APPROX_METHODS:
         if not (isinstance(kernel, str) and kernel == "rbf"):
@@ -675,7 +711,7 @@ def check_approx_params(approx, kernel, n_components):
                 'Use kernel="rbf" or approx=None.'
             )
     else:
-        raise ValueError(f"approx must be None or one of {APPROX_METHODS}; got {approx!r}.")
+        raise ValueError(f'approx must be "auto", None or one of {APPROX_METHODS}; got {approx!r}.')
     if isinstance(n_components, bool) or not (
         isinstance(n_components, (int, np.integer)) and n_components > 0
     ):

@@ -32,7 +32,7 @@ from sblr.models import (
 )
 from sblr.similarity import (
     DEFAULT_WORKING_MEMORY_MB,
-    SimilarityFeaturizer,
+    featurizer_for,
     minmax_transform,
     rbf_evidence_from_sq_distances,
     sq_distances,
@@ -112,6 +112,7 @@ def coefficient_path(estimator, featurizer, F, lams):
     --------
     >>> from sklearn.datasets import load_wine
     >>> X, y = load_wine(return_X_y=True)
+    >>> from sblr import SimilarityFeaturizer
     >>> f = SimilarityFeaturizer().fit(X, y)
     >>> coefs, _ = coefficient_path(SparseSBLRClassifier(), f, f.training_evidence(), [1.0, 1e-3])
     >>> [int(np.count_nonzero(c)) for c in coefs]
@@ -164,14 +165,10 @@ def _split_scores(estimator, X_tr, y_tr, X_val, y_val, gammas, lam_grid, metric,
             )
             tick()
             continue
-        f = SimilarityFeaturizer(
-            kernel=est.kernel,
-            gamma=float(gamma),
-            normalize=est.normalize,
-            working_memory=est.working_memory,
-        ).fit(X_tr, y_tr)
+        f = featurizer_for(est).fit(X_tr, y_tr)
         n_all = X_tr.shape[0] + X_val.shape[0]
-        if distances is None and est.kernel == "rbf" and _fits(X_tr.shape[0], n_all, est):
+        exact_rbf = est.kernel == "rbf" and f.approx_ is None
+        if distances is None and exact_rbf and _fits(X_tr.shape[0], n_all, est):
             # one distance computation for the whole gamma grid
             Xv = minmax_transform(X_val, f.data_min_, f.data_max_)
             distances = (sq_distances(f.X_fit_, f.X_fit_), sq_distances(Xv, f.X_fit_))
@@ -347,7 +344,18 @@ def tune(
 class _TunedMixin:
     """``fit`` of the ``*CV`` estimators: :func:`tune`, then a refit on all rows."""
 
-    _SHARED = ("kernel", "normalize", "ridge", "tol", "max_iter", "force_top1", "working_memory")
+    _SHARED = (
+        "kernel",
+        "normalize",
+        "ridge",
+        "tol",
+        "max_iter",
+        "force_top1",
+        "working_memory",
+        "approx",
+        "n_components",
+        "random_state",
+    )
 
     def _base(self, **params):
         return self._base_class()(**{k: getattr(self, k) for k in self._SHARED}, **params)
@@ -382,12 +390,7 @@ class _TunedMixin:
         self.best_params_, self.best_score_ = result.best_params, result.best_score
         self.cv_results_ = result.scores
         best = self._base(**self.best_params_)
-        featurizer = SimilarityFeaturizer(
-            kernel=self.kernel,
-            gamma=best.gamma,
-            normalize=self.normalize,
-            working_memory=self.working_memory,
-        ).fit(X, y)
+        featurizer = featurizer_for(best).fit(X, y)
         F = featurizer.training_evidence()
         self._fit_path(best, featurizer, F)
         self.fit_from_evidence(featurizer, F)
@@ -406,7 +409,7 @@ _CV_PARAMETERS = """
         an int ``k``: the mean score over an inner k-fold split.
     val_size : float, default=0.1
     random_state : int, default=0
-        Seed of the validation split(s)."""
+        Seed of the validation split(s) and of an approximate feature map."""
 
 
 class SparseSBLRCV(_TunedMixin, SparseSBLRClassifier):
@@ -423,7 +426,7 @@ class SparseSBLRCV(_TunedMixin, SparseSBLRClassifier):
     ----------
     gammas, lams : sequence of float, default=PAPER_GRID
     {cv_parameters}
-    kernel, normalize, ridge, tol, max_iter, force_top1, working_memory
+    kernel, normalize, ridge, tol, max_iter, force_top1, working_memory, approx, n_components
         As in :class:`~sblr.SparseSBLRClassifier`.
 
     Attributes
@@ -466,6 +469,8 @@ class SparseSBLRCV(_TunedMixin, SparseSBLRClassifier):
         max_iter=100,
         force_top1=False,
         working_memory=None,
+        approx="auto",
+        n_components=500,
     ):
         self.gammas = gammas
         self.lams = lams
@@ -480,6 +485,8 @@ class SparseSBLRCV(_TunedMixin, SparseSBLRClassifier):
         self.max_iter = max_iter
         self.force_top1 = force_top1
         self.working_memory = working_memory
+        self.approx = approx
+        self.n_components = n_components
 
     @staticmethod
     def _base_class():
@@ -505,7 +512,7 @@ class SBLRCV(_TunedMixin, SBLRClassifier):
     ----------
     gammas : sequence of float, default=PAPER_GRID
     {cv_parameters}
-    kernel, normalize, ridge, tol, max_iter, force_top1, working_memory
+    kernel, normalize, ridge, tol, max_iter, force_top1, working_memory, approx, n_components
         As in :class:`~sblr.SBLRClassifier`.
 
     Attributes
@@ -543,6 +550,8 @@ class SBLRCV(_TunedMixin, SBLRClassifier):
         max_iter=100,
         force_top1=False,
         working_memory=None,
+        approx="auto",
+        n_components=500,
     ):
         self.gammas = gammas
         self.metric = metric
@@ -556,6 +565,8 @@ class SBLRCV(_TunedMixin, SBLRClassifier):
         self.max_iter = max_iter
         self.force_top1 = force_top1
         self.working_memory = working_memory
+        self.approx = approx
+        self.n_components = n_components
 
     @staticmethod
     def _base_class():

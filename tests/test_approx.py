@@ -9,8 +9,8 @@ from sblr.similarity import (
     AUTO_APPROX_ROWS,
     SimilarityFeaturizer,
     approx_class_evidence,
-    approx_recommended,
     minmax_transform,
+    resolve_approx,
 )
 
 # Measured relative errors at D=800 on the data below (seeds 0-2): nystroem
@@ -112,13 +112,44 @@ def test_uses_scaled_rows_and_resolved_gamma(data):
     np.testing.assert_allclose(g.fit_transform(X * 1e3 + 7, y), h.fit_transform(X, y), atol=1e-8)
 
 
-def test_default_is_exact_and_params_stored():
+def test_default_is_auto_exact_on_small_data_and_params_stored():
     f = SimilarityFeaturizer()
-    assert (f.approx, f.n_components, f.random_state) == (None, 500, 0)
+    assert (f.approx, f.n_components, f.random_state) == ("auto", 500, 0)
     p = SimilarityFeaturizer(approx="rff", n_components=7, random_state=3).get_params()
     assert (p["approx"], p["n_components"], p["random_state"]) == ("rff", 7, 3)
     X = np.random.default_rng(0).normal(size=(20, 3))
-    assert not hasattr(SimilarityFeaturizer().fit(X, np.arange(20) % 2), "S_")
+    f = SimilarityFeaturizer().fit(X, np.arange(20) % 2)
+    assert f.approx_ is None and not hasattr(f, "S_")
+
+
+def test_auto_switches_to_nystroem_at_the_documented_size():
+    """From AUTO_APPROX_ROWS training rows on, "auto" approximates; the result stays close."""
+    from sblr import SparseSBLRClassifier
+
+    n = AUTO_APPROX_ROWS
+    X, y = make_classification(
+        n_samples=n + 100, n_features=4, n_informative=3, n_redundant=0, random_state=0
+    )
+    X_tr, y_tr, X_q = X[:n], y[:n], X[n:]
+    auto = SimilarityFeaturizer(gamma=1.0).fit(X_tr, y_tr)
+    exact = SimilarityFeaturizer(gamma=1.0, approx=None).fit(X_tr, y_tr)
+    assert auto.approx_ == "nystroem" and exact.approx_ is None
+    F_auto, F_exact = auto.transform(X_q), exact.transform(X_q)
+    assert np.linalg.norm(F_auto - F_exact) / np.linalg.norm(F_exact) < 1e-2
+    below = SimilarityFeaturizer(gamma=1.0).fit(X_tr[:-1], y_tr[:-1])
+    assert below.approx_ is None
+    clf = SparseSBLRClassifier(gamma=1.0, lam=1e-3).fit(X_tr, y_tr)
+    assert clf.approx_ == "nystroem" and clf.featurizer_.approx_ == "nystroem"
+    assert SparseSBLRClassifier(approx=None).fit(X_tr[:50], y_tr[:50]).approx_ is None
+
+
+def test_resolve_approx():
+    assert AUTO_APPROX_ROWS == 20_000
+    assert resolve_approx("auto", "rbf", AUTO_APPROX_ROWS - 1) is None
+    assert resolve_approx("auto", "rbf", AUTO_APPROX_ROWS) == "nystroem"
+    assert resolve_approx("auto", "cosine", 10**6) is None
+    assert resolve_approx(None, "rbf", 10**6) is None
+    assert resolve_approx("rff", "rbf", 5) == "rff"
 
 
 @pytest.mark.parametrize("kernel", ["laplacian", "linear", "cosine", lambda A, B: A @ B.T])
@@ -141,9 +172,3 @@ def test_bad_approx_params(params, match):
     X = np.random.default_rng(0).normal(size=(20, 3))
     with pytest.raises(ValueError, match=match):
         SimilarityFeaturizer(**params).fit(X, np.arange(20) % 2)
-
-
-def test_approx_recommended():
-    assert AUTO_APPROX_ROWS == 20_000
-    assert not approx_recommended(AUTO_APPROX_ROWS - 1)
-    assert approx_recommended(AUTO_APPROX_ROWS)
