@@ -34,6 +34,11 @@ C = cooccurrence(ds.label_matrix())
 coefs = {"SBLR": sblr_model.coef_, f"SparseSBLR, λ = {s.lam:.3g}": sparse_model.coef_}
 fig = plots.beta_heatmaps(coefs, ds.class_names, cooccurrence=C, signed=signed)
 st.plotly_chart(fig, key="beta_heatmaps")
+if sparse_model.approx_ is not None:
+    st.caption(
+        f"Fitted on approximate evidence (Nyström, D = {sparse_model.n_components}): "
+        f"{ds.n_samples:,} rows is past the exact method's size limit."
+    )
 
 col1, col2 = st.columns(2)
 col1.download_button(

@@ -20,6 +20,7 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from sblr import SparseSBLRClassifier
 from sblr.interpret import cooccurrence
 from sblr.samples import load_sample
 
@@ -599,3 +600,31 @@ def test_explained_training_row_uses_its_leave_one_out_evidence():
     at = start()
     goto(at, "pages/explain.py")
     assert "leave-one-out evidence" in texts(at.caption)
+
+
+def test_large_upload_uses_approximate_evidence_and_says_so():
+    """From AUTO_APPROX_ROWS rows on the sidebar says the evidence is approximated, and the
+    models fitted on all rows really are (Nystroem); small data shows no such notice."""
+    from sblr.similarity import AUTO_APPROX_ROWS
+
+    at = start()
+    assert not [i for i in at.sidebar.info if "Approximate evidence" in i.value]
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(AUTO_APPROX_ROWS, 8)).round(3)
+    cls = np.where(X[:, 0] + 0.3 * rng.normal(size=len(X)) > 0, "up", "down")
+    body = "\n".join(",".join(map(str, x)) + f",{k}" for x, k in zip(X, cls, strict=True))
+    upload(at, "big.csv", ("a,b,c,d,e,f,g,h,side\n" + body + "\n").encode())
+    at.selectbox(key="upload_target").set_value("side")
+    click_load(at)
+    assert_clean(at)
+    notice = [i.value for i in at.sidebar.info if "Approximate evidence" in i.value]
+    assert len(notice) == 1 and "20,000 rows" in notice[0] and "Nyström" in notice[0]
+    goto(at, "pages/coefficients.py")
+    assert [i for i in at.sidebar.info if "Approximate evidence" in i.value]
+    # the β drawn are those of the Nystroem model, not of the exact one
+    shown = betas(at)["SparseSBLR, λ = 0.001"]
+    nystroem = SparseSBLRClassifier(lam=1e-3, approx="nystroem").fit(X, cls)
+    exact = SparseSBLRClassifier(lam=1e-3, approx=None).fit(X, cls)
+    np.testing.assert_allclose(shown, nystroem.coef_, rtol=1e-6)  # plotly sends float32
+    assert np.abs(shown - exact.coef_).max() > 0.05
+    assert "approximate evidence (Nyström" in texts(at.caption)
