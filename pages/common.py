@@ -18,11 +18,11 @@ import numpy as np
 import streamlit as st
 
 from sblr import DataError, SimilarityFeaturizer, plots, tuning
-from sblr.similarity import AUTO_APPROX_ROWS, resolve_approx
 from sblr.evaluation import fold_evidence, make_splits, score_fold, summarize
 from sblr.io import list_columns, load_dataset
 from sblr.models import MODELS, make_model
 from sblr.samples import DEFAULT_SAMPLE, SAMPLES, load_sample
+from sblr.similarity import AUTO_APPROX_ROWS, resolve_approx
 from sblr.tuning import PAPER_GRID, coefficient_path
 
 #: Largest upload accepted (also set as server.maxUploadSize in .streamlit/config.toml).
