@@ -17,6 +17,7 @@ import pandas as pd
 from sklearn.base import clone
 from sklearn.metrics import confusion_matrix
 from sklearn.model_selection import KFold, StratifiedKFold, train_test_split
+from sklearn.utils import check_array
 
 from sblr import metrics
 from sblr.exceptions import DataError
@@ -149,7 +150,7 @@ def fold_evidence(estimator, X, y, splits, *, progress=None):
     -------
     list of Fold
     """
-    X = np.asarray(X, dtype=np.float64)
+    X = check_array(X, accept_sparse="csr", dtype=np.float64)
     y = np.asarray(y)
     folds = []
     for i, (train, test) in enumerate(splits):
@@ -182,7 +183,7 @@ def score_fold(estimator, X, y, fold, classes=None):
     confusion : ndarray of shape (n_classes, n_classes) or None
         Multi-class only, over ``classes`` (default: the classes of ``y``).
     """
-    X = np.asarray(X, dtype=np.float64)
+    X = check_array(X, accept_sparse="csr", dtype=np.float64)
     y = np.asarray(y)
     multilabel = _is_multilabel(y)
     if classes is None:

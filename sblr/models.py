@@ -39,7 +39,7 @@ class _SimilarityClassifier(ClassifierMixin, BaseEstimator):
         """Validate the data and fit the featurizer (scaling, gamma, class indicator)."""
         check_featurizer_params(self.kernel, self.gamma, self.normalize, self.working_memory)
         check_approx_params(self.approx, self.kernel, self.n_components)
-        X, y = validate_data(self, X, y, multi_output=True, dtype=np.float64)
+        X, y = validate_data(self, X, y, multi_output=True, dtype=np.float64, accept_sparse="csr")
         check_classification_targets(y)
         self.featurizer_ = featurizer_for(self).fit(X, y)
         self.approx_ = self.featurizer_.approx_
@@ -59,13 +59,14 @@ class _SimilarityClassifier(ClassifierMixin, BaseEstimator):
 
     def _validated(self, X):
         check_is_fitted(self)
-        return validate_data(self, X, reset=False, dtype=np.float64)
+        return validate_data(self, X, reset=False, dtype=np.float64, accept_sparse="csr")
 
     def _binary(self):
         return not self.multilabel_ and len(self.classes_) == 2
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
         tags.classifier_tags.multi_label = True
         tags.target_tags.multi_output = True
         return tags
@@ -164,7 +165,7 @@ class SMLClassifier(_SimilarityClassifier):
             # a scale for predict_proba only: the spread of the evidence of (at most 500)
             # training rows, so fit stays cheap on large data
             Xs = self.featurizer_.X_fit_
-            rows = np.random.default_rng(0).permutation(len(Xs))[:500]
+            rows = np.random.default_rng(0).permutation(Xs.shape[0])[:500]
             spread = float(self.featurizer_._evidence(Xs[rows], None, None, False).std())
             self.score_scale_ = spread if spread > 0 else 1.0
         return self

@@ -16,15 +16,22 @@ from __future__ import annotations
 from numbers import Real
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.kernel_approximation import Nystroem, RBFSampler
+from sklearn.metrics.pairwise import manhattan_distances
+from sklearn.utils.extmath import row_norms, safe_sparse_dot
 from sklearn.utils.multiclass import type_of_target
+from sklearn.utils.sparsefuncs import mean_variance_axis, min_max_axis
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from sblr.exceptions import DataError
 
 KERNELS = ("rbf", "laplacian", "linear", "cosine")
 APPROX_METHODS = ("nystroem", "rff")
+#: Kernels that accept sparse input: they depend on differences of rows only, so the
+#: shift of the [-1, 1] scaling (which sparse data skip to stay sparse) does not matter.
+SPARSE_KERNELS = ("rbf", "laplacian")
 DEFAULT_WORKING_MEMORY_MB = 256
 
 #: Training-set size from which a caller should switch to approximate evidence
@@ -45,12 +52,16 @@ def minmax_fit(X):
 
     Parameters
     ----------
-    X : ndarray of shape (n_samples, n_features)
+    X : ndarray or sparse matrix of shape (n_samples, n_features)
+        Implicit zeros of a sparse matrix count as values.
 
     Returns
     -------
     lo, hi : ndarray of shape (n_features,)
     """
+    if sp.issparse(X):
+        lo, hi = min_max_axis(X, axis=0)
+        return np.asarray(lo, dtype=np.float64), np.asarray(hi, dtype=np.float64)
     return X.min(axis=0), X.max(axis=0)
 
 
@@ -77,20 +88,67 @@ def minmax_transform(X, lo, hi):
     return Z
 
 
-def resolve_gamma(gamma, X_scaled):
+def _scale_and_offset(lo, hi):
+    span = hi - lo
+    constant = span == 0
+    scale = np.where(constant, 0.0, 2.0 / np.where(constant, 1.0, span))
+    offset = np.where(constant, 0.0, scale * lo + 1.0)
+    return scale, offset
+
+
+def scale_rows(X, lo, hi, *, shift=True):
+    """Scale rows as the training rows were: to [-1, 1], or without the shift for sparse data.
+
+    ``shift=True`` is :func:`minmax_transform` (dense result).  ``shift=False``
+    multiplies each column by ``2 / (hi - lo)`` only (constant columns by 0),
+    which keeps a sparse matrix sparse; squared Euclidean and L1 distances,
+    and so the rbf and laplacian kernels, are the same either way.  A sparse
+    ``X`` with ``shift=True`` is made dense.
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> X = sp.csr_matrix(np.array([[0.0, 4.0], [2.0, 0.0]]))
+    >>> lo, hi = minmax_fit(X)
+    >>> scale_rows(X, lo, hi, shift=False).toarray()
+    array([[0., 2.],
+           [2., 0.]])
+    >>> scale_rows(X, lo, hi)
+    array([[-1.,  1.],
+           [ 1., -1.]])
+    """
+    if shift:
+        return minmax_transform(X.toarray() if sp.issparse(X) else X, lo, hi)
+    scale, _ = _scale_and_offset(lo, hi)
+    if sp.issparse(X):
+        return sp.csr_matrix(X.multiply(scale[None, :]))
+    return X * scale
+
+
+def resolve_gamma(gamma, X_scaled, offset=None):
     """The RBF width as a number: ``"scale"`` means ``1 / (d * Var(X))``.
 
     ``Var`` is the variance of all entries of the scaled training data, as in
-    scikit-learn's ``SVC(gamma="scale")``; a zero variance gives 1.0.
+    scikit-learn's ``SVC(gamma="scale")``; a zero variance gives 1.0.  For a
+    sparse ``X_scaled`` scaled without the shift (:func:`scale_rows`),
+    ``offset`` is the per-column shift the dense scaling subtracts, so the
+    value equals the dense one: ``Var = mean_j Var(col_j) + Var_j(mean(col_j))``.
     """
     if isinstance(gamma, str):
-        var = float(X_scaled.var()) if X_scaled.size else 0.0
         d = X_scaled.shape[1]
+        if sp.issparse(X_scaled):
+            means, variances = mean_variance_axis(X_scaled, axis=0)
+            means = means - (0.0 if offset is None else offset)
+            var = float(variances.mean() + means.var()) if d else 0.0
+        else:
+            var = float(X_scaled.var()) if X_scaled.size else 0.0
         return 1.0 / (d * var) if var > 0 else 1.0
     return float(gamma)
 
 
 def _sq_norms(A):
+    if sp.issparse(A):
+        return row_norms(A, squared=True)
     return np.einsum("ij,ij->i", A, A)
 
 
@@ -99,7 +157,8 @@ def kernel_block(A, B, kernel="rbf", gamma=1.0, B_sq_norms=None):
 
     Parameters
     ----------
-    A, B : ndarray of shape (n_a, d), (n_b, d)
+    A, B : ndarray or CSR matrix of shape (n_a, d), (n_b, d)
+        Sparse rows for the rbf and laplacian kernels only.
     kernel : {"rbf", "laplacian", "linear", "cosine"} or callable
         ``rbf``: ``exp(-gamma ||a - b||^2)``; ``laplacian``:
         ``exp(-gamma ||a - b||_1)``; ``linear``: ``a . b``; ``cosine``:
@@ -128,7 +187,7 @@ def kernel_block(A, B, kernel="rbf", gamma=1.0, B_sq_norms=None):
     if kernel == "rbf":
         if B_sq_norms is None:
             B_sq_norms = _sq_norms(B)
-        K = A @ B.T
+        K = _cross(A, B)
         K *= -2.0
         K += _sq_norms(A)[:, None]
         K += B_sq_norms[None, :]
@@ -137,7 +196,10 @@ def kernel_block(A, B, kernel="rbf", gamma=1.0, B_sq_norms=None):
         np.exp(K, out=K)
         return K
     if kernel == "laplacian":
-        D = np.abs(A[:, None, :] - B[None, :, :]).sum(axis=2)
+        if sp.issparse(A) or sp.issparse(B):
+            D = manhattan_distances(A, B)
+        else:
+            D = np.abs(A[:, None, :] - B[None, :, :]).sum(axis=2)
         return np.exp(-gamma * D)
     if kernel == "linear":
         return A @ B.T
@@ -148,6 +210,13 @@ def kernel_block(A, B, kernel="rbf", gamma=1.0, B_sq_norms=None):
         nb[nb == 0] = 1.0
         return (A @ B.T) / na[:, None] / nb[None, :]
     raise ValueError(f"Unknown kernel {kernel!r}; choose one of {KERNELS} or a callable.")
+
+
+def _cross(A, B):
+    """``A @ B.T`` as a dense array (through BLAS for dense rows, sparse products otherwise)."""
+    if sp.issparse(A) or sp.issparse(B):
+        return np.asarray(safe_sparse_dot(A, B.T, dense_output=True), dtype=np.float64)
+    return A @ B.T
 
 
 def _block_rows(n_train, d, kernel, working_memory):
@@ -407,7 +476,7 @@ def sq_distances(A, B):
     ``exp(-gamma * sq_distances(A, B))`` equals ``kernel_block(A, B, "rbf", gamma)``
     to the last bit.
     """
-    D = A @ B.T
+    D = _cross(A, B)
     D *= -2.0
     D += _sq_norms(A)[:, None]
     D += _sq_norms(B)[None, :]
@@ -505,8 +574,11 @@ class SimilarityFeaturizer(TransformerMixin, BaseEstimator):
     ----------
     classes_ : ndarray of shape (n_classes,)
         Class labels; ``arange(m)`` for a multi-label indicator ``y``.
-    X_fit_ : ndarray of shape (n_samples, n_features)
-        Scaled training rows.
+    X_fit_ : ndarray or CSR matrix of shape (n_samples, n_features)
+        Scaled training rows (see :meth:`scale`).
+    sparse_input_ : bool
+        The training data were sparse: rows are scaled without the shift and
+        stay sparse (rbf and laplacian kernels only).
     Y_fit_ : ndarray of shape (n_samples, n_classes)
         0/1 class indicator of the training rows.
     multilabel_ : bool
@@ -570,7 +642,8 @@ class SimilarityFeaturizer(TransformerMixin, BaseEstimator):
 
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Sparse input (converted to CSR) stays sparse; rbf and laplacian kernels.
         y : array-like of shape (n_samples,) or (n_samples, n_classes)
             Class labels, or a 0/1 multi-label indicator matrix.
 
@@ -580,12 +653,23 @@ class SimilarityFeaturizer(TransformerMixin, BaseEstimator):
         """
         check_featurizer_params(self.kernel, self.gamma, self.normalize, self.working_memory)
         check_approx_params(self.approx, self.kernel, self.n_components)
-        X, y = validate_data(self, X, y, multi_output=True, dtype=np.float64)
+        X, y = validate_data(self, X, y, multi_output=True, dtype=np.float64, accept_sparse="csr")
+        self.sparse_input_ = sp.issparse(X)
+        if self.sparse_input_ and not (
+            isinstance(self.kernel, str) and self.kernel in SPARSE_KERNELS
+        ):
+            raise TypeError(
+                f"Sparse input works with kernel in {SPARSE_KERNELS} (they depend on row "
+                f"differences only, so the data can stay sparse); got kernel={self.kernel!r}. "
+                "Pass a dense array (X.toarray()) for this kernel."
+            )
         self.multilabel_ = type_of_target(y) == "multilabel-indicator"
         self.classes_, self.Y_fit_ = label_indicator(y)
         self.data_min_, self.data_max_ = minmax_fit(X)
-        self.X_fit_ = minmax_transform(X, self.data_min_, self.data_max_)
-        self.gamma_ = resolve_gamma(self.gamma, self.X_fit_)
+        self.X_fit_ = self.scale(X)
+        self.gamma_ = resolve_gamma(
+            self.gamma, self.X_fit_, _scale_and_offset(self.data_min_, self.data_max_)[1]
+        )
         self.approx_ = resolve_approx(self.approx, self.kernel, X.shape[0])
         if self.approx_ is not None:
             self.feature_map_ = make_feature_map(
@@ -634,9 +718,18 @@ class SimilarityFeaturizer(TransformerMixin, BaseEstimator):
     def query_evidence(self, X, Y=None, normalize=None):
         """Evidence of query rows, optionally over another group indicator."""
         check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64)
-        Xs = minmax_transform(X, self.data_min_, self.data_max_)
-        return self._evidence(Xs, Y, normalize, leave_one_out=False)
+        X = validate_data(self, X, reset=False, dtype=np.float64, accept_sparse="csr")
+        return self._evidence(self.scale(X), Y, normalize, leave_one_out=False)
+
+    def scale(self, X):
+        """Rows scaled as the training rows were (see :func:`scale_rows`).
+
+        Dense training data: to [-1, 1] (a sparse query is made dense).
+        Sparse training data: each column multiplied by ``2 / (max - min)``
+        without the shift, so sparse rows stay sparse; distances, and so the
+        evidence, equal those of the dense scaling.
+        """
+        return scale_rows(X, self.data_min_, self.data_max_, shift=not self.sparse_input_)
 
     def _evidence(self, Xs, Y, normalize, leave_one_out):
         if self.approx_ is not None:
@@ -678,6 +771,7 @@ class SimilarityFeaturizer(TransformerMixin, BaseEstimator):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
         tags.target_tags.required = True
         tags.target_tags.multi_output = True
         return tags

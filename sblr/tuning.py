@@ -33,7 +33,6 @@ from sblr.models import (
 from sblr.similarity import (
     DEFAULT_WORKING_MEMORY_MB,
     featurizer_for,
-    minmax_transform,
     rbf_evidence_from_sq_distances,
     sq_distances,
 )
@@ -170,7 +169,7 @@ def _split_scores(estimator, X_tr, y_tr, X_val, y_val, gammas, lam_grid, metric,
         exact_rbf = est.kernel == "rbf" and f.approx_ is None
         if distances is None and exact_rbf and _fits(X_tr.shape[0], n_all, est):
             # one distance computation for the whole gamma grid
-            Xv = minmax_transform(X_val, f.data_min_, f.data_max_)
+            Xv = f.scale(X_val)
             distances = (sq_distances(f.X_fit_, f.X_fit_), sq_distances(Xv, f.X_fit_))
         if distances is not None:
             F_tr = rbf_evidence_from_sq_distances(
