@@ -98,7 +98,25 @@ def _add_protocol_options(p, *, folds_default):
         "--inner-folds", type=_folds, default=3, help="folds of --selection inner_kfold (3)"
     )
     p.add_argument("--seed", type=int, default=0, help="seed of the folds and splits (0)")
-    p.add_argument("--n-jobs", type=int, default=1, help="parallel workers (joblib; -1: all)")
+    p.add_argument(
+        "--n-jobs",
+        type=int,
+        default=1,
+        help="parallel workers (joblib processes; -1: all cores; with --dask local, the number "
+        "of Dask workers)",
+    )
+    where = p.add_mutually_exclusive_group()
+    where.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="run the folds on the Dask distributed scheduler at ADDRESS (tcp://HOST:PORT; its "
+        "workers need sblr installed); results are cached here as usual",
+    )
+    where.add_argument(
+        "--dask",
+        choices=["local"],
+        help="run the folds on a Dask LocalCluster on this machine (127.0.0.1, --n-jobs workers)",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     # Hidden: a smaller grid than the paper's {1e2, ..., 1e-5}, for tests and quick looks.
     p.add_argument("--grid", type=_float_list, default=list(PAPER_GRID), help=argparse.SUPPRESS)
@@ -271,6 +289,7 @@ def _benchmark(args, parser):
         inner_folds=args.inner_folds,
         seed=args.seed,
         n_jobs=args.n_jobs,
+        scheduler=args.scheduler or args.dask,
         cache_dir=cache,
         progress=not args.quiet,
     )
@@ -333,6 +352,7 @@ def _evaluate(args, parser):
         params={method: given} if given else None,
         seed=args.seed,
         n_jobs=args.n_jobs,
+        scheduler=args.scheduler or args.dask,
         progress=not args.quiet,
     )
     if results.empty:

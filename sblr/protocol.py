@@ -32,12 +32,13 @@ import sys
 import time
 import warnings
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from joblib import Parallel, delayed
+from joblib import Parallel, delayed, parallel_config
 
 from sblr import metrics
 from sblr.baselines import (
@@ -508,6 +509,7 @@ def run_benchmark(
     params=None,
     seed=0,
     n_jobs=1,
+    scheduler=None,
     cache_dir=None,
     progress=True,
 ):
@@ -529,7 +531,15 @@ def run_benchmark(
     seed : int
         Seed of the folds and of the validation splits.
     n_jobs : int
-        joblib workers over (data set, method, fold) tasks.
+        joblib workers over (data set, method, fold) tasks (local processes;
+        with ``scheduler="local"``, the number of Dask workers).
+    scheduler : None, "local" or str, optional
+        Run the tasks on a Dask distributed cluster through joblib's dask
+        backend: ``"local"`` starts a ``LocalCluster`` on 127.0.0.1 with
+        ``n_jobs`` single-threaded worker processes (all cores for -1), an
+        address such as ``"tcp://HOST:PORT"`` connects to a running scheduler
+        (its workers need sblr installed).  Results are collected and cached
+        by this process, so workers need no shared disk.
     cache_dir : path, optional
         Directory of cached fold results (one JSON file per fold).
     progress : bool
@@ -584,15 +594,17 @@ def run_benchmark(
     bar = ProgressBar(len(tasks), enabled=progress and bool(tasks))
     computed = {}
     if tasks:
-        parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
-        jobs = (
-            delayed(_run_labelled)(ds, m, f, sp, opts, path) for ds, m, f, sp, opts, path in tasks
-        )
-        for (name, m, f, path), res in parallel(jobs):
-            if path is not None:
-                _write_json(path, res.to_json())
-            computed[(name, m, f)] = res
-            bar.update(text=f"{name} {m} fold {f}")
+        with _joblib_backend(scheduler, n_jobs) as workers:
+            parallel = Parallel(n_jobs=workers, return_as="generator_unordered")
+            jobs = (
+                delayed(_run_labelled)(ds, m, f, sp, opts, path)
+                for ds, m, f, sp, opts, path in tasks
+            )
+            for (name, m, f, path), res in parallel(jobs):
+                if path is not None:
+                    _write_json(path, res.to_json())
+                computed[(name, m, f)] = res
+                bar.update(text=f"{name} {m} fold {f}")
     bar.close()
     everything = {**cached, **computed}
     order = {
@@ -624,6 +636,59 @@ def run_benchmark(
         rest = [c for c in hyper.columns if c not in lead + ["select_seconds", "fit_seconds"]]
         hyper = hyper[[*lead, *rest, "select_seconds", "fit_seconds"]]
     return BenchmarkResult(results, hyper)
+
+
+#: How long to try to reach a Dask scheduler before giving up.
+SCHEDULER_TIMEOUT = "10s"
+
+
+@contextmanager
+def _joblib_backend(scheduler, n_jobs):
+    """joblib's default (local processes) or its dask backend on a distributed cluster.
+
+    Yields the ``n_jobs`` to give ``Parallel``.
+    """
+    if scheduler is None:
+        yield n_jobs
+        return
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError:  # pragma: no cover - distributed is in requirements.txt
+        raise DataError(
+            "Running on a Dask cluster needs the distributed package: pip install distributed"
+        ) from None
+    with ExitStack() as stack:
+        if scheduler == "local":
+            if n_jobs in (None, -1):
+                workers = os.cpu_count() or 1
+            else:
+                workers = max(1, int(n_jobs))
+            cluster = stack.enter_context(
+                LocalCluster(
+                    n_workers=workers,
+                    threads_per_worker=1,
+                    processes=True,
+                    host="127.0.0.1",
+                    dashboard_address=None,
+                )
+            )
+            client = stack.enter_context(Client(cluster))
+        else:
+            if "://" not in str(scheduler):
+                raise DataError(
+                    f"A Dask scheduler address looks like tcp://HOST:PORT (or use 'local'); "
+                    f"got {scheduler!r}."
+                )
+            try:
+                client = stack.enter_context(Client(scheduler, timeout=SCHEDULER_TIMEOUT))
+            except OSError as exc:
+                raise DataError(f"Cannot reach the Dask scheduler at {scheduler}: {exc}") from None
+        try:
+            client.wait_for_workers(1, timeout=60)
+        except (OSError, TimeoutError):
+            raise DataError(f"The Dask scheduler at {scheduler} has no workers.") from None
+        stack.enter_context(parallel_config(backend="dask"))
+        yield -1
 
 
 def _run_labelled(ds, method, fold, splits, opts, path):

@@ -100,6 +100,7 @@ def test_help_exits_zero(capsys):
     text = capsys.readouterr().out
     assert "--methods" in text and "--target" in text and "--gamma" in text
     assert "--grid" not in text  # hidden test option
+    assert "--scheduler ADDRESS" in text and "--dask {local}" in text
 
 
 def test_python_dash_m(tmp_path):
@@ -117,6 +118,11 @@ def test_python_dash_m(tmp_path):
         (["evaluate", str(WINE), "--folds", "1"], "at least 2 folds"),
         (["evaluate", str(WINE), "--method", "sml", "--lam", "0.1"], "does not take --lam"),
         (["evaluate", str(WINE), "--grid", "1,x"], "comma-separated list"),
+        (["evaluate", str(WINE), "--dask", "cloud"], "invalid choice: 'cloud'"),
+        (
+            ["evaluate", str(WINE), "--dask", "local", "--scheduler", "tcp://127.0.0.1:1"],
+            "not allowed with argument",
+        ),
     ],
 )
 def test_bad_arguments_exit_2(argv, message, capsys):
@@ -133,6 +139,7 @@ def test_bad_arguments_exit_2(argv, message, capsys):
         (["evaluate", "nowhere.csv", "--target", "class"], "No such file"),
         (["evaluate", str(WINE), "--target", "colour"], "colour"),
         (["evaluate", str(PLANTED), "--method", "knn"], "multi-class data only"),
+        (["evaluate", str(PLANTED), "--scheduler", "127.0.0.1:8786"], "tcp://HOST:PORT"),
     ],
 )
 def test_data_errors_exit_2_with_one_line(argv, message, capsys, tmp_path):
@@ -159,3 +166,19 @@ def test_evaluate_selects_per_fold(capsys):
 
 def _fail(*args, **kwargs):
     raise AssertionError("must not run")
+
+
+def test_evaluate_on_a_local_dask_cluster(capsys):
+    pytest.importorskip("distributed")
+    argv = ["evaluate", str(WINE), "--target", "class", "--method", "ncm", *FAST]
+    assert main(argv) == 0
+    here = capsys.readouterr().out
+    assert main([*argv, "--dask", "local", "--n-jobs", "2"]) == 0
+    there = capsys.readouterr().out
+
+    def accuracies(out):  # per fold and the summary line; the timing columns differ
+        lines = out.splitlines()
+        return [line.split()[:2] for line in lines[3:6]] + [lines[-1]]
+
+    assert accuracies(there) == accuracies(here)
+    assert accuracies(here)[-1].startswith("Accuracy")

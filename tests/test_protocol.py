@@ -1,13 +1,15 @@
 """The experimental protocol: methods, per-fold selection on training rows only, caching."""
 
+import socket
 from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import sblr.protocol as protocol
-from sblr import load_dataset
+from sblr import DataError, load_dataset
 from sblr.evaluation import make_splits
 from sblr.protocol import METHODS, TASK_METRICS, run_benchmark, run_fold, select_params
 from sblr.tuning import PAPER_GRID
@@ -218,6 +220,45 @@ def test_parallel_equals_serial(wine):
     assert serial.equals(parallel)
     cols = ["dataset", "method", "fold", "gamma", "C"]
     assert h1[cols].equals(h2[cols])
+
+
+def test_dask_cluster_equals_local(wine, planted, tmp_path):
+    """The same tasks on a Dask cluster (a LocalCluster on 127.0.0.1 reached by its tcp://
+    address, and scheduler="local") give exactly the local results; the cache is written here."""
+    distributed = pytest.importorskip("distributed")
+    kw = {"folds": 3, "grid": GRID, "progress": False}
+    methods = ["sparse_sblr", "mlknn", "ncm"]
+    local, h_local = run_benchmark([wine, planted], methods, **kw)
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, host="127.0.0.1", dashboard_address=None
+    ) as cluster:
+        address = cluster.scheduler_address
+        assert address.startswith("tcp://127.0.0.1:")
+        remote, h_remote = run_benchmark(
+            [wine, planted], methods, scheduler=address, cache_dir=tmp_path, **kw
+        )
+        with distributed.Client(cluster) as client:
+            ran = client.run(lambda: __import__("os").getpid())
+    assert len(ran) == 2
+    pd.testing.assert_frame_equal(local, remote)
+    params = ["dataset", "method", "fold", "gamma", "lam"]
+    pd.testing.assert_frame_equal(h_local[params], h_remote[params])
+    assert len(list(tmp_path.rglob("*.json"))) == 3 * 3 + 2 * 3  # ncm is multi-class only
+    own, _ = run_benchmark([wine], ["sblr"], scheduler="local", n_jobs=2, **kw)
+    pd.testing.assert_frame_equal(own, run_benchmark([wine], ["sblr"], **kw)[0])
+
+
+def test_unreachable_or_malformed_scheduler_is_a_clear_error(wine, monkeypatch):
+    pytest.importorskip("distributed")
+    monkeypatch.setattr(protocol, "SCHEDULER_TIMEOUT", "1s")
+    kw = {"folds": 2, "grid": GRID, "progress": False}
+    with pytest.raises(DataError, match="looks like tcp://HOST:PORT"):
+        run_benchmark([wine], ["ncm"], scheduler="127.0.0.1:8786", **kw)
+    with socket.socket() as s:  # a free port on this machine that nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    with pytest.raises(DataError, match="Cannot reach the Dask scheduler"):
+        run_benchmark([wine], ["ncm"], scheduler=f"tcp://127.0.0.1:{port}", **kw)
 
 
 def _fail(*args, **kwargs):
