@@ -9,9 +9,13 @@ Prints
    10% hold-out, refit, test) against (a) brute force: refitting the same estimator at every
    grid point (measured on --brute-folds folds and scaled to 10), and (b) ten folds of
    BR-SVM at ONE fixed (gamma, C);
-3. time and peak traced memory of exact evidence at n = 20,000, d = 100 (must stay < 1 GB).
+3. time and peak traced memory of exact evidence at n = 20,000, d = 100 (must stay < 1 GB);
+4. time, peak traced memory and error of approximate evidence (Nystroem and random Fourier
+   features, D = 500) at n = 200,000, d = 20: relative Frobenius error of the leave-one-out
+   evidence of 2,000 random rows against their exact leave-one-out evidence;
+5. the dashboard's server-side latency on yeast for λ and γ changes (benchmarks/
+   dashboard_latency.py, through the app's own code path), against 0.3 s and 1 s.
 Yeast comes from ../shared/datasets; without it a synthetic set of the same shape is used.
-Dashboard latencies are measured by benchmarks/dashboard_latency.py.
 """
 
 import argparse
@@ -30,6 +34,7 @@ sys.path.insert(0, str(ROOT))
 from sblr import SimilarityFeaturizer, SparseSBLRClassifier, load_dataset  # noqa: E402
 from sblr.baselines import BRSVMClassifier  # noqa: E402
 from sblr.evaluation import make_splits  # noqa: E402
+from sblr.similarity import class_evidence, normalize_evidence  # noqa: E402
 from sblr.tuning import PAPER_GRID, _split, tune  # noqa: E402
 
 
@@ -99,6 +104,31 @@ def large_exact(n, d, m):
     return seconds, peak
 
 
+def large_approx(n, d, m, n_components, n_check=2_000):
+    """(approx, seconds, peak bytes, relative error) for Nystroem and RFF evidence."""
+    rng = np.random.default_rng(0)
+    centers = rng.normal(size=(m, d))
+    y = rng.integers(0, m, n)
+    X = centers[y] + rng.normal(size=(n, d))
+    rows = rng.choice(n, n_check, replace=False)
+    out, exact = [], None
+    for approx in ("nystroem", "rff"):
+        tracemalloc.start()
+        start = time.perf_counter()
+        f = SimilarityFeaturizer(approx=approx, n_components=n_components)
+        F = f.fit_transform(X, y)
+        seconds = time.perf_counter() - start
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        if exact is None:  # exact leave-one-out evidence of the checked rows
+            Xs, Y = f.X_fit_, f.Y_fit_
+            sums, counts = class_evidence(Xs[rows], Xs, Y, gamma=f.gamma_)
+            exact = normalize_evidence(sums - Y[rows], counts - Y[rows])
+        error = np.linalg.norm(F[rows] - exact) / np.linalg.norm(exact)
+        out.append((approx, seconds, peak, error))
+    return out
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument(
@@ -107,6 +137,7 @@ def main():
     parser.add_argument("--brute-folds", type=int, default=1)
     parser.add_argument("--skip-brute-force", action="store_true")
     parser.add_argument("--skip-large", action="store_true")
+    parser.add_argument("--skip-dashboard", action="store_true")
     args = parser.parse_args()
     folds, grid = (2, (1.0, 0.1, 0.01)) if args.quick else (10, PAPER_GRID)
 
@@ -140,6 +171,18 @@ def main():
             f"3. exact evidence n = {n:,}, d = 100, m = 10: {seconds:.1f} s, "
             f"peak traced memory {peak / 2**20:.0f} MiB (limit 1024 MiB)"
         )
+        n = 20_000 if args.quick else 200_000
+        for approx, seconds, peak, error in large_approx(n, 20, 5, 500):
+            print(
+                f"4. {approx} evidence n = {n:,}, d = 20, m = 5, D = 500: {seconds:.1f} s, "
+                f"peak traced memory {peak / 2**20:.0f} MiB, relative error {error:.4f}"
+            )
+
+    if not args.skip_dashboard:
+        import dashboard_latency
+
+        print("5. dashboard latency on yeast (benchmarks/dashboard_latency.py):", flush=True)
+        dashboard_latency.main(["--repeats", "2" if args.quick else "4", "--profile-top", "0"])
 
 
 if __name__ == "__main__":

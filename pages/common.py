@@ -18,7 +18,7 @@ import numpy as np
 import streamlit as st
 
 from sblr import DataError, SimilarityFeaturizer, plots, tuning
-from sblr.evaluation import fold_evidence, make_splits, score_fold, summarize
+from sblr.evaluation import fold_distances, fold_evidence, make_splits, score_fold, summarize
 from sblr.io import list_columns, load_dataset
 from sblr.models import MODELS, make_model
 from sblr.samples import DEFAULT_SAMPLE, SAMPLES, load_sample
@@ -319,11 +319,27 @@ def _apply_pending_tune():
 # ----------------------------------------------------------------------------- cached work
 # Fitted featurizers, evidence and models are cached as shared resources (not copied on each
 # read, as st.cache_data would): they are read-only here, and every key holds the data key.
+@st.cache_resource(max_entries=8, show_spinner="Computing distances…")
+def _cached_distances(_ds, key, scheme, test_size, n_splits, i):
+    """Squared distances of a split's scaled rows (``scheme="all"``: every row trains), kept
+    so that a γ change costs only exp(-γD); None for data too large to keep them."""
+    if scheme == "all":
+        train, test = np.arange(_ds.n_samples), np.arange(0)
+    else:
+        train, test = _cached_splits(_ds, key, scheme, test_size, n_splits)[i]
+    return fold_distances(_ds.X, _ds.y, train, test)
+
+
 @st.cache_resource(max_entries=16, show_spinner="Computing class evidence…")
 def cached_evidence(_ds, key, gamma):
     """Featurizer fitted on all rows and its leave-one-out evidence, per (data, gamma)."""
-    f = SimilarityFeaturizer(gamma=gamma).fit(_ds.X, _ds.y)
-    return f, f.training_evidence()
+    D = _cached_distances(_ds, key, "all", None, None, 0)
+    if D is None:
+        f = SimilarityFeaturizer(gamma=gamma).fit(_ds.X, _ds.y)
+        return f, f.training_evidence()
+    every = (np.arange(_ds.n_samples), np.arange(0))
+    fold = fold_evidence(make_model("SBLR", gamma=gamma), _ds.X, _ds.y, [every], distances=[D])
+    return fold[0].featurizer, fold[0].F_train
 
 
 def training_evidence(ds, key, gamma):
@@ -353,7 +369,8 @@ def _cached_splits(_ds, key, scheme, test_size, n_splits):
 @st.cache_resource(max_entries=64, show_spinner=False)
 def _cached_fold(_ds, key, gamma, scheme, test_size, n_splits, i):
     split = _cached_splits(_ds, key, scheme, test_size, n_splits)[i]
-    return fold_evidence(make_model("SBLR", gamma=gamma), _ds.X, _ds.y, [split])[0]
+    D = _cached_distances(_ds, key, scheme, test_size, n_splits, i)
+    return fold_evidence(make_model("SBLR", gamma=gamma), _ds.X, _ds.y, [split], distances=[D])[0]
 
 
 @st.cache_data(max_entries=512, show_spinner=False)

@@ -22,7 +22,12 @@ from sklearn.utils import check_array
 from sblr import metrics
 from sblr.exceptions import DataError
 from sblr.models import _LogisticSimilarityClassifier
-from sblr.similarity import SimilarityFeaturizer, featurizer_for
+from sblr.similarity import (
+    SimilarityFeaturizer,
+    featurizer_for,
+    rbf_evidence_from_sq_distances,
+    sq_distances,
+)
 
 
 @dataclass(frozen=True)
@@ -133,16 +138,62 @@ def make_splits(y, *, scheme="holdout", test_size=0.25, n_splits=5, random_state
     return list(KFold(n_splits, shuffle=True, random_state=random_state).split(idx))
 
 
-def fold_evidence(estimator, X, y, splits, *, progress=None):
+#: Largest pair of distance matrices :func:`fold_distances` returns, in MiB (yeast's
+#: 2,417 rows take 45 MiB; above that the evidence is recomputed for each gamma).
+DISTANCE_CACHE_MB = 64
+
+
+def fold_distances(X, y, train, test, *, max_mb=DISTANCE_CACHE_MB):
+    """Squared distances of one fold's scaled rows, to get its rbf evidence at any gamma.
+
+    Distances do not depend on gamma, so a caller that keeps them (the
+    dashboard, for its gamma slider) pays only ``exp`` and one product with
+    the label matrix per gamma: see ``distances`` of :func:`fold_evidence`.
+
+    Parameters
+    ----------
+    X : {ndarray, sparse matrix} of shape (n_samples, n_features)
+    y : ndarray
+    train, test : ndarray of int
+        Row indices (``test`` may be empty).
+    max_mb : float
+        Return None when the two matrices would take more memory than this.
+
+    Returns
+    -------
+    (D_train, D_test) or None
+        ``D_train[i, j] = ||x_i - x_j||^2`` over the scaled training rows and
+        ``D_test`` of shape (n_test, n_train), scaled as the training rows.
+
+    Examples
+    --------
+    >>> X = np.array([[0.0], [1.0], [2.0]]); y = np.array([0, 1, 1])
+    >>> D_train, D_test = fold_distances(X, y, np.array([0, 2]), np.array([1]))
+    >>> D_train, D_test
+    (array([[0., 4.],
+           [4., 0.]]), array([[1., 1.]]))
+    """
+    X = check_array(X, accept_sparse="csr", dtype=np.float64)
+    n_train, n_test = len(train), len(test)
+    if 8 * n_train * (n_train + n_test) > max_mb * 2**20:
+        return None
+    f = SimilarityFeaturizer(approx=None).fit(X[train], np.asarray(y)[train])
+    return sq_distances(f.X_fit_, f.X_fit_), sq_distances(f.scale(X[test]), f.X_fit_)
+
+
+def fold_evidence(estimator, X, y, splits, *, distances=None, progress=None):
     """Fit a featurizer per split (with the estimator's kernel, gamma, normalize).
 
     Parameters
     ----------
     estimator : SBLRClassifier or SparseSBLRClassifier
         Supplies the evidence parameters (kernel, gamma, normalize, approx, ...).
-    X : ndarray of shape (n_samples, n_features)
+    X : {ndarray, sparse matrix} of shape (n_samples, n_features)
     y : ndarray
     splits : list of (train, test)
+    distances : list, optional
+        Per split, :func:`fold_distances` of that split or None.  Used for
+        exact rbf evidence (the same numbers, without recomputing distances).
     progress : callable, optional
         ``progress(done, total)`` after each fold.
 
@@ -155,7 +206,15 @@ def fold_evidence(estimator, X, y, splits, *, progress=None):
     folds = []
     for i, (train, test) in enumerate(splits):
         f = featurizer_for(estimator).fit(X[train], y[train])
-        folds.append(Fold(train, test, f, f.training_evidence(), f.transform(X[test])))
+        D = distances[i] if distances is not None else None
+        if D is not None and isinstance(f.kernel, str) and f.kernel == "rbf" and f.approx_ is None:
+            F_train = rbf_evidence_from_sq_distances(
+                D[0], f.Y_fit_, f.gamma_, leave_one_out=True, normalize=f.normalize
+            )
+            F_test = rbf_evidence_from_sq_distances(D[1], f.Y_fit_, f.gamma_, normalize=f.normalize)
+        else:
+            F_train, F_test = f.training_evidence(), f.transform(X[test])
+        folds.append(Fold(train, test, f, F_train, F_test))
         if progress:
             progress(i + 1, len(splits))
     return folds

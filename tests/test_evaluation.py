@@ -55,3 +55,30 @@ def test_too_few_rows_for_the_scheme_are_reported():
         make_splits(y, scheme="kfold", n_splits=5)
     with pytest.raises(DataError, match="too few rows"):
         make_splits(y[:2], scheme="holdout", test_size=0.25)
+
+
+@pytest.mark.parametrize("gamma", ["scale", 1e-3, 0.5, 30.0])
+def test_evidence_from_kept_distances_equals_direct(gamma):
+    """fold_distances + fold_evidence(distances=...) give the featurizer's own evidence."""
+    from sblr.evaluation import fold_distances
+
+    X, y = load_wine(return_X_y=True)
+    splits = make_splits(y, scheme="kfold", n_splits=3)
+    splits.append((np.arange(len(y)), np.arange(0)))  # every row trains, no test rows
+    D = [fold_distances(X, y, tr, te) for tr, te in splits]
+    est = SparseSBLRClassifier(gamma=gamma)
+    kept = fold_evidence(est, X, y, splits, distances=D)
+    direct = fold_evidence(est, X, y, splits[:-1])
+    for a, b in zip(kept, direct, strict=False):
+        np.testing.assert_allclose(a.F_train, b.F_train, rtol=1e-12, atol=1e-14)
+        np.testing.assert_allclose(a.F_test, b.F_test, rtol=1e-12, atol=1e-14)
+    f = kept[-1].featurizer
+    np.testing.assert_allclose(kept[-1].F_train, f.training_evidence(), rtol=1e-12, atol=1e-14)
+    # other kernels ignore the distances; too large a pair is not kept
+    laplacian = SparseSBLRClassifier(kernel="laplacian")
+    lap = fold_evidence(laplacian, X, y, splits[:1], distances=D)
+    np.testing.assert_array_equal(
+        lap[0].F_train, fold_evidence(laplacian, X, y, splits[:1])[0].F_train
+    )
+    assert not np.allclose(lap[0].F_train, kept[0].F_train)
+    assert fold_distances(X, y, splits[0][0], splits[0][1], max_mb=0.01) is None
