@@ -48,6 +48,7 @@ from streamlit.runtime.pages_manager import PagesManager  # noqa: E402
 from streamlit.testing.v1 import AppTest  # noqa: E402
 from streamlit.testing.v1.local_script_runner import LocalScriptRunner  # noqa: E402
 
+streamlit.logger.set_log_level("error")  # no "No runtime found" warnings on import
 from pages.common import LOG_GRID  # noqa: E402
 
 YEAST = ROOT.parent / "shared" / "datasets" / "multilabel"
