@@ -13,10 +13,9 @@ value``.  A method's score on a data set is its mean over the folds.
   e.g. kNN on multi-label metrics, are left out first).
 * :func:`friedman_nemenyi`: Friedman's test (``scipy.stats.friedmanchisquare``,
   which corrects for ties), the Iman-Davenport F variant, Nemenyi's pairwise
-  p-values (the computation of scikit-posthocs' ``posthoc_nemenyi_friedman``:
-  ``q = |R_i - R_j| / sqrt(k (k+1) / (6 N))``, ``p = P(Q_{k,inf} > q sqrt 2)``)
-  and the critical difference ``CD = q_alpha sqrt(k (k+1) / (6 N))`` with
-  ``q_alpha = studentized_range.ppf(1 - alpha, k, inf) / sqrt 2``.
+  p-values (scikit-posthocs' ``posthoc_nemenyi_friedman``) and the critical
+  difference ``CD = q_alpha sqrt(k (k+1) / (6 N))`` with ``q_alpha =
+  studentized_range.ppf(1 - alpha, k, inf) / sqrt 2`` (scipy), Demšar's Eq. 5.
 * :func:`cd_diagram`: a plotly critical-difference diagram.
 * :func:`paper_tables_markdown`: the paper's tables, value (rank), best in bold.
 """
@@ -220,21 +219,24 @@ class FriedmanResult:
     n_methods: int
 
 
-def nemenyi_pvalues(average_ranks, n):
-    """Pairwise Nemenyi p-values from average ranks over ``n`` data sets.
+def nemenyi_pvalues(values):
+    """Pairwise Nemenyi p-values after a Friedman test, by scikit-posthocs.
+
+    Parameters
+    ----------
+    values : DataFrame of shape (n_datasets, n_methods)
+        One score per data set and method, oriented so that smaller is better
+        (the direction does not change the p-values).
 
     Returns
     -------
     DataFrame
-        Indexed and columned by the methods of ``average_ranks``.
+        Indexed and columned by the methods (``posthoc_nemenyi_friedman``).
     """
-    r = np.asarray(average_ranks, dtype=float)
-    k = len(r)
-    q = np.abs(r[:, None] - r[None, :]) / np.sqrt(k * (k + 1) / (6.0 * n))
-    p = ss.studentized_range.sf(q * np.sqrt(2.0), k, np.inf)
-    np.fill_diagonal(p, 1.0)
-    index = getattr(average_ranks, "index", None)
-    return pd.DataFrame(np.clip(p, 0.0, 1.0), index=index, columns=index)
+    import scikit_posthocs
+
+    p = scikit_posthocs.posthoc_nemenyi_friedman(np.asarray(values, dtype=float))
+    return pd.DataFrame(np.asarray(p, dtype=float), index=values.columns, columns=values.columns)
 
 
 def iman_davenport(chi2, n, k):
@@ -275,7 +277,8 @@ def friedman_nemenyi(results, metric, *, alpha=0.05, decimals=None):
         )
     # scipy ranks ascending; negate greater-is-better scores so rank 1 is best either way.
     sign = 1.0 if LOWER_IS_BETTER[metric] else -1.0
-    stat, pvalue = ss.friedmanchisquare(*(sign * table.values[c].to_numpy() for c in table.values))
+    oriented = sign * table.values
+    stat, pvalue = ss.friedmanchisquare(*(oriented[c].to_numpy() for c in oriented))
     stat = float(stat)
     ff, ff_p = iman_davenport(stat, n, k)
     q = q_alpha(k, alpha)
@@ -285,7 +288,7 @@ def friedman_nemenyi(results, metric, *, alpha=0.05, decimals=None):
         iman_davenport=float(ff),
         iman_davenport_pvalue=ff_p,
         average_ranks=table.average,
-        nemenyi=nemenyi_pvalues(table.average, n),
+        nemenyi=nemenyi_pvalues(oriented),
         cd=q * float(np.sqrt(k * (k + 1) / (6.0 * n))),
         q_alpha=q,
         alpha=alpha,
