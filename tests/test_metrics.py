@@ -384,3 +384,41 @@ def test_vectorized_average_precision_equals_scikit_learn_with_ties():
     Y[Y.sum(1) == 9, 1] = 0
     S = rng.integers(0, 4, size=(300, 9)).astype(float)  # many ties
     assert average_precision(Y, S) == pytest.approx(label_ranking_average_precision_score(Y, S))
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.integers(1, 30).flatmap(
+        lambda n: st.integers(2, 6).flatmap(
+            lambda m: st.tuples(
+                st.lists(
+                    st.lists(st.integers(0, 1), min_size=m, max_size=m), min_size=n, max_size=n
+                ),
+                st.lists(
+                    st.lists(st.integers(0, 1), min_size=m, max_size=m), min_size=n, max_size=n
+                ),
+            )
+        )
+    ),
+    st.sampled_from([0.0, 1.0]),
+)
+def test_f1_equals_scikit_learn(pair, zero_division):
+    from sklearn.metrics import f1_score
+
+    Yt, Yp = (np.array(a) for a in pair)
+    for average, ours in (("micro", micro_f1), ("macro", macro_f1)):
+        expected = f1_score(Yt, Yp, average=average, zero_division=zero_division)
+        assert ours(Yt, Yp, zero_division=zero_division) == pytest.approx(expected, abs=1e-12)
+
+
+def test_ranking_loss_equals_scikit_learn_across_row_blocks():
+    """174 labels (CAL500's size): rows are processed in blocks; ties and all kinds of rows."""
+    from sklearn.metrics import label_ranking_loss
+
+    rng = np.random.default_rng(0)
+    Y = (rng.random((400, 174)) < 0.15).astype(int)
+    S = rng.integers(0, 6, size=Y.shape).astype(float)  # many ties
+    Y[:5] = 0
+    Y[5:8] = 1
+    keep = (Y.sum(axis=1) > 0) & (Y.sum(axis=1) < 174)
+    assert ranking_loss(Y, S) == pytest.approx(label_ranking_loss(Y[keep], S[keep]), abs=1e-12)
