@@ -1,5 +1,6 @@
 """Shared test helpers."""
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -38,6 +39,10 @@ def navigation_mode(monkeypatch):
         PagesManager.uses_pages_directory = False
 
     monkeypatch.setattr(PagesManager, "__init__", init)
+    # Streamlit's script runner leaves sys.modules["__main__"] pointing at the last script it
+    # ran (app.py or a page); processes spawned later in this pytest process (Dask workers,
+    # joblib) would re-import it as their main module and run the app.  Put it back.
+    monkeypatch.setitem(sys.modules, "__main__", sys.modules["__main__"])
 
 
 @pytest.fixture
