@@ -98,11 +98,17 @@ def _upload_form():
             horizontal=True,
         )
         if kind.startswith("multi-class"):
+            # keys name the file: the browser must not carry a column choice to another file
             target = st.selectbox(
-                "Target column", columns, index=len(columns) - 1, key="upload_target"
+                "Target column",
+                columns,
+                index=len(columns) - 1,
+                key=f"upload_target:{up.file_id}",
             )
         else:
-            target = st.multiselect("Label columns (0/1)", columns, key="upload_labels")
+            target = st.multiselect(
+                "Label columns (0/1)", columns, key=f"upload_labels:{up.file_id}"
+            )
             if not target:
                 st.info("Choose the label columns, then load.")
                 return

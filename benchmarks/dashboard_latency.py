@@ -109,6 +109,13 @@ def profiled():
         _profiler = None
 
 
+def widget(widgets, label: str):
+    """The one widget of ``widgets`` (e.g. ``at.selectbox``) with this label (keys vary)."""
+    found = [w for w in widgets if w.label == label]
+    assert len(found) == 1, f"{len(found)} widgets labelled {label!r}"
+    return found[0]
+
+
 def check(at: AppTest, what: str) -> None:
     problems = [e.value for e in at.exception] + [e.value for e in at.error]
     if problems:
@@ -178,7 +185,7 @@ def load(at: AppTest, files, extra) -> float:
     if "labels" in extra:
         at.radio(key="upload_task").set_value("multi-label: several 0/1 label columns")
         timed_run(at, "choosing multi-label")
-        at.multiselect(key="upload_labels").set_value(extra["labels"])
+        widget(at.multiselect, "Label columns (0/1)").set_value(extra["labels"])
         timed_run(at, "choosing the label columns")
     at.button(key="upload_load").click()
     seconds = timed_run(at, "loading the upload")

@@ -197,8 +197,13 @@ def sidebar_settings(ds):
     st.session_state.setdefault(K_GAMMA_SCALE, True)
     st.session_state.setdefault(K_LOG_GAMMA, 0.0)
     st.session_state.setdefault(K_LOG_LAM, -3.0)
-    if st.session_state.get(K_CLASS, 0) >= ds.n_classes:
-        st.session_state[K_CLASS] = 0
+    k = st.session_state.get(K_CLASS, 0)
+    if not isinstance(k, (int, np.integer)) or not 0 <= k < ds.n_classes:
+        k = 0
+    # The class widget's key names the data: with one key for every data set, the browser
+    # would keep the previous data's choice (a class name not among the new classes).
+    class_key = f"{K_CLASS}:{dataset_key()}"
+    st.session_state.setdefault(class_key, int(k))
     sb = st.sidebar
     sb.selectbox(
         "Model",
@@ -228,10 +233,10 @@ def sidebar_settings(ds):
         "contribution and path pages always show SparseSBLR, so λ applies there whatever "
         "the model.",
     )
-    sb.selectbox(
+    st.session_state[K_CLASS] = sb.selectbox(
         "Class k",
         range(ds.n_classes),
-        key=K_CLASS,
+        key=class_key,
         format_func=lambda k: ds.class_names[k],
         help="The target class the contributions, explanation and path pages look at.",
     )
@@ -253,11 +258,10 @@ def approx_notice(ds):
         return
     n_components = SimilarityFeaturizer().n_components
     st.sidebar.info(
-        f"**Approximate evidence.** With {ds.n_samples:,} rows (≥ {AUTO_APPROX_ROWS:,}), "
-        f"models trained on {AUTO_APPROX_ROWS:,} rows or more use Nyström features "
-        f"(D = {n_components}) instead of the exact sum over all rows: time grows linearly "
-        "with rows instead of quadratically. On benchmark data the evidence stays within about "
-        "1% of the exact value; smaller training folds use exact evidence.",
+        f"**Approximate evidence** ({ds.n_samples:,} rows). Models trained on "
+        f"{AUTO_APPROX_ROWS:,} rows or more use Nyström features (D = {n_components}) instead "
+        "of the exact sum, so time grows linearly with rows; on benchmark data the evidence "
+        "stays within about 1% of exact. Smaller training folds stay exact.",
         icon="ℹ️",
     )
 

@@ -110,6 +110,13 @@ def download(at: AppTest, files: dict[str, bytes], label: str) -> bytes:
     return files[file_id]
 
 
+def widget(widgets, label: str):
+    """The one widget of ``widgets`` (e.g. ``at.selectbox``) with this label (keys vary)."""
+    found = [w for w in widgets if w.label == label]
+    assert len(found) == 1, f"{len(found)} widgets labelled {label!r}"
+    return found[0]
+
+
 def upload(at: AppTest, name: str, data: bytes, key: str = "upload_file") -> AppTest:
     at.file_uploader(key=key).set_value((name, data, "application/octet-stream"))
     at.run()
@@ -127,7 +134,7 @@ def click_load(at: AppTest) -> AppTest:
 def upload_wine_as_cellar(at: AppTest) -> AppTest:
     """Load wine.csv as an upload named cellar.csv (multi-class, target "class")."""
     upload(at, "cellar.csv", (SAMPLE_DIR / "wine.csv").read_bytes())
-    at.selectbox(key="upload_target").set_value("class")
+    widget(at.selectbox, "Target column").set_value("class")
     click_load(at)
     assert_clean(at)
     assert sidebar_data(at) == "**Data:** cellar · 178 × 13 · 3 classes"
@@ -249,7 +256,7 @@ def test_csv_multilabel_upload():
     at.run()
     assert "Choose the label columns" in texts(at.info)
     assert not at.button, "nothing to load before label columns are chosen"
-    at.multiselect(key="upload_labels").set_value(PLANTED_LABELS)
+    widget(at.multiselect, "Label columns (0/1)").set_value(PLANTED_LABELS)
     at.run()
     click_load(at)
     assert_clean(at)
@@ -267,7 +274,7 @@ def _truncated_arff() -> bytes:
 def _choose_non_binary_label(at: AppTest) -> None:
     at.radio(key="upload_task").set_value("multi-label: several 0/1 label columns")
     at.run()
-    at.multiselect(key="upload_labels").set_value(["alcohol"])
+    widget(at.multiselect, "Label columns (0/1)").set_value(["alcohol"])
     at.run()
 
 
@@ -424,7 +431,7 @@ def test_url_holds_the_settings():
         "lam": "0.001",
         "k": "0",
     }
-    at.selectbox(key="target_class").set_value(3)
+    widget(at.sidebar.selectbox, "Class k").set_value(3)
     at.selectbox(key="model").set_value("SBLR")
     at.run()
     assert at.query_params["k"] == "3"
@@ -444,7 +451,7 @@ def test_url_restores_the_settings():
     assert at.toggle(key="gamma_is_scale").value is False
     assert at.select_slider(key="log_gamma").value == pytest.approx(-1.0)
     assert at.select_slider(key="log_lam").value == pytest.approx(-2.0)
-    assert at.selectbox(key="target_class").value == 2
+    assert widget(at.sidebar.selectbox, "Class k").value == 2
     assert at.query_params == query
     goto(at, "pages/contributions.py")
     assert at.title[0].value == "Class contributions to “cultivar_3”"
@@ -452,7 +459,7 @@ def test_url_restores_the_settings():
 
 def test_url_restores_class_of_planted():
     at = start({"k": "3", "lam": "1"})
-    assert at.selectbox(key="target_class").value == 3
+    assert widget(at.sidebar.selectbox, "Class k").value == 3
     assert at.select_slider(key="log_lam").value == pytest.approx(0.0)
     goto(at, "pages/path.py")
     assert at.title[0].value == "Regularization path of “thunder”"
@@ -476,7 +483,7 @@ def test_upload_keeps_data_out_of_the_url():
     upload(at, "weather.csv", (SAMPLE_DIR / "planted.csv").read_bytes())
     at.radio(key="upload_task").set_value("multi-label: several 0/1 label columns")
     at.run()
-    at.multiselect(key="upload_labels").set_value(PLANTED_LABELS)
+    widget(at.multiselect, "Label columns (0/1)").set_value(PLANTED_LABELS)
     at.run()
     click_load(at)
     assert_clean(at)
@@ -576,7 +583,7 @@ def test_single_label_column_is_refused_with_advice():
     upload(at, "one.csv", csv.encode())
     at.radio(key="upload_task").set_value("multi-label: several 0/1 label columns")
     at.run()
-    at.multiselect(key="upload_labels").set_value(["lab"])
+    widget(at.multiselect, "Label columns (0/1)").set_value(["lab"])
     at.run()
     click_load(at)
     assert "needs at least two labels" in texts(at.error)
@@ -587,7 +594,7 @@ def test_tune_on_tiny_data_reports_instead_of_crashing():
     at = start()
     rows = "".join(f"{i},{(i * 7) % 5},{'ab'[i % 2]}\n" for i in range(12))
     upload(at, "tiny.csv", ("x,z,c\n" + rows).encode())
-    at.selectbox(key="upload_target").set_value("c")
+    widget(at.selectbox, "Target column").set_value("c")
     click_load(at)
     goto(at, "pages/model.py")
     at.button(key="tune").click()
@@ -614,7 +621,7 @@ def test_large_upload_uses_approximate_evidence_and_says_so():
     cls = np.where(X[:, 0] + 0.3 * rng.normal(size=len(X)) > 0, "up", "down")
     body = "\n".join(",".join(map(str, x)) + f",{k}" for x, k in zip(X, cls, strict=True))
     upload(at, "big.csv", ("a,b,c,d,e,f,g,h,side\n" + body + "\n").encode())
-    at.selectbox(key="upload_target").set_value("side")
+    widget(at.selectbox, "Target column").set_value("side")
     click_load(at)
     assert_clean(at)
     notice = [i.value for i in at.sidebar.info if "Approximate evidence" in i.value]

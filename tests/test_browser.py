@@ -358,6 +358,49 @@ def test_upload_and_visit_every_page(server_url, page):
         screenshot(pg, f"{n:02d}_{name}_lambda_{new_value}")
 
 
+def _upload_csv(pg, name: str, data: bytes) -> None:
+    """Upload a CSV on the home page and load it with the default (last) target column."""
+    pg.get_by_role("tab", name="Upload ARFF or CSV").click()
+    panel = pg.locator('[data-testid="stTabPanel"]:visible')
+    panel.locator('[data-testid="stFileUploader"]').first.locator(
+        "input[type=file]"
+    ).set_input_files({"name": name, "mimeType": "text/csv", "buffer": data})
+    panel.get_by_role("button", name="Load this file").wait_for()
+    wait_idle(pg)
+    panel.get_by_role("button", name="Load this file").click()
+    pg.locator('[data-testid="stAlertContentSuccess"]').filter(
+        has_text=f"Loaded {name}."
+    ).wait_for()
+    wait_idle(pg)
+
+
+def test_new_data_resets_class_and_column_choices(server_url, page):
+    """The browser keeps a widget's choice per key: after new data, the class and the target
+    column must come from the new data (a stale class name once crashed every page)."""
+    pg = page
+    pg.goto(server_url + "/")
+    pg.get_by_role("heading", name=PAGES["Choose data"][1]).wait_for()
+    wait_idle(pg)
+    sidebar = pg.locator('[data-testid="stSidebarUserContent"]')
+    class_k = pg.get_by_role("combobox", name="Class k")
+    assert class_k.input_value() == "daylight"  # the planted sample's first class
+    _upload_csv(pg, "cellar.csv", (ROOT / "sample_data" / "wine.csv").read_bytes())
+    assert "cellar · 178 × 13 · 3 classes" in sidebar.inner_text()
+    assert class_k.input_value() == "cultivar_1"
+    assert_no_errors(pg, "after loading cellar.csv")
+    go_to(pg, "Class contributions", None)
+    assert_no_errors(pg, "Class contributions on cellar.csv")
+    # another CSV with other columns: its own last column is the default target
+    go_to(pg, "Choose data", PAGES["Choose data"][1])
+    rows = "".join(f"{i % 7},{(i * 3) % 5},{'ab'[i % 2]}\n" for i in range(40))
+    _upload_csv(pg, "tiny.csv", ("x,z,colour\n" + rows).encode())
+    assert "tiny · 40 × 2 · 2 classes" in sidebar.inner_text()
+    assert class_k.input_value() == "a"
+    go_to(pg, "Explain a prediction", None)
+    assert_no_errors(pg, "Explain a prediction on tiny.csv")
+    screenshot(pg, "new_data_explain")
+
+
 def test_shared_link_on_a_fresh_server(browser):
     """A shared link (page + query parameters) must work as the server's very first visit.
 

@@ -33,6 +33,13 @@ TASK = {"planted": "multilabel", "wine": "multiclass"}
 pytestmark = pytest.mark.usefixtures("navigation_mode")
 
 
+def widget(widgets, label: str):
+    """The one widget of ``widgets`` (e.g. ``at.selectbox``) with this label (keys vary)."""
+    found = [w for w in widgets if w.label == label]
+    assert len(found) == 1, f"{len(found)} widgets labelled {label!r}"
+    return found[0]
+
+
 @pytest.fixture
 def fold_calls(monkeypatch):
     """(method, fold, n_folds) of every ``protocol.run_fold`` call, from an empty cache."""
@@ -250,7 +257,7 @@ def test_brsvm_paper_grid_is_refused_on_large_data():
         ("big.csv", data.to_csv(index=False).encode(), "text/csv")
     )
     at.run()
-    at.selectbox(key="upload_target").set_value("y")
+    widget(at.selectbox, "Target column").set_value("y")
     at.run()
     at.button(key="upload_load").click()
     at.run()
