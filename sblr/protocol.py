@@ -7,10 +7,11 @@ fold and scored on the test fold:
 * ``selection="holdout"`` (the paper's scheme): hold out 10% of the training
   fold (stratified for multi-class data), score every grid point on it, keep
   the best (ties: the first in grid order, i.e. the larger value).  SML, SBLR
-  and SparseSBLR use :func:`sblr.tuning.tune_holdout` (evidence computed once
-  per gamma); BR-SVM runs the same scheme over its (gamma, C) grid.
+  and SparseSBLR use :func:`sblr.tuning.tune` (evidence computed once per
+  gamma and split); BR-SVM runs the same scheme over its (gamma, C) grid.
 * ``selection="inner_kfold"``: the mean validation score over an inner
-  ``inner_folds``-fold split of the training fold (NaN scores ignored).
+  ``inner_folds``-fold split of the training fold (NaN scores ignored);
+  :func:`sblr.tuning.tune` with ``cv=inner_folds`` for the similarity models.
 
 The selection metric is average precision (multi-label) or accuracy
 (multi-class), :func:`sblr.tuning.default_metric`.  Test folds are scored with
@@ -18,8 +19,8 @@ The selection metric is average precision (multi-label) or accuracy
 (shuffled ``KFold`` for multi-label data, ``StratifiedKFold`` for multi-class
 data when every class has at least ``folds`` rows) with a fixed seed.
 
-:func:`run_benchmark` runs every (data set x method x fold) with joblib and
-caches each result as a small JSON file keyed by the data content, the method
+:func:`run_benchmark` runs every (data set x method x fold) with joblib (local
+processes, or a Dask distributed cluster with ``scheduler=``) and caches each result as a small JSON file keyed by the data content, the method
 and every protocol setting, so a re-run computes only what is missing.
 """
 

@@ -2,10 +2,13 @@
 
 The paper selects the RBF width gamma and the L1 strength lambda from
 ``{10^2, 10^1, ..., 10^-5}`` on a 10% validation split of the training data.
-:func:`tune_holdout` does exactly that, computing the class evidence once per
-gamma and running lambda from large to small with warm starts, so an 8 x 8
-grid costs 8 evidence computations rather than 64.  :func:`coefficient_path`
-gives ``beta`` along a lambda grid for the regularization-path view.
+:func:`tune` does exactly that (or uses an inner k-fold split), computing the
+squared distances once per split, the class evidence once per gamma, and
+running lambda from large to small with warm starts, so an 8 x 8 grid costs 8
+exponentiations of one distance matrix rather than 64 evidence computations.
+:class:`SparseSBLRCV` and :class:`SBLRCV` wrap it as estimators;
+:func:`coefficient_path` gives ``beta`` along a lambda grid for the
+regularization-path view.
 """
 
 from __future__ import annotations
@@ -45,7 +48,7 @@ _RANKING = {"ranking_loss", "one_error", "coverage", "average_precision"}
 
 @dataclass(frozen=True)
 class TuningResult:
-    """Outcome of :func:`tune_holdout`.
+    """Outcome of :func:`tune`.
 
     Attributes
     ----------
