@@ -20,7 +20,8 @@ The selection metric is average precision (multi-label) or accuracy
 data when every class has at least ``folds`` rows) with a fixed seed.
 
 :func:`run_benchmark` runs every (data set x method x fold) with joblib (local
-processes, or a Dask distributed cluster with ``scheduler=``) and caches each result as a small JSON file keyed by the data content, the method
+processes, or a Dask distributed cluster with ``scheduler=``) and caches each
+result as a small JSON file keyed by the data content, the method
 and every protocol setting, so a re-run computes only what is missing.
 """
 
