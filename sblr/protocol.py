@@ -689,8 +689,35 @@ def _joblib_backend(scheduler, n_jobs):
             client.wait_for_workers(1, timeout=60)
         except (OSError, TimeoutError):
             raise DataError(f"The Dask scheduler at {scheduler} has no workers.") from None
+        _check_cluster(client, scheduler)
         stack.enter_context(parallel_config(backend="dask"))
         yield -1
+
+
+def _check_cluster(client, scheduler):
+    """Fail fast unless the scheduler and every worker can import sblr.
+
+    The scheduler unpickles the tasks too; without sblr it drops them and the
+    client would wait forever.
+    """
+
+    def _sblr_importable():  # nested: pickled by value, so it runs where sblr is missing
+        import importlib.util
+
+        return importlib.util.find_spec("sblr") is not None
+
+    where = []
+    if not client.run_on_scheduler(_sblr_importable):
+        where.append("the scheduler")
+    missing = [w for w, ok in client.run(_sblr_importable).items() if not ok]
+    if missing:
+        where.append(f"{len(missing)} worker(s) ({', '.join(sorted(missing)[:3])})")
+    if where:
+        raise DataError(
+            f"sblr cannot be imported on {' and '.join(where)} of the Dask cluster at "
+            f"{scheduler}: start them where sblr is installed (pip install -e . in the "
+            "repository) or with PYTHONPATH set to the repository."
+        )
 
 
 def _run_labelled(ds, method, fold, splits, opts, path):

@@ -1,6 +1,9 @@
 """The experimental protocol: methods, per-fold selection on training rows only, caching."""
 
+import os
 import socket
+import subprocess
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -259,6 +262,61 @@ def test_unreachable_or_malformed_scheduler_is_a_clear_error(wine, monkeypatch):
         port = s.getsockname()[1]
     with pytest.raises(DataError, match="Cannot reach the Dask scheduler"):
         run_benchmark([wine], ["ncm"], scheduler=f"tcp://127.0.0.1:{port}", **kw)
+
+
+def test_cluster_without_sblr_is_refused_not_waited_on(wine, tmp_path):
+    """A scheduler and worker that cannot import sblr would drop the tasks and leave the
+    client waiting forever; run_benchmark must say so at once instead."""
+    pytest.importorskip("distributed")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    address = f"tcp://127.0.0.1:{port}"
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    probe = [sys.executable, "-c", "import sblr"]
+    if subprocess.run(probe, cwd=tmp_path, env=env, capture_output=True).returncode == 0:
+        pytest.skip("sblr is installed in this environment, so any cluster can import it")
+    common = {
+        "cwd": tmp_path,
+        "env": env,
+        "stdout": subprocess.DEVNULL,
+        "stderr": subprocess.DEVNULL,
+    }
+    scheduler = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "distributed.cli.dask_scheduler",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--no-dashboard",
+        ],
+        **common,
+    )
+    worker = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "distributed.cli.dask_worker",
+            address,
+            "--nthreads",
+            "1",
+            "--host",
+            "127.0.0.1",
+            "--no-dashboard",
+        ],
+        **common,
+    )
+    try:
+        kw = {"folds": 2, "grid": GRID, "progress": False}
+        with pytest.raises(DataError, match="sblr cannot be imported on the scheduler and 1 work"):
+            run_benchmark([wine], ["ncm"], scheduler=address, **kw)
+    finally:
+        for proc in (worker, scheduler):
+            proc.terminate()
+            proc.wait(timeout=30)
 
 
 def _fail(*args, **kwargs):
