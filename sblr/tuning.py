@@ -25,7 +25,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import validate_data
 
 from sblr import metrics
-from sblr.evaluation import make_splits
+from sblr.evaluation import fold_distances, fold_evidence, make_splits
 from sblr.exceptions import DataError
 from sblr.models import (
     SBLRClassifier,
@@ -36,8 +36,6 @@ from sblr.models import (
 from sblr.similarity import (
     DEFAULT_WORKING_MEMORY_MB,
     featurizer_for,
-    rbf_evidence_from_sq_distances,
-    sq_distances,
 )
 
 #: The paper's grid for both gamma and lambda.
@@ -133,12 +131,6 @@ def coefficient_path(estimator, featurizer, F, lams):
     return coefs, intercepts
 
 
-def _fits(n_train, n_total, estimator):
-    """Whether the training and validation distance matrices fit the memory budget (x2)."""
-    budget = 2 * (estimator.working_memory or DEFAULT_WORKING_MEMORY_MB) * 2**20
-    return 8 * n_train * n_total <= budget
-
-
 def _split(X, y, multilabel, val_size, random_state):
     stratify = None
     if not multilabel:
@@ -148,52 +140,41 @@ def _split(X, y, multilabel, val_size, random_state):
     return train_test_split(X, y, test_size=val_size, random_state=random_state, stratify=stratify)
 
 
-def _split_scores(estimator, X_tr, y_tr, X_val, y_val, gammas, lam_grid, metric, tick):
+def _split_scores(estimator, X, y, train, val, gammas, lam_grid, metric, tick):
     """Validation score of every grid point on one split, in grid order (gammas outer).
 
-    The evidence is computed once per gamma (from distances computed once for
-    the whole grid when they fit the memory budget) and lambda runs from large
-    to small with warm starts.
+    The squared distances are computed once for the whole gamma grid (when
+    they fit twice the estimator's memory budget), the evidence once per
+    gamma, and lambda runs from large to small with warm starts.
     """
     sparse = isinstance(estimator, SparseSBLRClassifier)
     out = np.full(len(gammas) * len(lam_grid), np.nan)
+    y_val = y[val]
     distances = None
     for gi, gamma in enumerate(gammas):
         est = clone(estimator).set_params(gamma=float(gamma))
         if not isinstance(estimator, _LogisticSimilarityClassifier):
-            est.fit(X_tr, y_tr)
+            est.fit(X[train], y[train])
             out[gi] = score_predictions(
-                metric, y_val, est.predict(X_val), est.decision_function(X_val)
+                metric, y_val, est.predict(X[val]), est.decision_function(X[val])
             )
             tick()
             continue
-        f = featurizer_for(est).fit(X_tr, y_tr)
-        n_all = X_tr.shape[0] + X_val.shape[0]
-        exact_rbf = est.kernel == "rbf" and f.approx_ is None
-        if distances is None and exact_rbf and _fits(X_tr.shape[0], n_all, est):
-            # one distance computation for the whole gamma grid
-            Xv = f.scale(X_val)
-            distances = (sq_distances(f.X_fit_, f.X_fit_), sq_distances(Xv, f.X_fit_))
-        if distances is not None:
-            F_tr = rbf_evidence_from_sq_distances(
-                distances[0], f.Y_fit_, f.gamma_, leave_one_out=True, normalize=est.normalize
-            )
-            F_val = rbf_evidence_from_sq_distances(
-                distances[1], f.Y_fit_, f.gamma_, normalize=est.normalize
-            )
-        else:
-            F_tr, F_val = f.training_evidence(), f.transform(X_val)
+        if gi == 0 and est.kernel == "rbf":
+            budget = 2 * (est.working_memory or DEFAULT_WORKING_MEMORY_MB)
+            distances = fold_distances(X, y, train, val, max_mb=budget)
+        fold = fold_evidence(est, X, y, [(train, val)], distances=[distances])[0]
         previous = None
         for li in sorted(range(len(lam_grid)), key=lambda i: -lam_grid[i]):
             if sparse:
                 est = clone(est).set_params(lam=float(lam_grid[li]))
-            est.fit_from_evidence(f, F_tr, warm_start=previous)
+            est.fit_from_evidence(fold.featurizer, fold.F_train, warm_start=previous)
             previous = est
             out[gi * len(lam_grid) + li] = score_predictions(
                 metric,
                 y_val,
-                est.predict_from_evidence(F_val),
-                est.decision_from_evidence(F_val),
+                est.predict_from_evidence(fold.F_test),
+                est.decision_from_evidence(fold.F_test),
             )
             tick()
     return out
@@ -310,7 +291,7 @@ def tune(
 
     table = np.array(
         [
-            _split_scores(estimator, X[tr], y[tr], X[va], y[va], gammas, lam_grid, metric, tick)
+            _split_scores(estimator, X, y, tr, va, gammas, lam_grid, metric, tick)
             for tr, va in splits
         ]
     )
