@@ -338,9 +338,6 @@ def _cached_distances(_ds, key, scheme, test_size, n_splits, i):
 def cached_evidence(_ds, key, gamma):
     """Featurizer fitted on all rows and its leave-one-out evidence, per (data, gamma)."""
     D = _cached_distances(_ds, key, "all", None, None, 0)
-    if D is None:
-        f = SimilarityFeaturizer(gamma=gamma).fit(_ds.X, _ds.y)
-        return f, f.training_evidence()
     every = (np.arange(_ds.n_samples), np.arange(0))
     fold = fold_evidence(make_model("SBLR", gamma=gamma), _ds.X, _ds.y, [every], distances=[D])
     return fold[0].featurizer, fold[0].F_train

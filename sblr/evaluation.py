@@ -191,6 +191,7 @@ def fold_evidence(estimator, X, y, splits, *, distances=None, progress=None):
     X : {ndarray, sparse matrix} of shape (n_samples, n_features)
     y : ndarray
     splits : list of (train, test)
+        ``test`` may be empty (evidence of the training rows only).
     distances : list, optional
         Per split, :func:`fold_distances` of that split or None.  Used for
         exact rbf evidence (the same numbers, without recomputing distances).
@@ -213,7 +214,8 @@ def fold_evidence(estimator, X, y, splits, *, distances=None, progress=None):
             )
             F_test = rbf_evidence_from_sq_distances(D[1], f.Y_fit_, f.gamma_, normalize=f.normalize)
         else:
-            F_train, F_test = f.training_evidence(), f.transform(X[test])
+            F_train = f.training_evidence()
+            F_test = f.transform(X[test]) if len(test) else np.empty((0, F_train.shape[1]))
         folds.append(Fold(train, test, f, F_train, F_test))
         if progress:
             progress(i + 1, len(splits))
