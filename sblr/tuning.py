@@ -327,21 +327,12 @@ def tune(
 class _TunedMixin:
     """``fit`` of the ``*CV`` estimators: :func:`tune`, then a refit on all rows."""
 
-    _SHARED = (
-        "kernel",
-        "normalize",
-        "ridge",
-        "tol",
-        "max_iter",
-        "force_top1",
-        "working_memory",
-        "approx",
-        "n_components",
-        "random_state",
-    )
-
     def _base(self, **params):
-        return self._base_class()(**{k: getattr(self, k) for k in self._SHARED}, **params)
+        """The underlying model with every parameter it shares with this one, plus ``params``."""
+        base = self._base_class()
+        own = self.get_params(deep=False)
+        shared = {k: own[k] for k in base._get_param_names() if k in own}
+        return base(**{**shared, **params})
 
     def fit(self, X, y):
         """Select the hyper-parameters on validation data, then refit on all rows.
