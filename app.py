@@ -72,8 +72,9 @@ def _upload_form():
     is_arff = up.name.lower().endswith(".arff")
     xml, n_labels, target = None, None, None
     if is_arff:
+        # keys name the file: the label options of one ARFF must not carry over to the next
         xml_file = st.file_uploader(
-            "Mulan XML label file (optional)", type=["xml"], key="upload_xml"
+            "Mulan XML label file (optional)", type=["xml"], key=f"upload_xml:{up.file_id}"
         )
         xml = xml_file.getvalue() if xml_file is not None else None
         n = st.number_input(
@@ -81,7 +82,7 @@ def _upload_form():
             min_value=0,
             value=0,
             step=1,
-            key="upload_n_labels",
+            key=f"upload_n_labels:{up.file_id}",
             help="0: use the XML file, MEKA's -C N, or a nominal last attribute.",
         )
         n_labels = int(n) or None
@@ -89,7 +90,7 @@ def _upload_form():
         try:
             columns = common.list_columns_cached(data, up.name)
         except common.DataError as exc:
-            st.error(f"Could not read {up.name}: {exc}")
+            st.error(f"Could not read {common.esc(up.name)}: {common.esc(exc)}")
             return
         kind = st.radio(
             "Task",
@@ -115,11 +116,11 @@ def _upload_form():
     if st.button("Load this file", type="primary", key="upload_load"):
         error = common.try_upload(data, up.name, xml, n_labels, target)
         if error:
-            st.error(f"Could not use {up.name}: {error}")
+            st.error(f"Could not use {common.esc(up.name)}: {common.esc(error)}")
             st.caption("The previously loaded data is still in use.")
         else:
             # Rerun: the sidebar and the URL were drawn for the previous data before this page.
-            st.session_state["_loaded_message"] = f"Loaded {up.name}."
+            st.session_state["_loaded_message"] = f"Loaded {common.esc(up.name)}."
             st.rerun()
     loaded = st.session_state.pop("_loaded_message", None)
     if loaded:
@@ -129,7 +130,7 @@ def _upload_form():
 def _summary(ds):
     s = ds.summary()
     source = "your upload" if st.session_state.get("upload") else "sample data"
-    st.subheader(f"{ds.name} ({source})")
+    st.subheader(f"{common.esc(ds.name)} ({source})")
     cols = st.columns(5)
     cols[0].metric("Instances", f"{s['instances']:,}")
     cols[1].metric("Features", f"{s['features']:,}")
@@ -142,7 +143,7 @@ def _summary(ds):
 
 def _sidebar(ds):
     st.sidebar.markdown(
-        f"**Data:** {ds.name} · {ds.n_samples:,} × {ds.n_features} · "
+        f"**Data:** {common.esc(ds.name)} · {ds.n_samples:,} × {ds.n_features} · "
         f"{ds.n_classes} {'labels' if ds.task == 'multilabel' else 'classes'}"
     )
     st.session_state["_settings"] = common.sidebar_settings(ds)
@@ -160,6 +161,11 @@ pages = [
     st.Page("pages/path.py", title="Regularization path", icon=":material/timeline:"),
 ]
 page = st.navigation(pages)
-_sidebar(common.current_dataset())
+# One error boundary per part of every run: a file or a computation that fails shows its
+# DataError text (or a generic message, the traceback going to the server log), never a traceback.
+with common.error_boundary(stop=True):
+    _sidebar(common.current_dataset())
 common.follow_redirect()
-page.run()
+with common.error_boundary():
+    common.url_notice(common.current_dataset())
+    page.run()

@@ -44,7 +44,7 @@ col1, col2 = st.columns(2)
 col1.download_button(
     "Download β heatmaps (HTML)",
     plots.figure_html(fig),
-    file_name=f"{ds.name}_beta.html",
+    file_name=common.safe_filename(ds.name, "beta", suffix=".html"),
     mime="text/html",
 )
 table = pd.concat(
@@ -55,7 +55,10 @@ table = pd.concat(
     names=["model", "target class k"],
 )
 col2.download_button(
-    "Download β (CSV)", table.to_csv().encode(), file_name=f"{ds.name}_beta.csv", mime="text/csv"
+    "Download β (CSV)",
+    common.to_csv_bytes(table),
+    file_name=common.safe_filename(ds.name, "beta", suffix=".csv"),
+    mime="text/csv",
 )
 
 st.subheader("Which classes does SparseSBLR find irrelevant?")

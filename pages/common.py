@@ -9,8 +9,12 @@ logistic layer.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import logging
 import math
+import os
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,7 +27,13 @@ from sblr.io import list_columns, load_dataset
 from sblr.models import MODELS, make_model
 from sblr.samples import DEFAULT_SAMPLE, SAMPLES, load_sample
 from sblr.similarity import AUTO_APPROX_ROWS, resolve_approx
+from sblr.textsafe import escape_markdown as esc
+from sblr.textsafe import safe_filename, to_csv_bytes
 from sblr.tuning import PAPER_GRID, coefficient_path
+
+__all__ = ["esc", "safe_filename", "to_csv_bytes"]  # re-exported for the pages
+
+_log = logging.getLogger("sblr.dashboard")
 
 #: Largest upload accepted (also set as server.maxUploadSize in .streamlit/config.toml).
 MAX_UPLOAD_MB = 50
@@ -57,6 +67,109 @@ class Settings:
         return make_model(self.model, gamma=self.gamma, lam=self.lam)
 
 
+# ----------------------------------------------------------------------------- shared server
+#: Heavy computations (loading an upload, distances, evidence, fits, folds, paths, tuning) that
+#: may run at once in this server process, whatever the number of sessions: each holds one
+#: slot, so a class of 20 students cannot start 20 fits on a 2-core machine at once.
+MAX_JOBS = max(1, int(os.environ.get("SBLR_MAX_JOBS", 0)) or (os.cpu_count() or 1))
+
+
+class ServerBusy(Exception):
+    """Every job slot is taken; raised inside a cached function, so nothing is cached."""
+
+
+@st.cache_resource
+def _job_slots():
+    # A resource, not a module global: Streamlit may re-import this module, the slots stay one.
+    return threading.BoundedSemaphore(MAX_JOBS)
+
+
+_held = threading.local()
+
+
+@contextlib.contextmanager
+def job_slot(*, wait: bool = False):
+    """Hold one of the server's ``MAX_JOBS`` job slots for a heavy computation.
+
+    Re-entrant per thread (a cached function calling another holds one slot). Without
+    ``wait`` it raises :class:`ServerBusy` when every slot is taken (used inside cached
+    functions: :func:`waiting_for_worker` retries them, showing that it waits); with
+    ``wait`` it blocks, showing a "waiting for a free worker" spinner.
+    """
+    if getattr(_held, "depth", 0):
+        _held.depth += 1
+        try:
+            yield
+        finally:
+            _held.depth -= 1
+        return
+    slots = _job_slots()
+    if not slots.acquire(blocking=False):
+        if not wait:
+            raise ServerBusy
+        with st.spinner(_BUSY_TEXT):
+            slots.acquire()
+    _held.depth = 1
+    try:
+        yield
+    finally:
+        _held.depth = 0
+        slots.release()
+
+
+_BUSY_TEXT = (
+    "Waiting for a free worker: the server is computing for other users "
+    f"(at most {MAX_JOBS} computations run at once)…"
+)
+
+
+def waiting_for_worker(func):
+    """``func`` (a cached function whose body holds a :func:`job_slot`), retried while the
+    server is busy, with a visible "waiting" spinner; cache hits never wait."""
+
+    def call(*args, **kwargs):
+        try:
+            return func(*args, **kwargs)
+        except ServerBusy:
+            pass
+        with st.spinner(_BUSY_TEXT):
+            while True:
+                slots = _job_slots()
+                if slots.acquire(timeout=0.5):  # a slot is free: give it back and retry
+                    slots.release()
+                    try:
+                        return func(*args, **kwargs)
+                    except ServerBusy:
+                        continue
+
+    return call
+
+
+@contextlib.contextmanager
+def error_boundary(*, stop: bool = False):
+    """Show what went wrong in the page's body as text, never as a traceback.
+
+    A :class:`~sblr.DataError` (a problem with the data or the settings) shows its message;
+    anything else a generic message, the traceback going to the server log. Streamlit's own
+    control flow (``st.stop``, ``st.rerun``, ``st.switch_page``) is not an ``Exception`` and
+    passes through. ``stop=True`` ends the run after showing the error.
+    """
+    try:
+        yield
+    except DataError as exc:
+        st.error(esc(exc))
+        if stop:
+            st.stop()
+    except Exception as exc:
+        _log.exception("dashboard page failed")
+        st.error(
+            f"Something went wrong while computing this page ({type(exc).__name__}). "
+            "Try other settings or other data; the details are in the server's log."
+        )
+        if stop:
+            st.stop()
+
+
 # ----------------------------------------------------------------------------- data
 @st.cache_data(max_entries=8, show_spinner=False)
 def cached_sample(name):
@@ -67,11 +180,18 @@ def cached_sample(name):
 def cached_upload(digest, _data: bytes, name: str, _xml: bytes | None, n_labels, target):
     """The loaded upload, keyed by the digest of its bytes (hashing 50 MB on every rerun
     would eat the slider's time budget). Shared read-only: pages never modify a Dataset."""
-    return load_dataset(_data, name=name, xml=_xml, n_labels=n_labels, target=target)
+    with job_slot():
+        return load_dataset(_data, name=name, xml=_xml, n_labels=n_labels, target=target)
 
 
-def _digest(data, xml, n_labels, target):
-    return hashlib.sha256(data + (xml or b"") + repr((n_labels, target)).encode()).hexdigest()
+def upload_digest(data: bytes, name: str, xml: bytes | None, n_labels, target) -> str:
+    """SHA-256 of an upload and its options, each part length-prefixed: two different
+    uploads (data, XML, name, options) can never share a key by moving bytes across parts."""
+    h = hashlib.sha256()
+    for part in (data, b"" if xml is None else b"x" + xml, repr((name, n_labels, target)).encode()):
+        h.update(len(part).to_bytes(8, "big"))
+        h.update(part)
+    return h.hexdigest()
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
@@ -111,9 +231,9 @@ def try_upload(data: bytes, name: str, xml: bytes | None, n_labels, target):
         size = len(data) / 2**20
         return f"The file is {size:.0f} MB; the dashboard accepts up to {MAX_UPLOAD_MB} MB."
     target = tuple(target) if isinstance(target, list) else target
-    key = "upload:" + _digest(data, xml, n_labels, target)[:16]
+    key = "upload:" + upload_digest(data, name, xml, n_labels, target)
     try:
-        ds = cached_upload(key, data, name, xml, n_labels, target)
+        ds = waiting_for_worker(cached_upload)(key, data, name, xml, n_labels, target)
     except DataError as exc:
         return str(exc)
     if ds.task == "multilabel" and ds.n_classes < 2:
@@ -162,32 +282,78 @@ def _nearest(grid, log10):
     return min(grid, key=lambda g: abs(g - log10))
 
 
+def _grid_point(text, name, ignored):
+    """The slider point nearest to a URL value, or None (noted in ``ignored``) if unusable."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        ignored.append(f"{name}={text!r} is not a positive number")
+        return None
+    point = _nearest(LOG_GRID, math.log10(value))
+    if abs(point - math.log10(value)) > 0.125:
+        ignored.append(
+            f"{name}={text!r} is outside the slider's range {_fmt(LOG_GRID[0])} … "
+            f"{_fmt(LOG_GRID[-1])}; using {_fmt(point)}"
+        )
+    return point
+
+
 def init_state_from_url():
-    """On a session's first run, take the shareable state from the URL."""
+    """On a session's first run, take the shareable state from the URL.
+
+    Values that cannot be used are ignored, and :func:`url_notice` says which.
+    """
     if st.session_state.get("_url_read"):
         return
     st.session_state["_url_read"] = True
     q = st.query_params
-    if q.get("sample") in SAMPLES:
-        st.session_state["sample"] = q["sample"]
-    if q.get("model") in MODEL_NAMES:
-        st.session_state[K_MODEL] = q["model"]
+    ignored = []
+    if "sample" in q:
+        if q["sample"] in SAMPLES:
+            st.session_state["sample"] = q["sample"]
+        else:
+            ignored.append(f"sample={q['sample']!r} is not one of {', '.join(SAMPLES)}")
+    if "model" in q:
+        if q["model"] in MODEL_NAMES:
+            st.session_state[K_MODEL] = q["model"]
+        else:
+            ignored.append(f"model={q['model']!r} is not one of {', '.join(MODEL_NAMES)}")
     gamma = q.get("gamma")
     if gamma == "scale":
         st.session_state[K_GAMMA_SCALE] = True
-    elif gamma:
-        try:
-            st.session_state[K_LOG_GAMMA] = _nearest(LOG_GRID, math.log10(float(gamma)))
+    elif gamma is not None:
+        point = _grid_point(gamma, "gamma", ignored)
+        if point is not None:
+            st.session_state[K_LOG_GAMMA] = point
             st.session_state[K_GAMMA_SCALE] = False
-        except ValueError:
-            pass
-    if q.get("lam"):
-        try:
-            st.session_state[K_LOG_LAM] = _nearest(LOG_GRID, math.log10(float(q["lam"])))
-        except ValueError:
-            pass
-    if q.get("k", "").isdigit():
-        st.session_state[K_CLASS] = int(q["k"])
+    if "lam" in q:
+        point = _grid_point(q["lam"], "lam", ignored)
+        if point is not None:
+            st.session_state[K_LOG_LAM] = point
+    if "k" in q:
+        if q["k"].isdigit():
+            st.session_state[K_CLASS] = int(q["k"])
+            st.session_state["_url_k"] = int(q["k"])
+        else:
+            ignored.append(f"k={q['k']!r} is not a class number")
+    st.session_state["_url_ignored"] = ignored
+
+
+def url_notice(ds):
+    """Say which values of the link were ignored (once, on the page the link opened)."""
+    ignored = st.session_state.pop("_url_ignored", [])
+    k = st.session_state.pop("_url_k", None)
+    if k is not None and k >= ds.n_classes:
+        ignored.append(f"k={k} is not a class of {ds.name!r} ({ds.n_classes} classes)")
+    if ignored:
+        st.warning(
+            "Some settings in the link could not be used and were ignored: "
+            + esc("; ".join(ignored))
+            + ".",
+            icon="⚠️",
+        )
 
 
 def sidebar_settings(ds):
@@ -331,35 +497,40 @@ def _cached_distances(_ds, key, scheme, test_size, n_splits, i):
         train, test = np.arange(_ds.n_samples), np.arange(0)
     else:
         train, test = _cached_splits(_ds, key, scheme, test_size, n_splits)[i]
-    return fold_distances(_ds.X, _ds.y, train, test)
+    with job_slot():
+        return fold_distances(_ds.X, _ds.y, train, test)
 
 
 @st.cache_resource(max_entries=16, show_spinner="Computing class evidence…")
-def cached_evidence(_ds, key, gamma):
+def _cached_evidence(_ds, key, gamma):
     """Featurizer fitted on all rows and its leave-one-out evidence, per (data, gamma)."""
-    D = _cached_distances(_ds, key, "all", None, None, 0)
-    every = (np.arange(_ds.n_samples), np.arange(0))
-    fold = fold_evidence(make_model("SBLR", gamma=gamma), _ds.X, _ds.y, [every], distances=[D])
+    with job_slot():
+        D = _cached_distances(_ds, key, "all", None, None, 0)
+        every = (np.arange(_ds.n_samples), np.arange(0))
+        model = make_model("SBLR", gamma=gamma)
+        fold = fold_evidence(model, _ds.X, _ds.y, [every], distances=[D])
     return fold[0].featurizer, fold[0].F_train
 
 
 def training_evidence(ds, key, gamma):
     """Leave-one-out evidence of every row (all rows as training data), per (data, gamma)."""
-    return cached_evidence(ds, key, gamma)[1]
+    return waiting_for_worker(_cached_evidence)(ds, key, gamma)[1]
 
 
 def cached_fit(ds, key, model, gamma, lam):
     """A model fitted on all rows; SBLR/SparseSBLR reuse the cached evidence."""
-    return _cached_fit(ds, key, model, gamma, lam if model == "SparseSBLR" else None)
+    lam = lam if model == "SparseSBLR" else None
+    return waiting_for_worker(_cached_fit)(ds, key, model, gamma, lam)
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)
 def _cached_fit(_ds, key, model, gamma, lam):
-    est = make_model(model, gamma=gamma, lam=lam)
-    if model == "SML":
-        return est.fit(_ds.X, _ds.y)
-    f, F = cached_evidence(_ds, key, gamma)
-    return est.fit_from_evidence(f, F)
+    with job_slot():
+        est = make_model(model, gamma=gamma, lam=lam)
+        if model == "SML":
+            return est.fit(_ds.X, _ds.y)
+        f, F = _cached_evidence(_ds, key, gamma)
+        return est.fit_from_evidence(f, F)
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
@@ -370,18 +541,22 @@ def _cached_splits(_ds, key, scheme, test_size, n_splits):
 @st.cache_resource(max_entries=64, show_spinner=False)
 def _cached_fold(_ds, key, gamma, scheme, test_size, n_splits, i):
     split = _cached_splits(_ds, key, scheme, test_size, n_splits)[i]
-    D = _cached_distances(_ds, key, scheme, test_size, n_splits, i)
-    return fold_evidence(make_model("SBLR", gamma=gamma), _ds.X, _ds.y, [split], distances=[D])[0]
+    with job_slot():
+        D = _cached_distances(_ds, key, scheme, test_size, n_splits, i)
+        model = make_model("SBLR", gamma=gamma)
+        return fold_evidence(model, _ds.X, _ds.y, [split], distances=[D])[0]
 
 
 @st.cache_data(max_entries=512, show_spinner=False)
 def _cached_fold_score(_ds, key, model, gamma, lam, scheme, test_size, n_splits, i):
     """One fold's scores; SBLR/SparseSBLR reuse the fold's cached evidence."""
-    if model == "SML":
-        fold = _cached_splits(_ds, key, scheme, test_size, n_splits)[i]
-    else:
-        fold = _cached_fold(_ds, key, gamma, scheme, test_size, n_splits, i)
-    return score_fold(make_model(model, gamma=gamma, lam=lam), _ds.X, _ds.y, fold, _classes(_ds))
+    with job_slot():
+        if model == "SML":
+            fold = _cached_splits(_ds, key, scheme, test_size, n_splits)[i]
+        else:
+            fold = _cached_fold(_ds, key, gamma, scheme, test_size, n_splits, i)
+        est = make_model(model, gamma=gamma, lam=lam)
+        return score_fold(est, _ds.X, _ds.y, fold, _classes(_ds))
 
 
 def _classes(ds):
@@ -396,36 +571,41 @@ def evaluation(ds, key, model, gamma, lam, scheme, test_size, n_splits, progress
     """
     lam = lam if model == "SparseSBLR" else None
     n = len(_cached_splits(ds, key, scheme, test_size, n_splits))
+    fold_score = waiting_for_worker(_cached_fold_score)
     results = []
     for i in range(n):
-        results.append(
-            _cached_fold_score(ds, key, model, gamma, lam, scheme, test_size, n_splits, i)
-        )
+        results.append(fold_score(ds, key, model, gamma, lam, scheme, test_size, n_splits, i))
         if progress:
             progress(i + 1, n)
     return summarize(results, _classes(ds))
 
 
 @st.cache_data(max_entries=16, show_spinner="Computing the λ path…")
-def cached_path(_ds, key, gamma):
-    """β along the slider's λ grid (all rows), for the regularization-path page."""
+def _cached_path(_ds, key, gamma):
     lams = np.array([_value(v) for v in LOG_GRID])
-    f, F = cached_evidence(_ds, key, gamma)
-    coefs, intercepts = coefficient_path(make_model("SparseSBLR", gamma=gamma), f, F, lams)
+    with job_slot():
+        f, F = _cached_evidence(_ds, key, gamma)
+        coefs, intercepts = coefficient_path(make_model("SparseSBLR", gamma=gamma), f, F, lams)
     return lams, coefs, intercepts
+
+
+def cached_path(ds, key, gamma):
+    """β along the slider's λ grid (all rows), for the regularization-path page."""
+    return waiting_for_worker(_cached_path)(ds, key, gamma)
 
 
 def tune(ds, model, test_size, progress):
     """The paper's grid search on a 10% validation split of the hold-out TRAINING rows."""
     ((train, _),) = make_splits(ds.y, scheme="holdout", test_size=test_size)
-    return tuning.tune(
-        make_model(model),
-        ds.X[train],
-        ds.y[train],
-        gammas=PAPER_GRID,
-        lams=PAPER_GRID,
-        progress=progress,
-    )
+    with job_slot(wait=True):
+        return tuning.tune(
+            make_model(model),
+            ds.X[train],
+            ds.y[train],
+            gammas=PAPER_GRID,
+            lams=PAPER_GRID,
+            progress=progress,
+        )
 
 
 def label_frequency_chart(ds):
@@ -438,11 +618,14 @@ def label_frequency_chart(ds):
 
 
 def show_notes(ds):
+    for note in ds.notes:
+        if note.startswith("Warning:"):  # the loader's loud notes: shown, not folded away
+            st.warning(esc(note))
     if ds.notes:
         label = "note" if len(ds.notes) == 1 else "notes"
         with st.expander(f"What the loader did ({len(ds.notes)} {label})"):
             for note in ds.notes:
-                st.markdown(f"- {note}")
+                st.markdown(f"- {esc(note)}")
 
 
 # --- compare page
@@ -461,7 +644,8 @@ def cached_compare_fold(_ds, key, method, fold, folds, grid):
     from sblr import protocol
 
     splits = _cached_compare_splits(_ds, key, folds)
-    return protocol.run_fold(_ds, method, fold, splits, grid=grid)
+    with job_slot():
+        return protocol.run_fold(_ds, method, fold, splits, grid=grid)
 
 
 def compare_methods(ds, key, methods, folds, grid, progress=None):
@@ -481,7 +665,7 @@ def compare_methods(ds, key, methods, folds, grid, progress=None):
         for fold in range(folds):
             if progress:
                 progress(i * folds + fold, total, method, fold)
-            res = cached_compare_fold(ds, key, method, fold, folds, grid)
+            res = waiting_for_worker(cached_compare_fold)(ds, key, method, fold, folds, grid)
             rows.extend(res.rows)
             hyper.append(
                 {

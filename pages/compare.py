@@ -142,7 +142,7 @@ if "br_svm" in methods and grid_name == "paper":
     estimate = f"about {seconds:.0f} s" if seconds < 120 else f"about {seconds / 60:.0f} min"
     if too_slow:
         st.warning(
-            f"BR-SVM with the paper's grid would take {estimate} of CPU on {ds.name} "
+            f"BR-SVM with the paper's grid would take {estimate} of CPU on {common.esc(ds.name)} "
             f"({ds.n_samples:,} rows, {ds.n_classes} classes, {folds} folds), more than the "
             f"page runs ({BRSVM_LIMIT_SECONDS // 60} min). Choose the quick grid, leave "
             "BR-SVM out, or run `python -m sblr benchmark` (parallel, cached on disk)."
@@ -196,7 +196,7 @@ try:
     )
 except (common.DataError, ValueError) as exc:
     st.session_state.pop(K_REQUEST, None)
-    st.error(f"The cross-validation failed: {exc}")
+    st.error(f"The cross-validation failed: {common.esc(exc)}")
     st.stop()
 finally:
     bar.empty()
@@ -220,7 +220,7 @@ table.index = labels
 table.index.name = "method"
 table.columns = [metric_labels[m] for m in table.columns]
 
-st.subheader(f"{ds.name}: {n_folds}-fold cross-validation")
+st.subheader(f"{common.esc(ds.name)}: {n_folds}-fold cross-validation")
 st.caption(GRID_LABELS[request["grid"]])
 st.dataframe(table.style.apply(_bold_best(ranks), axis=0), key="compare_metrics")
 
@@ -256,18 +256,18 @@ st.caption(
     "`python -m sblr benchmark`'s results.csv and hyperparameters.csv (method keys, e.g. "
     "sparse_sblr), so sblr.stats can read them. Times are those of the first computation."
 )
-stem = f"{ds.name}_compare_{n_folds}fold_{request['grid']}"
+stem = common.safe_filename(ds.name, "compare", f"{n_folds}fold", request["grid"])
 left, right = st.columns(2)
 left.download_button(
     "Download results (CSV)",
-    results.to_csv(index=False).encode(),
+    common.to_csv_bytes(results, index=False),
     file_name=f"{stem}_results.csv",
     mime="text/csv",
     key="compare_download_results",
 )
 right.download_button(
     "Download hyper-parameters (CSV)",
-    hyper.to_csv(index=False).encode(),
+    common.to_csv_bytes(hyper, index=False),
     file_name=f"{stem}_hyperparameters.csv",
     mime="text/csv",
     key="compare_download_hyper",

@@ -8,7 +8,7 @@ from sblr.interpret import contribution_table, rank_correlation
 ds, s, key = common.page_context(__file__)
 k = s.k
 
-st.title(f"Class contributions to “{ds.class_names[k]}”")
+st.title(f"Class contributions to “{common.esc(ds.class_names[k])}”")
 with st.expander("What am I looking at?"):
     st.markdown(
         "For the class k chosen in the sidebar, one row per class t: how many rows carry both "
@@ -39,7 +39,7 @@ for col, name in zip(cols, models, strict=True):
 st.dataframe(table.style.format({n: "{:.3f}" for n in models}), width="stretch", hide_index=True)
 st.download_button(
     "Download table (CSV)",
-    table.to_csv(index=False).encode(),
-    file_name=f"{ds.name}_contributions_{ds.class_names[k]}.csv",
+    common.to_csv_bytes(table, index=False),
+    file_name=common.safe_filename(ds.name, "contributions", ds.class_names[k], suffix=".csv"),
     mime="text/csv",
 )

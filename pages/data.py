@@ -8,7 +8,7 @@ from sblr.interpret import cooccurrence
 
 ds, _, _ = common.page_context(__file__)
 
-st.title(f"Data: {ds.name}")
+st.title(f"Data: {common.esc(ds.name)}")
 with st.expander("What am I looking at?"):
     st.markdown(
         "**Label frequencies**: how many rows carry each class. **Co-occurrence**: the number "
@@ -28,7 +28,7 @@ st.plotly_chart(fig, key="cooccurrence")
 st.download_button(
     "Download co-occurrence heatmap (HTML)",
     plots.figure_html(fig),
-    file_name=f"{ds.name}_cooccurrence.html",
+    file_name=common.safe_filename(ds.name, "cooccurrence", suffix=".html"),
     mime="text/html",
 )
 st.plotly_chart(plots.pca_scatter(ds.X, ds.y, class_names=ds.class_names), key="pca")

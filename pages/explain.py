@@ -49,7 +49,7 @@ is_edited = not np.array_equal(x, ds.X[row])
 truth = ds.label_matrix()[row]
 st.caption(
     "True classes of this row: "
-    + (", ".join(n for n, t in zip(ds.class_names, truth, strict=True) if t) or "none")
+    + (", ".join(common.esc(n) for n, t in zip(ds.class_names, truth, strict=True) if t) or "none")
     + (
         " · features edited: explained as a new query (every training row counts)"
         if is_edited
@@ -75,9 +75,9 @@ st.plotly_chart(
 k = s.k
 table = ic.waterfall(k, ds.class_names)
 if ds.task == "multilabel":
-    st.subheader(f"Why π = {ic.proba[k]:.3f} for “{ds.class_names[k]}”")
+    st.subheader(f"Why π = {ic.proba[k]:.3f} for “{common.esc(ds.class_names[k])}”")
 else:
-    st.subheader(f"Why σ(logit) = {ic.proba[k]:.3f} for “{ds.class_names[k]}”")
+    st.subheader(f"Why σ(logit) = {ic.proba[k]:.3f} for “{common.esc(ds.class_names[k])}”")
     st.caption(
         f"Multi-class: the bars show each σ(logit) divided by their sum "
         f"({proba[k]:.3f} for this class); the class with the largest logit is predicted."
@@ -87,6 +87,6 @@ st.plotly_chart(fig, key="waterfall")
 st.download_button(
     "Download waterfall (HTML)",
     plots.figure_html(fig),
-    file_name=f"{ds.name}_row{row}_{ds.class_names[k]}.html",
+    file_name=common.safe_filename(ds.name, f"row{row}", ds.class_names[k], suffix=".html"),
     mime="text/html",
 )

@@ -51,7 +51,7 @@ else:
 
 gamma_text = "scale" if s.gamma == "scale" else f"{s.gamma:.3g}"
 lam_text = f", λ = {s.lam:.3g}" if s.model == "SparseSBLR" else ""
-st.markdown(f"**{s.model}** with γ = {gamma_text}{lam_text} on **{ds.name}**")
+st.markdown(f"**{s.model}** with γ = {gamma_text}{lam_text} on **{common.esc(ds.name)}**")
 
 bar = st.progress(0.0, text="Evaluating…")
 try:
@@ -67,7 +67,7 @@ try:
         progress=lambda done, total: bar.progress(done / total, text=f"Fold {done} of {total}"),
     )
 except common.DataError as exc:
-    st.error(str(exc))
+    st.error(common.esc(exc))
     st.stop()
 finally:
     bar.empty()
@@ -96,8 +96,8 @@ else:
         st.dataframe(result.per_fold, width="stretch")
 st.download_button(
     "Download metrics (CSV)",
-    summary.to_csv().encode(),
-    file_name=f"{ds.name}_{s.model}_metrics.csv",
+    common.to_csv_bytes(summary),
+    file_name=common.safe_filename(ds.name, s.model, "metrics", suffix=".csv"),
     mime="text/csv",
 )
 
@@ -127,7 +127,7 @@ if st.button(f"Tune {s.model}", key="tune"):
             ),
         )
     except common.DataError as exc:
-        st.error(f"Could not tune: {exc}")
+        st.error(f"Could not tune: {common.esc(exc)}")
         res = None
     finally:
         tune_bar.empty()

@@ -9,7 +9,7 @@ from sblr import plots
 ds, s, key = common.page_context(__file__)
 k = s.k
 
-st.title(f"Regularization path of “{ds.class_names[k]}”")
+st.title(f"Regularization path of “{common.esc(ds.class_names[k])}”")
 with st.expander("What am I looking at?"):
     st.markdown(
         "SparseSBLR's coefficients βₜᵏ of the sidebar's class k, fitted on all rows for each λ "
@@ -31,7 +31,7 @@ entry = {
     if np.any(coefs[:, k, t])
 }
 entered = [
-    f"{ds.class_names[t]} (λ = {common.fmt_value(lam)})"
+    f"{common.esc(ds.class_names[t])} (λ = {common.fmt_value(lam)})"
     for t, lam in sorted(entry.items(), key=lambda item: -item[1])
 ]
 st.caption(
@@ -42,6 +42,6 @@ st.caption(
 st.download_button(
     "Download path (HTML)",
     plots.figure_html(fig),
-    file_name=f"{ds.name}_path_{ds.class_names[k]}.html",
+    file_name=common.safe_filename(ds.name, "path", ds.class_names[k], suffix=".html"),
     mime="text/html",
 )

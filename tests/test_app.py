@@ -9,6 +9,7 @@ menu does: app.py (shared sidebar, URL state) runs first, then the page.
 from __future__ import annotations
 
 import base64
+import html
 import io
 import json
 import math
@@ -18,6 +19,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from markdown_it import MarkdownIt
 from streamlit.testing.v1 import AppTest
 
 from sblr import SparseSBLRClassifier
@@ -82,8 +84,17 @@ def metrics(at: AppTest) -> dict[str, str]:
     return {m.label: m.value for m in at.metric}
 
 
+_MARKDOWN = MarkdownIt("commonmark").enable(["table", "strikethrough"])
+
+
+def visible(markdown: str) -> str:
+    """The text a reader sees of a Markdown string (tags dropped, entities decoded)."""
+    return html.unescape(re.sub(r"<[^>]+>", "", _MARKDOWN.render(markdown))).strip()
+
+
 def texts(elements) -> str:
-    return "\n".join(str(e.value) for e in elements)
+    """The visible text of Markdown elements (titles, captions, alerts ...), one per line."""
+    return "\n".join(visible(str(e.value)) for e in elements)
 
 
 def chart(at: AppTest, key: str) -> dict:
@@ -117,8 +128,15 @@ def widget(widgets, label: str):
     return found[0]
 
 
+def keyed(widgets, key: str):
+    """The one widget of ``widgets`` whose key is ``key`` or ``key:<file id>`` (per-file keys)."""
+    found = [w for w in widgets if w.key == key or str(w.key).startswith(key + ":")]
+    assert len(found) == 1, f"{len(found)} widgets keyed {key!r}"
+    return found[0]
+
+
 def upload(at: AppTest, name: str, data: bytes, key: str = "upload_file") -> AppTest:
-    at.file_uploader(key=key).set_value((name, data, "application/octet-stream"))
+    keyed(at.get("file_uploader"), key).set_value((name, data, "application/octet-stream"))
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     return at
@@ -228,7 +246,7 @@ def test_arff_with_xml_upload():
 def test_arff_with_number_of_labels():
     at = start()
     upload(at, "counted.arff", (SAMPLE_DIR / "planted.arff").read_bytes())
-    at.number_input(key="upload_n_labels").set_value(7)
+    keyed(at.number_input, "upload_n_labels").set_value(7)
     click_load(at)
     assert_clean(at)
     assert sidebar_data(at) == "**Data:** counted · 500 × 8 · 7 labels"
@@ -279,7 +297,7 @@ def _choose_non_binary_label(at: AppTest) -> None:
 
 
 def _too_many_labels(at: AppTest) -> None:
-    at.number_input(key="upload_n_labels").set_value(20)
+    keyed(at.number_input, "upload_n_labels").set_value(20)
     at.run()
 
 
@@ -326,7 +344,7 @@ def test_bad_upload_keeps_previous_data(name, data, prepare, expected):
         click_load(at)
     assert not at.exception
     assert len(at.error) == 1
-    message = at.error[0].value
+    message = visible(at.error[0].value)
     for part in expected:
         assert part in message
     # The previous upload is still what the app (and every page) uses.
@@ -418,7 +436,7 @@ def test_tune_moves_the_sliders(model):
     if model == "SparseSBLR":
         assert f"λ = {best['lam']:.0e}" in message
     # The metrics above were recomputed with the tuned values.
-    assert f"**{model}** with γ = {best['gamma']:.3g}" in texts(at.markdown)
+    assert f"{model} with γ = {best['gamma']:.3g}" in texts(at.markdown)
 
 
 # ----------------------------------------------------------------------------- 5. URL state
@@ -454,7 +472,7 @@ def test_url_restores_the_settings():
     assert widget(at.sidebar.selectbox, "Class k").value == 2
     assert at.query_params == query
     goto(at, "pages/contributions.py")
-    assert at.title[0].value == "Class contributions to “cultivar_3”"
+    assert visible(at.title[0].value) == "Class contributions to “cultivar_3”"
 
 
 def test_url_restores_class_of_planted():

@@ -1,0 +1,127 @@
+"""Text from a user's file, made safe to show or to write: never markup, never a formula.
+
+Everything a data file can put on a page or into a download (class names,
+column names, loader notes, error messages quoting a line) is data.  Two
+helpers, one per destination, and every caller uses them:
+
+* :func:`escape_markdown` for text a Markdown renderer will see (Streamlit's
+  ``st.markdown``, titles, captions, alerts, widget labels), so that
+  ``![x](http://host/p.png)`` is not an image request and ``a_b_c`` keeps its
+  underscores;
+* :func:`csv_safe` / :func:`to_csv_bytes` for CSV files, neutralizing cells that
+  a spreadsheet would run as a formula (OWASP's rule: a cell starting with
+  ``=``, ``+``, ``-``, ``@``, tab or carriage return gets a leading ``'``).
+"""
+
+from __future__ import annotations
+
+import re
+
+import pandas as pd
+
+__all__ = ["csv_cell", "csv_safe", "escape_markdown", "safe_filename", "to_csv_bytes"]
+
+# Every ASCII punctuation character may be backslash-escaped in CommonMark, and an
+# escaped one is always shown literally.  Streamlit adds its own syntax on top
+# (:material/icon:, :red[text], $math$), all built from these characters too.
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#+\-.!|~$:=&\"'^%/;?@,])")
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+_FILENAME_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+_PLAIN_NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
+
+
+def escape_markdown(text: object) -> str:
+    r"""``str(text)`` with every Markdown metacharacter escaped, so it renders as itself.
+
+    Line breaks become spaces (a name never starts a new block).
+
+    Examples
+    --------
+    >>> escape_markdown("Instrument_-_Trombone")
+    'Instrument\\_\\-\\_Trombone'
+    >>> escape_markdown("![x](http://host/p.png)")
+    '\\!\\[x\\]\\(http\\:\\/\\/host\\/p\\.png\\)'
+    """
+    flat = " ".join(str(text).splitlines()) if "\n" in str(text) or "\r" in str(text) else str(text)
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", flat)
+
+
+def csv_cell(value: object) -> object:
+    """One CSV cell with a spreadsheet formula neutralized (other values unchanged).
+
+    A text cell that starts with ``=``, ``+``, ``-``, ``@``, tab or carriage
+    return gets a leading apostrophe, unless it is a plain number such as ``-1.5``.
+
+    Examples
+    --------
+    >>> csv_cell("=HYPERLINK(\\"http://x\\")"), csv_cell("-1.5"), csv_cell("rain"), csv_cell(-2)
+    ('\\'=HYPERLINK("http://x")', '-1.5', 'rain', -2)
+    """
+    if (
+        isinstance(value, str)
+        and value.startswith(_FORMULA_START)
+        and not _PLAIN_NUMBER.fullmatch(value)
+    ):
+        return "'" + value
+    return value
+
+
+def _is_text(values) -> bool:
+    return pd.api.types.is_object_dtype(values) or pd.api.types.is_string_dtype(values)
+
+
+def _safe_index(index: pd.Index) -> pd.Index:
+    if isinstance(index, pd.MultiIndex):
+        arrays = [index.get_level_values(i) for i in range(index.nlevels)]
+        arrays = [a.map(csv_cell) if _is_text(a) else a for a in arrays]
+        return pd.MultiIndex.from_arrays(arrays, names=[csv_cell(n) for n in index.names])
+    return (index.map(csv_cell) if _is_text(index) else index).rename(csv_cell(index.name))
+
+
+def csv_safe(frame: pd.DataFrame) -> pd.DataFrame:
+    """A copy of ``frame`` whose text cells, column names and index pass :func:`csv_cell`.
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"@class": ["+1+2", "rain"], "beta": [0.5, -1.0]})
+    >>> csv_safe(frame).to_csv(index=False).splitlines()
+    ["'@class,beta", "'+1+2,0.5", 'rain,-1.0']
+    """
+    out = frame.copy()
+    for column in out.columns:
+        if _is_text(out[column]):
+            out[column] = out[column].map(csv_cell)
+    out.columns = _safe_index(out.columns)
+    out.index = _safe_index(out.index)
+    return out
+
+
+def to_csv_bytes(frame: pd.DataFrame, **kwargs) -> bytes:
+    """UTF-8 CSV bytes of ``frame`` after :func:`csv_safe` (keyword arguments go to
+    ``DataFrame.to_csv``); the one way the app and the command line write CSV.
+
+    Examples
+    --------
+    >>> to_csv_bytes(pd.DataFrame({"k": ["=1+1"]}), index=False)
+    b"k\\n'=1+1\\n"
+    """
+    return csv_safe(frame).to_csv(**kwargs).encode("utf-8")
+
+
+def safe_filename(*parts: object, suffix: str = "", max_length: int = 120) -> str:
+    """A download's file name from parts that may come from a user's file.
+
+    Parts are joined with ``_``; anything but letters, digits, ``.``, ``_`` and ``-``
+    becomes ``_`` (no path separators, quotes or control characters reach a
+    Content-Disposition header or a file system), and the stem is cut to ``max_length``.
+
+    Examples
+    --------
+    >>> safe_filename("birds", "contributions", "Pacific Wren/../x", suffix=".csv")
+    'birds_contributions_Pacific_Wren_.._x.csv'
+    >>> safe_filename("=cmd|' /C calc'!A0", suffix=".csv")
+    'cmd_C_calc_A0.csv'
+    """
+    stem = "_".join(_FILENAME_UNSAFE.sub("_", str(p)).strip("_.-") for p in parts)
+    stem = stem.strip("_.-")[:max_length] or "download"
+    return stem + suffix
