@@ -19,31 +19,49 @@ import re
 
 import pandas as pd
 
-__all__ = ["csv_cell", "csv_safe", "escape_markdown", "safe_filename", "to_csv_bytes"]
+__all__ = [
+    "WORD_JOINER",
+    "csv_cell",
+    "csv_safe",
+    "escape_markdown",
+    "safe_filename",
+    "to_csv_bytes",
+]
 
-# Every ASCII punctuation character may be backslash-escaped in CommonMark, and an
-# escaped one is always shown literally.  Streamlit adds its own syntax on top
-# (:material/icon:, :red[text], $math$), all built from these characters too.
-_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#+\-.!|~$:=&\"'^%/;?@,])")
+# Every ASCII punctuation character is written as a numeric character reference (&#58;), which
+# CommonMark always shows as that character and never reads as syntax.  Backslash escapes would do
+# for CommonMark itself, but not for the extensions Streamlit's renderer adds on top: GFM turns a
+# backslash-escaped "http\\://x" or "www\\.x" into a link, and :material/icon:, :red[text] and
+# $math$ are built from the same characters.
+_MARKDOWN_SPECIAL = re.compile(r"[!-/:-@\[-`{-~]")
+# GFM also links bare URLs and e-mail addresses *after* parsing, from the decoded text, so no
+# escape prevents it: an invisible WORD JOINER (U+2060) breaks the pattern ("http\u2060://").
+WORD_JOINER = "\u2060"
+_AUTOLINK = re.compile(r"(?i)(?<=https)(?=:)|(?<=http)(?=:)|(?<=ftp)(?=:)|(?<=www)(?=\.)|(?=@)")
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 _FILENAME_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 _PLAIN_NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
 
 
 def escape_markdown(text: object) -> str:
-    r"""``str(text)`` with every Markdown metacharacter escaped, so it renders as itself.
+    """``str(text)`` with every ASCII punctuation character written as a character
+    reference, so that any Markdown renderer shows it as itself and never as markup.
 
-    Line breaks become spaces (a name never starts a new block).
+    Line breaks become spaces (a name never starts a new block), and an invisible
+    :data:`WORD_JOINER` goes before the ``:`` of ``http:``/``https:``/``ftp:``, the ``.`` of
+    ``www.`` and every ``@``, which Streamlit's renderer would otherwise turn into links.
 
     Examples
     --------
     >>> escape_markdown("Instrument_-_Trombone")
-    'Instrument\\_\\-\\_Trombone'
-    >>> escape_markdown("![x](http://host/p.png)")
-    '\\!\\[x\\]\\(http\\:\\/\\/host\\/p\\.png\\)'
+    'Instrument&#95;&#45;&#95;Trombone'
+    >>> escape_markdown("![x](http://host)") == (
+    ...     "&#33;&#91;x&#93;&#40;http" + WORD_JOINER + "&#58;&#47;&#47;host&#41;")
+    True
     """
     flat = " ".join(str(text).splitlines()) if "\n" in str(text) or "\r" in str(text) else str(text)
-    return _MARKDOWN_SPECIAL.sub(r"\\\1", flat)
+    flat = _AUTOLINK.sub(WORD_JOINER, flat)
+    return _MARKDOWN_SPECIAL.sub(lambda m: f"&#{ord(m.group())};", flat)
 
 
 def csv_cell(value: object) -> object:

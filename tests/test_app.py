@@ -25,6 +25,7 @@ from streamlit.testing.v1 import AppTest
 from sblr import SparseSBLRClassifier
 from sblr.interpret import cooccurrence
 from sblr.samples import load_sample
+from sblr.textsafe import WORD_JOINER
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_DIR = ROOT / "sample_data"
@@ -89,7 +90,11 @@ _MARKDOWN = MarkdownIt("commonmark").enable(["table", "strikethrough"])
 
 def visible(markdown: str) -> str:
     """The text a reader sees of a Markdown string (tags dropped, entities decoded)."""
-    return html.unescape(re.sub(r"<[^>]+>", "", _MARKDOWN.render(markdown))).strip()
+    return (
+        html.unescape(re.sub(r"<[^>]+>", "", _MARKDOWN.render(markdown)))
+        .replace(WORD_JOINER, "")
+        .strip()
+    )
 
 
 def texts(elements) -> str:

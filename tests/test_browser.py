@@ -433,3 +433,83 @@ def test_shared_link_on_a_fresh_server(browser):
             assert re.search(r"/coefficients\?(.*&)?lam=0\.01(&|$)", pg.url), pg.url
         finally:
             context.close()
+
+
+@contextlib.contextmanager
+def request_recorder():
+    """A local HTTP server that records every request it gets; yields (port, paths)."""
+    import http.server
+    import socketserver
+    import threading
+
+    paths: list[str] = []
+
+    class Recorder(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802 (http.server's name)
+            paths.append(self.path)
+            self.send_response(404)
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    with socketserver.TCPServer(("127.0.0.1", 0), Recorder) as server:
+        thread = threading.Thread(target=server.serve_forever, daemon=True)
+        thread.start()
+        try:
+            yield server.server_address[1], paths
+        finally:
+            server.shutdown()
+
+
+def test_names_from_a_file_are_shown_as_text(server_url, page):
+    """Class and file names holding Markdown, HTML, URLs and formulas are shown as
+    themselves on every page: no image fetched, no link made, nothing dropped."""
+    pg = page
+    with request_recorder() as (port, requests):
+        names = [
+            f"![x](http://127.0.0.1:{port}/img.png)",
+            "Instrument_-_Trombone",
+            "**bold** :red[x] $y$ <b>tag</b>",
+            "www.example.com a@b.co",
+        ]
+        rows = [
+            f'{c + (i % 5) * 0.1:.2f},{(c * 7 + i) % 4 * 0.2:.2f},"{n}"'
+            for c, n in enumerate(names)
+            for i in range(20)
+        ]
+        data = ("f1,f2,class\n" + "\n".join(rows) + "\n").encode()
+        pg.goto(server_url + "/")
+        pg.get_by_role("heading", name=PAGES["Choose data"][1]).wait_for()
+        wait_idle(pg)
+        _upload_csv(pg, "odd_*name*_.csv", data)
+        assert_no_errors(pg, "after loading odd names")
+        pg.get_by_role("heading", name="odd_*name*_ (your upload)").wait_for()
+        class_k = pg.get_by_role("combobox", name="Class k")
+        for link, heading in [
+            ("Class contributions", "Class contributions to “{}”"),
+            ("Regularization path", "Regularization path of “{}”"),
+        ]:
+            go_to(pg, link, None)
+            for name in names:
+                class_k.click()
+                pg.get_by_role("option", name=name, exact=True).click()
+                pg.wait_for_function(
+                    """(want) => {
+                        const h = document.querySelector('[data-testid="stMain"] h1');
+                        return h && h.innerText.replaceAll('\\u2060', '').trim() === want;
+                    }""",
+                    arg=heading.format(name),
+                )
+                wait_idle(pg)
+                title = pg.locator('[data-testid="stMain"] h1').first
+                assert title.locator('a:not([href^="#"]), img').count() == 0
+            assert_no_errors(pg, link)
+            assert pg.locator('[data-testid="stMain"] img').count() == 0
+        screenshot(pg, "odd_names_path")
+        for link in ("Data", "Coefficients β", "Explain a prediction", "Model & metrics"):
+            go_to(pg, link, None)
+            assert_no_errors(pg, link)
+            assert pg.locator('[data-testid="stMain"] a[href*="127.0.0.1"]').count() == 0
+        pg.wait_for_timeout(500)
+    assert requests == [], f"the page fetched {requests}"
