@@ -115,14 +115,19 @@ def csv_safe(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def to_csv_bytes(frame: pd.DataFrame, **kwargs) -> bytes:
-    """UTF-8 CSV bytes of ``frame`` after :func:`csv_safe` (keyword arguments go to
-    ``DataFrame.to_csv``); the one way the app and the command line write CSV.
+    """UTF-8 CSV bytes of ``frame`` after :func:`csv_safe`; the one way the app and the
+    command line write CSV.  Keyword arguments go to ``DataFrame.to_csv``.
+
+    Lines end with CRLF (RFC 4180): then every cell holding a line break is quoted, so a
+    name such as ``"x\\r=cmd"`` cannot start a new row with a formula (with ``\\n`` line
+    ends, pandas leaves a lone ``\\r`` unquoted).
 
     Examples
     --------
-    >>> to_csv_bytes(pd.DataFrame({"k": ["=1+1"]}), index=False)
-    b"k\\n'=1+1\\n"
+    >>> to_csv_bytes(pd.DataFrame({"k": ["=1+1", "a\\r=2"]}), index=False).split(b"\\r\\n")
+    [b'k', b"'=1+1", b'"a\\r=2"', b'']
     """
+    kwargs.setdefault("lineterminator", "\r\n")
     return csv_safe(frame).to_csv(**kwargs).encode("utf-8")
 
 
