@@ -1,13 +1,18 @@
 """Command line: ``python -m sblr benchmark ...`` and ``python -m sblr evaluate ...``.
 
-Exit status: 0 on success; 2 for bad arguments (argparse's usage message) and
-for data problems (:class:`sblr.DataError`, a one-line ``error:`` message).
+Exit status: 0 on success; 2 for bad arguments (argparse's usage message), for
+output folders that cannot be written, for data problems (:class:`sblr.DataError`)
+and for the value, file-system and memory errors a run can meet (``ValueError``,
+``OSError``, ``MemoryError``): a one-line ``error:`` message, no traceback.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
+import re
 import sys
+import tempfile
 from pathlib import Path
 
 import pandas as pd
@@ -23,18 +28,24 @@ from sblr.stats import (
     mean_std_table,
     paper_tables_markdown,
 )
+from sblr.textsafe import escape_markdown, to_csv_bytes
 from sblr.tuning import PAPER_GRID
 
-DATA_SUFFIXES = (".arff", ".csv", ".data")
+#: What a folder given as DATA contributes; a file given by name may have any extension.
+DATA_SUFFIXES = (".arff", ".csv", ".tsv", ".data")
+#: numpy's legacy seeding (used by scikit-learn's splitters) takes 0 ... 2**32 - 1.
+MAX_SEED = 2**32 - 1
 DEFAULT_METHODS = "sparse_sblr,sblr,sml,mlknn,iblr,br_svm"
 
 _DATA_HELP = """\
-DATA arguments are ARFF files (labels from a Mulan XML file beside them, else
-MEKA's -C N, else a nominal last attribute), CSV files or headerless UCI
-".data" files, or folders (every *.arff, *.csv, *.data file in them, not
-recursive).  --target/--drop/--no-header apply to every CSV/.data file; a
-single file can override them with PATH::key=value;key=value, keys target,
-drop (comma separated), header (yes/no) and name, e.g.
+DATA arguments are ARFF files (*.arff: labels from a Mulan XML file beside
+them, else MEKA's -C N, else a nominal last attribute), delimited text files
+(any other extension: .csv, .tsv, UCI's headerless .data, .txt, .dat, none;
+the separator is detected), or folders (every *.arff, *.csv, *.tsv, *.data
+file in them, not recursive; name other files one by one, as a folder often
+holds a README.txt).  --target/--drop/--no-header apply to every delimited
+text file; a single file can override them with PATH::key=value;key=value,
+keys target, drop (comma separated), header (yes/no) and name, e.g.
   "wine.data::target=0;header=no"   "glass.data::target=-1;drop=0;header=no"
 """
 
@@ -46,28 +57,60 @@ def _float_list(text):
         raise argparse.ArgumentTypeError(
             f"not a comma-separated list of numbers: {text!r}"
         ) from None
-    if not values or any(v <= 0 for v in values):
-        raise argparse.ArgumentTypeError(f"grid values must be positive numbers: {text!r}")
+    if not values or not all(math.isfinite(v) and v > 0 for v in values):
+        raise argparse.ArgumentTypeError(f"grid values must be finite numbers > 0: {text!r}")
     return values
 
 
-def _positive_float(text):
+def _finite_float(text):
     try:
         v = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not math.isfinite(v):
+        raise argparse.ArgumentTypeError(f"must be a finite number: {text!r}")
+    return v
+
+
+def _positive_float(text):
+    v = _finite_float(text)
     if not v > 0:
         raise argparse.ArgumentTypeError(f"must be > 0: {text!r}")
     return v
 
 
-def _folds(text):
+def _nonnegative_float(text):
+    v = _finite_float(text)
+    if v < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0: {text!r}")
+    return v
+
+
+def _integer(text):
     try:
-        v = int(text)
+        return int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+
+
+def _folds(text):
+    v = _integer(text)
     if v < 2:
         raise argparse.ArgumentTypeError(f"need at least 2 folds: {text!r}")
+    return v
+
+
+def _n_jobs(text):
+    v = _integer(text)
+    if v < 1 and v != -1:
+        raise argparse.ArgumentTypeError(f"must be -1 (all cores) or >= 1: {text!r}")
+    return v
+
+
+def _seed(text):
+    v = _integer(text)
+    if not 0 <= v <= MAX_SEED:
+        raise argparse.ArgumentTypeError(f"must be an integer from 0 to 2**32 - 1: {text!r}")
     return v
 
 
@@ -97,10 +140,10 @@ def _add_protocol_options(p, *, folds_default):
     p.add_argument(
         "--inner-folds", type=_folds, default=3, help="folds of --selection inner_kfold (3)"
     )
-    p.add_argument("--seed", type=int, default=0, help="seed of the folds and splits (0)")
+    p.add_argument("--seed", type=_seed, default=0, help="seed of the folds and splits (0)")
     p.add_argument(
         "--n-jobs",
-        type=int,
+        type=_n_jobs,
         default=1,
         help="parallel workers (joblib processes; -1: all cores; with --dask local, the number "
         "of Dask workers)",
@@ -178,7 +221,7 @@ def build_parser():
     e.add_argument("file", metavar="FILE", help="a data file")
     e.add_argument("--method", default="sparse_sblr", help="method (default sparse_sblr)")
     e.add_argument("--gamma", type=_positive_float, help="fixed RBF width gamma")
-    e.add_argument("--lam", type=float, help="fixed L1 strength lambda (sparse_sblr)")
+    e.add_argument("--lam", type=_nonnegative_float, help="fixed L1 strength lambda (sparse_sblr)")
     e.add_argument("--C", dest="C", type=_positive_float, help="fixed SVM C (br_svm)")
     _add_data_options(e)
     _add_protocol_options(e, folds_default=10)
@@ -188,7 +231,7 @@ def build_parser():
 # --------------------------------------------------------------------------- data
 def _split_list(text):
     items = [t.strip() for t in str(text).split(",") if t.strip()]
-    return [int(t) if t.lstrip("-").isdigit() else t for t in items]
+    return [int(t) if re.fullmatch(r"-?[0-9]+", t) else t for t in items]
 
 
 def _target(text):
@@ -220,9 +263,14 @@ def _expand(paths, parser):
     for spec in paths:
         path, opts = _parse_spec(spec, parser)
         if path.is_dir():
-            found = sorted(p for p in path.iterdir() if p.suffix.lower() in DATA_SUFFIXES)
+            found = sorted(
+                p for p in path.iterdir() if p.suffix.lower() in DATA_SUFFIXES and p.is_file()
+            )
             if not found:
-                raise DataError(f"No .arff, .csv or .data files in the folder {path}.")
+                raise DataError(
+                    f"No {', '.join(DATA_SUFFIXES)} files in the folder {path}; name other "
+                    "data files one by one."
+                )
             files.extend((p, opts) for p in found)
         elif path.exists():
             files.append((path, opts))
@@ -232,16 +280,15 @@ def _expand(paths, parser):
 
 
 def _load(path, opts, args):
-    kind = path.suffix.lower()
     kwargs = {"name": opts.get("name")}
-    if kind in (".csv", ".data"):
+    if path.suffix.lower() != ".arff":
         kwargs["format"] = "csv"
         kwargs["header"] = opts.get("header", not args.no_header)
         target = opts.get("target", args.target)
         if target is None:
             raise DataError(
-                f"{path.name}: a CSV file needs --target (the class column, or the label "
-                f'columns), or a per-file option "{path}::target=COL".'
+                f"{path.name}: a CSV or other delimited text file needs --target (the class "
+                f'column, or the label columns), or a per-file option "{path}::target=COL".'
             )
         kwargs["target"] = _target(target)
         drop = opts.get("drop", args.drop)
@@ -273,13 +320,33 @@ def _methods(text, parser):
     return list(dict.fromkeys(names))
 
 
+class _OutputError(Exception):
+    """An output or cache folder that cannot be used (shown as one line, exit 2)."""
+
+
+def _writable_folder(path, option):
+    """Create the folder ``path`` if needed and check that a file can be written in it."""
+    if path.exists() and not path.is_dir():
+        raise _OutputError(f"{option} {path} is a file, not a folder.")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=path):
+            pass
+    except OSError as exc:
+        raise _OutputError(
+            f"{option} {path}: cannot create the folder or write in it ({exc.strerror or exc})."
+        ) from exc
+
+
 # --------------------------------------------------------------------------- commands
 def _benchmark(args, parser):
     methods = _methods(args.methods, parser)
     datasets = _load_all(args.data, args, parser)
     out = args.out
-    out.mkdir(parents=True, exist_ok=True)
+    _writable_folder(out, "--out")
     cache = None if args.no_cache else (args.cache or out / "cache")
+    if cache is not None:
+        _writable_folder(cache, "--cache" if args.cache else "the cache folder")
     results, hyper = run_benchmark(
         datasets,
         methods,
@@ -293,10 +360,10 @@ def _benchmark(args, parser):
         cache_dir=cache,
         progress=not args.quiet,
     )
-    results.to_csv(out / "results.csv", index=False)
-    hyper.to_csv(out / "hyperparameters.csv", index=False)
+    (out / "results.csv").write_bytes(to_csv_bytes(results, index=False))
+    (out / "hyperparameters.csv").write_bytes(to_csv_bytes(hyper, index=False))
     skipped = [
-        f"{METHODS[m].label} on {d.name}"
+        f"{METHODS[m].label} on {escape_markdown(d.name, readable=True)}"
         for d in datasets
         for m in methods
         if not METHODS[m].supports(d.task)
@@ -309,7 +376,9 @@ def _benchmark(args, parser):
     if skipped:
         md.append(f"Not run (multi-class only): {', '.join(skipped)}.\n")
     md.append("## Mean ± std over folds\n")
-    md.append(markdown_table(mean_std_table(results).reset_index()) + "\n")
+    summary = mean_std_table(results).reset_index()
+    summary["dataset"] = summary["dataset"].map(lambda name: escape_markdown(name, readable=True))
+    md.append(markdown_table(summary) + "\n")
     md.append("## Ranked tables\n")
     md.append(paper_tables_markdown(results))
     (out / "tables.md").write_text("\n".join(md), encoding="utf-8")
@@ -336,8 +405,6 @@ def _evaluate(args, parser):
     unused = [k for k in given if k not in spec.tuned]
     if unused:
         parser.error(f"{method} does not take --{', --'.join(unused)}")
-    if "lam" in given and given["lam"] < 0:
-        parser.error("--lam must be >= 0")
     files = _expand([args.file], parser)
     if len(files) != 1:
         raise DataError(f"evaluate takes one data file; {args.file} holds {len(files)}.")
@@ -371,6 +438,13 @@ def _evaluate(args, parser):
     return 0
 
 
+def _one_line(exc):
+    text = " ".join(str(exc).split())
+    if isinstance(exc, MemoryError):
+        return f"not enough memory{f' ({text})' if text else ''}; try smaller data or fewer jobs."
+    return text or type(exc).__name__
+
+
 def main(argv=None):
     """Run the command line; returns the exit status."""
     parser = build_parser()
@@ -379,8 +453,9 @@ def main(argv=None):
         if args.command == "benchmark":
             return _benchmark(args, parser)
         return _evaluate(args, parser)
-    except DataError as exc:
-        print(f"error: {' '.join(str(exc).split())}", file=sys.stderr)
+    # DataError is a ValueError; OSError covers unreadable inputs and full disks.
+    except (_OutputError, ValueError, OSError, MemoryError) as exc:
+        print(f"error: {_one_line(exc)}", file=sys.stderr)
         return 2
 
 

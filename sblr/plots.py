@@ -44,6 +44,7 @@ import numpy as np
 import pandas as pd
 import plotly.express as px
 import plotly.graph_objects as go
+import scipy.sparse as sp
 from plotly.subplots import make_subplots
 
 from sblr.exceptions import DataError
@@ -670,7 +671,13 @@ def pca_scatter(
     >>> sum(len(trace.x) for trace in fig.data)
     20
     """
-    X = _float_array(X, "X", 2)
+    sparse = sp.issparse(X)
+    if sparse:  # never densified: a sparse file can be far larger as a dense matrix
+        X = sp.csr_matrix(X, dtype=np.float64)
+        if not np.isfinite(X.data).all():
+            raise DataError("X contains NaN or infinite values.")
+    else:
+        X = _float_array(X, "X", 2)
     n, d = X.shape
     if n < 2 or d < 1:
         raise DataError(f"PCA needs at least 2 rows and 1 column; X has shape {X.shape}.")
@@ -727,12 +734,19 @@ def pca_scatter(
     else:
         raise DataError(f"labels must be 1-D or a 2-D indicator matrix, got shape {lab.shape}.")
 
-    from sklearn.decomposition import PCA
-    from sklearn.preprocessing import StandardScaler
+    from sklearn.decomposition import PCA, TruncatedSVD
+    from sklearn.preprocessing import MaxAbsScaler, StandardScaler
 
     n_comp = min(2, n, d)
-    pca = PCA(n_components=n_comp, random_state=random_state)
-    Z = pca.fit_transform(StandardScaler().fit_transform(X))
+    if sparse and d > 2:
+        # Centring would fill in the zeros: a truncated SVD of the columns scaled to [-1, 1].
+        method = "Truncated SVD of the max-abs scaled sparse features"
+        pca = TruncatedSVD(n_components=n_comp, random_state=random_state)
+        Z = pca.fit_transform(MaxAbsScaler().fit_transform(X))
+    else:
+        method = "PCA of the standardized features"
+        pca = PCA(n_components=n_comp, random_state=random_state)
+        Z = pca.fit_transform(StandardScaler().fit_transform(X.toarray() if sparse else X))
     var = pca.explained_variance_ratio_
     if n_comp == 1:
         Z = np.column_stack([Z[:, 0], np.zeros(n)])
@@ -805,7 +819,7 @@ def pca_scatter(
             colour_note += " (the label present in the row that is most common in the data)"
 
     fig.update_layout(
-        **_titled(f"PCA of the standardized features — {sample_note}", _esc(colour_note)),
+        **_titled(f"{method} — {sample_note}", _esc(colour_note)),
         xaxis={"title": {"text": f"PC1 ({var[0]:.1%} of variance)"}, "zeroline": False},
         yaxis={
             "title": {

@@ -31,6 +31,7 @@ from scipy import stats as ss
 
 from sblr.metrics import LOWER_IS_BETTER, METRIC_LABELS
 from sblr.protocol import METHODS
+from sblr.textsafe import escape_markdown
 
 __all__ = [
     "FriedmanResult",
@@ -402,6 +403,9 @@ def cd_diagram(average_ranks, cd, *, title=None, labels=None):
 def markdown_table(df):
     """A DataFrame as a Markdown table (no index; cells as ``str``; NaN as empty).
 
+    Cells are written as they are: pass text from a user's file (data set
+    names) through :func:`sblr.textsafe.escape_markdown` first.
+
     Examples
     --------
     >>> print(markdown_table(pd.DataFrame({"a": [1, None], "b": ["x", "y"]})))
@@ -425,7 +429,8 @@ def paper_tables_markdown(results, *, metrics=None, decimals=3, alpha=0.05):
     Rows are data sets, columns methods (the paper's names); the last row is
     the average rank.  Ranks use the values as printed (rounded to
     ``decimals``).  Below each table, the Friedman test when there are at least
-    3 methods and 2 data sets.
+    3 methods and 2 data sets.  Data set names are escaped
+    (:func:`sblr.textsafe.escape_markdown`), so a name cannot break a table.
 
     Returns
     -------
@@ -448,7 +453,7 @@ def paper_tables_markdown(results, *, metrics=None, decimals=3, alpha=0.05):
             for c in cols:
                 cell = f"{row[c]:.{decimals}f} ({t.ranks.loc[d, c]:g})"
                 cells.append(f"**{cell}**" if row[c] == best else cell)
-            out.append(f"| {d} | " + " | ".join(cells) + " |")
+            out.append(f"| {escape_markdown(d, readable=True)} | " + " | ".join(cells) + " |")
         best_avg = t.average.min()
         avg = [
             f"**{t.average[c]:.2f}**" if t.average[c] == best_avg else f"{t.average[c]:.2f}"
@@ -456,7 +461,8 @@ def paper_tables_markdown(results, *, metrics=None, decimals=3, alpha=0.05):
         ]
         out.append("| average rank | " + " | ".join(avg) + " |")
         if t.dropped_datasets:
-            out.append(f"\nLeft out (a method has no value): {', '.join(t.dropped_datasets)}.")
+            left_out = ", ".join(escape_markdown(d, readable=True) for d in t.dropped_datasets)
+            out.append(f"\nLeft out (a method has no value): {left_out}.")
         n, k = t.ranks.shape
         if k >= 3 and n >= 2:
             fr = friedman_nemenyi(results, metric, alpha=alpha, decimals=decimals)

@@ -43,7 +43,7 @@ _FILENAME_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 _PLAIN_NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
 
 
-def escape_markdown(text: object) -> str:
+def escape_markdown(text: object, *, readable: bool = False) -> str:
     """``str(text)`` with every ASCII punctuation character written as a character
     reference, so that any Markdown renderer shows it as itself and never as markup.
 
@@ -51,8 +51,13 @@ def escape_markdown(text: object) -> str:
     :data:`WORD_JOINER` goes before the ``:`` of ``http:``/``https:``/``ftp:``, the ``.`` of
     ``www.`` and every ``@``, which Streamlit's renderer would otherwise turn into links.
 
+    ``readable=True`` backslash-escapes instead, for Markdown files people also read as
+    text (``tables.md``): safe in CommonMark, but bare URLs may still be linked by GFM.
+
     Examples
     --------
+    >>> print(escape_markdown("a_b|c", readable=True))
+    a\\_b\\|c
     >>> escape_markdown("Instrument_-_Trombone")
     'Instrument&#95;&#45;&#95;Trombone'
     >>> escape_markdown("![x](http://host)") == (
@@ -60,6 +65,8 @@ def escape_markdown(text: object) -> str:
     True
     """
     flat = " ".join(str(text).splitlines()) if "\n" in str(text) or "\r" in str(text) else str(text)
+    if readable:
+        return _MARKDOWN_SPECIAL.sub(r"\\\g<0>", flat)
     flat = _AUTOLINK.sub(WORD_JOINER, flat)
     return _MARKDOWN_SPECIAL.sub(lambda m: f"&#{ord(m.group())};", flat)
 

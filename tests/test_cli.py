@@ -1,14 +1,18 @@
 """The command line, end to end on the sample data (3 folds, a small grid)."""
 
+import re
 import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
 import sblr.protocol as protocol
 from sblr.cli import main
+from sblr.protocol import METHODS
+from sblr.textsafe import escape_markdown
 
 ROOT = Path(__file__).resolve().parents[1]
 WINE = ROOT / "sample_data" / "wine.csv"
@@ -76,7 +80,8 @@ def test_benchmark_tables_md(bench):
     _, out = bench
     md = (out / "tables.md").read_text(encoding="utf-8")
     assert "3-fold CV (seed 0), selection: holdout, grid 1, 0.1." in md
-    assert "Not run (multi-class only): kNN on planted, kNN on planted_csv." in md
+    planted_csv = escape_markdown("planted_csv", readable=True)  # data set names are user text
+    assert f"Not run (multi-class only): kNN on planted, kNN on {planted_csv}." in md
     assert "| dataset | SparseSBLR | SML | MLKNN | BR-SVM | kNN |" in md  # accuracy table
     assert md.count("| average rank |") == 6
     assert "Friedman χ² =" in md and "±" in md
@@ -118,6 +123,21 @@ def test_python_dash_m(tmp_path):
         (["evaluate", str(WINE), "--folds", "1"], "at least 2 folds"),
         (["evaluate", str(WINE), "--method", "sml", "--lam", "0.1"], "does not take --lam"),
         (["evaluate", str(WINE), "--grid", "1,x"], "comma-separated list"),
+        (["evaluate", str(WINE), "--grid", "1,nan"], "finite numbers > 0"),
+        (["evaluate", str(WINE), "--grid", "inf"], "finite numbers > 0"),
+        (["evaluate", str(WINE), "--gamma", "inf"], "argument --gamma: must be a finite number"),
+        (["evaluate", str(WINE), "--gamma", "0"], "argument --gamma: must be > 0"),
+        (["evaluate", str(WINE), "--lam", "nan"], "argument --lam: must be a finite number"),
+        (["evaluate", str(WINE), "--lam", "-1"], "argument --lam: must be >= 0"),
+        (["evaluate", str(WINE), "--method", "br_svm", "--C=-inf"], "argument --C: must be"),
+        (["evaluate", str(WINE), "--n-jobs", "0"], "argument --n-jobs: must be -1"),
+        (["evaluate", str(WINE), "--n-jobs", "-2"], "argument --n-jobs: must be -1"),
+        (["evaluate", str(WINE), "--n-jobs", "two"], "argument --n-jobs: not an integer"),
+        (["evaluate", str(WINE), "--seed", "-1"], "argument --seed: must be an integer from 0"),
+        (["evaluate", str(WINE), "--seed", str(2**32)], "argument --seed: must be an integer"),
+        (["evaluate", str(WINE), "--inner-folds", "0"], "argument --inner-folds: need at least 2"),
+        (["evaluate", str(WINE), "--method", "sml,sblr"], "--method takes one method"),
+        (["evaluate", f"{WINE}::colour=red"], "bad data option 'colour=red'"),
         (["evaluate", str(WINE), "--dask", "cloud"], "invalid choice: 'cloud'"),
         (
             ["evaluate", str(WINE), "--dask", "local", "--scheduler", "tcp://127.0.0.1:1"],
@@ -146,6 +166,148 @@ def test_data_errors_exit_2_with_one_line(argv, message, capsys, tmp_path):
     assert main([*argv, *FAST]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: ") and message in err and err.count("\n") == 1
+
+
+def _one_error_line(capsys):
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1, err
+    return err
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda tmp: tmp, "No .arff, .csv, .tsv, .data files in the folder"),  # empty folder
+        (lambda tmp: _write(tmp / "README.txt", b"notes"), "No .arff, .csv, .tsv, .data files"),
+        (lambda tmp: _write(tmp / "x.csv", bytes(range(256)) * 8), "binary data"),
+        (lambda tmp: _write(tmp / "empty.csv", b""), "The file is empty"),
+        (lambda tmp: _write(tmp / "x.csv", b"class\na\nb\na\nb\n"), "No feature columns"),
+    ],
+    ids=["empty-folder", "folder-without-data", "binary", "empty-file", "no-features"],
+)
+def test_odd_inputs_exit_2_with_one_line(make, message, tmp_path, capsys, monkeypatch):
+    make(tmp_path)
+    monkeypatch.setattr(protocol, "run_fold", _fail)  # refused before any fold runs
+    assert main(["evaluate", str(tmp_path), "--target", "class", *FAST]) == 2
+    assert message in _one_error_line(capsys)
+
+
+def _write(path, data):
+    path.write_bytes(data)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("out", "cache", "message"),
+    [
+        ("afile", None, "--out {tmp}/afile is a file, not a folder."),
+        ("afile/out", None, "--out {tmp}/afile/out: cannot create the folder or write in it"),
+        ("out", "afile", "--cache {tmp}/afile is a file, not a folder."),
+        ("out", "afile/cache", "--cache {tmp}/afile/cache: cannot create the folder"),
+        ("/proc/sblr-out", None, "--out /proc/sblr-out: cannot create the folder"),
+    ],
+)
+def test_unusable_output_folders_exit_2_before_any_fold(
+    out, cache, message, tmp_path, capsys, monkeypatch
+):
+    if out.startswith("/proc") and not Path("/proc/self").exists():
+        pytest.skip("needs Linux's read-only /proc")
+    (tmp_path / "afile").write_text("not a folder")
+    monkeypatch.setattr(protocol, "run_fold", _fail)
+    argv = ["benchmark", str(WINE), "--target", "class", "--methods", "ncm"]
+    argv += ["--out", str(tmp_path / out)]  # an absolute `out` replaces tmp_path
+    if cache is not None:
+        argv += ["--cache", str(tmp_path / cache)]
+    assert main([*argv, *FAST]) == 2
+    assert message.format(tmp=tmp_path) in _one_error_line(capsys)
+
+
+@pytest.mark.parametrize(
+    ("error", "message"),
+    [
+        (ValueError("the solver\ndiverged"), "error: the solver diverged\n"),
+        (OSError(28, "No space left on device"), "No space left on device"),
+        (MemoryError(), "error: not enough memory"),
+    ],
+)
+def test_errors_during_the_run_exit_2_with_one_line(error, message, capsys, monkeypatch):
+    def run_fold(*args, **kwargs):
+        raise error
+
+    monkeypatch.setattr(protocol, "run_fold", run_fold)
+    argv = ["evaluate", str(WINE), "--target", "class", "--method", "ncm", *FAST]
+    assert main(argv) == 2
+    assert message in _one_error_line(capsys)
+
+
+def test_a_value_error_of_a_fold_is_one_line(tmp_path, capsys):
+    one_class = pd.read_csv(WINE).iloc[:40].assign(**{"class": "only"})
+    one_class.to_csv(tmp_path / "one.csv", index=False)
+    argv = ["evaluate", str(tmp_path / "one.csv"), "--target", "class", "--method", "ncm"]
+    assert main([*argv, *FAST]) == 2
+    assert "got 1 class" in _one_error_line(capsys)
+
+
+@pytest.mark.parametrize("method", list(METHODS))
+def test_overflowing_values_never_give_a_traceback(method, tmp_path, capsys):
+    rng = np.random.default_rng(0)
+    data = pd.DataFrame(rng.normal(size=(30, 3)), columns=["a", "b", "c"])
+    data.loc[0, "a"], data.loc[1, "b"] = 1e308, -1e308
+    data["class"] = ["x", "y", "z"] * 10
+    data.to_csv(tmp_path / "huge.csv", index=False)
+    argv = ["evaluate", str(tmp_path / "huge.csv"), "--target", "class", "--method", method]
+    code = main([*argv, "--folds", "3", "--grid", "1", "--quiet"])  # an exception fails the test
+    err = capsys.readouterr().err
+    assert code in (0, 2) and "Traceback" not in err
+    if code == 2:
+        assert err.startswith("error: ") and err.count("\n") == 1
+
+
+def _headerless(sep):
+    """wine without its header row, class in the last column, separated by ``sep``."""
+    return pd.read_csv(WINE).to_csv(sep=sep, header=False, index=False)
+
+
+@pytest.mark.parametrize("suffix", [".dat", ".txt", ".data", ""])
+def test_data_options_apply_to_every_delimited_text_file(suffix, tmp_path, capsys):
+    path = tmp_path / f"wine{suffix}"
+    path.write_text(_headerless(" "))
+    argv = ["evaluate", str(path), "--method", "ncm", *FAST]
+    assert main([*argv, "--target", "-1", "--no-header"]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first.startswith(f"{path.name if suffix == '.dat' or not suffix else 'wine'}: NCM")
+    assert main(["evaluate", f"{path}::target=13;header=no;name=vin", *argv[2:]]) == 0
+    assert capsys.readouterr().out.startswith("vin: NCM, 3-fold CV")
+
+
+def test_a_folder_contributes_tsv_files_and_skips_notes(tmp_path, capsys):
+    (tmp_path / "wine.tsv").write_text(_headerless("\t"))
+    (tmp_path / "README.txt").write_text("where the data comes from")
+    argv = ["evaluate", str(tmp_path), "--target", "-1", "--no-header", "--method", "ncm"]
+    assert main([*argv, *FAST]) == 0
+    assert capsys.readouterr().out.startswith("wine: NCM, 3-fold CV")
+
+
+def _unescaped_pipes(line):
+    return len(re.findall(r"(?<!\\)\|", line))
+
+
+def test_written_files_neutralize_formulas_and_markdown(tmp_path):
+    wine = pd.read_csv(WINE)
+    for name in ["=cmd", "@sum", "a|b"]:
+        wine.iloc[::3].to_csv(tmp_path / f"{name}.csv", index=False)
+    out = tmp_path / "out"
+    argv = ["benchmark", str(tmp_path), "--target", "class", "--methods", "ncm,knn,lr"]
+    assert main([*argv, "--out", str(out), *FAST]) == 0
+    for table in ["results.csv", "hyperparameters.csv"]:
+        written = pd.read_csv(out / table)
+        assert set(written.dataset) == {"'=cmd", "'@sum", "a|b"}, table
+    md = (out / "tables.md").read_text(encoding="utf-8")
+    for name in ["=cmd", "@sum", "a|b"]:
+        assert f"| {escape_markdown(name, readable=True)} |" in md and f"| {name} |" not in md
+    for block in md.split("\n\n"):  # every row of a table has as many cells as its header
+        rows = [line for line in block.splitlines() if line.startswith("|")]
+        assert len({_unescaped_pipes(line) for line in rows}) <= 1, block
 
 
 def test_evaluate_fixed_params(capsys):

@@ -460,3 +460,24 @@ def test_figure_html_is_standalone():
     assert "plotly" in page.lower()
     with pytest.raises(DataError):
         figure_html("not a figure")
+
+
+def test_pca_scatter_keeps_sparse_data_sparse():
+    """A sparse matrix whose dense form would need 32 GB is projected without densifying."""
+    import scipy.sparse as sp
+
+    from sblr.plots import pca_scatter
+
+    n, d = 2000, 2_000_000
+    rng = np.random.default_rng(0)
+    rows = np.repeat(np.arange(n), 3)
+    cols = rng.integers(0, 50, size=rows.size) + 1000 * (rows % 2)
+    X = sp.csr_matrix((np.ones(rows.size), (rows, cols)), shape=(n, d))
+    y = rows[::3] % 2  # the two classes use disjoint columns
+    fig = pca_scatter(X, y, max_points=500)
+    assert "Truncated SVD" in fig.layout.title.text
+    assert sum(len(t.x) for t in fig.data) == 500
+    # the two components are the two column blocks: each class lies along its own axis
+    a, b = (np.abs(np.c_[t.x, t.y]) for t in fig.data)
+    on_y, on_x = (a[:, 1] > a[:, 0]).mean(), (b[:, 0] > b[:, 1]).mean()
+    assert min(on_y, on_x) > 0.95 or max(on_y, on_x) < 0.05
