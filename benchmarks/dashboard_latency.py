@@ -180,7 +180,9 @@ def dataset() -> tuple[str, list[tuple[str, str, bytes]], dict]:
 def load(at: AppTest, files, extra) -> float:
     """Upload through the home page; returns the seconds of the run that loads the data."""
     for key, name, data in files:
-        at.file_uploader(key=key).set_value((name, data, "application/octet-stream"))
+        # the label-file uploader is keyed per data file ("upload_xml:<file id>")
+        (uploader,) = [u for u in at.get("file_uploader") if str(u.key).split(":")[0] == key]
+        uploader.set_value((name, data, "application/octet-stream"))
         timed_run(at, f"uploading {name}")
     if "labels" in extra:
         at.radio(key="upload_task").set_value("multi-label: several 0/1 label columns")

@@ -259,6 +259,16 @@ def try_upload(data: bytes, name: str, xml: bytes | None, n_labels, target):
     return None
 
 
+#: The explain page offers a row's values for editing up to this many features.
+MAX_EDIT_FEATURES = 200
+
+
+def dense_row(X, i):
+    """Row ``i`` of a dense or sparse feature matrix as a 1-D float array."""
+    row = X[i]
+    return np.asarray(row.toarray() if hasattr(row, "toarray") else row, dtype=float).ravel()
+
+
 def use_sample(name):
     st.session_state.pop("upload", None)
     st.session_state["sample"] = name

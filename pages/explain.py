@@ -38,14 +38,22 @@ row = st.number_input(
     step=1,
     key="explain_row",
 )
-original = pd.DataFrame([ds.X[row]], columns=ds.feature_names)
-with st.expander("Edit the feature values of this row"):
-    edited = st.data_editor(original, key=f"explain_edit_{key}_{row}", hide_index=True)
-x = edited.to_numpy(dtype=float)[0]
-if not np.isfinite(x).all():
-    st.warning("Every feature needs a number; fill in the empty cells.")
-    st.stop()
-is_edited = not np.array_equal(x, ds.X[row])
+x_row = common.dense_row(ds.X, row)
+if ds.n_features <= common.MAX_EDIT_FEATURES:
+    original = pd.DataFrame([x_row], columns=ds.feature_names)
+    with st.expander("Edit the feature values of this row"):
+        edited = st.data_editor(original, key=f"explain_edit_{key}_{row}", hide_index=True)
+    x = edited.to_numpy(dtype=float)[0]
+    if not np.isfinite(x).all():
+        st.warning("Every feature needs a number; fill in the empty cells.")
+        st.stop()
+else:
+    st.caption(
+        f"This data has {ds.n_features:,} features; editing a row's values is offered for up "
+        f"to {common.MAX_EDIT_FEATURES}."
+    )
+    x = x_row
+is_edited = not np.array_equal(x, x_row)
 truth = ds.label_matrix()[row]
 st.caption(
     "True classes of this row: "
