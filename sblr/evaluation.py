@@ -4,8 +4,10 @@ The evidence is the expensive part (O(d n^2)); the logistic layer is cheap.
 :func:`fold_evidence` computes each fold's training (leave-one-out) and test
 evidence for one gamma; :func:`evaluate_folds` then fits and scores any
 SBLR / SparseSBLR on them in a fraction of the time, which is what lets the
-dashboard's lambda slider answer at once.  SML has no logistic layer and is
-refitted per fold.
+dashboard's lambda slider answer at once.  Only estimators for which
+:func:`sblr.models.fits_from_evidence` holds reuse the evidence; every other
+one (SML, the CV estimators, which select gamma inside each training fold,
+baselines) is refitted on the fold's raw training rows.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from sklearn.utils import check_array
 
 from sblr import metrics
 from sblr.exceptions import DataError
-from sblr.models import _LogisticSimilarityClassifier
+from sblr.models import fits_from_evidence
 from sblr.similarity import (
     SimilarityFeaturizer,
     featurizer_for,
@@ -188,6 +190,9 @@ def fold_evidence(estimator, X, y, splits, *, distances=None, progress=None):
     ----------
     estimator : SBLRClassifier or SparseSBLRClassifier
         Supplies the evidence parameters (kernel, gamma, normalize, approx, ...).
+        An estimator that cannot be fitted from cached evidence
+        (:func:`sblr.models.fits_from_evidence`) raises ``TypeError``: its
+        evidence parameters would not be the ones its ``fit`` uses.
     X : {ndarray, sparse matrix} of shape (n_samples, n_features)
     y : ndarray
     splits : list of (train, test)
@@ -202,6 +207,12 @@ def fold_evidence(estimator, X, y, splits, *, distances=None, progress=None):
     -------
     list of Fold
     """
+    if not fits_from_evidence(estimator):
+        raise TypeError(
+            f"fold_evidence computes the evidence SBLRClassifier / SparseSBLRClassifier are "
+            f"fitted from; {type(estimator).__name__} is fitted from the raw rows "
+            "(score it with score_fold or evaluate on plain (train, test) splits)."
+        )
     X = check_array(X, accept_sparse="csr", dtype=np.float64)
     y = np.asarray(y)
     folds = []
@@ -233,9 +244,11 @@ def _scores(y_true, y_pred, scores, multilabel):
 def score_fold(estimator, X, y, fold, classes=None):
     """Fit ``estimator`` on one fold's training rows and score it on its test rows.
 
-    SBLR / SparseSBLR reuse a :class:`Fold`'s evidence (only the logistic
-    layer is fitted); other estimators, or a plain ``(train, test)`` pair, are
-    fitted on ``X[train]``.
+    An estimator that can be fitted from cached evidence
+    (:func:`sblr.models.fits_from_evidence`: SBLR, SparseSBLR) reuses a
+    :class:`Fold`'s evidence (only the logistic layer is fitted); any other
+    estimator (SML, the CV estimators, whose own selection then runs inside
+    the fold), or a plain ``(train, test)`` pair, is fitted on ``X[train]``.
 
     Returns
     -------
@@ -251,7 +264,7 @@ def score_fold(estimator, X, y, fold, classes=None):
         classes = np.arange(y.shape[1]) if multilabel else np.unique(y)
     train, test = (fold.train, fold.test) if isinstance(fold, Fold) else fold
     est = clone(estimator)
-    if isinstance(fold, Fold) and isinstance(est, _LogisticSimilarityClassifier):
+    if isinstance(fold, Fold) and fits_from_evidence(est):
         est.fit_from_evidence(fold.featurizer, fold.F_train)
         y_pred = est.predict_from_evidence(fold.F_test)
         scores = est.decision_from_evidence(fold.F_test)
@@ -283,8 +296,10 @@ def summarize(fold_scores, classes):
 def evaluate_folds(estimator, X, y, folds, *, progress=None):
     """:func:`score_fold` on every fold, summarized.
 
-    ``folds`` may be :class:`Fold` objects (SBLR / SparseSBLR then reuse their
-    evidence) or plain ``(train, test)`` pairs.
+    ``folds`` may be :class:`Fold` objects (an estimator that
+    :func:`~sblr.models.fits_from_evidence` then reuses their evidence; any
+    other is refitted on the fold's training rows) or plain ``(train, test)``
+    pairs.
 
     Returns
     -------
@@ -305,6 +320,13 @@ def evaluate(
 ):
     """Hold-out or k-fold evaluation of one estimator.
 
+    The evidence of each fold is computed once when the estimator can be
+    fitted from it (:func:`sblr.models.fits_from_evidence`); any other
+    estimator is refitted on each fold's training rows, so a CV estimator
+    (:class:`~sblr.SparseSBLRCV`, :class:`~sblr.SBLRCV`) runs its own
+    selection inside every training fold, as ``cross_val_score`` does with
+    ``LogisticRegressionCV``.
+
     Examples
     --------
     >>> from sklearn.datasets import load_wine
@@ -318,6 +340,6 @@ def evaluate(
         y, scheme=scheme, test_size=test_size, n_splits=n_splits, random_state=random_state
     )
     folds = splits
-    if isinstance(estimator, _LogisticSimilarityClassifier):
+    if fits_from_evidence(estimator):
         folds = fold_evidence(estimator, X, y, splits)
     return evaluate_folds(estimator, X, y, folds, progress=progress)

@@ -25,6 +25,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import expit, log1p
 
+from sblr.exceptions import DataError
+
 _DAMPING = 1e-12  # keeps a coordinate's curvature positive for an all-zero column
 
 
@@ -129,6 +131,15 @@ def fit_logistic(
     -------
     LogisticFit
 
+    Raises
+    ------
+    DataError
+        ``Z`` holds NaN or inf (or values so large that the Newton model
+        overflows), ``y`` is not 0/1, or their lengths differ.
+    ValueError
+        ``lam`` or ``ridge`` is negative or not finite, or the warm start is
+        not finite or has the wrong shape.
+
     Examples
     --------
     >>> import numpy as np
@@ -139,19 +150,17 @@ def fit_logistic(
     >>> fit.converged, bool(fit.coef[0] > 0), fit.coef[1:].tolist()
     (True, True, [0.0, 0.0])
     """
-    Z = np.asarray(Z, dtype=np.float64)
-    y = np.asarray(y, dtype=np.float64)
+    Z, y, lam, ridge = _checked_problem(Z, y, lam, ridge)
     n, m = Z.shape
     Za = np.hstack([np.ones((n, 1)), Z])
     theta = np.zeros(m + 1)
     if coef_init is not None:
-        theta[1:] = coef_init
+        theta[1:] = _checked_start("coef_init", coef_init, (m,))
     if intercept_init is not None:
-        theta[0] = intercept_init
+        theta[0] = _checked_start("intercept_init", intercept_init, ())
     elif coef_init is None:
         ybar = np.clip(y.mean(), 1e-12, 1 - 1e-12)
         theta[0] = np.log(ybar / (1 - ybar))
-    ridge = np.broadcast_to(np.asarray(ridge, dtype=np.float64), (m,))
     reg = np.r_[0.0, ridge]
     pen = np.full(m + 1, float(lam))
     pen[0] = 0.0
@@ -168,8 +177,14 @@ def fit_logistic(
             break
         n_iter += 1
         w = p * (1.0 - p)
-        H = (Za * w[:, None]).T @ Za / n
-        H[np.diag_indices_from(H)] += reg + _DAMPING * (1.0 + np.trace(H))
+        with np.errstate(over="ignore", invalid="ignore"):  # checked below
+            H = (Za * w[:, None]).T @ Za / n
+            H[np.diag_indices_from(H)] += reg + _DAMPING * (1.0 + np.trace(H))
+        if not (np.isfinite(H).all() and np.isfinite(g).all()):
+            raise DataError(
+                f"The logistic solver's Newton model overflowed: the features are too large "
+                f"(largest |z| = {np.abs(Z).max():.3g}). Rescale the evidence."
+            )
         # Newton model of the smooth part around theta, in absolute coordinates:
         # 1/2 x'Hx + (g - H theta)'x, plus the L1 term; solved exactly.
         target = _lasso_qp(H, g - H @ theta, pen, theta)
@@ -189,6 +204,38 @@ def fit_logistic(
         theta, f = cand, f_new
     kkt = kkt_violation(Z, y, theta[1:], theta[0], lam, ridge)
     return LogisticFit(theta[1:].copy(), float(theta[0]), n_iter, kkt, kkt <= tol)
+
+
+def _checked_problem(Z, y, lam, ridge):
+    """``Z``, ``y``, ``lam`` and ``ridge`` as floats, or a typed error naming what is wrong.
+
+    NaN or inf in the features would make every candidate of the Newton step
+    NaN (no step is ever "better", and the solver would fail deep inside).
+    """
+    Z = np.asarray(Z, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    if Z.ndim != 2 or y.ndim != 1 or len(y) != Z.shape[0]:
+        raise DataError(f"Z must be (n, m) and y (n,); got shapes {Z.shape} and {y.shape}.")
+    if not np.isfinite(Z).all():
+        raise DataError(
+            f"The features (evidence) hold {int((~np.isfinite(Z)).sum())} NaN or inf values; "
+            "the logistic layer needs finite features."
+        )
+    if not np.isin(y, (0.0, 1.0)).all():
+        raise DataError("y must hold 0/1 targets (no NaN, inf or other values).")
+    if isinstance(lam, bool) or not (np.ndim(lam) == 0 and np.isfinite(lam) and lam >= 0):
+        raise ValueError(f"lam must be a finite number >= 0; got {lam!r}.")
+    ridge = np.asarray(ridge, dtype=np.float64)
+    if not (np.isfinite(ridge).all() and (ridge >= 0).all()):
+        raise ValueError(f"ridge must be finite and >= 0; got {ridge!r}.")
+    return Z, y, float(lam), np.broadcast_to(ridge, (Z.shape[1],))
+
+
+def _checked_start(name, value, shape):
+    value = np.asarray(value, dtype=np.float64)
+    if value.shape != shape or not np.isfinite(value).all():
+        raise ValueError(f"{name} (warm start) must be finite with shape {shape}; got {value!r}.")
+    return value
 
 
 def _lasso_qp(H, c, pen, x0, max_iter=None):

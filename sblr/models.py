@@ -14,15 +14,17 @@ import warnings
 from numbers import Integral, Real
 
 import numpy as np
-from scipy.special import expit
+from scipy.special import expit, log_expit, logsumexp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from sblr.exceptions import DataError
 from sblr.logistic import constant_intercept, fit_logistic
 from sblr.similarity import (
     check_approx_params,
+    check_evidence,
     check_featurizer_params,
     featurizer_for,
     label_indicator,
@@ -30,6 +32,32 @@ from sblr.similarity import (
 
 #: KKT violation above which a fit is reported as not converged (never seen in practice).
 _KKT_WARN = 1e-3
+
+
+def fits_from_evidence(estimator):
+    """Whether ``estimator`` can be fitted from cached class evidence.
+
+    True when ``estimator.fit(X, y)`` is exactly
+    ``estimator.fit_from_evidence(f, f.training_evidence())`` with
+    ``f = featurizer_for(estimator).fit(X, y)``: SBLRClassifier and
+    SparseSBLRClassifier.  Callers that compute the evidence of a fold once
+    and refit only the logistic layer (:func:`sblr.evaluation.evaluate`,
+    :func:`~sblr.evaluation.score_fold`, :func:`sblr.tuning.tune`,
+    :func:`~sblr.tuning.coefficient_path`) do so only for these; any other
+    estimator is fitted on the raw training rows.  False for SML (no
+    logistic layer), for estimators from elsewhere and for the CV estimators
+    :class:`~sblr.SparseSBLRCV` and :class:`~sblr.SBLRCV`, which choose gamma
+    on inner splits of the raw rows, so a fold must refit them with
+    ``fit(X_train, y_train)`` (as ``cross_val_score`` does with
+    ``LogisticRegressionCV``).
+
+    Examples
+    --------
+    >>> from sblr import SBLRCV, SMLClassifier, SparseSBLRClassifier
+    >>> [fits_from_evidence(e) for e in (SparseSBLRClassifier(), SMLClassifier(), SBLRCV())]
+    [True, False, False]
+    """
+    return getattr(estimator, "_fits_from_evidence", False) is True
 
 
 class _SimilarityClassifier(ClassifierMixin, BaseEstimator):
@@ -326,6 +354,9 @@ class _LogisticSimilarityClassifier(_SimilarityClassifier):
     lambda slider) refits and applies only the cheap logistic layer.
     """
 
+    #: See :func:`fits_from_evidence`.
+    _fits_from_evidence = True
+
     def fit(self, X, y):
         """Compute the leave-one-out evidence and fit one logistic model per class.
 
@@ -362,8 +393,26 @@ class _LogisticSimilarityClassifier(_SimilarityClassifier):
         Returns
         -------
         self
+
+        Raises
+        ------
+        DataError
+            ``F`` holds NaN or inf.
+        ValueError
+            ``F`` does not have one row per training row and one column per class.
         """
+        return self._fit_from_evidence(featurizer, F, warm_start)
+
+    def _fit_from_evidence(self, featurizer, F, warm_start=None):
         self._check_logistic_params()
+        F = np.asarray(F, dtype=np.float64)
+        expected = featurizer.Y_fit_.shape
+        if F.shape != expected:
+            raise ValueError(
+                f"F must be the featurizer's training evidence, of shape {expected} (one row "
+                f"per training row, one column per class); got {F.shape}."
+            )
+        check_evidence(F)
         self.featurizer_ = featurizer
         self.classes_ = featurizer.classes_
         self.gamma_ = featurizer.gamma_
@@ -414,10 +463,10 @@ class _LogisticSimilarityClassifier(_SimilarityClassifier):
         return self.ridge * F.var(axis=0)
 
     def _check_logistic_params(self):
-        if not (isinstance(self.ridge, Real) and self.ridge >= 0):
-            raise ValueError(f"ridge must be a number >= 0; got {self.ridge!r}.")
-        if not (isinstance(self.tol, Real) and self.tol > 0):
-            raise ValueError(f"tol must be a positive number; got {self.tol!r}.")
+        if not (isinstance(self.ridge, Real) and np.isfinite(self.ridge) and self.ridge >= 0):
+            raise ValueError(f"ridge must be a finite number >= 0; got {self.ridge!r}.")
+        if not (isinstance(self.tol, Real) and np.isfinite(self.tol) and self.tol > 0):
+            raise ValueError(f"tol must be a positive finite number; got {self.tol!r}.")
         if not (isinstance(self.max_iter, Integral) and self.max_iter > 0):
             raise ValueError(f"max_iter must be a positive integer; got {self.max_iter!r}.")
         self._lam_value()
@@ -432,9 +481,25 @@ class _LogisticSimilarityClassifier(_SimilarityClassifier):
         return self.logits_from_evidence(self.evidence(X))
 
     def logits_from_evidence(self, F):
-        """Logits from precomputed query evidence ``F = evidence(X)``."""
+        """Logits from precomputed query evidence ``F = evidence(X)``.
+
+        Raises :class:`~sblr.DataError` when ``F`` holds NaN or inf, or when
+        the logits overflow (``argmax`` of NaN would silently be class 0).
+        """
         check_is_fitted(self)
-        return F @ self.coef_.T + self.intercept_
+        F = check_evidence(F)
+        if F.ndim != 2 or F.shape[1] != self.coef_.shape[1]:
+            raise ValueError(
+                f"F must have one column per class ({self.coef_.shape[1]}); got shape {F.shape}."
+            )
+        with np.errstate(over="ignore", invalid="ignore"):
+            eta = F @ self.coef_.T + self.intercept_
+        if not np.isfinite(eta).all():
+            raise DataError(
+                "The logits overflow: the evidence is too large for the fitted coefficients "
+                f"(largest |f| = {np.abs(F).max():.3g}). Rescale the features."
+            )
+        return eta
 
     def decision_function(self, X):
         """Logits per class; for two classes ``logit_1 - logit_0``.
@@ -467,10 +532,12 @@ class _LogisticSimilarityClassifier(_SimilarityClassifier):
 
     def proba_from_evidence(self, F):
         """:meth:`predict_proba` from precomputed query evidence."""
-        P = expit(self.logits_from_evidence(F))
+        eta = self.logits_from_evidence(F)
         if self.multilabel_:
-            return P
-        return P / P.sum(axis=1, keepdims=True)
+            return expit(eta)
+        # pi_k / sum_j pi_j in log space: every pi_k may underflow to 0 (all logits < -745)
+        log_pi = log_expit(eta)
+        return np.exp(log_pi - logsumexp(log_pi, axis=1, keepdims=True))
 
     def predict(self, X):
         """Multi-label: every class with ``pi_k >= 0.5``; multi-class: ``argmax_k pi_k``.

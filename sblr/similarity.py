@@ -69,7 +69,12 @@ def minmax_transform(X, lo, hi):
     """Scale columns to [-1, 1] with the training ``lo`` / ``hi``.
 
     Constant training columns (``hi == lo``) map to 0.  Query values outside
-    the training range fall outside [-1, 1]; they are not clipped.
+    the training range fall outside [-1, 1]; they are not clipped (a value so
+    far out that its scaled value exceeds the float range becomes ``±inf``,
+    which the distance kernels treat as infinitely far).  Each column is first
+    divided by a power of two that brings its training values into (-1, 1), so
+    ``hi - lo`` cannot overflow even for values near ``±1e308``; the division
+    is exact, so ordinary data give the same numbers as ``2 (x - lo) / (hi - lo) - 1``.
 
     Examples
     --------
@@ -79,28 +84,53 @@ def minmax_transform(X, lo, hi):
     >>> minmax_transform(np.array([[5.0, 5.0], [20.0, 1.0]]), lo, hi)
     array([[0., 0.],
            [3., 0.]])
+    >>> big = np.array([[-1.5e308], [1.5e308]])   # hi - lo overflows
+    >>> minmax_transform(np.array([[-1.5e308], [0.0], [1.5e308]]), *minmax_fit(big))
+    array([[-1.],
+           [ 0.],
+           [ 1.]])
     """
-    span = hi - lo
-    constant = span == 0
-    safe = np.where(constant, 1.0, span)
-    Z = 2.0 * (X - lo) / safe - 1.0
+    e, lo2, span, constant = _column_frame(lo, hi)
+    with np.errstate(over="ignore"):  # beyond the float range after scaling: inf, on purpose
+        Z = (np.ldexp(X, -e) - lo2) / np.where(constant, 1.0, span)
+        Z *= 2.0
+    Z -= 1.0
     Z[:, constant] = 0.0
     return Z
 
 
+def _column_frame(lo, hi):
+    """Per column: exponent ``e``, ``lo / 2**e``, ``(hi - lo) / 2**e`` and ``hi == lo``.
+
+    ``2**e`` is the smallest power of two above ``max(|lo|, |hi|)`` (1 for a
+    constant column), so the training values divided by it lie in (-1, 1) and
+    their range in (0, 2]: nothing overflows, and the division is exact.
+    """
+    constant = hi == lo
+    e = np.where(constant, 0, np.frexp(np.maximum(np.abs(lo), np.abs(hi)))[1])
+    lo2 = np.ldexp(lo, -e)
+    return e, lo2, np.ldexp(hi, -e) - lo2, constant
+
+
 def _scale_and_offset(lo, hi):
-    span = hi - lo
-    constant = span == 0
+    """Per column ``e``, ``s``, ``o`` with the [-1, 1] scaling ``x -> (x / 2**e) * s - o``.
+
+    ``s`` is ``2 / (hi - lo)`` times ``2**e`` (finite even when ``hi - lo``
+    overflows), 0 for a constant column.
+    """
+    e, lo2, span, constant = _column_frame(lo, hi)
     scale = np.where(constant, 0.0, 2.0 / np.where(constant, 1.0, span))
-    offset = np.where(constant, 0.0, scale * lo + 1.0)
-    return scale, offset
+    offset = np.where(constant, 0.0, scale * lo2 + 1.0)
+    return e, scale, offset
 
 
 def scale_rows(X, lo, hi, *, shift=True):
     """Scale rows as the training rows were: to [-1, 1], or without the shift for sparse data.
 
     ``shift=True`` is :func:`minmax_transform` (dense result).  ``shift=False``
-    multiplies each column by ``2 / (hi - lo)`` only (constant columns by 0),
+    multiplies each column by ``2 / (hi - lo)`` only (constant columns by 0;
+    computed with the power of two of :func:`minmax_transform`, so a range
+    that overflows still scales correctly),
     which keeps a sparse matrix sparse; squared Euclidean and L1 distances,
     and so the rbf and laplacian kernels, are the same either way.  A sparse
     ``X`` with ``shift=True`` is made dense.
@@ -119,30 +149,67 @@ def scale_rows(X, lo, hi, *, shift=True):
     """
     if shift:
         return minmax_transform(X.toarray() if sp.issparse(X) else X, lo, hi)
-    scale, _ = _scale_and_offset(lo, hi)
-    if sp.issparse(X):
-        return sp.csr_matrix(X.multiply(scale[None, :]))
-    return X * scale
+    e, scale, _ = _scale_and_offset(lo, hi)
+    with np.errstate(over="ignore"):  # beyond the float range after scaling: inf, on purpose
+        if sp.issparse(X):
+            X = sp.csr_matrix(X, dtype=np.float64, copy=True)
+            X.data = np.ldexp(X.data, -e[X.indices]) * scale[X.indices]
+            X.eliminate_zeros()
+            return X
+        return np.ldexp(X, -e) * scale
 
 
 def resolve_gamma(gamma, X_scaled, offset=None):
     """The RBF width as a number: ``"scale"`` means ``1 / (d * Var(X))``.
 
     ``Var`` is the variance of all entries of the scaled training data, as in
-    scikit-learn's ``SVC(gamma="scale")``; a zero variance gives 1.0.  For a
+    scikit-learn's ``SVC(gamma="scale")``; a zero variance (every column
+    constant, so every distance is 0 and gamma does not matter) gives 1.0.  For a
     sparse ``X_scaled`` scaled without the shift (:func:`scale_rows`),
     ``offset`` is the per-column shift the dense scaling subtracts, so the
     value equals the dense one: ``Var = mean_j Var(col_j) + Var_j(mean(col_j))``.
+
+    Raises
+    ------
+    ValueError
+        ``gamma`` is neither ``"scale"`` nor a positive finite number.
+    DataError
+        ``X_scaled`` holds NaN or inf, so ``"scale"`` has no finite value.
+
+    Examples
+    --------
+    >>> resolve_gamma("scale", np.array([[-1.0, 0.0], [1.0, 0.0]]))   # Var = 0.5, d = 2
+    1.0
+    >>> resolve_gamma("scale", np.zeros((3, 2))), resolve_gamma(0.5, None)
+    (1.0, 0.5)
     """
     if isinstance(gamma, str):
+        if gamma != "scale":
+            raise ValueError(f'gamma must be a positive number or "scale"; got {gamma!r}.')
         d = X_scaled.shape[1]
-        if sp.issparse(X_scaled):
-            means, variances = mean_variance_axis(X_scaled, axis=0)
-            means = means - (0.0 if offset is None else offset)
-            var = float(variances.mean() + means.var()) if d else 0.0
-        else:
-            var = float(X_scaled.var()) if X_scaled.size else 0.0
-        return 1.0 / (d * var) if var > 0 else 1.0
+        with np.errstate(over="ignore", invalid="ignore"):  # checked below
+            if sp.issparse(X_scaled):
+                means, variances = mean_variance_axis(X_scaled, axis=0)
+                means = means - (0.0 if offset is None else offset)
+                var = float(variances.mean() + means.var()) if d else 0.0
+            else:
+                var = float(X_scaled.var()) if X_scaled.size else 0.0
+        if not np.isfinite(var):
+            raise DataError(
+                'gamma="scale" needs the variance of the scaled training data, which is '
+                "not finite (the data hold NaN or inf)."
+            )
+        value = 1.0 / (d * var) if var > 0 else 1.0
+        if not np.isfinite(value):  # a variance so small that its inverse overflows
+            raise DataError(
+                f'gamma="scale" is 1 / (d * Var) = 1 / ({d} * {var:.3g}), which overflows; '
+                "pass a number for gamma."
+            )
+        return value
+    if isinstance(gamma, bool) or not (
+        isinstance(gamma, Real) and np.isfinite(gamma) and gamma > 0
+    ):
+        raise ValueError(f'gamma must be a positive number or "scale"; got {gamma!r}.')
     return float(gamma)
 
 
@@ -168,6 +235,12 @@ def kernel_block(A, B, kernel="rbf", gamma=1.0, B_sq_norms=None):
     B_sq_norms : ndarray of shape (n_b,), optional
         Precomputed squared norms of the rows of ``B`` (rbf only).
 
+    A row far outside the others (a query far outside the training range,
+    even ``±inf`` after scaling) gets the distance it has, possibly ``inf``,
+    so similarity ``exp(-gamma * inf) = 0`` with the rbf and laplacian kernels,
+    never NaN (see :func:`sq_distances`).  The linear and cosine kernels
+    have no such limit: their values for such rows may overflow.
+
     Examples
     --------
     >>> import numpy as np
@@ -185,22 +258,12 @@ def kernel_block(A, B, kernel="rbf", gamma=1.0, B_sq_norms=None):
             )
         return K
     if kernel == "rbf":
-        if B_sq_norms is None:
-            B_sq_norms = _sq_norms(B)
-        K = _cross(A, B)
-        K *= -2.0
-        K += _sq_norms(A)[:, None]
-        K += B_sq_norms[None, :]
-        np.maximum(K, 0.0, out=K)
+        K = sq_distances(A, B, B_sq_norms)
         K *= -gamma
         np.exp(K, out=K)
         return K
     if kernel == "laplacian":
-        if sp.issparse(A) or sp.issparse(B):
-            D = manhattan_distances(A, B)
-        else:
-            D = np.abs(A[:, None, :] - B[None, :, :]).sum(axis=2)
-        return np.exp(-gamma * D)
+        return np.exp(-gamma * _l1_distances(A, B))
     if kernel == "linear":
         return A @ B.T
     if kernel == "cosine":
@@ -217,6 +280,28 @@ def _cross(A, B):
     if sp.issparse(A) or sp.issparse(B):
         return np.asarray(safe_sparse_dot(A, B.T, dense_output=True), dtype=np.float64)
     return A @ B.T
+
+
+def _max_abs_rows(A):
+    """Largest absolute entry of each row (0 for a row without entries)."""
+    if A.shape[1] == 0:
+        return np.zeros(A.shape[0])
+    if sp.issparse(A):
+        return np.asarray(abs(A).max(axis=1).todense(), dtype=np.float64).ravel()
+    return np.abs(A).max(axis=1)
+
+
+def _l1_distances(A, B):
+    """``||a - b||_1`` for every pair; ``inf`` for a row holding ``±inf``."""
+    if not (sp.issparse(A) or sp.issparse(B)):
+        with np.errstate(over="ignore", invalid="ignore"):
+            return np.abs(A[:, None, :] - B[None, :, :]).sum(axis=2)
+    # scikit-learn refuses ±inf; a row holding it is infinitely far from every finite row
+    finite_a, finite_b = np.isfinite(_max_abs_rows(A)), np.isfinite(_max_abs_rows(B))
+    D = np.full((A.shape[0], B.shape[0]), np.inf)
+    if finite_a.any() and finite_b.any():
+        D[np.ix_(finite_a, finite_b)] = manhattan_distances(A[finite_a], B[finite_b])
+    return D
 
 
 def _block_rows(n_train, d, kernel, working_memory):
@@ -359,6 +444,41 @@ def make_feature_map(approx, gamma, n_components, random_state):
     raise ValueError(f"approx must be None or one of {APPROX_METHODS}; got {approx!r}.")
 
 
+def apply_feature_map(feature_map, X):
+    """``phi(X)`` of a fitted Nystroem or RBFSampler from :func:`make_feature_map`.
+
+    The formulas of scikit-learn's ``transform``, with the rbf values of
+    Nystroem from :func:`kernel_block`, so a row far outside the training range
+    (even ``±inf`` after scaling) gets kernel 0 to every landmark instead of
+    NaN.  For random Fourier features, a row whose projection ``x . w``
+    overflows is so far from every training row (``w`` has scale
+    ``sqrt(2 gamma)``, so ``gamma ||x - x_j||^2`` overflows too) that its exact
+    kernel values are all 0: it gets ``phi = 0``.
+
+    Examples
+    --------
+    >>> X = np.array([[0.0], [0.5], [1.0]])
+    >>> phi = make_feature_map("nystroem", 1.0, 3, 0).fit(X)
+    >>> bool(np.allclose(apply_feature_map(phi, X), phi.transform(X)))
+    True
+    >>> apply_feature_map(phi, np.array([[1e300]]))   # infinitely far: no similarity
+    array([[0., 0., 0.]])
+    """
+    if isinstance(feature_map, Nystroem):
+        K = kernel_block(X, feature_map.components_, "rbf", feature_map.gamma)
+        return K @ feature_map.normalization_.T
+    with np.errstate(over="ignore", invalid="ignore"):
+        projection = np.asarray(
+            safe_sparse_dot(X, feature_map.random_weights_, dense_output=True), dtype=np.float64
+        )
+        projection += feature_map.random_offset_
+        far = ~np.isfinite(projection).all(axis=1)
+        np.cos(projection, out=projection)
+    projection *= (2.0 / feature_map.n_components) ** 0.5
+    projection[far] = 0.0
+    return projection
+
+
 def _approx_block_rows(n_components, working_memory):
     # A block holds its (rows, D) feature matrix plus the feature map's own
     # temporaries of that size (Nystroem: distances, kernel, normalized product).
@@ -383,7 +503,7 @@ def approx_class_sums(feature_map, X_train, Y, working_memory=DEFAULT_WORKING_ME
     step = _approx_block_rows(D, working_memory)
     for start in range(0, n, step):
         stop = min(start + step, n)
-        P = feature_map.transform(X_train[start:stop])
+        P = apply_feature_map(feature_map, X_train[start:stop])
         S += P.T @ Yf[start:stop]
         self_sim[start:stop] = _sq_norms(P)
     return S, self_sim
@@ -461,7 +581,7 @@ def approx_class_evidence(
     step = _approx_block_rows(S.shape[0], working_memory)
     for start in range(0, n_query, step):
         stop = min(start + step, n_query)
-        sums[start:stop] = feature_map.transform(X_query[start:stop]) @ S
+        sums[start:stop] = apply_feature_map(feature_map, X_query[start:stop]) @ S
     counts = np.broadcast_to(Yf.sum(axis=0), sums.shape).copy()
     if leave_one_out:
         sums -= self_sim[:, None] * Yf
@@ -469,19 +589,85 @@ def approx_class_evidence(
     return sums, counts
 
 
-def sq_distances(A, B):
+#: Rows whose squared norms stay below this keep every term of the expansion
+#: ``||a||^2 + ||b||^2 - 2 a.b`` below 2**1022, far from overflow.
+_SAFE_SQ_NORM = 2.0**1020
+
+
+def sq_distances(A, B, B_sq_norms=None):
     """Squared Euclidean distances ``||a - b||^2`` through BLAS, clipped at 0.
 
-    The same arithmetic as the rbf branch of :func:`kernel_block`, so
-    ``exp(-gamma * sq_distances(A, B))`` equals ``kernel_block(A, B, "rbf", gamma)``
-    to the last bit.
+    The rbf branch of :func:`kernel_block` is ``exp(-gamma * sq_distances(A, B))``,
+    so cached distances give the same evidence to the last bit.  Rows whose
+    squared norm reaches 2**1020 (or overflows) would turn the expansion
+    ``||a||^2 + ||b||^2 - 2 a.b`` into ``inf - inf = NaN``; their distances are
+    recomputed after dividing both sides by a power of two, and come out as
+    the true value, or ``inf`` when that exceeds the float range (a row
+    holding ``±inf`` is at distance ``inf`` from every finite row).
+
+    Parameters
+    ----------
+    A, B : ndarray or CSR matrix of shape (n_a, d), (n_b, d)
+    B_sq_norms : ndarray of shape (n_b,), optional
+        Precomputed squared norms of the rows of ``B``.
+
+    Returns
+    -------
+    D : ndarray of shape (n_a, n_b)
+
+    Examples
+    --------
+    >>> sq_distances(np.array([[0.0, 0.0], [1e300, 0.0]]), np.array([[3.0, 4.0]]))
+    array([[25.],
+           [inf]])
     """
-    D = _cross(A, B)
-    D *= -2.0
-    D += _sq_norms(A)[:, None]
-    D += _sq_norms(B)[None, :]
+    with np.errstate(over="ignore", invalid="ignore"):  # far rows are recomputed below
+        A_sq = _sq_norms(A)
+        B_sq = _sq_norms(B) if B_sq_norms is None else B_sq_norms
+        D = _cross(A, B)
+        D *= -2.0
+        D += A_sq[:, None]
+        D += B_sq[None, :]
     np.maximum(D, 0.0, out=D)
+    far_a, far_b = ~(A_sq < _SAFE_SQ_NORM), ~(B_sq < _SAFE_SQ_NORM)
+    if far_a.any():
+        D[far_a] = _far_sq_distances(A[far_a], B)
+    if far_b.any():
+        D[:, far_b] = _far_sq_distances(A, B[far_b])
     return D
+
+
+def _far_sq_distances(A, B):
+    """:func:`sq_distances` for rows too large for the plain expansion.
+
+    Both sides are divided by the power of two ``2**e`` above their largest
+    finite entry (exact), expanded there, where nothing overflows, and the
+    result is multiplied by ``2**(2e)``: ``inf`` when the distance is beyond
+    the float range.  A row holding ``±inf`` is at distance ``inf``.
+    """
+    top_a, top_b = _max_abs_rows(A), _max_abs_rows(B)
+    finite = np.r_[top_a[np.isfinite(top_a)], top_b[np.isfinite(top_b)], 0.0]
+    e = int(np.frexp(finite.max())[1])
+    with np.errstate(over="ignore", invalid="ignore"):
+        As, Bs = _ldexp(A, -e), _ldexp(B, -e)
+        D = _cross(As, Bs)
+        D *= -2.0
+        D += _sq_norms(As)[:, None]
+        D += _sq_norms(Bs)[None, :]
+        np.maximum(D, 0.0, out=D)
+        D = np.ldexp(D, 2 * e)
+    D[~np.isfinite(top_a)] = np.inf
+    D[:, ~np.isfinite(top_b)] = np.inf
+    return D
+
+
+def _ldexp(A, e):
+    """``A * 2**e`` (exact unless it over- or underflows), dense or CSR."""
+    if sp.issparse(A):
+        A = sp.csr_matrix(A, dtype=np.float64, copy=True)
+        A.data = np.ldexp(A.data, e)
+        return A
+    return np.ldexp(A, e)
 
 
 def rbf_evidence_from_sq_distances(D, Y, gamma, *, leave_one_out=False, normalize="mean"):
@@ -523,6 +709,36 @@ def normalize_evidence(sums, counts, normalize="mean"):
     out = np.zeros_like(sums)
     np.divide(sums, counts, out=out, where=counts > 0)
     return out
+
+
+def check_evidence(F):
+    """Return ``F`` as a float array, or raise :class:`~sblr.DataError` if it holds NaN or inf.
+
+    The rbf and laplacian kernels give finite evidence for any finite input
+    (a row infinitely far from the training rows gets 0); the linear and
+    cosine kernels, and a callable, can overflow for rows far outside the
+    training range.  Non-finite evidence would otherwise turn into a silent
+    constant prediction (``argmax`` of NaN is 0).
+
+    Examples
+    --------
+    >>> check_evidence(np.array([[0.5, np.nan], [0.1, 0.2]]))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    sblr.exceptions.DataError: The class evidence of 1 row (the first: row 0) holds NaN or inf...
+    """
+    F = np.asarray(F, dtype=np.float64)
+    bad = ~np.isfinite(F).all(axis=tuple(range(1, F.ndim)))  # per row
+    if bad.any():
+        n_bad = int(bad.sum())
+        raise DataError(
+            f"The class evidence of {n_bad} row{'s' if n_bad != 1 else ''} (the first: row "
+            f"{int(np.argmax(bad))}) holds NaN or inf: the kernel overflowed, typically for "
+            "features far outside the training range with the linear or cosine kernel, or the "
+            "similarity callable returned such values. Rescale those features, or use the rbf "
+            "or laplacian kernel, which give a far row zero similarity."
+        )
+    return F
 
 
 # --------------------------------------------------------------------------- estimator
@@ -668,7 +884,7 @@ class SimilarityFeaturizer(TransformerMixin, BaseEstimator):
         self.data_min_, self.data_max_ = minmax_fit(X)
         self.X_fit_ = self.scale(X)
         self.gamma_ = resolve_gamma(
-            self.gamma, self.X_fit_, _scale_and_offset(self.data_min_, self.data_max_)[1]
+            self.gamma, self.X_fit_, _scale_and_offset(self.data_min_, self.data_max_)[2]
         )
         self.approx_ = resolve_approx(self.approx, self.kernel, X.shape[0])
         if self.approx_ is not None:
@@ -734,18 +950,17 @@ class SimilarityFeaturizer(TransformerMixin, BaseEstimator):
     def _evidence(self, Xs, Y, normalize, leave_one_out):
         if self.approx_ is not None:
             sums, counts = self._approx_evidence(Xs, Y, leave_one_out)
-            return normalize_evidence(sums, counts, normalize or self.normalize)
-        Y = self.Y_fit_ if Y is None else Y
-        sums, counts = class_evidence(
-            Xs,
-            self.X_fit_,
-            Y,
-            kernel=self.kernel,
-            gamma=self.gamma_,
-            leave_one_out=leave_one_out,
-            working_memory=self._working_memory(),
-        )
-        return normalize_evidence(sums, counts, normalize or self.normalize)
+        else:
+            sums, counts = class_evidence(
+                Xs,
+                self.X_fit_,
+                self.Y_fit_ if Y is None else Y,
+                kernel=self.kernel,
+                gamma=self.gamma_,
+                leave_one_out=leave_one_out,
+                working_memory=self._working_memory(),
+            )
+        return check_evidence(normalize_evidence(sums, counts, normalize or self.normalize))
 
     def _approx_evidence(self, Xs, Y, leave_one_out):
         if Y is None:
@@ -784,7 +999,9 @@ def check_featurizer_params(kernel, gamma, normalize, working_memory):
     if isinstance(gamma, str):
         if gamma != "scale":
             raise ValueError(f'gamma must be a positive number or "scale"; got {gamma!r}.')
-    elif not (isinstance(gamma, Real) and np.isfinite(gamma) and gamma > 0):
+    elif isinstance(gamma, bool) or not (
+        isinstance(gamma, Real) and np.isfinite(gamma) and gamma > 0
+    ):
         raise ValueError(f'gamma must be a positive number or "scale"; got {gamma!r}.')
     if normalize not in ("mean", "sum"):
         raise ValueError(f'normalize must be "mean" or "sum"; got {normalize!r}.')

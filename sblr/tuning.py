@@ -31,7 +31,7 @@ from sblr.models import (
     SBLRClassifier,
     SMLClassifier,
     SparseSBLRClassifier,
-    _LogisticSimilarityClassifier,
+    fits_from_evidence,
 )
 from sblr.similarity import (
     DEFAULT_WORKING_MEMORY_MB,
@@ -96,7 +96,11 @@ def coefficient_path(estimator, featurizer, F, lams):
     Parameters
     ----------
     estimator : SparseSBLRClassifier
-        Supplies every parameter but ``lam`` (not modified).
+        Supplies every parameter but ``lam`` (not modified).  Anything that
+        cannot be fitted from cached evidence with a ``lam`` parameter (see
+        :func:`sblr.models.fits_from_evidence`) raises ``TypeError``; for
+        :class:`SparseSBLRCV`, pass ``SparseSBLRClassifier`` with its settings
+        (a fitted ``SparseSBLRCV`` keeps its own path in ``coef_path_``).
     featurizer : SimilarityFeaturizer
         Fitted on the training data.
     F : ndarray of shape (n_samples, n_classes)
@@ -118,7 +122,13 @@ def coefficient_path(estimator, featurizer, F, lams):
     >>> [int(np.count_nonzero(c)) for c in coefs]
     [0, 8]
     """
-    lams = np.asarray(lams, dtype=float)
+    if not (fits_from_evidence(estimator) and "lam" in estimator.get_params()):
+        raise TypeError(
+            f"coefficient_path refits SparseSBLRClassifier along lambda on cached evidence; got "
+            f"{type(estimator).__name__}. Pass SparseSBLRClassifier(...) with the same settings "
+            "(a fitted SparseSBLRCV keeps its own path in coef_path_)."
+        )
+    lams = _checked_grid("lams", lams, positive=False)
     m = F.shape[1]
     coefs = np.zeros((len(lams), m, m))
     intercepts = np.zeros((len(lams), m))
@@ -153,7 +163,7 @@ def _split_scores(estimator, X, y, train, val, gammas, lam_grid, metric, tick):
     distances = None
     for gi, gamma in enumerate(gammas):
         est = clone(estimator).set_params(gamma=float(gamma))
-        if not isinstance(estimator, _LogisticSimilarityClassifier):
+        if not fits_from_evidence(estimator):
             est.fit(X[train], y[train])
             out[gi] = score_predictions(
                 metric, y_val, est.predict(X[val]), est.decision_function(X[val])
@@ -178,6 +188,21 @@ def _split_scores(estimator, X, y, train, val, gammas, lam_grid, metric, tick):
             )
             tick()
     return out
+
+
+def _checked_grid(name, values, *, positive):
+    """A grid as a 1-D float array, or ``ValueError``: non-empty, finite, > 0 (or >= 0)."""
+    try:
+        grid = np.asarray(values, dtype=float)
+    except (TypeError, ValueError):
+        grid = np.empty((0, 0))
+    ok = grid.ndim == 1 and grid.size > 0 and np.isfinite(grid).all()
+    if not (ok and ((grid > 0) if positive else (grid >= 0)).all()):
+        raise ValueError(
+            f"{name} must be a non-empty sequence of finite numbers "
+            f"{'> 0' if positive else '>= 0'}; got {values!r}."
+        )
+    return grid
 
 
 def _check_cv(cv):
@@ -217,7 +242,9 @@ def tune(
     Parameters
     ----------
     estimator : SMLClassifier, SBLRClassifier or SparseSBLRClassifier
-        Supplies every other parameter (not modified).
+        Supplies every other parameter (not modified).  The CV estimators
+        raise ``TypeError``: they tune themselves (their ``fit`` calls this
+        function with their own grids); pass the underlying model instead.
     X : array-like of shape (n_samples, n_features)
     y : array-like of shape (n_samples,) or (n_samples, n_classes)
     gammas, lams : sequence of float
@@ -261,8 +288,21 @@ def tune(
         raise DataError(
             f"Unknown metric {metric!r} for {task} data; choose one of {list(allowed)}."
         )
-    if not isinstance(estimator, (SMLClassifier, _LogisticSimilarityClassifier)):
-        raise DataError(f"Cannot tune {type(estimator).__name__}.")
+    if not (isinstance(estimator, SMLClassifier) or fits_from_evidence(estimator)):
+        hint = (
+            f" {type(estimator).__name__} selects its own hyper-parameters: pass "
+            f"{estimator._base_class().__name__}(...) with its settings to tune, or fit it and "
+            "read cv_results_."
+            if isinstance(estimator, _TunedMixin)
+            else ""
+        )
+        raise TypeError(
+            "tune selects gamma (and lambda) of SMLClassifier, SBLRClassifier or "
+            f"SparseSBLRClassifier; got {type(estimator).__name__}.{hint}"
+        )
+    gammas = _checked_grid("gammas", gammas, positive=True)
+    if isinstance(estimator, SparseSBLRClassifier):
+        lams = _checked_grid("lams", lams, positive=False)
     if cv is None:
         if len(y) < 10:
             raise DataError(
@@ -325,7 +365,27 @@ def tune(
 
 
 class _TunedMixin:
-    """``fit`` of the ``*CV`` estimators: :func:`tune`, then a refit on all rows."""
+    """``fit`` of the ``*CV`` estimators: :func:`tune`, then a refit on all rows.
+
+    Selection needs inner splits of the raw rows, so a CV estimator cannot be
+    fitted from cached evidence (:func:`sblr.models.fits_from_evidence` is
+    False): a fold of an evaluation refits it, selection included.
+    """
+
+    _fits_from_evidence = False
+
+    def fit_from_evidence(self, featurizer, F, *, warm_start=None):
+        """Not available: the selection needs the raw rows; use ``fit(X, y)``.
+
+        Raises
+        ------
+        TypeError
+        """
+        raise TypeError(
+            f"{type(self).__name__} selects gamma on validation splits of the raw rows, so it "
+            "cannot be fitted from cached evidence; call fit(X, y), or fit "
+            f"{self._base_class().__name__}(...) from the evidence."
+        )
 
     def _base(self, **params):
         """The underlying model with every parameter it shares with this one, plus ``params``."""
@@ -367,7 +427,7 @@ class _TunedMixin:
         featurizer = featurizer_for(best).fit(X, y)
         F = featurizer.training_evidence()
         self._fit_path(best, featurizer, F)
-        self.fit_from_evidence(featurizer, F)
+        self._fit_from_evidence(featurizer, F)
         return self
 
     def _fit_path(self, best, featurizer, F):

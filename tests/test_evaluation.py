@@ -5,9 +5,17 @@ import pytest
 from sklearn.base import clone
 from sklearn.datasets import load_wine, make_multilabel_classification
 
-from sblr import SBLRClassifier, SMLClassifier, SparseSBLRClassifier, metrics
-from sblr.evaluation import evaluate, evaluate_folds, fold_evidence, make_splits
+from sblr import (
+    SBLRCV,
+    SBLRClassifier,
+    SMLClassifier,
+    SparseSBLRClassifier,
+    SparseSBLRCV,
+    metrics,
+)
+from sblr.evaluation import evaluate, evaluate_folds, fold_evidence, make_splits, score_fold
 from sblr.exceptions import DataError
+from sblr.models import fits_from_evidence
 
 
 def test_cached_evidence_scores_equal_plain_refits():
@@ -82,3 +90,86 @@ def test_evidence_from_kept_distances_equals_direct(gamma):
     )
     assert not np.allclose(lap[0].F_train, kept[0].F_train)
     assert fold_distances(X, y, splits[0][0], splits[0][1], max_mb=0.01) is None
+
+
+CV_ESTIMATORS = [
+    SparseSBLRCV(gammas=[10.0, 0.1], lams=[1e-1, 1e-3]),
+    SBLRCV(gammas=[10.0, 0.1]),
+]
+
+
+def _by_hand(cv_estimator, X, y, splits):
+    """Per fold: the CV estimator refitted (selection included) on the training rows."""
+    reports = []
+    for tr, te in splits:
+        est = clone(cv_estimator).fit(X[tr], y[tr])
+        if y.ndim == 2:
+            reports.append(
+                metrics.multilabel_report(y[te], est.predict(X[te]), est.decision_function(X[te]))
+            )
+        else:
+            reports.append(metrics.multiclass_report(y[te], est.predict(X[te])))
+    return reports
+
+
+def _assert_per_fold(result, expected):
+    assert len(result.per_fold) == len(expected)
+    for i, report in enumerate(expected):
+        for name, value in report.items():
+            assert result.per_fold.loc[i, name] == pytest.approx(value, nan_ok=True), name
+
+
+@pytest.mark.parametrize("cv_estimator", CV_ESTIMATORS, ids=lambda e: type(e).__name__)
+@pytest.mark.parametrize("multilabel", [False, True], ids=["multiclass", "multilabel"])
+def test_evaluate_runs_a_cv_estimators_selection_inside_each_training_fold(
+    cv_estimator, multilabel
+):
+    if multilabel:
+        X, y = make_multilabel_classification(
+            n_samples=120, n_features=6, n_classes=3, random_state=2
+        )
+    else:
+        X, y = load_wine(return_X_y=True)
+    splits = make_splits(y, scheme="kfold", n_splits=3)
+    res = evaluate(cv_estimator, X, y, scheme="kfold", n_splits=3)
+    _assert_per_fold(res, _by_hand(cv_estimator, X, y, splits))
+
+
+@pytest.mark.parametrize(
+    "cv_estimator, plain",
+    [
+        (SparseSBLRCV(gammas=[100.0], lams=[10.0]), SparseSBLRClassifier(gamma=100.0, lam=10.0)),
+        (SBLRCV(gammas=[100.0]), SBLRClassifier(gamma=100.0)),
+    ],
+    ids=["SparseSBLRCV", "SBLRCV"],
+)
+def test_a_single_grid_point_scores_as_that_grid_point(cv_estimator, plain):
+    X, y = load_wine(return_X_y=True)
+    got = evaluate(cv_estimator, X, y).per_fold.accuracy
+    expected = evaluate(plain, X, y).per_fold.accuracy
+    np.testing.assert_allclose(got, expected)
+    if isinstance(plain, SparseSBLRClassifier):  # lambda = 10 zeroes beta: a poor grid point
+        assert got[0] == pytest.approx(0.386, abs=0.01)
+
+
+@pytest.mark.parametrize("cv_estimator", CV_ESTIMATORS, ids=lambda e: type(e).__name__)
+def test_cached_folds_are_not_used_for_cv_estimators(cv_estimator):
+    X, y = load_wine(return_X_y=True)
+    splits = make_splits(y, scheme="kfold", n_splits=3)
+    folds = fold_evidence(SBLRClassifier(), X, y, splits)  # gamma="scale" evidence
+    expected = _by_hand(cv_estimator, X, y, splits)
+    _assert_per_fold(evaluate_folds(cv_estimator, X, y, folds), expected)
+    values, _ = score_fold(cv_estimator, X, y, folds[1])
+    assert values == pytest.approx(expected[1])
+    with pytest.raises(TypeError, match="raw rows"):
+        fold_evidence(cv_estimator, X, y, splits)
+    with pytest.raises(TypeError, match="cached evidence"):
+        clone(cv_estimator).fit_from_evidence(folds[0].featurizer, folds[0].F_train)
+
+
+def test_fits_from_evidence_says_which_estimators_reuse_cached_evidence():
+    from sklearn.linear_model import LogisticRegression
+
+    assert fits_from_evidence(SBLRClassifier()) and fits_from_evidence(SparseSBLRClassifier())
+    for est in (SMLClassifier(), SparseSBLRCV(), SBLRCV(), LogisticRegression()):
+        assert not fits_from_evidence(est)

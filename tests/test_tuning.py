@@ -6,7 +6,14 @@ from sklearn.base import clone
 from sklearn.datasets import load_wine, make_multilabel_classification
 from sklearn.model_selection import train_test_split
 
-from sblr import SBLRClassifier, SimilarityFeaturizer, SMLClassifier, SparseSBLRClassifier
+from sblr import (
+    SBLRCV,
+    SBLRClassifier,
+    SimilarityFeaturizer,
+    SMLClassifier,
+    SparseSBLRClassifier,
+    SparseSBLRCV,
+)
 from sblr import metrics as M
 from sblr.exceptions import DataError
 from sblr.tuning import coefficient_path, tune
@@ -200,3 +207,31 @@ def test_bad_cv_is_refused():
             SparseSBLRCV(cv=bad).fit(X, y)
     with pytest.raises(DataError, match="inner folds needs at least"):
         tune(SparseSBLRClassifier(), X[:7], y[:7], cv=5)
+
+
+@pytest.mark.parametrize(
+    "cv_estimator, base",
+    [
+        (SparseSBLRCV(gammas=[1.0], lams=[1e-2]), "SparseSBLRClassifier"),
+        (SBLRCV(), "SBLRClassifier"),
+    ],
+    ids=["SparseSBLRCV", "SBLRCV"],
+)
+def test_tune_and_coefficient_path_refuse_cv_estimators_naming_the_base_model(cv_estimator, base):
+    X, y = load_wine(return_X_y=True)
+    with pytest.raises(TypeError, match=f"pass {base}"):
+        tune(cv_estimator, X, y, gammas=[1.0], lams=[1e-2])
+    f = SimilarityFeaturizer().fit(X, y)
+    with pytest.raises(TypeError, match="Pass SparseSBLRClassifier"):
+        coefficient_path(cv_estimator, f, f.training_evidence(), [1.0, 1e-3])
+
+
+def test_coefficient_path_and_tune_refuse_models_they_cannot_refit():
+    from sklearn.linear_model import LogisticRegression
+
+    X, y = load_wine(return_X_y=True)
+    f = SimilarityFeaturizer().fit(X, y)
+    with pytest.raises(TypeError, match="Pass SparseSBLRClassifier"):
+        coefficient_path(SBLRClassifier(), f, f.training_evidence(), [1.0])
+    with pytest.raises(TypeError, match="tune selects"):
+        tune(LogisticRegression(), X, y)
