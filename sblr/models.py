@@ -424,7 +424,28 @@ class _LogisticSimilarityClassifier(_SimilarityClassifier):
         return self._fit_layer(F, warm_start)
 
     def _fit_layer(self, F, warm_start=None):
-        Y = self.featurizer_.Y_fit_
+        return self.fit_layer(F, self.featurizer_.Y_fit_, warm_start=warm_start)
+
+    def fit_layer(self, F, Y, *, warm_start=None):
+        """Refit only the logistic layer, on evidence ``F`` of any rows with their labels ``Y``.
+
+        For resampling the rows of a fitted model (``sblr.stability``): the
+        featurizer and its attributes are kept, ``coef_``, ``intercept_``,
+        ``n_iter_`` and ``kkt_violation_`` are replaced.
+
+        Parameters
+        ----------
+        F : ndarray of shape (n_rows, n_classes)
+            Normalized class evidence of the rows.
+        Y : ndarray of shape (n_rows, n_classes)
+            Their 0/1 class indicator (``featurizer_.Y_fit_`` order).
+        warm_start : fitted estimator, optional
+            Start the solver from its ``coef_`` / ``intercept_``.
+
+        Returns
+        -------
+        self
+        """
         lam, ridge = self._lam_value(), self._ridge(F)
         opts = {"ridge": ridge, "tol": self.tol, "max_iter": self.max_iter}
         if warm_start is not None:
