@@ -3,13 +3,14 @@
 :func:`load_dataset` reads
 
 * **ARFF** files (Weka, Mulan, MEKA) with dense or sparse (``{index value, ...}``)
-  rows, numeric, nominal and string attributes, via ``liac-arff``;
+  rows, numeric, nominal and string attributes (the header via ``liac-arff``,
+  the ``@data`` section by this module, straight into arrays);
 * **CSV-like** text (``.csv``, ``.tsv``, ``.data``, ``.txt``; the separator
-  ``,``, ``;``, tab, ``|`` or runs of spaces is detected), via pandas.
+  ``,``, ``;``, tab, ``|`` or runs of spaces is detected).
 
 The source may be a path, ``bytes`` or a binary file-like object (an upload),
-and the result is a :class:`Dataset` holding a float feature matrix ``X``, the
-targets ``y`` and notes about what the loader did to the file.
+and the result is a :class:`Dataset` holding the float feature matrix ``X``,
+the targets ``y`` and notes about what the loader did to the file.
 
 Conventions
 -----------
@@ -23,11 +24,41 @@ Which ARFF attributes are labels, in this order of precedence:
 4. MEKA's ``-C N`` in the relation name: the FIRST ``N`` attributes
    (``-C -N``: the last ``N``);
 5. otherwise, if the last attribute is nominal, it is the class of a
-   multi-class problem (Weka convention).
+   multi-class problem (Weka convention).  When two or more trailing
+   attributes hold only 0/1 values, the first note starts with "Warning:" and
+   says the file looks multi-label and how to load it so.
 
 ARFF label attributes always give a ``"multilabel"`` dataset, even with a
 single label.  Label values must be 0/1 (``true``/``false`` and
 ``yes``/``no`` are accepted too); a missing label value is an error.
+
+ARFF values:
+
+* a file whose data rows are sparse gives ``X`` as a ``scipy.sparse`` CSR
+  float64 matrix (the estimators take it as it is); a dense file gives a dense
+  ndarray.  ``y`` is dense either way;
+* in a sparse row an omitted value is 0 for a numeric attribute and the FIRST
+  declared value for a nominal one (Weka's convention); an omitted string
+  value is missing.  An index given twice in one row is an error;
+* ``INTEGER`` and ``REAL`` attributes are read as ``NUMERIC``, as Weka does
+  (``2.5`` stays 2.5).  ``nan`` is a missing value like ``?``; ``inf``,
+  ``-inf`` and numbers beyond the float range (``1e309``) are an error;
+* a nominal value must be one of the declared values.
+
+CSV values:
+
+* a missing value is an empty cell, ``?`` or a usual marker (``NA``, ``N/A``,
+  ``NaN``, ``null``, ``None``, ...); a column is numeric when all its other
+  cells are numbers; ``;``-separated files may use a decimal comma;
+* a column of numbers with a few non-numbers (at most one cell in ten) is a
+  numeric column with typos: using it as a feature raises an error that names
+  the cells (it is not guessed to be text);
+* repeated column names get ``.1``, ``.2`` suffixes, with a note; naming a
+  repeated name as target or column to drop is an error (it is ambiguous);
+* a first row that looks like data (numbers over numeric columns, a column's
+  own values over text columns) gets a note when used as column names; in a
+  ``.data`` file (UCI style, normally without a header row) it is read as
+  data and the columns are named ``0, 1, ...``.
 
 Feature encoding (ARFF and CSV alike):
 
@@ -41,35 +72,48 @@ Feature encoding (ARFF and CSV alike):
   distinct values and fewer than half as many values as rows;
 * ID-like columns (text/nominal with one distinct value per row) and ARFF
   ``string`` attributes are dropped;
-* missing values (``?`` or empty) are replaced by the column mean (for encoded
-  nominal columns: the mean of each 0/1 column), or raise with
-  ``missing="error"``.
+* missing values are replaced by the column mean over all rows (implicit
+  zeros of a sparse file included; for encoded nominal columns: the mean of
+  each 0/1 column), or raise with ``missing="error"``.
+
+Size: a file is refused, before anything big is allocated, when a matrix
+built from it would exceed :data:`MAX_DENSE_MB`: ``rows × columns × 8`` bytes
+for a dense one, 16 bytes per stored value for a sparse one.
 
 Every problem with the content of a file raises
 :class:`~sblr.exceptions.DataError` with a message that says what is wrong and
-how to fix it.
+how to fix it; :func:`load_dataset`, :func:`list_columns` and
+:func:`read_mulan_xml` turn any parser failure into one too.
 """
 
 from __future__ import annotations
 
 import csv
 import io
+import itertools
+import math
 import numbers
 import os
 import re
-import warnings
 import xml.etree.ElementTree as ET
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import arff
 import numpy as np
-import pandas as pd
+import scipy.sparse as sp
 
 from sblr.exceptions import DataError
 
-__all__ = ["Dataset", "list_columns", "load_dataset", "read_mulan_xml"]
+__all__ = ["MAX_DENSE_MB", "Dataset", "list_columns", "load_dataset", "read_mulan_xml"]
+
+#: Memory budget of the loader in MiB.  A file is refused with a DataError when a
+#: matrix built from it would need more: ``rows × columns × 8`` bytes for a dense
+#: matrix, 16 bytes per stored value (value, row and column) for a sparse one.
+MAX_DENSE_MB = 2048
 
 MULTICLASS = "multiclass"
 MULTILABEL = "multilabel"
@@ -86,6 +130,30 @@ _NOT_TEXT = (
     "Upload the .arff or .csv file itself, not an image, a spreadsheet or a zip archive."
 )
 _MEKA_C = re.compile(r"-C\s+(-?\d+)")
+# Missing-value markers of a CSV cell (pandas' defaults and UCI's "?").
+_NA_TOKENS = frozenset(
+    {"", "?", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND"}
+    | {"1.#QNAN", "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null"}
+)
+# A missing cell while parsing: a float, so that a block of cells converts to
+# floats in one call, and never equal to a text or nominal value.
+_MISSING = math.nan
+_SAMPLE_ROWS = 100  # rows read by list_columns to settle the header and the columns
+_CHUNK_CELLS = 1 << 20  # cells converted at a time
+_TYPO_SHARE = 10  # a numeric column may have at most 1 cell in 10 that is not a number
+_SPARSE_ENTRY_BYTES = 16
+# Failures of parsers on hostile input; the public functions turn them into DataError.
+_PARSER_ERRORS = (
+    ValueError,
+    KeyError,
+    IndexError,
+    OverflowError,
+    TypeError,
+    UnicodeError,
+    arff.ArffException,
+    csv.Error,
+)
+_SERVER_PATH = re.compile(r"(?<![\w.])(?:[A-Za-z]:)?[\\/](?:[\w.-]+[\\/])+[\w.-]*")
 
 
 # --------------------------------------------------------------------------- Dataset
@@ -97,8 +165,8 @@ class Dataset:
 
     Parameters
     ----------
-    X : ndarray of shape (n_samples, n_features)
-        Encoded features (float64).
+    X : ndarray or scipy.sparse CSR matrix of shape (n_samples, n_features)
+        Encoded features (float64); CSR for a sparse ARFF file.
     y : ndarray
         Multi-class: 1-D array of the original class values.  Multi-label:
         0/1 int array of shape (n_samples, n_labels).
@@ -127,7 +195,7 @@ class Dataset:
     {'a': 1, 'b': 2}
     """
 
-    X: np.ndarray
+    X: np.ndarray | sp.csr_matrix
     y: np.ndarray
     task: str
     feature_names: list[str]
@@ -138,9 +206,10 @@ class Dataset:
     def __post_init__(self) -> None:
         if self.task not in (MULTICLASS, MULTILABEL):
             raise ValueError(f"task must be 'multiclass' or 'multilabel', not {self.task!r}")
-        if self.X.ndim != 2 or self.X.shape[1] != len(self.feature_names):
+        shape = getattr(self.X, "shape", ())
+        if len(shape) != 2 or shape[1] != len(self.feature_names):
             raise ValueError("X must be 2-D with one column per feature name")
-        if len(self.y) != self.X.shape[0]:
+        if len(self.y) != shape[0]:
             raise ValueError("X and y must have the same number of rows")
         if self.task == MULTILABEL and (
             self.y.ndim != 2 or self.y.shape[1] != len(self.class_names)
@@ -212,7 +281,7 @@ class Dataset:
 
 @dataclass
 class _Column:
-    """One parsed column before encoding.
+    """One target column, dense.
 
     ``kind`` is "numeric" (float values, NaN = missing), "nominal" (declared
     ``categories``), "text" (CSV text, categories inferred) or "string" (ARFF
@@ -232,13 +301,53 @@ class _Column:
 
 @dataclass
 class _Table:
-    columns: list[_Column]
-    n_rows: int
+    """A parsed file: one column per attribute, before encoding.
+
+    ``values`` (n_rows × n_columns, float, NaN = missing) holds the numbers of
+    numeric columns and the category codes (positions in ``categories``) of
+    nominal and text ones: a dense ndarray, or a CSC matrix for a sparse ARFF
+    file, whose implicit zeros are 0 or the first declared category.  ARFF
+    string attributes keep their values in ``strings``.
+    """
+
+    names: list[str]
+    kinds: list[str]
+    categories: list[list[str] | None]
+    values: Any
+    lines: np.ndarray  # line of the file holding each data row
+    strings: dict[int, np.ndarray] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    repeated: dict[str, list[int]] = field(default_factory=dict)  # CSV names used twice
+    typos: dict[int, list[tuple[int, str]]] = field(default_factory=dict)  # (row, cell)
 
     @property
-    def names(self) -> list[str]:
-        return [c.name for c in self.columns]
+    def n_rows(self) -> int:
+        return int(self.values.shape[0])
+
+    @property
+    def sparse(self) -> bool:
+        return sp.issparse(self.values)
+
+    def numbers(self, j: int) -> np.ndarray:
+        """Column ``j`` of ``values`` as a dense float array."""
+        if self.sparse:
+            return self.values[:, [j]].toarray().ravel()
+        return np.asarray(self.values[:, j], dtype=np.float64)
+
+    def column(self, j: int) -> _Column:
+        name, kind = self.names[j], self.kinds[j]
+        if kind == "string":
+            return _Column(name, kind, self.strings[j])
+        values = self.numbers(j)
+        if kind == "numeric":
+            return _Column(name, kind, values)
+        cats = self.categories[j] or []
+        texts = [None if math.isnan(c) else cats[int(c)] for c in values.tolist()]
+        return _Column(name, kind, np.array(texts, dtype=object), cats)
+
+    def where(self, row: int) -> str:
+        return f"data row {row + 1} (line {int(self.lines[row])})"
 
 
 # --------------------------------------------------------------------------- public API
@@ -280,7 +389,8 @@ def load_dataset(
         the data set name (its stem when it has a data file extension).
     header : bool, default True
         CSV only: whether the first row holds column names.  Without one the
-        columns are named "0", "1", ...
+        columns are named "0", "1", ...  A ``.data`` file whose first row
+        looks like data is read without header (see the module docstring).
     drop : str, int or list, optional
         Columns (names or positions) to leave out, e.g. an ID column.
     missing : {"impute", "error"}, default "impute"
@@ -289,13 +399,14 @@ def load_dataset(
     Returns
     -------
     Dataset
+        ``X`` is a CSR matrix for a sparse ARFF file, else a dense ndarray.
 
     Raises
     ------
     DataError
         For any problem with the file or its content.
     TypeError
-        When ``source`` is not a path, bytes or file-like object.
+        When ``source`` or ``xml`` is not a path, bytes or file-like object.
 
     Examples
     --------
@@ -313,33 +424,35 @@ def load_dataset(
     ['colour', 'size']
     >>> ds.notes
     ["encoded 1 two-valued column(s) as one 0/1 column each (value that is 1: 'colour'=red)"]
+
+    A sparse ARFF file gives a CSR matrix:
+
+    >>> sparse = (b"@relation r\\n@attribute a numeric\\n@attribute b {x,y}\\n"
+    ...           b"@attribute c {p,q}\\n@data\\n{0 2, 2 q}\\n{1 y}\\n")
+    >>> ds = load_dataset(sparse, name="r.arff")
+    >>> ds.X.format, ds.X.toarray(), ds.y.tolist()
+    ('csr', array([[2., 0.],
+           [0., 1.]]), ['q', 'p'])
     """
     if missing not in ("impute", "error"):
         raise DataError(f"missing must be 'impute' or 'error', not {missing!r}")
-    try:
+    data, path = _read_bytes(source, name, what="data file")
+    xml_data = None if xml is None else _read_bytes(xml, None, what="XML label file")[0]
+    file_name = name or (path.name if path else _source_name(source))
+    with _reading("data file"):
         return _load(
-            source,
+            data,
+            path,
+            file_name,
             target=target,
             n_labels=n_labels,
-            xml=xml,
+            xml=xml_data,
             fmt=format,
             name=name,
             header=header,
             drop=drop,
             missing=missing,
         )
-    except DataError:
-        raise
-    except (
-        UnicodeError,
-        ValueError,
-        KeyError,
-        IndexError,
-        OverflowError,
-        arff.ArffException,
-        csv.Error,
-    ) as exc:  # last resort: never leak parser internals to the user
-        raise DataError(f"Could not read the data file: {_describe(exc)}") from exc
 
 
 def list_columns(
@@ -351,27 +464,21 @@ def list_columns(
 ) -> list[str]:
     r"""Column (attribute) names of a CSV or ARFF file, for choosing targets.
 
-    Headerless CSV files give ``"0", "1", ...``.
+    Reads only what the names depend on: the ARFF header up to ``@data``, or
+    the first rows of a CSV file.  Headerless CSV files give ``"0", "1", ...``.
 
     Examples
     --------
     >>> list_columns(b"a,b,label\n1,2,x\n3,4,y\n", name="t.csv")
     ['a', 'b', 'label']
     """
-    try:
-        data, path = _read_bytes(source, name, what="data file")
+    data, path = _read_bytes(source, name, what="data file")
+    with _reading("data file"):
         text, _ = _decode(data)
-        fmt = _infer_format(format, _extension(name, path), text)
-        table = (
-            _read_arff(text)[0]
-            if fmt == "arff"
-            else _read_csv(text, header=header, ext=_extension(name, path))
-        )
-    except DataError:
-        raise
-    except (UnicodeError, ValueError, KeyError, IndexError, arff.ArffException, csv.Error) as exc:
-        raise DataError(f"Could not read the data file: {_describe(exc)}") from exc
-    return table.names
+        ext = _extension(name, path)
+        if _infer_format(format, ext, text) == "arff":
+            return _read_arff(text, header_only=True)[0].names
+        return _csv_names(text, header=header, ext=ext)
 
 
 def read_mulan_xml(source: str | os.PathLike | bytes | Any) -> list[str]:
@@ -396,6 +503,11 @@ def read_mulan_xml(source: str | os.PathLike | bytes | Any) -> list[str]:
     ['a&b', 'c']
     """
     data, _ = _read_bytes(source, None, what="XML label file")
+    with _reading("XML label file"):
+        return _mulan_labels(data)
+
+
+def _mulan_labels(data: bytes) -> list[str]:
     try:
         root = ET.fromstring(data)
     except ET.ParseError as exc:
@@ -418,19 +530,66 @@ def read_mulan_xml(source: str | os.PathLike | bytes | Any) -> list[str]:
     return names
 
 
+@contextmanager
+def _reading(what: str) -> Iterator[None]:
+    """The error boundary of the public functions: whatever a parser raises on a
+    hostile file becomes a DataError (its message never holds a server path)."""
+    try:
+        yield
+        return
+    except DataError:
+        raise
+    except MemoryError:
+        message = (
+            f"Not enough memory to read the {what}: it is too large for this machine. "
+            "Use a smaller file (fewer rows or columns), or store sparse data as sparse ARFF."
+        )
+    except RecursionError:
+        message = f"The {what} is nested too deeply to be read. Check that it is a valid file."
+    except _PARSER_ERRORS as exc:
+        raise DataError(f"Could not read the {what}: {_describe(exc)}") from exc
+    # Raised outside the handler so that the MemoryError's frames (and arrays) are freed.
+    raise DataError(message)
+
+
+def _check_memory(n_bytes: float, what: str) -> None:
+    """Refuse, before allocating, a matrix larger than :data:`MAX_DENSE_MB`."""
+    needed = n_bytes / 2**20
+    if needed > MAX_DENSE_MB:
+        raise DataError(
+            f"The file is too large to load: {what} would need {needed:,.1f} MB, more than "
+            f"the loader's limit of {MAX_DENSE_MB:,} MB (sblr.io.MAX_DENSE_MB). Use fewer rows "
+            "or columns, or store sparse data as sparse ARFF ({index value, ...} rows)."
+        )
+
+
+def _check_dense(n_rows: int, n_columns: int, what: str) -> None:
+    _check_memory(
+        8.0 * n_rows * n_columns, f"{what} ({n_rows:,} rows × {n_columns:,} columns, dense)"
+    )
+
+
+def _check_sparse(n_entries: int, n_rows: int, n_columns: int, what: str) -> None:
+    _check_memory(
+        float(_SPARSE_ENTRY_BYTES) * n_entries,
+        f"{what} ({n_rows:,} rows × {n_columns:,} columns, {n_entries:,} stored values)",
+    )
+
+
 # --------------------------------------------------------------------------- loading
 
 
-def _load(source, *, target, n_labels, xml, fmt, name, header, drop, missing) -> Dataset:
-    data, path = _read_bytes(source, name, what="data file")
-    file_name = name or (path.name if path else _source_name(source))
+def _load(
+    data: bytes, path, file_name, *, target, n_labels, xml, fmt, name, header, drop, missing
+) -> Dataset:
     text, notes = _decode(data)
-    fmt = _infer_format(fmt, _extension(name, path), text)
+    ext = _extension(name, path)
+    fmt = _infer_format(fmt, ext, text)
     if fmt == "arff":
         table, relation = _read_arff(text)
         labels = _arff_targets(table, relation, target, n_labels, xml, path)
     else:
-        table = _read_csv(text, header=header, ext=_extension(name, path))
+        table = _read_csv(text, header=header, ext=ext)
         labels = _csv_targets(table, target, n_labels)
     table.notes[:0] = notes
     return _build_dataset(table, labels, drop=drop, missing=missing, name=_dataset_name(file_name))
@@ -541,20 +700,76 @@ def _infer_format(fmt: str | None, ext: str, text: str) -> str:
 
 
 def _looks_like_arff(text: str) -> bool:
-    for line in text.splitlines():
+    for line in io.StringIO(text):
         stripped = line.strip()
         if stripped and not stripped.startswith("%"):
             return stripped.lower().startswith("@relation")
     return False
 
 
+def _to_floats(cells: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Convert a 2-D object array of cells (str, or NaN = missing) to floats.
+
+    Returns the numbers and the mask of cells that are not numbers (NaN there).
+    Blocks are converted in one call; only the columns that fail are split up,
+    and only the cells of a failing single column go through Python one by one.
+    """
+    try:
+        return cells.astype(np.float64), np.zeros(cells.shape, dtype=bool)
+    except (ValueError, TypeError):
+        pass
+    if cells.shape[1] > 1:
+        half = cells.shape[1] // 2
+        left, left_bad = _to_floats(cells[:, :half])
+        right, right_bad = _to_floats(cells[:, half:])
+        return np.hstack([left, right]), np.hstack([left_bad, right_bad])
+    numbers = np.empty(cells.shape)
+    bad = np.zeros(cells.shape, dtype=bool)
+    for i, cell in enumerate(cells[:, 0].tolist()):
+        try:
+            numbers[i, 0] = float(cell)
+        except (ValueError, TypeError):
+            numbers[i, 0] = np.nan
+            bad[i, 0] = True
+    return numbers, bad
+
+
+def _chunks(rows: Iterator, size: int) -> Iterator[list]:
+    while chunk := list(itertools.islice(rows, size)):
+        yield chunk
+
+
 # --------------------------------------------------------------------------- ARFF
 
+# Tokens of an ARFF data line, as liac-arff reads the header: a value is quoted
+# ('...' or "..." with backslash escapes) or has no quote, brace, comma or space.
+_QUOTED = r"\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*'"
+_VALUE = rf"(?:{_QUOTED}|[^,\s\"'{{}}]+)"
+_DENSE_FIELD = re.compile(rf"\s*({_VALUE})?\s*(,|$)")
+_SPARSE_PAIR = re.compile(rf"\s*([0-9]+)\s+({_VALUE})\s*(,|$)")
+_QUOTE_OR_BRACE = re.compile(r"[\"'{}]")
+_WHITESPACE = re.compile(r"\s")
+_ESCAPE = re.compile(r"\\([0-9]{1,3}|u[0-9a-fA-F]{4}|.)")
+_ESCAPES = {
+    "\\": "\\",
+    '"': '"',
+    "'": "'",
+    "t": "\t",
+    "n": "\n",
+    "r": "\r",
+    "b": "\b",
+    "f": "\f",
+    "%": "%",
+}
 
-def _read_arff(text: str) -> tuple[_Table, str]:
+
+def _read_arff(text: str, *, header_only: bool = False) -> tuple[_Table, str]:
     """Parse ARFF text into a table of columns; return it and the relation name."""
+    lines = text.replace("\r\n", "\n").split("\n")
+    data_at = next((i for i, line in enumerate(lines) if line.strip()[:5].upper() == "@DATA"), None)
+    head = text if data_at is None else "\n".join(lines[: data_at + 1])
     try:
-        parsed = arff.loads(text)
+        parsed = arff.loads(head)
     except arff.ArffException as exc:
         raise DataError(_arff_error_message(exc, text)) from exc
     except (ValueError, TypeError, IndexError, KeyError, AttributeError) as exc:
@@ -562,12 +777,29 @@ def _read_arff(text: str) -> tuple[_Table, str]:
             f"Could not read the ARFF file: {_describe(exc)}. Check the file is valid ARFF."
         ) from exc
     attributes = parsed.get("attributes") or []
-    rows = parsed.get("data") or []
     if not attributes:
         raise DataError("The ARFF file declares no @attribute lines.")
-    values = list(zip(*rows, strict=True)) if rows else [()] * len(attributes)
-    columns = [_arff_column(attr, col) for attr, col in zip(attributes, values, strict=True)]
-    return _Table(columns, len(rows)), str(parsed.get("relation") or "")
+    names, kinds, categories = [], [], []
+    for raw_name, kind in attributes:
+        names.append(_unescape(str(raw_name)))
+        if isinstance(kind, (list, tuple)):
+            if not kind:
+                raise DataError(
+                    f"The nominal attribute {names[-1]!r} declares no values ({{}}). "
+                    "List its values, e.g. {a,b}, or remove the attribute."
+                )
+            kinds.append("nominal")
+            categories.append([str(c) for c in kind])
+        else:
+            kinds.append("string" if str(kind).upper() == "STRING" else "numeric")
+            categories.append(None)
+    relation = str(parsed.get("relation") or "")
+    if header_only:
+        empty = np.empty((0, len(names)))
+        return _Table(names, kinds, categories, empty, np.empty(0, dtype=np.int64)), relation
+    reader = _ArffData(names, kinds, categories)
+    table = reader.read(lines, data_at + 1)
+    return table, relation
 
 
 def _arff_error_message(exc: arff.ArffException, text: str) -> str:
@@ -577,9 +809,7 @@ def _arff_error_message(exc: arff.ArffException, text: str) -> str:
     if isinstance(line_no, int) and line_no > 0:
         lines = text.splitlines()
         if line_no <= len(lines):
-            content = lines[line_no - 1].strip()
-            content = content if len(content) <= 80 else content[:77] + "..."
-            detail = f" Line {line_no} reads: {content!r}."
+            detail = f" Line {line_no} reads: {_shorten(lines[line_no - 1].strip())!r}."
     hint = ""
     if isinstance(exc, arff.BadLayout):
         hint = (
@@ -591,22 +821,293 @@ def _arff_error_message(exc: arff.ArffException, text: str) -> str:
     return f"The ARFF file is malformed: {message}.{detail}{hint}"
 
 
-def _arff_column(attribute: tuple, values: tuple) -> _Column:
-    name, kind = attribute
-    name = _unescape(str(name))
-    if isinstance(kind, (list, tuple)):
-        cats = [str(c) for c in kind]
-        vals = np.array([None if v is None else str(v) for v in values], dtype=object)
-        return _Column(name, "nominal", vals, cats)
-    if str(kind).upper() == "STRING":
-        vals = np.array([None if v is None else str(v) for v in values], dtype=object)
-        return _Column(name, "string", vals)
-    nums = np.array([np.nan if v is None else v for v in values], dtype=float)
-    return _Column(name, "numeric", nums)
+def _shorten(text: str, limit: int = 80) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+class _ArffData:
+    """Reads the ``@data`` section of an ARFF file straight into arrays.
+
+    Dense rows fill a float matrix chunk by chunk; sparse rows give the
+    entries of a CSC matrix, so a sparse file never takes its dense size.
+    Numeric values become floats, nominal values their position among the
+    declared values (checked here, with the row that breaks the rule).
+    """
+
+    def __init__(self, names: list[str], kinds: list[str], categories: list) -> None:
+        self.names, self.kinds, self.categories = names, kinds, categories
+        self.n = len(names)
+        self.kind_of = np.array(kinds)
+        self.numeric = self.kind_of == "numeric"
+        self.nominal = [j for j, k in enumerate(kinds) if k == "nominal"]
+        self.string = [j for j, k in enumerate(kinds) if k == "string"]
+        self.codes = {j: {c: float(i) for i, c in enumerate(categories[j])} for j in self.nominal}
+        # What a sparse row leaves out, as a dense row would spell it.
+        self.defaults = [
+            categories[j][0] if k == "nominal" else ("0" if k == "numeric" else _MISSING)
+            for j, k in enumerate(kinds)
+        ]
+
+    # ------------------------------------------------------------------ rows
+
+    @staticmethod
+    def rows(lines: list[str], start: int) -> Iterator[tuple[int, str]]:
+        for i in range(start, len(lines)):
+            row = lines[i].strip()
+            if row and not row.startswith("%"):
+                yield i + 1, row
+
+    def read(self, lines: list[str], start: int) -> _Table:
+        n_rows = n_entries = 0
+        sparse = None
+        for _, row in self.rows(lines, start):
+            if sparse is None:
+                sparse = row.startswith("{")
+            n_rows += 1
+            n_entries += row.count(",") + 1 if row.startswith("{") else self.n
+        if sparse:
+            _check_sparse(n_entries, n_rows, self.n, "the sparse ARFF data")
+            values, strings, line_of = self.read_sparse(lines, start, n_rows)
+        else:
+            _check_dense(n_rows, self.n, "the ARFF data")
+            values, strings, line_of = self.read_dense(lines, start, n_rows)
+        return _Table(
+            list(self.names),
+            list(self.kinds),
+            list(self.categories),
+            values,
+            line_of,
+            strings,
+        )
+
+    def fail(self, line_no: int, row: str, problem: str) -> DataError:
+        return DataError(
+            f"The ARFF file is malformed: {problem}. Line {line_no} reads: {_shorten(row)!r}."
+        )
+
+    def dense_values(self, line_no: int, row: str) -> list:
+        """The values of a row as a list (a sparse row filled in with defaults)."""
+        if row.startswith("{"):
+            values = list(self.defaults)
+            for index, value in self.sparse_pairs(line_no, row):
+                values[index] = value
+            return values
+        plain = not _QUOTE_OR_BRACE.search(row)
+        if plain:
+            values = [v.strip() for v in row.split(",")]
+            plain = not _WHITESPACE.search("".join(values))  # else: an error, found below
+        if plain:
+            values = [_MISSING if v in ("", "?") else v for v in values]
+        else:
+            values = []
+            pos = 0
+            while True:
+                match = _DENSE_FIELD.match(row, pos)
+                if match is None:
+                    raise self.fail(line_no, row, f"line {line_no} cannot be split into values")
+                values.append(self.token(match.group(1), line_no, row))
+                if not match.group(2):
+                    break
+                pos = match.end()
+        if len(values) != self.n:
+            raise self.fail(
+                line_no,
+                row,
+                f"line {line_no} has {len(values)} value(s) but the header declares "
+                f"{self.n} attributes (is the file truncated?)",
+            )
+        return values
+
+    def sparse_pairs(self, line_no: int, row: str) -> list[tuple[int, Any]]:
+        """The ``(index, value)`` pairs of a sparse row, checked."""
+        if not row.endswith("}"):
+            raise self.fail(line_no, row, f"the sparse row on line {line_no} does not end with }}")
+        inner = row[1:-1]
+        pairs: list[tuple[int, Any]] = []
+        if not inner.strip():
+            return pairs
+        if not _QUOTE_OR_BRACE.search(inner):
+            for item in inner.split(","):
+                parts = item.split()
+                if len(parts) != 2 or not (parts[0].isascii() and parts[0].isdigit()):
+                    raise self.fail(
+                        line_no, row, f"{item.strip()!r} on line {line_no} is not 'index value'"
+                    )
+                pairs.append((int(parts[0]), _MISSING if parts[1] == "?" else parts[1]))
+        else:
+            pos = 0
+            while True:
+                match = _SPARSE_PAIR.match(inner, pos)
+                if match is None:
+                    raise self.fail(
+                        line_no, row, f"the sparse row on line {line_no} is not 'index value, ...'"
+                    )
+                pairs.append((int(match.group(1)), self.token(match.group(2), line_no, row)))
+                if not match.group(3):
+                    break
+                pos = match.end()
+        indices = [index for index, _ in pairs]
+        if max(indices) >= self.n:
+            raise self.fail(
+                line_no,
+                row,
+                f"line {line_no} gives attribute index {max(indices)}, but the header declares "
+                f"only {self.n} attributes (indices 0 to {self.n - 1})",
+            )
+        if len(set(indices)) != len(indices):
+            seen: set[int] = set()
+            twice = next(i for i in indices if i in seen or seen.add(i))
+            raise self.fail(
+                line_no,
+                row,
+                f"line {line_no} gives attribute index {twice} ({self.names[twice]!r}) more "
+                "than once; each index may appear once per row",
+            )
+        return pairs
+
+    def token(self, raw: str | None, line_no: int, row: str) -> Any:
+        if raw is None or raw == "?":
+            return _MISSING
+        if raw[0] not in "'\"":
+            return raw
+        try:
+            return _ESCAPE.sub(_unescape_one, raw[1:-1])
+        except ValueError as exc:
+            raise self.fail(line_no, row, f"{exc} on line {line_no}") from exc
+
+    # ------------------------------------------------------------------ conversion
+
+    def read_dense(self, lines, start, n_rows):
+        values = np.empty((n_rows, self.n))
+        strings = {j: np.empty(n_rows, dtype=object) for j in self.string}
+        line_of = np.empty(n_rows, dtype=np.int64)
+        numeric = np.flatnonzero(self.numeric)
+        r = 0
+        for chunk in _chunks(self.rows(lines, start), max(1, _CHUNK_CELLS // self.n)):
+            cells = np.empty((len(chunk), self.n), dtype=object)
+            for i, (line_no, row) in enumerate(chunk):
+                cells[i] = self.dense_values(line_no, row)
+                line_of[r + i] = line_no
+            block = values[r : r + len(chunk)]
+            if numeric.size:
+                numbers, bad = _to_floats(cells[:, numeric])
+                if bad.any():
+                    i, k = np.argwhere(bad)[0]
+                    raise self.not_a_number(numeric[k], cells[i, numeric[k]], r + i, line_of)
+                block[:, numeric] = numbers
+            for j in self.nominal:
+                block[:, j] = self.encode(j, cells[:, j], r, line_of)
+            for j in self.string:
+                column = cells[:, j]
+                strings[j][r : r + len(chunk)] = [
+                    None if isinstance(v, float) else v for v in column.tolist()
+                ]
+                block[:, j] = np.nan
+            r += len(chunk)
+        return values, strings, line_of
+
+    def read_sparse(self, lines, start, n_rows):
+        strings = {j: np.full(n_rows, None, dtype=object) for j in self.string}
+        line_of = np.empty(n_rows, dtype=np.int64)
+        parts = []
+        rows: list[int] = []
+        cols: list[int] = []
+        cells: list[Any] = []
+        for i, (line_no, row) in enumerate(self.rows(lines, start)):
+            line_of[i] = line_no
+            if row.startswith("{"):
+                pairs = self.sparse_pairs(line_no, row)
+            else:
+                pairs = list(enumerate(self.dense_values(line_no, row)))
+            rows.extend([i] * len(pairs))
+            for index, value in pairs:
+                cols.append(index)
+                cells.append(value)
+            if len(cells) >= _CHUNK_CELLS:
+                parts.append(self.entries(rows, cols, cells, strings, line_of))
+                rows, cols, cells = [], [], []
+        parts.append(self.entries(rows, cols, cells, strings, line_of))
+        value, row_of, col_of = (np.concatenate([p[k] for p in parts]) for k in range(3))
+        values = sp.csc_matrix((value, (row_of, col_of)), shape=(n_rows, self.n))
+        values.eliminate_zeros()  # an explicit 0 is an omitted value: 0 or the first category
+        return values, strings, line_of
+
+    def entries(self, rows, cols, cells, strings, line_of):
+        """Values, rows and columns of parsed sparse entries (string values go to ``strings``)."""
+        row_of = np.array(rows, dtype=np.int64)
+        col_of = np.array(cols, dtype=np.int64)
+        cell_of = np.empty(len(cells), dtype=object)
+        cell_of[:] = cells
+        value = np.zeros(len(cells))
+        kinds = self.kind_of[col_of]
+        numeric = np.flatnonzero(kinds == "numeric")
+        if numeric.size:
+            numbers, bad = _to_floats(cell_of[numeric].reshape(-1, 1))
+            if bad.any():
+                k = numeric[np.flatnonzero(bad)[0]]
+                raise self.not_a_number(col_of[k], cell_of[k], row_of[k], line_of)
+            value[numeric] = numbers.ravel()
+        for k in np.flatnonzero(kinds == "nominal").tolist():
+            j, cell = int(col_of[k]), cell_of[k]
+            if isinstance(cell, float):
+                value[k] = np.nan
+            elif (code := self.codes[j].get(cell)) is None:
+                raise self.undeclared(j, cell, int(row_of[k]), line_of)
+            else:
+                value[k] = code
+        text = kinds == "string"
+        for k in np.flatnonzero(text).tolist():
+            cell = cell_of[k]
+            strings[int(col_of[k])][row_of[k]] = None if isinstance(cell, float) else cell
+        return value[~text], row_of[~text], col_of[~text]
+
+    def encode(self, j: int, cells: np.ndarray, r0: int, line_of: np.ndarray) -> np.ndarray:
+        """Codes of the nominal attribute ``j`` (NaN = missing); undeclared values raise."""
+        lookup = self.codes[j]
+        codes = np.array(
+            [np.nan if isinstance(v, float) else lookup.get(v, -1.0) for v in cells.tolist()]
+        )
+        bad = np.flatnonzero(codes == -1.0)
+        if bad.size:
+            raise self.undeclared(j, cells[bad[0]], r0 + int(bad[0]), line_of)
+        return codes
+
+    def undeclared(self, j: int, value: str, row: int, line_of: np.ndarray) -> DataError:
+        return DataError(
+            f"The ARFF file has the value {_shorten(value)!r} for the nominal attribute "
+            f"{self.names[j]!r} in data row {row + 1} (line {int(line_of[row])}), but that value "
+            f"is not declared: the declared values are {_preview(self.categories[j], 10)}. "
+            "Fix the value or add it to the @attribute line."
+        )
+
+    def not_a_number(self, j: int, value: str, row: int, line_of: np.ndarray) -> DataError:
+        return DataError(
+            f"The ARFF file has {_shorten(str(value))!r} for the numeric attribute "
+            f"{self.names[j]!r} in data row {row + 1} (line {int(line_of[row])}): it is not a "
+            "number. Fix the value, or write ? for a missing value."
+        )
+
+
+def _unescape_one(match: re.Match) -> str:
+    code = match.group(1)
+    if len(code) == 1:
+        if code in _ESCAPES:
+            return _ESCAPES[code]
+        if code.isdigit():
+            return chr(int(code))
+        raise ValueError(f"unsupported escape sequence \\{code}")
+    if code[0] == "u":
+        return chr(int(code[1:], 16))
+    try:
+        return chr(int(code, 8))
+    except ValueError:
+        raise ValueError(f"unsupported escape sequence \\{code}") from None
 
 
 def _unescape(name: str) -> str:
     r"""Decode backslash escapes liac-arff leaves in quoted names (``Swainson\'s``)."""
+    if "\\" not in name:
+        return name
     return re.sub(r"\\(['\"\\%])", r"\1", name)
 
 
@@ -640,17 +1141,50 @@ def _arff_targets(
         )
         indices = range(count) if first else range(len(names) - count, len(names))
         return MULTILABEL, list(indices)
-    if table.columns[-1].kind == "nominal":
+    binary = _trailing_binary(table)
+    how = (
+        "upload its Mulan XML label file (or put NAME.xml beside the ARFF file) or set the "
+        f"number of labels to {binary} (n_labels={binary})"
+    )
+    if table.kinds[-1] == "nominal":
+        if binary >= 2:
+            table.warnings.append(
+                f"Warning: the last {binary} attributes "
+                f"({_preview(names[len(names) - binary :], 5)}) hold only 0/1 values, as the "
+                "labels of a multi-label file do, but nothing says which attributes are labels: "
+                f"only the last one, {names[-1]!r}, is used, as the class of a multi-class "
+                f"problem. To load the file as multi-label, {how}."
+            )
         table.notes.append(
             f"no label information (XML file, number of labels or MEKA '-C'): using the last "
             f"attribute '{names[-1]}' as the class of a multi-class problem (Weka convention)"
         )
         return MULTICLASS, [len(names) - 1]
+    hint = f" The last {binary} attributes hold only 0/1 values: {how}." if binary else ""
     raise DataError(
         "Cannot tell which attributes of this ARFF file are the labels. For a Mulan multi-label "
         "file, upload its XML label file (or put NAME.xml beside it) or set the number of labels "
         "(the last N attributes). For a single-label file the last attribute must be nominal."
+        + hint
     )
+
+
+def _trailing_binary(table: _Table) -> int:
+    """How many attributes at the end hold only 0/1 values (nominal {0,1} or numeric)."""
+    count = 0
+    for j in reversed(range(len(table.names))):
+        kind = table.kinds[j]
+        if kind == "nominal" and sorted(table.categories[j] or []) == ["0", "1"]:
+            count += 1
+            continue
+        if kind != "numeric":
+            break
+        values = table.numbers(j)
+        present = values[~np.isnan(values)]
+        if not present.size or not np.isin(present, (0.0, 1.0)).all():
+            break
+        count += 1
+    return count
 
 
 def _xml_labels(xml, path: Path | None) -> tuple[list[str] | None, str]:
@@ -691,63 +1225,255 @@ def _check_label_count(count, n_columns: int, what: str) -> int:
 
 # --------------------------------------------------------------------------- CSV
 
+_CSV_ADVICE = (
+    "Check that every row has the same number of values, separated by commas, semicolons or tabs."
+)
+
+
+@dataclass
+class _CsvLayout:
+    """Separator, column names and the first rows of a CSV file (read once)."""
+
+    sep: str
+    names: list[str]
+    has_header: bool
+    head: list[tuple[int, list[str]]]  # the data rows read so far: (line, cells)
+    rest: Iterator[tuple[int, list[str]]]
+    notes: list[str]
+    repeated: dict[str, list[int]]
+
+
+def _csv_layout(text: str, *, header: bool, ext: str) -> _CsvLayout:
+    """Read the header and up to ``_SAMPLE_ROWS`` rows: enough to name the columns."""
+    sep = "\t" if ext == ".tsv" else _detect_separator(text)
+    rows = _csv_rows(text, sep)
+    head = list(itertools.islice(rows, _SAMPLE_ROWS + 1))
+    if not head:
+        raise DataError("The file is empty. Choose a file with data in it.")
+    notes: list[str] = []
+    first = head[0][1]
+    has_header = header
+    if header and _first_row_is_data(first, [cells for _, cells in head[1:]], sep):
+        shown = _preview(first, 5)
+        if ext == ".data":
+            has_header = False
+            notes.append(
+                f"the first row ({shown}) looks like data, not column names, and .data files "
+                "(UCI style) have no header row: read it as data and named the columns 0, 1, ... "
+                "(if it is a header row, save the file as .csv)"
+            )
+        else:
+            notes.append(
+                f"the first row, used as column names, looks like data ({shown}): if the file "
+                "has no header row, load it with header=False"
+            )
+    if has_header:
+        names, repeated = _header_names(first)
+        head = head[1:]
+        if repeated:
+            renamed = [names[i] for positions in repeated.values() for i in positions[1:]]
+            notes.append(
+                f"column name(s) {_preview(list(repeated), 5)} appear more than once in the "
+                f"header: renamed the repeats {_preview(renamed, 5)}"
+            )
+    else:
+        names, repeated = [str(i) for i in range(len(first))], {}
+    return _CsvLayout(sep, names, has_header, head, rows, notes, repeated)
+
+
+def _csv_names(text: str, *, header: bool, ext: str) -> list[str]:
+    """Column names of a CSV file from its first rows (all rows only if the last
+    column may be an empty one left by delimiters at line ends)."""
+    layout = _csv_layout(text, header=header, ext=ext)
+    if _may_be_empty_last(layout):
+        return _read_csv(text, header=header, ext=ext).names
+    return layout.names
+
+
+def _may_be_empty_last(layout: _CsvLayout) -> bool:
+    if len(layout.names) < 2:
+        return False
+    if layout.has_header and not layout.names[-1].startswith("Unnamed:"):
+        return False
+    last = len(layout.names) - 1
+    return all(len(cells) <= last or cells[last] in _NA_TOKENS for _, cells in layout.head)
+
 
 def _read_csv(text: str, *, header: bool, ext: str) -> _Table:
-    sep = "\t" if ext == ".tsv" else _detect_separator(text)
-    advice = (
-        "Check that every row has the same number of values, separated by commas, "
-        "semicolons or tabs."
+    layout = _csv_layout(text, header=header, ext=ext)
+    names, width = layout.names, len(layout.names)
+    decimal_comma = layout.sep == ";"
+    n_lines = text.count("\n") + text.count("\r") + 1  # at least the number of rows
+    _check_dense(n_lines, width, "the CSV data")
+    values = np.empty((n_lines, width))
+    line_of = np.empty(n_lines, dtype=np.int64)
+    texts: dict[int, list[np.ndarray]] = {}  # cells of the text columns, chunk by chunk
+    late: set[int] = set()  # columns found to be text after their first chunk
+    r = 0
+    rows = itertools.chain(layout.head, layout.rest)
+    for chunk in _chunks(rows, max(64, _CHUNK_CELLS // max(width, 1))):
+        cells = np.full((len(chunk), width), _MISSING, dtype=object)
+        for i, (line_no, row) in enumerate(chunk):
+            if len(row) > width:
+                raise DataError(
+                    f"Could not read the CSV file: line {line_no} has {len(row)} values, more "
+                    f"values than there are column names ({width}). {_CSV_ADVICE}"
+                )
+            cells[i, : len(row)] = [_MISSING if c in _NA_TOKENS else c for c in row]
+            line_of[r + i] = line_no
+        numbers, bad = _to_floats(_decimal_points(cells) if decimal_comma else cells)
+        values[r : r + len(chunk)] = numbers
+        for j in np.flatnonzero(bad.any(axis=0)).tolist():
+            if j not in texts and j not in late:
+                if r:
+                    late.add(j)
+                else:
+                    texts[j] = []
+        for j, parts in texts.items():
+            parts.append(cells[:, j])
+        r += len(chunk)
+    values, line_of = values[:r], line_of[:r]
+    if late:
+        texts.update(_csv_columns(text, layout, sorted(late), r))
+    table = _Table(
+        list(names),
+        ["numeric"] * width,
+        [None] * width,
+        values,
+        line_of,
+        notes=layout.notes,
+        repeated=layout.repeated,
     )
+    for j, parts in texts.items():
+        _text_column(table, j, np.concatenate(parts), decimal_comma)
+    _drop_trailing_empty(table, layout.has_header)
+    return table
+
+
+def _csv_columns(text: str, layout: _CsvLayout, columns: list[int], n_rows: int) -> dict:
+    """All cells of some columns, read again (columns that turned out text late)."""
+    found = {j: np.full(n_rows, _MISSING, dtype=object) for j in columns}
+    rows = _csv_rows(text, layout.sep)
+    if layout.has_header:
+        next(rows)
+    for i, (_, row) in enumerate(rows):
+        for j in columns:
+            if j < len(row) and row[j] not in _NA_TOKENS:
+                found[j][i] = row[j]
+    return {j: [cells] for j, cells in found.items()}
+
+
+def _csv_rows(text: str, sep: str) -> Iterator[tuple[int, list[str]]]:
+    """Rows of CSV text as (line number, stripped cells); blank lines are skipped."""
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if sep == r"\s+":
+        for line_no, line in enumerate(io.StringIO(text), 1):
+            if cells := line.split():
+                yield line_no, cells
+        return
+    reader = csv.reader(io.StringIO(text), delimiter=sep, skipinitialspace=True)
+    for row in reader:
+        if len(row) > 1 or (row and row[0].strip()):
+            yield reader.line_num, [c.strip() for c in row]
+
+
+def _decimal_points(cells: np.ndarray) -> np.ndarray:
+    """Cells with a decimal comma written with a point (for ``;``-separated files)."""
+    swap = np.frompyfunc(lambda c: c.replace(",", ".") if isinstance(c, str) else c, 1, 1)
+    return swap(cells)
+
+
+def _is_number(text: str, decimal_comma: bool = False) -> bool:
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("error", pd.errors.ParserWarning)
-            frame = pd.read_csv(
-                io.StringIO(text),
-                sep=sep,
-                header=0 if header else None,
-                index_col=False,
-                skipinitialspace=True,
-                na_values=["?"],
-                decimal="," if sep == ";" else ".",
-                skip_blank_lines=True,
-                low_memory=False,
-            )
-    except pd.errors.ParserWarning as exc:
-        raise DataError(
-            f"Some rows of the CSV file have more values than there are column names. {advice}"
-        ) from exc
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError, csv.Error) as exc:
-        raise DataError(f"Could not read the CSV file: {_describe(exc).strip()}. {advice}") from exc
-    frame.columns = [str(c).strip() for c in frame.columns]
-    notes = _drop_trailing_empty(frame, header)
-    if header and all(_is_number(c) for c in frame.columns):
-        notes.append(
-            "the first row, used as column names, holds only numbers: if the file has no "
-            "header row, load it with header=False"
-        )
-    columns = [_frame_column(frame.iloc[:, i], n) for i, n in enumerate(frame.columns)]
-    return _Table(columns, len(frame), notes)
+        return math.isfinite(float(text.replace(",", ".") if decimal_comma else text))
+    except ValueError:
+        return False
 
 
-def _drop_trailing_empty(frame: pd.DataFrame, header: bool) -> list[str]:
+def _first_row_is_data(first: list[str], rows: list[list[str]], sep: str) -> bool:
+    """Whether a first row holds data rather than names, judged on the next rows.
+
+    It does when every cell is a number, a missing value or (over a text column)
+    one of the column's own values, and a number stands over a numeric column.
+    """
+    decimal_comma = sep == ";"
+    evidence = not rows  # alone, a row of numbers is data
+    for j, cell in enumerate(first):
+        if cell in _NA_TOKENS:
+            continue
+        if _is_number(cell, decimal_comma):
+            if not evidence:
+                below = [r[j] for r in rows if j < len(r) and r[j] not in _NA_TOKENS]
+                evidence = all(_is_number(v, decimal_comma) for v in below)
+        elif not any(j < len(r) and r[j] == cell for r in rows):
+            return False
+    return evidence
+
+
+def _header_names(cells: list[str]) -> tuple[list[str], dict[str, list[int]]]:
+    """Column names from a header row: empty ones are ``Unnamed: i`` and repeats
+    get ``.1``, ``.2`` suffixes (as pandas names them)."""
+    names = [cell or f"Unnamed: {i}" for i, cell in enumerate(cells)]
+    if len(set(names)) == len(names):
+        return names, {}
+    positions: dict[str, list[int]] = {}
+    for i, base in enumerate(names):
+        positions.setdefault(base, []).append(i)
+    used: set[str] = set()
+    for i, base in enumerate(names):
+        name, k = base, 0
+        while name in used:
+            k += 1
+            name = f"{base}.{k}"
+        used.add(name)
+        names[i] = name
+    repeated = {n: p for n, p in positions.items() if len(p) > 1 and not n.startswith("Unnamed:")}
+    return names, repeated
+
+
+def _text_column(table: _Table, j: int, cells: np.ndarray, decimal_comma: bool) -> None:
+    """Turn column ``j`` of a CSV table into a text column (codes in ``values``).
+
+    A column of numbers with a few non-numbers is recorded in ``table.typos``.
+    """
+    texts = [None if isinstance(c, float) else c for c in cells.tolist()]
+    present = [i for i, t in enumerate(texts) if t is not None]
+    column = cells.reshape(-1, 1)
+    not_numbers = np.flatnonzero(
+        _to_floats(_decimal_points(column) if decimal_comma else column)[1]
+    )
+    if len(present) - len(not_numbers) >= 2 and len(not_numbers) <= max(
+        1, len(present) // _TYPO_SHARE
+    ):
+        table.typos[j] = [(i, texts[i]) for i in not_numbers.tolist()]
+    lowered = {texts[i].lower() for i in present}
+    if lowered <= _TRUE_TOKENS | _FALSE_TOKENS and len(lowered) <= 2:
+        texts = [None if t is None else t.lower() for t in texts]
+    categories = sorted({texts[i] for i in present})
+    code = {c: float(k) for k, c in enumerate(categories)}
+    table.values[:, j] = [np.nan if t is None else code[t] for t in texts]
+    table.kinds[j] = "text"
+    table.categories[j] = categories
+
+
+def _drop_trailing_empty(table: _Table, has_header: bool) -> None:
     """Drop empty last columns left by delimiters at the end of every line."""
     dropped = []
-    while frame.shape[1] > 1 and frame.iloc[:, -1].isna().all():
-        last = frame.columns[-1]
-        if header and not last.startswith("Unnamed:"):
+    while len(table.names) > 1 and np.isnan(table.values[:, -1]).all():
+        if has_header and not table.names[-1].startswith("Unnamed:"):
             break
-        dropped.append(last)
-        del frame[last]
-    return (
-        [f"dropped empty column(s) {_preview(dropped)} (delimiters at line ends)"]
-        if dropped
-        else []
-    )
+        dropped.append(table.names.pop())
+        table.kinds.pop()
+        table.categories.pop()
+        table.values = table.values[:, :-1]
+    if dropped:
+        table.notes.append(f"dropped empty column(s) {_preview(dropped)} (delimiters at line ends)")
 
 
 def _detect_separator(text: str) -> str:
     """Pick the separator used consistently on the first lines (``\\s+`` if none)."""
-    lines = [ln for ln in text.splitlines() if ln.strip()][:30]
+    lines = list(itertools.islice((ln for ln in io.StringIO(text) if ln.strip()), 30))
     for sep in ("\t", ";", ",", "|"):
         counts = {ln.count(sep) for ln in lines}
         if len(counts) == 1 and counts.pop() > 0:
@@ -758,27 +1484,10 @@ def _detect_separator(text: str) -> str:
     return r"\s+" if any(len(ln.split()) > 1 for ln in lines) else ","
 
 
-def _frame_column(series: pd.Series, name: str) -> _Column:
-    if pd.api.types.is_bool_dtype(series) or pd.api.types.is_numeric_dtype(series):
-        return _Column(name, "numeric", series.to_numpy(dtype=float, na_value=np.nan))
-    missing = series.isna().to_numpy()
-    texts = [
-        None if m else str(v).strip() for v, m in zip(series.astype(object), missing, strict=True)
-    ]
-    numbers_ = pd.to_numeric(pd.Series(texts, dtype=object), errors="coerce").to_numpy(dtype=float)
-    present = np.array([t is not None for t in texts], dtype=bool)
-    if not np.isnan(numbers_[present]).any():
-        return _Column(name, "numeric", numbers_)
-    lowered = {t.lower() for t in texts if t is not None}
-    if lowered <= _TRUE_TOKENS | _FALSE_TOKENS and len(lowered) <= 2:
-        texts = [None if t is None else t.lower() for t in texts]
-    return _Column(name, "text", np.array(texts, dtype=object))
-
-
 def _csv_targets(table: _Table, target, n_labels) -> tuple[str, list[int]]:
     names = table.names
     if target is not None:
-        return _targets_from_spec(target, names)
+        return _targets_from_spec(target, names, table.repeated)
     if n_labels is not None:
         count = _check_label_count(n_labels, len(names), "n_labels")
         return MULTILABEL, list(range(len(names) - count, len(names)))
@@ -792,18 +1501,18 @@ def _csv_targets(table: _Table, target, n_labels) -> tuple[str, list[int]]:
 # --------------------------------------------------------------------------- column choice
 
 
-def _targets_from_spec(spec, names: list[str]) -> tuple[str, list[int]]:
+def _targets_from_spec(spec, names: list[str], repeated=None) -> tuple[str, list[int]]:
     if isinstance(spec, (list, tuple)):
         if not spec:
             raise DataError("The list of label columns is empty: name at least one column.")
-        indices = [_resolve_column(s, names, "Label") for s in spec]
+        indices = [_resolve_column(s, names, "Label", repeated) for s in spec]
         if len(set(indices)) != len(indices):
             raise DataError("The same label column is listed twice in target.")
         return MULTILABEL, indices
-    return MULTICLASS, [_resolve_column(spec, names, "Target")]
+    return MULTICLASS, [_resolve_column(spec, names, "Target", repeated)]
 
 
-def _resolve_column(spec, names: list[str], what: str) -> int:
+def _resolve_column(spec, names: list[str], what: str, repeated=None) -> int:
     n = len(names)
     if isinstance(spec, numbers.Integral) and not isinstance(spec, bool):
         if not -n <= int(spec) < n:
@@ -813,6 +1522,14 @@ def _resolve_column(spec, names: list[str], what: str) -> int:
             )
         return int(spec) % n
     if isinstance(spec, str):
+        if repeated and spec in repeated:
+            positions = repeated[spec]
+            raise DataError(
+                f"{what} column {spec!r} is ambiguous: {len(positions)} columns of the header "
+                f"are named so (positions {', '.join(map(str, positions))}, now named "
+                f"{_preview([names[i] for i in positions], 5)}). Rename the columns in the "
+                "file, or choose the column by position or by its new name."
+            )
         if spec in names:
             return names.index(spec)
         folded = [i for i, c in enumerate(names) if c.casefold() == spec.strip().casefold()]
@@ -822,11 +1539,11 @@ def _resolve_column(spec, names: list[str], what: str) -> int:
     raise DataError(f"{what} column must be a name or a position, not {spec!r}.")
 
 
-def _drop_indices(drop, names: list[str]) -> set[int]:
+def _drop_indices(drop, names: list[str], repeated=None) -> set[int]:
     if drop is None:
         return set()
     specs = drop if isinstance(drop, (list, tuple, set)) else [drop]
-    return {_resolve_column(s, names, "Dropped") for s in specs}
+    return {_resolve_column(s, names, "Dropped", repeated) for s in specs}
 
 
 # --------------------------------------------------------------------------- building
@@ -834,24 +1551,25 @@ def _drop_indices(drop, names: list[str]) -> set[int]:
 
 def _build_dataset(table: _Table, labels: tuple[str, list[int]], *, drop, missing, name) -> Dataset:
     task, target_idx = labels
-    notes = list(table.notes)
+    notes = list(table.warnings) + list(table.notes)
     if table.n_rows < 2:
         raise DataError(
             f"The file has {table.n_rows} data row(s); at least 2 are needed to learn anything."
         )
-    dropped = _drop_indices(drop, table.names)
+    dropped = _drop_indices(drop, table.names, table.repeated)
     clash = dropped.intersection(target_idx)
     if clash:
         raise DataError(f"Column {table.names[min(clash)]!r} is both a target and dropped.")
     if dropped:
         notes.append(f"dropped column(s) {_preview([table.names[i] for i in sorted(dropped)])}")
-    targets = [table.columns[i] for i in target_idx]
     if task == MULTICLASS:
-        y, class_names = _class_target(targets[0], notes)
+        y, class_names = _class_target(table.column(target_idx[0]), notes)
     else:
-        y, class_names = _label_target(targets, notes)
-    features = [c for i, c in enumerate(table.columns) if i not in dropped and i not in target_idx]
-    X, feature_names = _encode_columns(features, table.n_rows, missing, notes)
+        _check_dense(table.n_rows, len(target_idx), "the label matrix")
+        y, class_names = _label_target([table.column(i) for i in target_idx], notes)
+    taken = dropped.union(target_idx)
+    features = [j for j in range(len(table.names)) if j not in taken]
+    X, feature_names = _encode_features(table, features, missing, notes)
     return Dataset(X, y, task, feature_names, class_names, name, notes)
 
 
@@ -867,7 +1585,8 @@ def _class_target(column: _Column, notes: list[str]) -> tuple[np.ndarray, list[s
         )
     if column.kind == "numeric":
         values = column.values
-        y = values.astype(np.int64) if np.all(values == np.round(values)) else values
+        whole = np.all(values == np.round(values)) and np.all(np.abs(values) < 2**53)
+        y = values.astype(np.int64) if whole else values
     else:
         y = np.array(list(column.values), dtype=str)
     classes = np.unique(y)
@@ -923,71 +1642,271 @@ def _binary_labels(column: _Column) -> np.ndarray:
 # --------------------------------------------------------------------------- encoding
 
 
-def _encode_columns(
-    columns: list[_Column], n_rows: int, missing: str, notes: list[str]
-) -> tuple[np.ndarray, list[str]]:
-    """Encode feature columns into a float matrix, appending notes about it."""
-    blocks: list[np.ndarray] = []
-    names: list[str] = []
-    log: dict[str, list[str]] = {"id": [], "string": [], "binary": [], "onehot": []}
-    missing_counts: dict[str, int] = {}
-    for column in columns:
-        encoded = _encode_column(column, n_rows, log)
-        if encoded is None:
-            continue
-        block, block_names = encoded
-        n_missing = int(column.missing_mask().sum())
-        if n_missing:
-            missing_counts[column.name] = n_missing
-        blocks.append(block)
-        names.extend(block_names)
-    _note_encoding(log, notes)
-    if not blocks:
+@dataclass
+class _Encoded:
+    """Where the encoded feature columns go in ``X``."""
+
+    numeric: list[int] = field(default_factory=list)  # table columns, kept as they are
+    numeric_at: list[int] = field(default_factory=list)  # their column in X
+    nominal: list[int] = field(default_factory=list)  # table columns, encoded as 0/1
+    nominal_at: list[int] = field(default_factory=list)  # their first column in X
+    width: list[int] = field(default_factory=list)  # 1 (two values) or number of values
+    positive: list[int] = field(default_factory=list)  # code that is 1; -1 = one-hot
+    names: list[str] = field(default_factory=list)
+
+
+def _encode_features(
+    table: _Table, features: list[int], missing: str, notes: list[str]
+) -> tuple[np.ndarray | sp.csr_matrix, list[str]]:
+    """Encode the feature columns into a float matrix, appending notes about it.
+
+    Numeric columns are copied as one block; only nominal and text columns are
+    handled one by one.  A sparse table gives a CSR matrix.
+    """
+    plan = _plan_encoding(table, features, notes)
+    if not plan.names:
         raise DataError(
             "No feature columns are left after taking out the target/labels and dropped or "
             "ID-like columns. Check the target choice and the columns to drop."
         )
-    if missing_counts:
-        _handle_missing(blocks, columns, missing_counts, missing, n_rows, notes)
-    X = np.hstack(blocks).astype(np.float64)
-    bad = sorted({names[j] for j in np.flatnonzero(~np.isfinite(X).all(axis=0))})
-    if bad:
+    _check_infinite(table, plan.numeric)
+    encoded = np.sort(np.array(plan.numeric + plan.nominal, dtype=np.intp))
+    per_column = _missing_counts(table, encoded)
+    holed = per_column > 0
+    counts = {
+        table.names[j]: c
+        for j, c in zip(encoded[holed].tolist(), per_column[holed].tolist(), strict=True)
+    }
+    if counts:
+        _check_missing(counts, missing, table.n_rows)
+    if table.sparse:
+        X = _assemble_sparse(table, plan)
+    else:
+        X = _assemble_dense(table, plan)
+    if counts:
+        _impute(X)
+        listing = _missing_listing(counts)
+        notes.append(
+            f"imputed {sum(counts.values())} missing value(s) with the column mean in "
+            f"{len(counts)} column(s): {listing}"
+        )
+    finite = np.isfinite(X.data if sp.issparse(X) else X)
+    if not finite.all():
+        at = X.indices[~finite] if sp.issparse(X) else np.flatnonzero(~finite.all(axis=0))
+        bad = sorted({plan.names[j] for j in np.unique(at)})
         raise DataError(f"Column(s) {_preview(bad, 5)} still have invalid values after loading.")
-    return np.ascontiguousarray(X), names
+    return X, plan.names
 
 
-def _encode_column(column: _Column, n_rows: int, log: dict) -> tuple[np.ndarray, list[str]] | None:
-    if column.kind == "numeric":
-        if np.isinf(column.values).any():
-            raise DataError(
-                f"Column {column.name!r} contains infinite values (inf) in "
-                f"{int(np.isinf(column.values).sum())} row(s). Replace them by numbers or "
-                "drop the column."
-            )
-        return column.values.astype(np.float64).reshape(-1, 1), [column.name]
-    if column.kind == "string":
-        log["string"].append(column.name)
-        return None
-    present = [v for v in column.values if v is not None]
-    if n_rows >= 3 and len(present) == n_rows and len(set(present)) == n_rows:
-        log["id"].append(column.name)
-        return None
-    categories = column.categories
-    if categories is None:
-        categories = sorted(set(present))
+def _plan_encoding(table: _Table, features: list[int], notes: list[str]) -> _Encoded:
+    plan = _Encoded()
+    log: dict[str, list[str]] = {"id": [], "string": [], "binary": [], "onehot": []}
+    n_rows = table.n_rows
+    for j in features:
+        name, kind = table.names[j], table.kinds[j]
+        if kind == "numeric":
+            plan.numeric.append(j)
+            plan.numeric_at.append(len(plan.names))
+            plan.names.append(name)
+            continue
+        if kind == "string":
+            log["string"].append(name)
+            continue
+        if j in table.typos:
+            raise _typo_error(table, j)
+        categories = table.categories[j] or []
         k = len(categories)
-        if k > 2 and not (k <= _MAX_ONEHOT and k < n_rows / 2):
+        if _is_id_like(table, j):
+            log["id"].append(name)
+            continue
+        if kind == "text" and k > 2 and not (k <= _MAX_ONEHOT and k < n_rows / 2):
             raise DataError(
-                f"Column {column.name!r} holds text with {k} different values in {n_rows} rows, "
+                f"Column {name!r} holds text with {k} different values in {n_rows} rows, "
                 "too many to encode as categories (free text or an ID?). Drop it "
-                f"(drop=[{column.name!r}]) or convert it to numbers."
+                f"(drop=[{name!r}]) or convert it to numbers."
             )
-    if len(categories) <= 2:
-        positive = _positive_category(categories)
-        log["binary"].append(f"{column.name!r}={positive}")
-        return _indicator(column.values, [positive]), [column.name]
-    log["onehot"].append(f"{column.name!r} into {len(categories)} columns")
-    return _indicator(column.values, categories), [f"{column.name}={c}" for c in categories]
+        plan.nominal.append(j)
+        plan.nominal_at.append(len(plan.names))
+        if k <= 2:
+            positive = _positive_category(categories)
+            log["binary"].append(f"{name!r}={positive}")
+            plan.width.append(1)
+            plan.positive.append(categories.index(positive))
+            plan.names.append(name)
+        else:
+            log["onehot"].append(f"{name!r} into {k} columns")
+            plan.width.append(k)
+            plan.positive.append(-1)
+            plan.names.extend(f"{name}={c}" for c in categories)
+    _note_encoding(log, notes)
+    return plan
+
+
+def _is_id_like(table: _Table, j: int) -> bool:
+    """One distinct value per row (a nominal/text column needs as many categories)."""
+    n_rows = table.n_rows
+    if n_rows < 3 or len(table.categories[j] or []) < n_rows:
+        return False
+    codes = table.numbers(j)
+    return not np.isnan(codes).any() and len(np.unique(codes)) == n_rows
+
+
+def _typo_error(table: _Table, j: int) -> DataError:
+    cells = table.typos[j]
+    shown = ", ".join(f"{_shorten(value, 30)!r} in {table.where(i)}" for i, value in cells[:5])
+    more = f" and {len(cells) - 5} more" if len(cells) > 5 else ""
+    return DataError(
+        f"Column {table.names[j]!r} holds numbers except for {shown}{more}. Fix these cells, "
+        "leave them empty or write ? if they are missing values, or drop the column "
+        f"(drop=[{table.names[j]!r}]) if it is not numeric."
+    )
+
+
+def _columns_of_entries(matrix: sp.csc_matrix) -> np.ndarray:
+    """The column of each stored value of a CSC matrix."""
+    return np.repeat(np.arange(matrix.shape[1]), np.diff(matrix.indptr))
+
+
+def _missing_counts(table: _Table, columns: np.ndarray) -> np.ndarray:
+    if table.sparse:
+        values = table.values
+        holes = np.isnan(values.data)
+        per_column = np.bincount(_columns_of_entries(values)[holes], minlength=values.shape[1])
+        return per_column[columns]
+    return np.count_nonzero(np.isnan(table.values), axis=0)[columns]
+
+
+def _check_infinite(table: _Table, columns: list[int]) -> None:
+    if not columns:
+        return
+    if table.sparse:
+        values = table.values
+        infinite = np.isinf(values.data)
+        per_column = np.bincount(_columns_of_entries(values)[infinite], minlength=values.shape[1])
+    else:
+        per_column = np.count_nonzero(np.isinf(table.values), axis=0)
+    for j in columns:
+        if per_column[j]:
+            raise DataError(
+                f"Column {table.names[j]!r} contains infinite values (inf) in "
+                f"{int(per_column[j])} row(s). Replace them by numbers or drop the column."
+            )
+
+
+def _missing_listing(counts: dict[str, int]) -> str:
+    listing = ", ".join(f"{name!r} ({count})" for name, count in list(counts.items())[:10])
+    if len(counts) > 10:
+        listing += f" and {len(counts) - 10} more columns"
+    return listing
+
+
+def _check_missing(counts: dict[str, int], missing: str, n_rows: int) -> None:
+    if missing == "error":
+        raise DataError(
+            f"Missing values ('?' or empty) in {len(counts)} column(s): "
+            f"{_missing_listing(counts)}. Fill them in, drop those columns, or let the loader "
+            "impute them (missing='impute')."
+        )
+    empty = [name for name, count in counts.items() if count == n_rows]
+    if empty:
+        raise DataError(
+            f"Column(s) {_preview(empty, 5)} have no values at all (every value is missing). "
+            "Drop them."
+        )
+
+
+def _assemble_dense(table: _Table, plan: _Encoded) -> np.ndarray:
+    n_rows, values = table.n_rows, table.values
+    _check_dense(n_rows, len(plan.names), "the feature matrix")
+    X = np.zeros((n_rows, len(plan.names)))
+    if plan.numeric:
+        step = max(1, _CHUNK_CELLS // len(plan.numeric))
+        for r in range(0, n_rows, step):
+            X[r : r + step, plan.numeric_at] = values[r : r + step, plan.numeric]
+    rows = np.arange(n_rows)
+    for j, at, width, positive in zip(
+        plan.nominal, plan.nominal_at, plan.width, plan.positive, strict=True
+    ):
+        codes = values[:, j]
+        holes = np.isnan(codes)
+        if positive >= 0:
+            X[:, at] = codes == positive
+        else:
+            X[rows[~holes], at + codes[~holes].astype(np.intp)] = 1.0
+        X[holes, at : at + width] = np.nan
+    return X
+
+
+def _assemble_sparse(table: _Table, plan: _Encoded) -> sp.csr_matrix:
+    """The encoded features of a sparse table as CSR, never densified.
+
+    A nominal value omitted from a sparse row is the first category (code 0):
+    it is 1 in the encoding only for one-hot columns and for two-valued columns
+    whose first category is the positive one.
+    """
+    n_rows, n_columns = table.n_rows, len(plan.names)
+    parts: list[tuple[np.ndarray, np.ndarray, np.ndarray | None]] = []  # rows, cols, values
+    if plan.numeric:
+        block = table.values[:, plan.numeric].tocoo()
+        at = np.asarray(plan.numeric_at)
+        parts.append((block.row, at[block.col], block.data))
+    if plan.nominal:
+        block = table.values[:, plan.nominal].tocsc()
+        block.sort_indices()
+        rows, cols, codes = block.indices, _columns_of_entries(block), block.data
+        at = np.asarray(plan.nominal_at)
+        width = np.asarray(plan.width)
+        positive = np.asarray(plan.positive)
+        holes = np.isnan(codes)
+        onehot = ~holes & (positive[cols] < 0)
+        hit = ~holes & (positive[cols] >= 0) & (codes == positive[cols])
+        first_is_one = np.flatnonzero(positive <= 0)  # columns where code 0 gives a 1
+        stored = np.diff(block.indptr)
+        n_implicit = int(np.sum(n_rows - stored[first_is_one]))
+        n_entries = sum(len(p[0]) for p in parts) + int(onehot.sum() + hit.sum())
+        n_entries += int(width[cols[holes]].sum()) + n_implicit
+        _check_sparse(n_entries, n_rows, n_columns, "the feature matrix")
+        parts.append((rows[onehot], at[cols[onehot]] + codes[onehot].astype(np.intp), None))
+        parts.append((rows[hit], at[cols[hit]], None))
+        w = width[cols[holes]]
+        offsets = np.arange(w.sum()) - np.repeat(np.cumsum(w) - w, w)
+        parts.append(
+            (
+                np.repeat(rows[holes], w),
+                np.repeat(at[cols[holes]], w) + offsets,
+                np.full(int(w.sum()), np.nan),
+            )
+        )
+        everyone = np.ones(n_rows, dtype=bool)
+        for t in first_is_one.tolist():
+            implicit = everyone.copy()
+            implicit[block.indices[block.indptr[t] : block.indptr[t + 1]]] = False
+            found = np.flatnonzero(implicit)
+            parts.append((found, np.full(found.size, at[t]), None))
+    rows = np.concatenate([p[0] for p in parts])
+    cols = np.concatenate([p[1] for p in parts])
+    data = np.concatenate([np.ones(len(p[0])) if p[2] is None else p[2] for p in parts])
+    X = sp.csr_matrix((data, (rows, cols)), shape=(n_rows, n_columns), dtype=np.float64)
+    X.sum_duplicates()
+    return X
+
+
+def _impute(X: np.ndarray | sp.csr_matrix) -> None:
+    """Replace NaN by the mean of its column over the other rows (implicit zeros count)."""
+    if sp.issparse(X):
+        holes = np.isnan(X.data)
+        cols = X.indices
+        n_missing = np.bincount(cols[holes], minlength=X.shape[1])
+        sums = np.bincount(cols[~holes], weights=X.data[~holes], minlength=X.shape[1])
+        means = sums / np.maximum(X.shape[0] - n_missing, 1)
+        X.data[holes] = means[cols[holes]]
+        X.eliminate_zeros()
+        return
+    holed = np.flatnonzero(np.isnan(X).any(axis=0))
+    block = X[:, holed]
+    holes = np.isnan(block)
+    block[holes] = np.take(np.nanmean(block, axis=0), np.nonzero(holes)[1])
+    X[:, holed] = block
 
 
 def _positive_category(categories: list[str]) -> str:
@@ -998,44 +1917,6 @@ def _positive_category(categories: list[str]) -> str:
     if low[0] in _TRUE_TOKENS and low[1] in _FALSE_TOKENS:
         return categories[0]
     return categories[1]
-
-
-def _indicator(values: np.ndarray, categories: list[str]) -> np.ndarray:
-    """0/1 columns ``values == category``; NaN rows where the value is missing."""
-    block = np.zeros((len(values), len(categories)))
-    index = {c: j for j, c in enumerate(categories)}
-    for i, value in enumerate(values):
-        if value is None:
-            block[i] = np.nan
-        elif value in index:
-            block[i, index[value]] = 1.0
-    return block
-
-
-def _handle_missing(blocks, columns, counts, missing, n_rows, notes) -> None:
-    listing = ", ".join(f"{name!r} ({count})" for name, count in list(counts.items())[:10])
-    if len(counts) > 10:
-        listing += f" and {len(counts) - 10} more columns"
-    if missing == "error":
-        raise DataError(
-            f"Missing values ('?' or empty) in {len(counts)} column(s): {listing}. Fill them in, "
-            "drop those columns, or let the loader impute them (missing='impute')."
-        )
-    empty = [name for name, count in counts.items() if count == n_rows]
-    if empty:
-        raise DataError(
-            f"Column(s) {_preview(empty, 5)} have no values at all (every value is missing). "
-            "Drop them."
-        )
-    for block in blocks:
-        holes = np.isnan(block)
-        if holes.any():
-            means = np.nanmean(block, axis=0)
-            block[holes] = np.take(means, np.nonzero(holes)[1])
-    notes.append(
-        f"imputed {sum(counts.values())} missing value(s) with the column mean in "
-        f"{len(counts)} column(s): {listing}"
-    )
 
 
 def _note_encoding(log: dict[str, list[str]], notes: list[str]) -> None:
@@ -1055,20 +1936,15 @@ def _note_encoding(log: dict[str, list[str]], notes: list[str]) -> None:
         notes.append(f"one-hot encoded column {entry}")
 
 
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
-
-
 def _describe(exc: BaseException) -> str:
-    """``str(exc)``, which liac-arff exceptions can fail to produce."""
+    """``str(exc)`` for a message: short, without server paths (liac-arff exceptions
+    can fail to produce one)."""
     try:
-        return str(exc)
+        text = str(exc).strip()
     except (TypeError, ValueError):
-        return type(exc).__name__
+        text = ""
+    text = _shorten(_SERVER_PATH.sub("<path>", text), 300)
+    return text or type(exc).__name__
 
 
 def _preview(items: list[str], limit: int = 20) -> str:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -37,8 +38,9 @@ def test_dense_arff_with_companion_xml():
 
 def test_sparse_arff_fills_zeros():
     ds = load_dataset(DATA / "sparse.arff", n_labels=2)
+    assert sp.isspmatrix_csr(ds.X) and ds.X.dtype == np.float64  # sparse file -> CSR
     np.testing.assert_array_equal(
-        ds.X, [[1.5, 0.0, 0.0], [0.0, 2.0, 0.0], [0.0, 0.0, 0.0], [-1.0, 0.0, 7.0]]
+        ds.X.toarray(), [[1.5, 0.0, 0.0], [0.0, 2.0, 0.0], [0.0, 0.0, 0.0], [-1.0, 0.0, 7.0]]
     )
     np.testing.assert_array_equal(ds.y, [[1, 0], [0, 1], [0, 0], [1, 1]])
     assert ds.feature_names == ["a", "b", "c"]
@@ -410,7 +412,7 @@ def _only_data_error(raw: bytes, **kwargs) -> str:
         return "refused"
     assert isinstance(result, Dataset)
     assert result.X.shape[0] == len(result.y)
-    assert np.isfinite(result.X).all()
+    assert np.isfinite(result.X.data if sp.issparse(result.X) else result.X).all()
     return "loaded"
 
 
@@ -537,9 +539,14 @@ def test_latin1_csv_is_decoded_with_a_note():
 
 
 def test_numeric_header_row_gets_a_note():
+    # A .data file (UCI style, no header) reads an all-number first row as data;
+    # a .csv file keeps it as column names, with a note.
     ds = load_dataset(DATA / "headerless.data", target=0)
-    assert ds.n_samples == 3
-    assert any("header=False" in n for n in ds.notes)
+    assert ds.n_samples == 4 and ds.feature_names == ["1", "2"]
+    assert any("read it as data" in n for n in ds.notes)
+    as_csv = load_dataset((DATA / "headerless.data").read_bytes(), name="h.csv", target=0)
+    assert as_csv.n_samples == 3
+    assert any("header=False" in n for n in as_csv.notes)
 
 
 def test_trailing_delimiters_are_ignored():
