@@ -40,6 +40,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import scipy.sparse as sp
 from joblib import Parallel, delayed, parallel_config
 
 from sblr import metrics
@@ -53,7 +54,7 @@ from sblr.baselines import (
 )
 from sblr.evaluation import make_splits
 from sblr.exceptions import DataError
-from sblr.io import Dataset
+from sblr.io import MAX_DENSE_MB, Dataset
 from sblr.models import SBLRClassifier, SMLClassifier, SparseSBLRClassifier
 from sblr.tuning import PAPER_GRID, _is_better, _split, default_metric, tune
 
@@ -109,6 +110,28 @@ class MethodSpec:
     def build(self, **params):
         """The estimator with ``fixed`` and then ``params`` applied."""
         return self.factory(**{**self.fixed, **params})
+
+    @property
+    def takes_sparse(self):
+        """Whether the method keeps sparse features sparse (the similarity models)."""
+        return self.name in ("sml", "sblr", "sparse_sblr")
+
+    def features(self, X):
+        """``X`` as the method takes it: sparse stays sparse for the similarity models; the
+        baselines (which scale with a shift to [-1, 1]) get it dense, within
+        :data:`sblr.io.MAX_DENSE_MB`, else a :class:`DataError` with the numbers."""
+        if not sp.issparse(X):
+            return np.asarray(X, dtype=np.float64)
+        if self.takes_sparse:
+            return sp.csr_matrix(X, dtype=np.float64)
+        needed = 8.0 * X.shape[0] * X.shape[1] / 2**20
+        if needed > MAX_DENSE_MB:
+            raise DataError(
+                f"{self.label} needs dense features: these sparse data ({X.shape[0]:,} rows × "
+                f"{X.shape[1]:,} columns) would need {needed:,.0f} MB, more than the limit of "
+                f"{MAX_DENSE_MB:,} MB (sblr.io.MAX_DENSE_MB). Leave {self.name} out."
+            )
+        return X.toarray().astype(np.float64, copy=False)
 
     def supports(self, task):
         """Whether the method runs on a ``task`` ("multiclass"/"multilabel") data set."""
@@ -284,7 +307,7 @@ def select_params(
         raise ValueError(f"selection must be one of {SELECTIONS}; got {selection!r}.")
     if not spec.tuned:
         return {}
-    X = np.asarray(X, dtype=np.float64)
+    X = spec.features(X)
     y = np.asarray(y)
     multilabel = y.ndim == 2
     metric = default_metric(multilabel)
@@ -370,7 +393,7 @@ def run_fold(
         raise DataError(
             f"{spec.label} handles multi-class data only; {dataset.name} is multi-label."
         )
-    X = np.asarray(dataset.X, dtype=np.float64)
+    X = spec.features(dataset.X)
     y = _task_y(dataset)
     train, test = (np.asarray(a) for a in splits[fold_index])
     t0 = time.perf_counter()
@@ -417,9 +440,16 @@ def dataset_hash(dataset):
     64
     """
     h = hashlib.sha256()
-    X = np.ascontiguousarray(dataset.X, dtype=np.float64)
-    h.update(f"{dataset.task}|{X.shape}".encode())
-    h.update(X.tobytes())
+    if sp.issparse(dataset.X):  # hashed as CSR parts: never densified
+        X = sp.csr_matrix(dataset.X, dtype=np.float64)
+        X.sort_indices()
+        h.update(f"{dataset.task}|csr|{X.shape}".encode())
+        for part in (X.indptr, X.indices, X.data):
+            h.update(np.ascontiguousarray(part).tobytes())
+    else:
+        X = np.ascontiguousarray(dataset.X, dtype=np.float64)
+        h.update(f"{dataset.task}|{X.shape}".encode())
+        h.update(X.tobytes())
     y = np.asarray(dataset.y)
     y = y.astype(int) if dataset.task == "multilabel" else y.astype(str)
     h.update(str(y.shape).encode())
