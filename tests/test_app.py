@@ -320,7 +320,7 @@ def _too_many_labels(at: AppTest) -> None:
             "cut.arff",
             _truncated_arff(),
             None,
-            ["Could not use cut.arff", "wrong number of values", "truncated"],
+            ["Could not use cut.arff", "but the header declares 15 attributes", "truncated"],
             id="truncated-arff",
         ),
         pytest.param(
