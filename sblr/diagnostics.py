@@ -1,0 +1,174 @@
+"""When are SBLR's β identifiable?  Conditioning of the evidence and separated classes.
+
+SBLR fits each class's logistic regression on the evidence of *all* classes.
+Two things make the individual coefficients unreliable even when the
+predictions are fine:
+
+* **Collinear evidence.** Evidence columns of classes that occur in the same
+  regions are strongly correlated; then many combinations of β fit equally
+  well and single coefficients (even their signs) are not identifiable.
+  Measured by the condition number of the standardized evidence and by the
+  variance inflation factor ``VIF_t = 1 / (1 − R²_t)`` of each column (R²_t of
+  class t's evidence regressed on the others'; > 10 is the usual warning sign).
+* **Separated classes.** When a class's training rows are classified without
+  a single error by the fitted logistic layer, the likelihood has no finite
+  maximum: SBLR's β are then set by its tiny ridge, and their size means
+  nothing.  SparseSBLR's L1 penalty gives such classes finite, sparse β.
+
+Examples
+--------
+>>> import numpy as np
+>>> from sblr import SBLRClassifier
+>>> from sblr.samples import load_sample
+>>> ds = load_sample("planted")
+>>> model = SBLRClassifier(gamma=1.0).fit(ds.X, ds.y)
+>>> diag = evidence_diagnostics(model, model.featurizer_.training_evidence())
+>>> diag.vif.shape, bool(diag.condition_number > 1)
+((7,), True)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from sblr.exceptions import DataError
+
+__all__ = ["VIF_WARNING", "CONDITION_WARNING", "EvidenceDiagnostics", "evidence_diagnostics"]
+
+#: A column's variance inflation factor above this is reported as collinear.
+VIF_WARNING = 10.0
+#: A condition number of the standardized evidence above this is reported.
+CONDITION_WARNING = 1e3
+
+
+@dataclass(frozen=True)
+class EvidenceDiagnostics:
+    """Conditioning of the evidence a model was fitted on, and its separated classes.
+
+    Attributes
+    ----------
+    condition_number : float
+        Ratio of the largest to the smallest singular value of the standardized
+        (non-constant) evidence columns; ``inf`` when they are linearly dependent.
+    vif : ndarray of shape (m,)
+        Variance inflation factor of each evidence column (NaN for a constant column).
+    separated : ndarray of shape (m,) of bool
+        Classes whose training rows the fitted logistic layer classifies without error.
+    """
+
+    condition_number: float
+    vif: np.ndarray
+    separated: np.ndarray
+
+    @property
+    def collinear(self) -> np.ndarray:
+        """Indices of the evidence columns with ``VIF > VIF_WARNING``."""
+        return np.flatnonzero(np.nan_to_num(self.vif, nan=0.0) > VIF_WARNING)
+
+    @property
+    def unreliable(self) -> bool:
+        """Whether SBLR's individual coefficients should not be read one by one."""
+        return bool(
+            self.condition_number > CONDITION_WARNING or self.collinear.size or self.separated.any()
+        )
+
+    def sentences(self, class_names: Sequence[str], *, limit: int = 8) -> list[str]:
+        """Plain-language findings, one sentence each (empty when all is well).
+
+        Examples
+        --------
+        >>> d = EvidenceDiagnostics(2.5e4, np.array([1.2, 40.0]), np.array([True, False]))
+        >>> for s in d.sentences(["wren", "jay"]): print(s)
+        The evidence columns are strongly correlated (condition number 2.5e+04 of the standardized evidence).
+        1 of 2 classes have collinear evidence (VIF > 10): jay (40).
+        1 of 2 classes are separated on the training rows, so SBLR's β for them are set by its tiny ridge, not by the data: wren.
+        """  # noqa: E501
+        m = len(self.vif)
+        out = []
+        if self.condition_number > CONDITION_WARNING:
+            out.append(
+                "The evidence columns are strongly correlated (condition number "
+                f"{self.condition_number:.2g} of the standardized evidence)."
+            )
+        if self.collinear.size:
+            worst = self.collinear[np.argsort(-self.vif[self.collinear])][:limit]
+            shown = ", ".join(f"{class_names[t]} ({self.vif[t]:.3g})" for t in worst)
+            more = f" and {self.collinear.size - limit} more" if self.collinear.size > limit else ""
+            out.append(
+                f"{self.collinear.size} of {m} classes have collinear evidence "
+                f"(VIF > {VIF_WARNING:g}): {shown}{more}."
+            )
+        sep = np.flatnonzero(self.separated)
+        if sep.size:
+            shown = ", ".join(str(class_names[k]) for k in sep[:limit])
+            more = f" and {sep.size - limit} more" if sep.size > limit else ""
+            out.append(
+                f"{sep.size} of {m} classes are separated on the training rows, so SBLR's β for "
+                f"them are set by its tiny ridge, not by the data: {shown}{more}."
+            )
+        return out
+
+
+def _standardized(F: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    sd = F.std(axis=0)
+    varying = sd > 1e-12 * max(1.0, float(np.abs(F).max(initial=0.0)))
+    Z = (F[:, varying] - F[:, varying].mean(axis=0)) / sd[varying]
+    return Z, varying
+
+
+def _vif(Z: np.ndarray, condition: float) -> np.ndarray:
+    """``1 / (1 − R²_t)`` of each standardized column regressed on the others."""
+    n, p = Z.shape
+    if p == 1:
+        return np.ones(1)
+    if condition < 1e6:  # well conditioned: the diagonal of the inverse correlation matrix
+        return np.diag(np.linalg.inv((Z.T @ Z) / n)).copy()
+    out = np.empty(p)
+    for t in range(p):  # one least-squares fit per column, exact for dependent columns
+        others = np.delete(Z, t, axis=1)
+        coef = np.linalg.lstsq(others, Z[:, t], rcond=None)[0]
+        unexplained = float(np.sum((Z[:, t] - others @ coef) ** 2)) / n  # 1 − R² (TSS = n)
+        out[t] = 1.0 / unexplained if unexplained > 1e-12 else np.inf
+    return out
+
+
+def evidence_diagnostics(model, F) -> EvidenceDiagnostics:
+    """Conditioning of ``F`` and the classes ``model`` separates on its training rows.
+
+    Parameters
+    ----------
+    model : fitted SBLRClassifier or SparseSBLRClassifier
+        Fitted on the evidence ``F`` (its ``featurizer_.Y_fit_`` are the labels).
+    F : ndarray of shape (n_samples, m)
+        The training evidence (``featurizer_.training_evidence()``).
+
+    Returns
+    -------
+    EvidenceDiagnostics
+    """
+    F = np.asarray(F, dtype=np.float64)
+    if F.ndim != 2 or not np.isfinite(F).all():
+        raise DataError("The evidence must be a finite 2-D array.")
+    Y = np.asarray(model.featurizer_.Y_fit_)
+    if Y.shape != F.shape:
+        raise ValueError(
+            f"F must have the shape of the training evidence {Y.shape}; got {F.shape}."
+        )
+    m = F.shape[1]
+    Z, varying = _standardized(F)
+    vif = np.full(m, np.nan)
+    if Z.shape[1] == 0:
+        condition = 1.0
+    else:
+        s = np.linalg.svd(Z, compute_uv=False)
+        condition = float(s[0] / s[-1]) if s[-1] > s[0] * 1e-15 else float("inf")
+        vif[varying] = _vif(Z, condition)
+    logits = F @ model.coef_.T + model.intercept_
+    positive = Y.astype(bool)
+    has_both = positive.any(axis=0) & (~positive).any(axis=0)
+    errors = ((logits > 0) != positive).sum(axis=0)
+    separated = has_both & (errors == 0)
+    return EvidenceDiagnostics(float(condition), vif, separated)
