@@ -211,14 +211,9 @@ def current_dataset():
     """The dataset every page works on (a sample until the user uploads one)."""
     upload = st.session_state.get("upload")
     if upload is not None:
-        return cached_upload(
-            upload["key"],
-            upload["data"],
-            upload["name"],
-            upload["xml"],
-            upload["n_labels"],
-            upload["target"],
-        )
+        # Kept in the session: the shared cache holds only the last few uploads of the whole
+        # server, and re-reading a file on a rerun would cost a job slot and time.
+        return upload["dataset"]
     return cached_sample(st.session_state.get("sample", DEFAULT_SAMPLE))
 
 
@@ -255,6 +250,7 @@ def try_upload(data: bytes, name: str, xml: bytes | None, n_labels, target):
         "n_labels": n_labels,
         "target": target,
         "key": key,
+        "dataset": ds,
     }
     return None
 

@@ -383,10 +383,7 @@ def test_sparse_upload_runs_every_page():
     at.button(key="upload_load").click()
     at.run()
     assert not at.exception and not at.error, [e.value for e in [*at.exception, *at.error]]
-    upload = at.session_state["upload"]
-    ds = common.cached_upload(
-        upload["key"], upload["data"], upload["name"], None, upload["n_labels"], None
-    )
+    ds = at.session_state["upload"]["dataset"]
     assert sp.issparse(ds.X) and ds.X.shape == (150, 3000)
     for page in [*PAGES, "pages/compare.py"]:
         goto(at, page)
@@ -396,3 +393,4 @@ def test_sparse_upload_runs_every_page():
         len(e.value.columns) <= common.MAX_EDIT_FEATURES for e in at.get("data_editor")
     )
     assert "3,000 features" in " ".join(rendered(c.value) for c in at.caption)
+
