@@ -227,6 +227,7 @@ def tune(
     val_size=0.1,
     random_state=0,
     progress=None,
+    rule="best",
 ):
     """Select gamma (and lambda for SparseSBLR) on validation data drawn from the training rows.
 
@@ -258,6 +259,11 @@ def tune(
     random_state : int
     progress : callable, optional
         Called as ``progress(done, total)`` after each grid point of each split.
+    rule : {"best", "one_se"}, default="best"
+        ``"one_se"`` (SparseSBLR with ``cv=k``): at the best point's gamma, the
+        LARGEST lambda whose mean score is within one standard error of the best
+        mean (the standard error of the best point's scores over the k folds):
+        sparser, more stable β at a score indistinguishable from the best.
 
     Returns
     -------
@@ -276,6 +282,10 @@ def tune(
     ['gamma', 'lam', 'score', 'split0_score', 'split1_score', 'split2_score']
     """
     _check_cv(cv)
+    if rule not in ("best", "one_se"):
+        raise ValueError(f"rule must be 'best' or 'one_se'; got {rule!r}.")
+    if rule == "one_se" and cv is None:
+        raise ValueError("rule='one_se' needs inner folds (cv=k): one split has no standard error.")
     X = check_array(X, accept_sparse="csr", dtype=np.float64)
     y = np.asarray(y)
     if y.ndim == 2 and y.shape[1] == 1:  # a column vector of class labels
@@ -358,10 +368,27 @@ def tune(
     for i, s in enumerate(scores.score):
         if best is None or _is_better(metric, s, scores.score[best]):
             best = i
+    if rule == "one_se" and isinstance(estimator, SparseSBLRClassifier):
+        best = _one_standard_error(scores, table, best, metric)
     params = {"gamma": float(scores.gamma[best])}
     if isinstance(estimator, SparseSBLRClassifier):
         params["lam"] = float(scores.lam[best])
     return TuningResult(params, float(scores.score[best]), metric, scores)
+
+
+def _one_standard_error(scores, table, best, metric):
+    """Row of the largest lambda, at the best point's gamma, whose mean score is within one
+    standard error (over the inner folds) of the best mean score."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        column = table[:, best]
+        column = column[~np.isnan(column)]
+        se = column.std(ddof=1) / np.sqrt(len(column)) if len(column) > 1 else 0.0
+    sign = -1.0 if metrics.LOWER_IS_BETTER[metric] else 1.0
+    limit = sign * scores.score[best] - se
+    same_gamma = np.flatnonzero(scores.gamma.to_numpy() == scores.gamma[best])
+    ok = [i for i in same_gamma if sign * scores.score[i] >= limit - 1e-12]
+    return max(ok, key=lambda i: scores.lam[i])
 
 
 class _TunedMixin:

@@ -235,3 +235,22 @@ def test_coefficient_path_and_tune_refuse_models_they_cannot_refit():
         coefficient_path(SBLRClassifier(), f, f.training_evidence(), [1.0])
     with pytest.raises(TypeError, match="tune selects"):
         tune(LogisticRegression(), X, y)
+
+
+def test_one_standard_error_rule_picks_the_largest_lambda_within_one_se():
+    """Oracle: the rule worked by hand from the per-fold score table."""
+    from sblr.samples import load_sample
+
+    ds = load_sample("planted")
+    grid = dict(gammas=[1.0, 0.1], lams=[1e-1, 1e-2, 3e-3, 1e-3, 3e-4, 1e-4], cv=5)
+    best = tune(SparseSBLRClassifier(), ds.X, ds.y, **grid)
+    one_se = tune(SparseSBLRClassifier(), ds.X, ds.y, rule="one_se", **grid)
+    table = best.scores
+    splits = table[[c for c in table if c.startswith("split")]].to_numpy()
+    i = int(table.score.idxmax())
+    se = splits[i].std(ddof=1) / np.sqrt(splits.shape[1])
+    same = table[(table.gamma == table.gamma[i]) & (table.score >= table.score[i] - se)]
+    assert one_se.best_params == {"gamma": table.gamma[i], "lam": same.lam.max()}
+    assert one_se.best_params["lam"] > best.best_params["lam"]  # the rule made a difference
+    with pytest.raises(ValueError, match="cv=k"):
+        tune(SparseSBLRClassifier(), ds.X, ds.y, gammas=[1.0], lams=[1e-2], rule="one_se")
