@@ -600,8 +600,17 @@ def cached_path(ds, key, gamma):
     return waiting_for_worker(_cached_path)(ds, key, gamma)
 
 
-def tune(ds, model, test_size, progress):
-    """The paper's grid search on a 10% validation split of the hold-out TRAINING rows."""
+#: Tune's selection schemes: label -> (inner folds or None for one 10% split, λ rule).
+TUNE_SCHEMES = {
+    "inner 5-fold CV": (5, "best"),
+    "inner 5-fold CV, one-SE λ (sparser)": (5, "one_se"),
+    "one 10% validation split (the paper's)": (None, "best"),
+}
+
+
+def tune(ds, model, test_size, progress, scheme="inner 5-fold CV"):
+    """Grid search over the paper's grid on the hold-out split's TRAINING rows only."""
+    cv, rule = TUNE_SCHEMES[scheme]
     ((train, _),) = make_splits(ds.y, scheme="holdout", test_size=test_size)
     with job_slot(wait=True):
         return tuning.tune(
@@ -610,6 +619,8 @@ def tune(ds, model, test_size, progress):
             ds.y[train],
             gammas=PAPER_GRID,
             lams=PAPER_GRID,
+            cv=cv,
+            rule=rule if model == "SparseSBLR" else "best",
             progress=progress,
         )
 

@@ -418,7 +418,8 @@ def test_tune_moves_the_sliders(model):
     at.button(key="tune").click()
     at.run()
     assert_clean(at)
-    stored_key, stored_model, _, result = at.session_state["tuning_result"]
+    stored_key, stored_model, _, scheme, result = at.session_state["tuning_result"]
+    assert scheme == "inner 5-fold CV"  # the default: less noisy than the paper's 10% split
     assert (stored_key, stored_model) == ("sample:planted", model)
     best = result.best_params
     assert set(best) == ({"gamma", "lam"} if model == "SparseSBLR" else {"gamma"})
@@ -435,13 +436,49 @@ def test_tune_moves_the_sliders(model):
         assert at.session_state["log_lam"] == -3.0  # untouched
 
     message = texts(at.success)
-    assert f"{model}: best average precision" in message
+    assert f"{model}, inner 5-fold CV: validation average precision" in message
     assert f"γ = {best['gamma']:.0e}" in message
     assert ("λ = " in message) == (model == "SparseSBLR")
     if model == "SparseSBLR":
         assert f"λ = {best['lam']:.0e}" in message
     # The metrics above were recomputed with the tuned values.
     assert f"{model} with γ = {best['gamma']:.3g}" in texts(at.markdown)
+
+
+@pytest.mark.parametrize(
+    ("scheme", "cv", "rule"),
+    [
+        ("inner 5-fold CV, one-SE λ (sparser)", 5, "one_se"),
+        ("one 10% validation split (the paper's)", None, "best"),
+    ],
+)
+def test_tune_selection_schemes_match_the_library(scheme, cv, rule):
+    """Oracle: sblr.tuning.tune on the hold-out split's training rows with the same scheme."""
+    from sblr.evaluation import make_splits
+    from sblr.models import make_model
+    from sblr.tuning import PAPER_GRID, tune
+
+    ds = load_sample("planted")
+    at = goto(start(), "pages/model.py")
+    at.radio(key="tune_scheme").set_value(scheme)
+    at.run()
+    at.button(key="tune").click()
+    at.run()
+    assert_clean(at)
+    *_, stored_scheme, result = at.session_state["tuning_result"]
+    ((train, _),) = make_splits(ds.y, scheme="holdout", test_size=0.25)
+    expected = tune(
+        make_model("SparseSBLR"),
+        ds.X[train],
+        ds.y[train],
+        gammas=PAPER_GRID,
+        lams=PAPER_GRID,
+        cv=cv,
+        rule=rule,
+    )
+    assert stored_scheme == scheme
+    assert result.best_params == expected.best_params
+    assert at.session_state["log_lam"] == pytest.approx(math.log10(expected.best_params["lam"]))
 
 
 # ----------------------------------------------------------------------------- 5. URL state
