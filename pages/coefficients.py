@@ -1,11 +1,17 @@
-"""Coefficients β: SBLR and SparseSBLR side by side on one colour scale, and sparsity."""
+"""Coefficients β: SBLR and SparseSBLR side by side (standardized β̃ by default), and sparsity."""
 
 import pandas as pd
 import streamlit as st
 
 from pages import common
 from sblr import plots
-from sblr.interpret import cooccurrence, sparsity_summary
+from sblr.interpret import (
+    cooccurrence,
+    evidence_sd,
+    sparsity_summary,
+    standardized_coef,
+    top_classes,
+)
 
 ds, s, key = common.page_context(__file__)
 
@@ -21,18 +27,68 @@ with st.expander("What am I looking at?"):
         "label's column should be zero in SparseSBLR."
     )
     st.latex(r"\log\frac{\pi_k}{1-\pi_k}=\beta_0^k+\sum_{t=1}^m\beta_t^k\,\bar f_t(x)")
+    st.markdown(
+        "Raw βₜᵏ depend on how much class t's evidence varies (a column that barely moves gets "
+        "a huge β), so by default the page shows the **standardized** β̃ₜᵏ: the change of class "
+        "k's logit when class t's evidence moves by one standard deviation (population sd over "
+        "the training rows' leave-one-out evidence). β̃ are comparable across classes, γ and "
+        "data sets; they are the coefficients of the same model fitted on standardized evidence."
+    )
+    st.latex(r"\tilde\beta_t^k=\beta_t^k\cdot\operatorname{sd}(\bar f_t)")
 
 sblr_model = common.cached_fit(ds, key, "SBLR", s.gamma, s.lam)
 sparse_model = common.cached_fit(ds, key, "SparseSBLR", s.gamma, s.lam)
-signed = st.radio(
+sd = evidence_sd(common.training_evidence(ds, key, s.gamma))
+standardized = common.beta_view("coefficients")
+col1, col2 = st.columns([3, 2])
+signed = col1.radio(
     "Colouring",
     ["signed β (diverging)", "|β| (as in the paper)"],
     horizontal=True,
     key="beta_colouring",
 ).startswith("signed")
+shared_scale = col2.toggle(
+    "One colour scale for both panels",
+    key="beta_shared_scale",
+    help="Off: each panel has its own scale and colour bar, so SparseSBLR's small β stay "
+    "visible beside SBLR's large ones.",
+)
+sparse_name = f"SparseSBLR, λ = {s.lam:.3g}"
+raw = {"SBLR": sblr_model.coef_, sparse_name: sparse_model.coef_}
+std = {name: standardized_coef(c, sd=sd) for name, c in raw.items()}
+shown = std if standardized else raw
+m = ds.n_classes
+classes = None
+if m > plots.MAX_TICK_LABELS:
+    col1, col2 = st.columns([1, 2])
+    n_top = col1.slider(
+        "Classes shown (the top N by |β̃|)" if standardized else "Classes shown (the top N by |β|)",
+        2,
+        m,
+        plots.MAX_TICK_LABELS,
+        key=f"beta_top_n:{key}",
+        help="Classes ranked by the largest |coefficient| in their row or column (their own "
+        f"weight left out). Up to {plots.MAX_TICK_LABELS} classes the chart names every row "
+        "and column.",
+    )
+    picked = col2.multiselect(
+        "… or exactly these classes",
+        range(m),
+        format_func=lambda t: ds.class_names[t],
+        key=f"beta_classes:{key}",
+    )
+    classes = sorted(picked) if picked else top_classes(shown, n_top)
 C = cooccurrence(ds.label_matrix())
-coefs = {"SBLR": sblr_model.coef_, f"SparseSBLR, λ = {s.lam:.3g}": sparse_model.coef_}
-fig = plots.beta_heatmaps(coefs, ds.class_names, cooccurrence=C, signed=signed)
+fig = plots.beta_heatmaps(
+    shown,
+    ds.class_names,
+    cooccurrence=C,
+    signed=signed,
+    raw=raw if standardized else None,
+    lams={sparse_name: s.lam},
+    shared_scale=shared_scale,
+    classes=classes,
+)
 st.plotly_chart(fig, key="beta_heatmaps")
 if sparse_model.approx_ is not None:
     st.caption(
@@ -49,21 +105,23 @@ col1.download_button(
 )
 table = pd.concat(
     {
-        name: pd.DataFrame(c, index=ds.class_names, columns=ds.class_names)
-        for name, c in coefs.items()
+        (name, kind): pd.DataFrame(c, index=ds.class_names, columns=ds.class_names)
+        for name in raw
+        for kind, c in (("beta", raw[name]), ("beta_std", std[name]))
     },
-    names=["model", "target class k"],
+    names=["model", "coefficient", "target class k"],
 )
 col2.download_button(
-    "Download β (CSV)",
+    "Download β and β̃ (CSV)",
     common.to_csv_bytes(table),
     file_name=common.safe_filename(ds.name, "beta", suffix=".csv"),
     mime="text/csv",
+    help="Rows: model, coefficient (beta = raw β, beta_std = β̃ = β · sd of the evidence "
+    "column), target class k; columns: evidence class t.",
 )
 
 st.subheader("Which classes does SparseSBLR find irrelevant?")
 summary = sparsity_summary(sparse_model.coef_, ds.class_names)
-m = ds.n_classes
 st.caption(
     f"{int(summary.n_zero.sum())} of {m * m} SparseSBLR coefficients are exactly zero at "
     f"λ = {s.lam:.3g}; raise λ in the sidebar for more."

@@ -625,6 +625,27 @@ def tune(ds, model, test_size, progress, scheme="inner 5-fold CV"):
         )
 
 
+#: The β view every β page offers: key -> label.
+BETA_VIEWS = {"std": "standardized β̃ (per sd of evidence)", "raw": "raw β"}
+
+
+def beta_view(page):
+    """The "standardized β̃ / raw β" radio of a page; the choice follows the user between
+    pages (one radio key per page, the last choice under ``beta_view``). True for β̃."""
+    key = f"beta_view:{page}"
+    if key not in st.session_state:
+        st.session_state[key] = st.session_state.get("beta_view", "std")
+    st.radio(
+        "Coefficients shown",
+        list(BETA_VIEWS),
+        format_func=BETA_VIEWS.get,
+        key=key,
+        horizontal=True,
+    )
+    st.session_state["beta_view"] = st.session_state[key]
+    return st.session_state[key] == "std"
+
+
 def label_frequency_chart(ds):
     st.plotly_chart(
         plots.label_frequency_bar(

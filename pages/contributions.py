@@ -1,4 +1,4 @@
-"""Class contributions: β_t^k of SBLR and SparseSBLR against co-occurrence with class k."""
+"""Class contributions: β_t^k (standardized β̃ by default) against co-occurrence with class k."""
 
 import streamlit as st
 
@@ -12,34 +12,52 @@ st.title(f"Class contributions to “{common.esc(ds.class_names[k])}”")
 with st.expander("What am I looking at?"):
     st.markdown(
         "For the class k chosen in the sidebar, one row per class t: how many rows carry both "
-        "k and t (co-occurrence) and the weight βₜᵏ each model gives to t's evidence, sorted by "
+        "k and t (co-occurrence) and the weight each model gives to t's evidence, sorted by "
         "co-occurrence. This is the table of the paper's “Pacific Wren” discussion: classes that "
         "rarely occur with k tend to get small weights, and SparseSBLR sets many of them to "
-        "exactly zero. The rank correlation measures that tendency (|β| against co-occurrence, "
-        "class k itself left out)."
+        "exactly zero. The rank correlation measures that tendency (|weight| against "
+        "co-occurrence, class k itself left out). By default the weights are the standardized "
+        "β̃ₜᵏ = βₜᵏ · sd(f̄ₜ), the change of k's logit per standard deviation of t's evidence "
+        "(population sd over the training rows), which can be compared across classes; raw β "
+        "are not, since each evidence column has its own spread."
     )
     st.latex(
         r"C_{kt}=\#\{i: y_{ik}=y_{it}=1\},\qquad "
-        r"\rho=\operatorname{Spearman}\big(|\beta_t^k|,\ C_{kt}\big)_{t\neq k}"
+        r"\tilde\beta_t^k=\beta_t^k\operatorname{sd}(\bar f_t),\qquad "
+        r"\rho=\operatorname{Spearman}\big(|\tilde\beta_t^k|,\ C_{kt}\big)_{t\neq k}"
     )
 
+standardized = common.beta_view("contributions")
 models = {
-    "SBLR β": common.cached_fit(ds, key, "SBLR", s.gamma, s.lam),
-    "SparseSBLR β": common.cached_fit(ds, key, "SparseSBLR", s.gamma, s.lam),
+    "SBLR beta": common.cached_fit(ds, key, "SBLR", s.gamma, s.lam),
+    "SparseSBLR beta": common.cached_fit(ds, key, "SparseSBLR", s.gamma, s.lam),
 }
-table = contribution_table(models, ds.label_matrix(), k, class_names=ds.class_names)
+table = contribution_table(
+    models,
+    ds.label_matrix(),
+    k,
+    class_names=ds.class_names,
+    evidence=common.training_evidence(ds, key, s.gamma),
+)
+# shown: one weight column per model, named with the symbol of the chosen view
+sym = "β̃" if standardized else "β"
+shown = {(name + "_std" if standardized else name): name.replace("beta", sym) for name in models}
+view = table[["class", "cooccurrence", *shown]].rename(columns=shown)
 cols = st.columns(2)
-for col, name in zip(cols, models, strict=True):
-    rho = rank_correlation(table, name, target=k)
+for col, name in zip(cols, shown.values(), strict=True):
+    rho = rank_correlation(view, name, target=k)
     col.metric(
         f"Spearman(|{name}|, co-occurrence)",
         "n/a" if rho != rho else f"{rho:.2f}",
         help=f"Over the {ds.n_classes - 1} classes t ≠ k; ties share ranks.",
     )
-st.dataframe(table.style.format({n: "{:.3f}" for n in models}), width="stretch", hide_index=True)
+st.dataframe(
+    view.style.format({n: "{:.3g}" for n in shown.values()}), width="stretch", hide_index=True
+)
 st.download_button(
     "Download table (CSV)",
     common.to_csv_bytes(table, index=False),
     file_name=common.safe_filename(ds.name, "contributions", ds.class_names[k], suffix=".csv"),
     mime="text/csv",
+    help="Both weights for each model: beta (raw β) and beta_std (β̃ = β · evidence_sd).",
 )

@@ -6,7 +6,7 @@ import streamlit as st
 
 from pages import common
 from sblr import plots
-from sblr.interpret import instance_contributions
+from sblr.interpret import evidence_sd, instance_contributions
 
 ds, s, key = common.page_context(__file__)
 model_name = s.model if s.model != "SML" else "SparseSBLR"
@@ -20,7 +20,9 @@ with st.expander("What am I looking at?"):
         "intercept and one term βₜᵏ · f̄ₜ(x) per evidence class t; the terms add up to the "
         "logit. The model is fitted on all rows; an unedited row is explained with its "
         "leave-one-out evidence (without its own similarity, as in training), an edited row as a "
-        "new query."
+        "new query. Hover a bar for its standardized β̃ₜᵏ = βₜᵏ · sd(f̄ₜ), the change of the "
+        "logit per standard deviation of t's evidence (population sd over the training rows): "
+        "unlike β, it can be compared across classes."
     )
     st.latex(
         r"\text{logit}_k(x)=\beta_0^k+\sum_t \beta_t^k\,\bar f_t(x),\qquad"
@@ -81,7 +83,9 @@ st.plotly_chart(
     key="probabilities",
 )
 k = s.k
-table = ic.waterfall(k, ds.class_names)
+standardized = common.beta_view("explain")
+sd = evidence_sd(common.training_evidence(ds, key, s.gamma)) if standardized else None
+table = ic.waterfall(k, ds.class_names, evidence_sd=sd)
 if ds.task == "multilabel":
     st.subheader(f"Why π = {ic.proba[k]:.3f} for “{common.esc(ds.class_names[k])}”")
 else:

@@ -1,10 +1,11 @@
-"""Regularization path: every β_t^k of SparseSBLR as λ moves across the grid."""
+"""Regularization path: every β_t^k (standardized β̃ by default) of SparseSBLR along λ."""
 
 import numpy as np
 import streamlit as st
 
 from pages import common
 from sblr import plots
+from sblr.interpret import standardized_coef
 
 ds, s, key = common.page_context(__file__)
 k = s.k
@@ -15,13 +16,24 @@ with st.expander("What am I looking at?"):
         "SparseSBLR's coefficients βₜᵏ of the sidebar's class k, fitted on all rows for each λ "
         "of the slider's grid (10⁻⁵ … 10², warm-started from large λ to small). At large λ every "
         "coefficient is zero; as λ decreases, the evidence classes that matter most for class k "
-        "enter first. The dashed line marks the sidebar's λ."
+        "enter first. The dashed line marks the sidebar's λ. By default the lines are the "
+        "standardized β̃ₜᵏ = βₜᵏ · sd(f̄ₜ): the change of k's logit per standard deviation of "
+        "t's evidence (population sd over the training rows), comparable across classes t."
     )
     st.latex(r"\min_{\beta_0^k,\beta^k}\ \frac1n\sum_i \ell_i + \lambda\lVert\beta^k\rVert_1")
 
+standardized = common.beta_view("path")
 lams, coefs, _ = common.cached_path(ds, key, s.gamma)
+path_k = coefs[:, k, :]
+if standardized:
+    path_k = standardized_coef(path_k, common.training_evidence(ds, key, s.gamma))
 fig = plots.regularization_path(
-    lams, coefs[:, k, :], ds.class_names, current_lam=s.lam, target_name=ds.class_names[k]
+    lams,
+    path_k,
+    ds.class_names,
+    current_lam=s.lam,
+    target_name=ds.class_names[k],
+    standardized=standardized,
 )
 st.plotly_chart(fig, key="path")
 nonzero = np.count_nonzero(coefs[:, k, :], axis=1)

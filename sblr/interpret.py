@@ -34,6 +34,14 @@ t
 >>> ic = instance_contributions(model, [1.0, 0.5, 0.0])
 >>> ic.logits
 array([ 1.25,  0.5 , -2.5 ])
+
+Scale-free coefficients: beta times the spread of the evidence it multiplies.
+
+>>> F = np.array([[0.1, 0.0, 0.3], [0.3, 1.0, 0.5]])   # two training rows; sd = 0.1, 0.5, 0.1
+>>> standardized_coef(model, F)
+array([[ 0.2 ,  0.25,  0.  ],
+       [ 0.05,  1.  ,  0.1 ],
+       [ 0.  , -0.5 ,  0.3 ]])
 """
 
 from __future__ import annotations
@@ -54,9 +62,12 @@ __all__ = [
     "InstanceContributions",
     "contribution_table",
     "cooccurrence",
+    "evidence_sd",
     "instance_contributions",
     "rank_correlation",
     "sparsity_summary",
+    "standardized_coef",
+    "top_classes",
 ]
 
 
@@ -98,6 +109,165 @@ def _coef(model_or_coef, what: str = "model") -> np.ndarray:
             f"{what} coefficients must be a non-empty square (m, m) matrix, got shape {coef.shape}."
         )
     return coef
+
+
+# --------------------------------------------------------------------------- standardized beta
+
+
+def evidence_sd(F) -> np.ndarray:
+    """Population standard deviation (``ddof=0``) of each class's evidence column.
+
+    Parameters
+    ----------
+    F : array-like of shape (n, m)
+        The evidence f̄ the model was fitted on: the leave-one-out training
+        evidence (``featurizer.training_evidence()``), one column per class.
+
+    Returns
+    -------
+    ndarray of shape (m,)
+        ``sqrt(mean((F[:, t] - mean(F[:, t]))**2))``.  A constant column gets
+        exactly 0 (not the rounding noise ``np.std`` can leave).
+
+    Raises
+    ------
+    DataError
+        ``F`` is not 2-D, has no rows, or holds NaN or inf.
+
+    Examples
+    --------
+    >>> evidence_sd([[0.1, 0.2], [0.3, 0.2], [0.5, 0.2]]).round(4)
+    array([0.1633, 0.    ])
+    """
+    F = _dense(F)
+    try:
+        F = F.astype(float)
+    except (TypeError, ValueError):
+        raise DataError("The evidence F must be numeric.") from None
+    if F.ndim != 2 or F.shape[0] == 0:
+        raise DataError(f"The evidence F must be an (n, m) matrix with n >= 1, got {F.shape}.")
+    if not np.isfinite(F).all():
+        raise DataError("The evidence F holds NaN or inf.")
+    sd = F.std(axis=0)
+    sd[np.ptp(F, axis=0) == 0] = 0.0
+    return sd
+
+
+def standardized_coef(model_or_coef, F=None, *, sd=None) -> np.ndarray:
+    """Scale-free coefficients: beta_t^k times the standard deviation of f̄_t.
+
+    ``β̃[k, t] = β[k, t] · sd(f̄_t)`` is the change of class k's logit when
+    class t's evidence moves by one standard deviation, over the rows the
+    model was fitted on.  Raw beta depend on the scale of each evidence
+    column, which shrinks fast as gamma grows (SBLR's beta reach hundreds or
+    thousands); β̃ do not: scaling a column by c divides its beta by c and
+    multiplies its sd by c.  β̃ equal the coefficients of the same logistic
+    model fitted on standardized evidence ``(f̄_t - mean) / sd`` (SBLR's ridge
+    is on exactly these coefficients, so the fit is the same problem).  A
+    constant evidence column (sd 0) gets β̃ = 0.
+
+    Parameters
+    ----------
+    model_or_coef : fitted model or array-like of shape (..., m)
+        A model's ``coef_`` (m, m), or any array whose last axis is the
+        evidence class t: one row beta^k (m,), or a path (L, m, m) from
+        :func:`sblr.tuning.coefficient_path`.
+    F : array-like of shape (n, m), optional
+        The evidence the model was fitted on (the leave-one-out training
+        evidence; in the dashboard ``common.training_evidence``).
+    sd : array-like of shape (m,), optional
+        :func:`evidence_sd` of that evidence, instead of ``F`` (to reuse it).
+
+    Returns
+    -------
+    ndarray, the shape of the coefficients
+        ``coef * sd`` broadcast over the last axis.
+
+    Raises
+    ------
+    DataError
+        Neither or both of ``F`` and ``sd`` given, or their number of classes
+        differs from the coefficients'.
+
+    Examples
+    --------
+    >>> standardized_coef([[200.0, -3.0], [50.0, 40.0]], [[0.01, 0.0], [0.03, 1.0]])
+    array([[ 2. , -1.5],
+           [ 0.5, 20. ]])
+    """
+    if (F is None) == (sd is None):
+        raise DataError("Give either the evidence F the model was fitted on or its sd, not both.")
+    coef = getattr(model_or_coef, "coef_", model_or_coef)
+    coef = _dense(coef).astype(float)
+    if coef.ndim == 0 or coef.shape[-1] == 0:
+        raise DataError(f"Coefficients need a last axis of classes, got shape {coef.shape}.")
+    sd = evidence_sd(F) if sd is None else _dense(sd).astype(float).reshape(-1)
+    if sd.shape != (coef.shape[-1],):
+        raise DataError(
+            f"The evidence has {sd.shape[0]} classes but the coefficients have "
+            f"{coef.shape[-1]}; give the evidence the model was fitted on."
+        )
+    return coef * sd
+
+
+def top_classes(coefs, n: int) -> np.ndarray:
+    """The ``n`` classes with the largest off-diagonal |beta| in their row or column.
+
+    For a heatmap of many classes: in each matrix B, class t scores
+    ``max(|B[t, j]|, |B[j, t]|)`` over ``j != t`` (how strongly it weighs, or
+    is weighed by, another class), divided by the largest score of that
+    matrix; a class's score is its largest over the matrices.  So a sparse
+    model's few links count as much as a dense model's many, as they do on
+    heatmaps with one colour scale per panel.  The diagonal (a class's weight
+    on its own evidence, large for almost every class) is left out of the
+    score, which would otherwise rank classes by their self-weight; it only
+    breaks ties, then the class index does.
+
+    Parameters
+    ----------
+    coefs : array-like of shape (m, m), or a dict / sequence of them
+        Coefficient matrices (e.g. β̃ of SBLR and of SparseSBLR).
+    n : int
+        Number of classes to keep (``n >= m`` keeps all).
+
+    Returns
+    -------
+    ndarray of int, shape (min(n, m),)
+        Class indices in increasing order (the heatmap keeps class order).
+
+    Examples
+    --------
+    >>> B = np.array([[9.0, 0.0, 0.1], [0.0, 1.0, -2.0], [0.3, 0.0, 5.0]])
+    >>> top_classes(B, 2)   # class 0: 0.3 (its column), 1: 2.0, 2: 2.0
+    array([1, 2])
+    >>> top_classes([B, np.diag([1.0, 1.0, 1.0]) + np.eye(3, k=-1) * 1e-3], 2)
+    array([0, 2])
+    """
+    if isinstance(coefs, Mapping):
+        mats = list(coefs.values())
+    elif isinstance(coefs, list | tuple) and coefs and np.ndim(coefs[0]) == 2:
+        mats = list(coefs)
+    else:
+        mats = [coefs]
+    mats = [_coef(B, "coefs") for B in mats]
+    if not mats:
+        raise DataError("coefs is empty; give at least one (m, m) matrix.")
+    m = mats[0].shape[0]
+    if any(B.shape[0] != m for B in mats):
+        raise DataError("All coefficient matrices must have the same number of classes.")
+    if isinstance(n, bool | np.bool_) or not isinstance(n, int | np.integer) or n < 1:
+        raise DataError(f"n must be a positive integer, got {n!r}.")
+    off = np.zeros(m)
+    diag = np.zeros(m)
+    for B in mats:
+        A = np.abs(B)
+        diag = np.maximum(diag, np.diag(A))
+        np.fill_diagonal(A, 0.0)
+        score = np.maximum(A.max(axis=0), A.max(axis=1))
+        if score.max() > 0:
+            off = np.maximum(off, score / score.max())
+    order = np.lexsort((np.arange(m), -diag, -off))
+    return np.sort(order[: min(int(n), m)])
 
 
 # --------------------------------------------------------------------------- co-occurrence
@@ -168,7 +338,7 @@ def cooccurrence(Y, classes=None) -> np.ndarray:
 # --------------------------------------------------------------------------- coefficient tables
 
 
-def contribution_table(models, Y, k, class_names=None) -> pd.DataFrame:
+def contribution_table(models, Y, k, class_names=None, *, evidence=None) -> pd.DataFrame:
     """Coefficients beta_t^k of every class t for target class k, next to co-occurrence.
 
     This is the table behind the paper's "Pacific Wren" discussion: do the
@@ -189,15 +359,21 @@ def contribution_table(models, Y, k, class_names=None) -> pd.DataFrame:
     class_names : sequence of str, optional
         Display names, length ``m``.  Default: ``str`` of the first model's
         ``classes_`` (or ``"0" .. "m-1"`` without ``classes_``).
+    evidence : array-like of shape (n, m), optional
+        The evidence the models were fitted on (leave-one-out training
+        evidence).  Adds the column ``evidence_sd`` (:func:`evidence_sd`) and,
+        after each beta column ``name``, the standardized β̃ column
+        ``name + "_std"`` (:func:`standardized_coef`).
 
     Returns
     -------
     pandas.DataFrame
         One row per class ``t`` (including ``k`` itself), index ``t`` (named
         ``"t"``), columns ``class`` (name), ``cooccurrence`` (rows relevant to
-        both ``t`` and ``k``; for ``t == k`` the size of ``k``), then the beta
-        column(s).  Sorted by co-occurrence descending; ties keep class-index
-        order (stable).  ``table.attrs["target"]`` holds ``k`` and
+        both ``t`` and ``k``; for ``t == k`` the size of ``k``), then (with
+        ``evidence``) ``evidence_sd``, then the beta column(s) (each followed
+        by its ``_std`` column with ``evidence``).  Sorted by co-occurrence
+        descending; ties keep class-index order (stable).  ``table.attrs["target"]`` holds ``k`` and
         ``table.attrs["target_name"]`` its name (used by
         :func:`rank_correlation`).
 
@@ -205,8 +381,8 @@ def contribution_table(models, Y, k, class_names=None) -> pd.DataFrame:
     ------
     DataError
         If ``k`` is not an integer in ``[0, m)``, the models disagree on
-        ``m``, ``Y`` has another number of classes, or a model key collides
-        with ``"class"``/``"cooccurrence"``.
+        ``m``, ``Y`` or ``evidence`` has another number of classes, or a
+        column name would repeat (a model named ``"class"``, ...).
 
     Examples
     --------
@@ -219,6 +395,11 @@ def contribution_table(models, Y, k, class_names=None) -> pd.DataFrame:
     t
     1     1             2   2.0         1.5
     0     0             1   0.3         0.0
+    >>> contribution_table(a, [[1, 1], [0, 1]], 1, evidence=[[0.1, 0.5], [0.3, 0.5]])
+      class  cooccurrence  evidence_sd  beta  beta_std
+    t
+    1     1             2          0.0   2.0       0.0
+    0     0             1          0.1   0.3       0.03
     """
     if isinstance(models, Mapping):
         if not models:
@@ -228,9 +409,15 @@ def contribution_table(models, Y, k, class_names=None) -> pd.DataFrame:
             raise DataError("Model display names must be distinct after conversion to str.")
     else:
         named = {"beta": models}
-    reserved = {"class", "cooccurrence"} & set(named)
-    if reserved:
-        raise DataError(f"Model display name(s) {sorted(reserved)} clash with table columns.")
+    columns = ["class", "cooccurrence"]
+    if evidence is not None:
+        columns += ["evidence_sd"]
+        columns += [c for name in named for c in (name, name + "_std")]
+    else:
+        columns += list(named)
+    clash = sorted({c for c in columns if columns.count(c) > 1})
+    if clash:
+        raise DataError(f"Model display name(s) {clash} clash with other table columns.")
 
     coefs = {name: _coef(mdl, f"model {name!r}") for name, mdl in named.items()}
     first = next(iter(named.values()))
@@ -252,8 +439,17 @@ def contribution_table(models, Y, k, class_names=None) -> pd.DataFrame:
         {"class": names, "cooccurrence": C[k].astype(np.int64)},
         index=pd.RangeIndex(m, name="t"),
     )
-    for name, coef in coefs.items():
-        table[name] = coef[k]
+    if evidence is None:
+        for name, coef in coefs.items():
+            table[name] = coef[k]
+    else:
+        sd = evidence_sd(evidence)
+        if sd.shape[0] != m:
+            raise DataError(f"The evidence has {sd.shape[0]} classes but the model(s) have {m}.")
+        table["evidence_sd"] = sd
+        for name, coef in coefs.items():
+            table[name] = coef[k]
+            table[name + "_std"] = standardized_coef(coef[k], sd=sd)
     table = table.sort_values("cooccurrence", ascending=False, kind="stable")
     table.attrs["target"] = k
     table.attrs["target_name"] = names[k]
@@ -397,7 +593,9 @@ class InstanceContributions:
     coef: np.ndarray
     classes: Any = None
 
-    def waterfall(self, k, class_names: Sequence[str] | None = None) -> pd.DataFrame:
+    def waterfall(
+        self, k, class_names: Sequence[str] | None = None, *, evidence_sd=None
+    ) -> pd.DataFrame:
         """Additive build-up of class ``k``'s logit, for a waterfall chart.
 
         Parameters
@@ -406,6 +604,10 @@ class InstanceContributions:
             Target class index.
         class_names : sequence of str, optional
             Display names; default ``str`` of ``classes`` (or ``"0" ..``).
+        evidence_sd : array-like of shape (m,), optional
+            :func:`evidence_sd` of the evidence the model was fitted on; adds
+            the column ``beta_std`` (β̃ = beta_t^k · sd(f̄_t), NaN for the
+            intercept) after ``beta``.
 
         Returns
         -------
@@ -437,16 +639,18 @@ class InstanceContributions:
         contrib = self.contributions[k]
         order = np.argsort(-np.abs(contrib), kind="stable")
         values = np.concatenate([[self.intercept[k]], contrib[order]])
-        return pd.DataFrame(
-            {
-                "term": ["intercept"] + [names[t] for t in order],
-                "t": pd.array([None] + order.tolist(), dtype="Int64"),
-                "evidence": np.concatenate([[np.nan], self.evidence[order]]),
-                "beta": np.concatenate([[np.nan], self.coef[k, order]]),
-                "contribution": values,
-                "cumulative": np.cumsum(values),
-            }
-        )
+        columns = {
+            "term": ["intercept"] + [names[t] for t in order],
+            "t": pd.array([None] + order.tolist(), dtype="Int64"),
+            "evidence": np.concatenate([[np.nan], self.evidence[order]]),
+            "beta": np.concatenate([[np.nan], self.coef[k, order]]),
+        }
+        if evidence_sd is not None:
+            beta_std = standardized_coef(self.coef[k], sd=evidence_sd)
+            columns["beta_std"] = np.concatenate([[np.nan], beta_std[order]])
+        columns["contribution"] = values
+        columns["cumulative"] = np.cumsum(values)
+        return pd.DataFrame(columns)
 
 
 def instance_contributions(model, x=None, *, evidence=None) -> InstanceContributions:

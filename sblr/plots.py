@@ -28,10 +28,10 @@ Examples
 >>> fig = beta_heatmaps({"SBLR": B, "SparseSBLR": np.diag([1.5, 0.8])}, ["cat", "dog"])
 >>> [trace.type for trace in fig.data]
 ['heatmap', 'heatmap']
->>> fig.layout.coloraxis.cmin, fig.layout.coloraxis.cmax
-(-2.0, 2.0)
->>> fig.layout.yaxis.autorange
-'reversed'
+>>> fig.layout.coloraxis.cmax, fig.layout.coloraxis2.cmax   # one colour scale per panel
+(2.0, 1.5)
+>>> list(fig.layout.yaxis.range)   # class 0 at the top
+[1.5, -0.5]
 """
 
 from __future__ import annotations
@@ -119,7 +119,7 @@ COUNT_COLORSCALE = [
 
 #: Above this many classes, per-class tick labels are hidden (hover names them).
 MAX_TICK_LABELS = 30
-#: Largest figure height (px) any function here returns.
+#: Largest figure height (px) any function here returns (per panel, for stacked panels).
 MAX_HEIGHT = 900
 _TICK_CHARS = 18  # tick labels longer than this are shortened with "…"
 _MAX_COLOURED = 20  # at most this many colours in a legend; the rest go grey
@@ -205,6 +205,30 @@ def _short(name: str, width: int = _TICK_CHARS) -> str:
     return name if len(name) <= width else name[: width - 1] + "…"
 
 
+def _tick_texts(labels: Sequence[str], width: int = _TICK_CHARS) -> list[str]:
+    """Tick texts for escaped, distinct category labels: names longer than ``width``
+    characters are cut where the names still differ (end, middle or start: "label_1…",
+    "Emo…_Angry", "…ong_name_017"), the cut made on the text as read, never inside an
+    HTML entity such as ``&amp;``."""
+    text = [html.unescape(x) for x in labels]
+    if all(len(x) <= width for x in text):
+        return list(labels)
+
+    def cut(x: str, head: int) -> str:
+        if len(x) <= width:
+            return x
+        tail = width - 1 - head
+        return x[:head] + "…" + (x[-tail:] if tail else "")
+
+    for head in (width - 1, width // 2, 0):  # keep the start, both ends, the end
+        short = [cut(x, head) for x in text]
+        if len(set(short)) == len(short):
+            break
+    else:
+        short = [cut(x, width - 1) for x in text]
+    return [_esc(x) for x in short]
+
+
 def _height(n: int, *, base: int, per: int, lo: int, hi: int = MAX_HEIGHT) -> int:
     return int(min(max(base + per * n, lo), hi, MAX_HEIGHT))
 
@@ -247,7 +271,7 @@ def _category_axis(labels: Sequence[str], show: bool, *, title: str | None = Non
         axis.update(
             tickmode="array",
             tickvals=list(labels),
-            ticktext=[_short(x) for x in labels],
+            ticktext=_tick_texts(labels),
             tickfont={"size": 11 if len(labels) <= 15 else 9},
         )
     else:
@@ -280,6 +304,18 @@ def _fmt(x: float) -> str:
 
 # --------------------------------------------------------------------------- beta heatmaps
 
+#: Width (px) of the plot area the heatmap layout assumes at least: the gap between panels
+#: (the left panel's colour bar, the right panel's row names) is a share of the width.
+_ASSUMED_PLOT_WIDTH = 800
+_CHAR_PX = 0.62  # average character width of tick text, in font sizes (generous)
+_COLORBAR_PX = 80  # a vertical colour bar with its tick labels
+
+
+def _tick_px(labels: Sequence[str], font: int) -> float:
+    """Generous width (px) of the longest tick label as drawn."""
+    longest = max((len(html.unescape(x)) for x in _tick_texts(labels)), default=0)
+    return longest * _CHAR_PX * font
+
 
 def beta_heatmaps(
     coefs,
@@ -288,45 +324,81 @@ def beta_heatmaps(
     cooccurrence=None,
     signed: bool = True,
     titles: Sequence[str] | None = None,
+    raw=None,
+    lams: Mapping[str, float] | None = None,
+    shared_scale: bool = False,
+    classes: Sequence[int] | None = None,
 ) -> go.Figure:
     """Side-by-side heatmaps of the coefficient matrices beta_t^k, one per model.
 
     Parameters
     ----------
     coefs : dict of str to array-like of shape (m, m), or one (m, m) array
-        ``{model name: coef_}`` with ``coef[k, t]`` = beta_t^k, the weight of
-        class ``t``'s normalised evidence in class ``k``'s logit.  All
-        matrices must have the same ``m``.
+        ``{model name: matrix}`` with ``matrix[k, t]`` the weight of class
+        ``t``'s normalised evidence in class ``k``'s logit: raw beta
+        (``coef_``) or, with ``raw``, the standardized β̃
+        (:func:`sblr.interpret.standardized_coef`).  Same ``m`` for all.
     class_names : sequence of str, optional
         Length ``m``; default ``"0" .. "m-1"``.
     cooccurrence : array-like of shape (m, m), optional
         Label co-occurrence counts (:func:`sblr.interpret.cooccurrence`),
         shown in the hover of every cell.
     signed : bool, default True
-        True: beta on a diverging scale symmetric around 0 (red positive,
-        blue negative).  False: |beta| on a sequential scale (as the paper's
-        figures).  In both, cells with beta exactly 0 are white.
+        True: a diverging scale symmetric around 0 (red positive, blue
+        negative).  False: absolute values on a sequential scale (as the
+        paper's figures).  In both, exact zeros are white.
     titles : sequence of str, optional
-        One subplot title per model; default: the model name and how many
-        coefficients are exactly zero.
+        One subplot title per model; default: the model name and how many of
+        the drawn coefficients are exactly zero, "name (z of N² β = 0)".
+    raw : dict of str to array-like of shape (m, m), optional
+        The raw beta of the same models, when ``coefs`` are β̃: the labels
+        then say β̃ and every cell's hover shows both.
+    lams : dict of str to float, optional
+        The L1 strength lambda of a model (by name): a panel whose drawn
+        coefficients are all zero says "all β = 0 at λ = …" (without lambda:
+        "all β = 0").
+    shared_scale : bool, default False
+        False: every panel has its own colour scale (±its largest |value|)
+        and its own colour bar, so a sparse model's small coefficients stay
+        visible next to a dense model's large ones.  True: one scale (±the
+        largest over all panels) and one colour bar.
+    classes : sequence of int, optional
+        Draw only these classes (rows and columns, in class order), e.g.
+        :func:`sblr.interpret.top_classes`; the subtitle says how many of
+        ``m`` are drawn.  Default: all.
 
     Returns
     -------
     plotly.graph_objects.Figure
-        One heatmap per model on one shared colour axis (``layout.coloraxis``
-        with ``cmin``/``cmax`` = -M/+M signed or 0/M absolute, M = largest
-        |beta| over all models; every trace also has ``zmin``/``zmax`` set
-        to these values).  Rows = target class k (class 0 at the top),
-        columns = evidence class t.  ``customdata[k][t]`` =
-        ``[beta, co-occurrence (NaN if not given)]`` (``z`` and ``customdata``
-        are float32 to keep the figure small).  With more than
-        :data:`MAX_TICK_LABELS` classes the tick labels are hidden.
+        One heatmap per model (N = number of classes drawn).  Colour axes:
+        ``layout.coloraxis``, ``coloraxis2``, ... one per panel (one shared
+        ``coloraxis`` with ``shared_scale``), ``cmin``/``cmax`` = -M/+M signed
+        or 0/M absolute, M = the largest |value| of the panel (of all panels
+        when shared; 1 when all are zero); every trace also has
+        ``zmin``/``zmax``.  ``z`` is (N, N), NaN exactly where the value is 0
+        (drawn white).  Rows = target class k (first class at the top),
+        columns = evidence class t; every axis has the N class names as its
+        categories (``categoryarray``) and a fixed range, so a panel of zeros
+        keeps its cells.  ``customdata[k][t]`` = ``[value, co-occurrence (NaN
+        if not given)]`` plus ``raw beta`` with ``raw`` (float32, to keep the
+        figure small).  Up to :data:`MAX_TICK_LABELS` drawn classes, every
+        panel names its rows and columns (cut to 18 characters where the
+        names still differ; the hover has the full name); with more, tick
+        labels are hidden.  Panels sit side by side, the gap between them
+        holding a colour bar and the next panel's row names; with 16 to 30
+        drawn classes they are stacked, each the full width (up to
+        :data:`MAX_HEIGHT` per panel), so every column name stays readable.
+        The axis titles appear once: "class k (predicted)" on the first y
+        axis, "evidence of class t" as one annotation under the panels.
+        ``layout.annotations`` lists such notes first and the subplot titles
+        last, in model order.
 
     Raises
     ------
     DataError
-        Empty ``coefs``, non-square or mismatched matrices, NaN values, or
-        ``class_names``/``cooccurrence``/``titles`` of the wrong length.
+        Empty ``coefs``, non-square or mismatched matrices, NaN values,
+        ``class_names``/``cooccurrence``/``titles``/``raw`` of the wrong
+        length, or ``classes`` out of range.
 
     Examples
     --------
@@ -334,6 +406,9 @@ def beta_heatmaps(
     >>> fig = beta_heatmaps({"SBLR": np.array([[1.0, -3.0], [0.5, 2.0]])}, signed=False)
     >>> fig.layout.coloraxis.cmin, fig.layout.coloraxis.cmax
     (0.0, 3.0)
+    >>> fig = beta_heatmaps({"SparseSBLR": np.zeros((2, 2))}, lams={"SparseSBLR": 0.1})
+    >>> [a.text for a in fig.layout.annotations if a.text.startswith("all")]
+    ['all β = 0 at λ = 0.1']
     """
     items = list(coefs.items()) if isinstance(coefs, Mapping) else [("β", coefs)]
     if not items:
@@ -346,43 +421,90 @@ def beta_heatmaps(
                 f"coefs[{name!r}] is {B.shape[0]}x{B.shape[0]} but the first matrix is {m}x{m}; "
                 "all models must have the same classes."
             )
-    names = _names(class_names, m)
-    labels = _unique(names)
+    standardized = raw is not None
+    if standardized:
+        raw_items = dict(raw.items()) if isinstance(raw, Mapping) else {mats[0][0]: raw}
+        raws = []
+        for name, _ in mats:
+            if name not in raw_items:
+                raise DataError(f"raw has no matrix for the model {name!r}.")
+            R = _square(raw_items[name], f"raw[{name!r}]")
+            if R.shape[0] != m:
+                raise DataError(f"raw[{name!r}] is {R.shape[0]}x{R.shape[0]}, expected {m}x{m}.")
+            raws.append(R)
+    all_labels = _unique(_names(class_names, m))
     if cooccurrence is not None:
         C = _square(cooccurrence, "cooccurrence")
         if C.shape[0] != m:
             raise DataError(f"cooccurrence is {C.shape[0]}x{C.shape[0]} but beta is {m}x{m}.")
     else:
         C = np.full((m, m), np.nan)
+    if classes is None:
+        idx = np.arange(m)
+    else:
+        idx = np.asarray(classes, dtype=np.intp).reshape(-1)
+        if idx.size == 0 or idx.min() < 0 or idx.max() >= m or np.unique(idx).size != idx.size:
+            raise DataError(f"classes must be distinct class indices in [0, {m - 1}].")
+    sub_ix = np.ix_(idx, idx)
+    N = idx.size
+    labels = [all_labels[i] for i in idx]
+    shown_mats = [(name, B[sub_ix]) for name, B in mats]
     if titles is None:
-        titles = [f"{name} ({int((B == 0).sum())} of {m * m} β = 0)" for name, B in mats]
+        titles = [f"{name} ({int((B == 0).sum())} of {N * N} β = 0)" for name, B in shown_mats]
     else:
         titles = [str(t) for t in titles]
         if len(titles) != len(mats):
             raise DataError(f"Got {len(titles)} titles for {len(mats)} models.")
+    lams = {str(k): float(v) for k, v in (lams or {}).items()}
 
-    top = max(float(np.abs(B).max()) for _, B in mats)
-    top = top if top > 0 else 1.0
-    zmin, zmax = (-top, top) if signed else (0.0, top)
-    show_ticks = m <= MAX_TICK_LABELS
+    def scale(top: float) -> tuple[float, float]:
+        top = top if top > 0 else 1.0
+        return (-top, top) if signed else (0.0, top)
+
+    tops = [float(np.abs(B).max()) for _, B in shown_mats]
+    shared = scale(max(tops))
+    show_ticks = N <= MAX_TICK_LABELS
+    font = 11 if N <= 15 else 9
+    label_px = _tick_px(labels, font) if show_ticks else 0.0
     n = len(mats)
-    fig = make_subplots(
-        rows=1, cols=n, subplot_titles=titles, horizontal_spacing=0.08 if n > 1 else 0.0
-    )
-    hover = "target k: %{y}<br>evidence t: %{x}<br>β = %{customdata[0]:.3g}"
+    # Past 15 named classes, panels side by side get too narrow to name every column:
+    # one panel per row, the full width each.
+    stacked = n > 1 and 15 < N <= MAX_TICK_LABELS
+    # x labels at -45° hang below a panel by about this much
+    drop_px = 0.71 * (label_px + font) + 8 if show_ticks else 4.0
+    plot_px = min(max(18 * N, 300), 560) if stacked else min(max(28 * N, 300), 520)
+    if stacked:
+        # below each upper panel: its column names, then the next panel's title
+        gap_px = drop_px + 44
+        spacing = gap_px / (n * plot_px + (n - 1) * gap_px)
+        fig = make_subplots(rows=n, cols=1, subplot_titles=titles, vertical_spacing=spacing)
+    else:
+        # between panels: the left panel's colour bar and the right panel's row names
+        gap_px = (label_px + 12 if show_ticks else 0) + (0 if shared_scale else _COLORBAR_PX) + 20
+        spacing = min(0.35, gap_px / _ASSUMED_PLOT_WIDTH) if n > 1 else 0.0
+        fig = make_subplots(rows=1, cols=n, subplot_titles=titles, horizontal_spacing=spacing)
+    sym = "β̃" if standardized else "β"
+    hover = f"target k: %{{y}}<br>evidence t: %{{x}}<br>{sym} = %{{customdata[0]:.3g}}"
+    if standardized:
+        hover += " (per sd of f̄<sub>t</sub>)<br>β = %{customdata[2]:.3g}"
     if cooccurrence is not None:
         hover += "<br>co-occurrence = %{customdata[1]:.0f}"
-    gap = 1 if m <= MAX_TICK_LABELS else 0
-    for i, (name, B) in enumerate(mats, start=1):
+    gap = 1 if show_ticks else 0
+    notes = []
+    for i, (name, B) in enumerate(shown_mats, start=1):
+        suffix = "" if i == 1 else str(i)
         shown = B if signed else np.abs(B)
+        zmin, zmax = shared if shared_scale else scale(tops[i - 1])
+        axis_name = "coloraxis" if shared_scale or i == 1 else f"coloraxis{i}"
+        layers = [B, C[sub_ix]] + ([raws[i - 1][sub_ix]] if standardized else [])
         fig.add_trace(
             go.Heatmap(
                 # float32 halves the payload (174 classes: ~1 MB per model); hover shows 3 digits
                 z=np.where(B == 0, np.nan, shown).astype(np.float32),
                 x=labels,
                 y=labels,
-                customdata=np.stack([B, C], axis=-1).astype(np.float32),
-                coloraxis="coloraxis",
+                customdata=np.stack(layers, axis=-1).astype(np.float32),
+                coloraxis=axis_name,
                 zmin=zmin,
                 zmax=zmax,
                 xgap=gap,
@@ -391,50 +513,103 @@ def beta_heatmaps(
                 hovertemplate=hover + f"<extra>{_esc(name)}</extra>",
                 name=name,
             ),
-            row=1,
-            col=i,
+            row=i if stacked else 1,
+            col=1 if stacked else i,
         )
-        suffix = "" if i == 1 else str(i)
-        fig.update_layout(
-            {
-                f"xaxis{suffix}": {
-                    **_category_axis(labels, show_ticks, title="evidence of class t"),
-                    "tickangle": -45,
-                },
-                f"yaxis{suffix}": _matrix_yaxis(
-                    labels,
-                    show_ticks,
-                    title="class k (predicted)" if i == 1 else None,
-                    x=f"x{suffix}",
-                ),
-            }
-        )
-        fig.update_layout({f"xaxis{suffix}": {"constrain": "domain"}})
+        all_zero = not B.any()
+        if all_zero:
+            at = f" at λ = {lams[name]:.3g}" if name in lams else ""
+            notes.append(
+                {
+                    "text": f"all β = 0{at}",
+                    "xref": f"x{suffix} domain",
+                    "yref": f"y{suffix} domain",
+                    "x": 0.5,
+                    "y": 0.5,
+                    "showarrow": False,
+                    "font": {"size": 13, "color": "#555555"},
+                    "bgcolor": "rgba(255,255,255,0.85)",
+                }
+            )
+        x_axis = {**_category_axis(labels, show_ticks), "tickangle": -45}
+        y_axis = _category_axis(labels, show_ticks, title="class k (predicted)" if i == 1 else None)
+        for axis, rng in ((x_axis, [-0.5, N - 0.5]), (y_axis, [N - 0.5, -0.5])):
+            # fixed categories and range: a panel of zeros (all gaps) keeps its cells and names
+            axis.update(categoryorder="array", categoryarray=labels, range=rng, autorange=False)
+        fig.update_layout({f"xaxis{suffix}": x_axis, f"yaxis{suffix}": y_axis})
+        if not shared_scale or i == n:
+            x_dom = fig.layout[f"xaxis{suffix}"].domain
+            y_dom = (0.0, 1.0) if shared_scale else fig.layout[f"yaxis{suffix}"].domain
+            fig.update_layout(
+                {
+                    axis_name: {
+                        "colorscale": BETA_COLORSCALE if signed else BETA_ABS_COLORSCALE,
+                        "cmin": zmin,
+                        "cmax": zmax,
+                        # an all-zero panel has no colours to explain
+                        "showscale": shared_scale or not all_zero,
+                        "colorbar": {
+                            "title": {"text": sym if signed else f"|{sym}|", "side": "top"},
+                            "x": x_dom[1] + 0.01,
+                            "xanchor": "left",
+                            "y": (y_dom[0] + y_dom[1]) / 2,
+                            "yanchor": "middle",
+                            "len": y_dom[1] - y_dom[0],
+                            "thickness": 12,
+                        },
+                    }
+                }
+            )
+    notes.append(  # the one x-axis title, under the lowest column names
+        {
+            "text": "evidence of class t",
+            "xref": "paper",
+            "yref": "paper",
+            "x": 0.5,
+            "y": 0.0,
+            "yanchor": "top",
+            "yshift": -(drop_px + 6),
+            "showarrow": False,
+            "font": {"size": 14},
+        }
+    )
+    for title in fig.layout.annotations:  # subplot titles: clear of the panel frame
+        title.update(yshift=4, font={"size": 13})
+    # the notes first: pages and tests find each model's subplot title by its name
+    fig.layout.annotations = tuple(notes) + tuple(fig.layout.annotations)
 
-    if signed:
+    t = "<sub>t</sub><sup>k</sup>"
+    if standardized:
         main = (
-            "Coefficients β<sub>t</sub><sup>k</sup>: "
-            "weight of class t's evidence in class k's logit"
+            f"Standardized coefficients β̃{t} = β{t}·sd(f̄<sub>t</sub>): change of class k's "
+            "logit per standard deviation of class t's evidence"
         )
-        sub = "red = raises class k's probability, blue = lowers it, white = exactly 0 (ignored)"
-        bar_title = "β<sub>t</sub><sup>k</sup><br>(white = 0)"
     else:
-        main = "|β<sub>t</sub><sup>k</sup>|: how strongly class t's evidence counts for class k"
-        sub = "darker = larger |β|, white = exactly 0 (evidence ignored)"
-        bar_title = "|β<sub>t</sub><sup>k</sup>|<br>(white = 0)"
+        main = f"Coefficients β{t}: weight of class t's evidence in class k's logit"
+    if signed:
+        sub = "red = raises class k's probability, blue = lowers it, white = exactly 0 (ignored)"
+    else:
+        main = main.replace(f"{sym}{t}", f"|{sym}{t}|", 1)
+        sub = f"darker = larger |{sym}|, white = exactly 0 (evidence ignored)"
+    sub += (
+        "; one colour scale for all panels"
+        if shared_scale
+        else "; each panel has its own colour scale"
+    )
+    if N < m:
+        sub += f"<br>{N} of {m} classes shown"
     if not show_ticks:
-        sub += "<br>" + _tick_note(m)
+        sub += "<br>" + _tick_note(N)
+    layout = _titled(main, sub, extra=24)
+    bottom = int(drop_px + 40)
+    # room on the right for the last colour bar, whether or not it is drawn
+    layout["margin"].update(b=bottom, r=_COLORBAR_PX)
+    rows = n if stacked else 1
+    height = layout["margin"]["t"] + rows * plot_px + (rows - 1) * gap_px + bottom
     fig.update_layout(
-        **_titled(main, sub, extra=24),
-        coloraxis={
-            "colorscale": BETA_COLORSCALE if signed else BETA_ABS_COLORSCALE,
-            "cmin": zmin,
-            "cmax": zmax,
-            "colorbar": {"title": {"text": bar_title}},
-        },
+        **layout,
         plot_bgcolor="white",
-        # side by side, square cells are limited by the width: keep the height in proportion
-        height=_height(m, base=400, per=10, lo=460, hi={1: 780, 2: 680}.get(n, 560)),
+        height=int(min(height, MAX_HEIGHT * rows)),
         dragmode="zoom",
     )
     return fig
@@ -855,7 +1030,9 @@ def waterfall(
         Output of :meth:`sblr.interpret.InstanceContributions.waterfall`:
         columns ``term``, ``evidence`` (f̄_t(x)), ``beta`` (beta_t^k),
         ``contribution`` (beta_t^k * f̄_t(x)); first row the intercept
-        (``term == "intercept"``).
+        (``term == "intercept"``).  With a ``beta_std`` column
+        (``waterfall(k, names, evidence_sd=...)``) each bar's hover also shows
+        the standardized β̃ = beta · sd(f̄_t) beside its contribution.
     title : str, optional
         Main title (e.g. "Why 'Pacific Wren' for this recording?").  A line
         with the logit and probability is always added below it.
@@ -917,6 +1094,11 @@ def waterfall(
         if "evidence" in df
         else np.full(len(df), np.nan)
     )
+    beta_std = (
+        pd.to_numeric(df["beta_std"], errors="coerce").to_numpy(dtype=float)
+        if "beta_std" in df
+        else None
+    )
     if "t" in df:  # the intercept row has no class index (robust to a class named "intercept")
         is_intercept = df["t"].isna().to_numpy()
     else:
@@ -944,8 +1126,13 @@ def waterfall(
             (
                 terms[i],
                 float(contrib[i]),
-                f"evidence of {_esc(terms[i])}<br>β = {_fmt(beta[i])}"
-                f"<br>f̄ = {_fmt(evid[i])}<br>contribution β·f̄ = {_fmt(contrib[i])}"
+                f"evidence of {_esc(terms[i])}<br>contribution β·f̄ = {_fmt(contrib[i])}"
+                + (
+                    ""
+                    if beta_std is None
+                    else f"<br>β̃ = {_fmt(beta_std[i])} per sd of f̄ (standardized β)"
+                )
+                + f"<br>β = {_fmt(beta[i])}, f̄ = {_fmt(evid[i])}"
                 f"<br>running total = {_fmt(running)}",
             )
         )
@@ -1022,6 +1209,7 @@ def regularization_path(
     current_lam: float | None = None,
     target_name: str | None = None,
     max_legend: int = _MAX_COLOURED,
+    standardized: bool = False,
 ) -> go.Figure:
     """Coefficients beta_t^k of one target class k along a lambda grid (lasso path).
 
@@ -1038,6 +1226,9 @@ def regularization_path(
         Draws a dashed vertical line at this lambda (the fitted model's).
     target_name : str, optional
         Name of the target class k, for the title.
+    standardized : bool, default False
+        ``coefs_k`` are the standardized β̃ = beta · sd(f̄_t)
+        (:func:`sblr.interpret.standardized_coef`): titles and hover say β̃.
     max_legend : int, default 20
         With more classes, only the ``max_legend`` classes with the largest
         max |beta| along the path are coloured and named in the legend; the
@@ -1085,6 +1276,7 @@ def regularization_path(
         coloured, grey = rank[:max_legend].tolist(), rank[max_legend:].tolist()
         cols = px.colors.qualitative.Dark24
         colours = {t: cols[j % len(cols)] for j, t in enumerate(coloured)}
+    sym = "β̃" if standardized else "β"
     mode = "lines+markers" if x.size <= 30 else "lines"
     fig = go.Figure()
     for t in sorted(grey):
@@ -1097,7 +1289,7 @@ def regularization_path(
                 line={"color": OTHER_COLOR, "width": 1},
                 showlegend=False,
                 hovertemplate=f"evidence t: {_esc(names[t])}<br>λ = %{{x:.3g}}"
-                "<br>β = %{y:.3g}<extra></extra>",
+                f"<br>{sym} = %{{y:.3g}}<extra></extra>",
             )
         )
     for t in coloured:
@@ -1110,7 +1302,7 @@ def regularization_path(
                 line={"color": colours[t], "width": 2},
                 marker={"size": 5},
                 hovertemplate=f"evidence t: {_esc(names[t])}<br>λ = %{{x:.3g}}"
-                "<br>β = %{y:.3g}<extra></extra>",
+                f"<br>{sym} = %{{y:.3g}}<extra></extra>",
             )
         )
     fig.add_hline(y=0, line={"color": "#888888", "width": 1})
@@ -1130,20 +1322,23 @@ def regularization_path(
         )
     target = f"class k = {_esc(str(target_name))}" if target_name is not None else "class k"
     sub = "each line = evidence class t; λ decreases to the right (weaker penalty, more β ≠ 0)"
+    if standardized:
+        sub += "<br>β̃ = β·sd(f̄<sub>t</sub>): change of the logit per sd of class t's evidence"
     if grey:
         sub += (
-            f"<br>the {len(coloured)} of {m} classes with the largest |β| are coloured and named; "
-            "the rest are grey (hover names them)"
+            f"<br>the {len(coloured)} of {m} classes with the largest |{sym}| are coloured and "
+            "named; the rest are grey (hover names them)"
         )
+    sym_tk = f"{sym}<sub>t</sub><sup>k</sup>"
     fig.update_layout(
-        **_titled(f"Regularization path of β<sub>t</sub><sup>k</sup> for target {target}", sub),
+        **_titled(f"Regularization path of {sym_tk} for target {target}", sub),
         xaxis={
             "type": "log",
             "autorange": "reversed",
             "title": {"text": "λ (L1 penalty, log scale, decreasing →)"},
             "exponentformat": "power",
         },
-        yaxis={"title": {"text": "β<sub>t</sub><sup>k</sup>"}},
+        yaxis={"title": {"text": sym_tk + (" (per sd of f̄<sub>t</sub>)" if standardized else "")}},
         legend={"title": {"text": "evidence class t"}},
         hovermode="closest",
         height=520,

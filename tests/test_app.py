@@ -562,7 +562,7 @@ def test_contributions_table_sorted_and_downloadable(downloads):
     goto(at, "pages/contributions.py")
     assert at.title[0].value == "Class contributions to “rain”"
     table = at.dataframe[0].value
-    assert list(table.columns) == ["class", "cooccurrence", "SBLR β", "SparseSBLR β"]
+    assert list(table.columns) == ["class", "cooccurrence", "SBLR β̃", "SparseSBLR β̃"]
     assert table["cooccurrence"].is_monotonic_decreasing
     Y = load_sample("planted").label_matrix()
     C = cooccurrence(Y)
@@ -573,10 +573,10 @@ def test_contributions_table_sorted_and_downloadable(downloads):
 
     csv = pd.read_csv(io.BytesIO(download(at, downloads, "Download table (CSV)")))
     assert list(csv["class"]) == list(table["class"])
-    np.testing.assert_allclose(csv["SparseSBLR β"], table["SparseSBLR β"])
+    np.testing.assert_allclose(csv["SparseSBLR beta_std"], table["SparseSBLR β̃"])
     assert {m.label for m in at.metric} == {
-        "Spearman(|SBLR β|, co-occurrence)",
-        "Spearman(|SparseSBLR β|, co-occurrence)",
+        "Spearman(|SBLR β̃|, co-occurrence)",
+        "Spearman(|SparseSBLR β̃|, co-occurrence)",
     }
 
 
@@ -687,6 +687,9 @@ def test_large_upload_uses_approximate_evidence_and_says_so():
     notice = [i.value for i in at.sidebar.info if "Approximate evidence" in i.value]
     assert len(notice) == 1 and "20,000 rows" in notice[0] and "Nyström" in notice[0]
     goto(at, "pages/coefficients.py")
+    (view,) = [w for w in at.radio if str(w.key).startswith("beta_view")]
+    view.set_value("raw")  # the raw β of the approximate fit, as compared below
+    at.run()
     assert [i for i in at.sidebar.info if "Approximate evidence" in i.value]
     # the β drawn are those of the Nystroem model, not of the exact one
     shown = betas(at)["SparseSBLR, λ = 0.001"]

@@ -1,4 +1,5 @@
-"""Tests for :mod:`sblr.interpret` with stand-in models (no dependency on sblr.models)."""
+"""Tests for :mod:`sblr.interpret`: stand-in models, and real SBLR/SparseSBLR fits (against
+scikit-learn) for the standardized coefficients."""
 
 from __future__ import annotations
 
@@ -15,9 +16,12 @@ from sblr.interpret import (
     InstanceContributions,
     contribution_table,
     cooccurrence,
+    evidence_sd,
     instance_contributions,
     rank_correlation,
     sparsity_summary,
+    standardized_coef,
+    top_classes,
 )
 
 # 5 rows x 4 classes
@@ -324,3 +328,214 @@ def test_sparsity_summary_accepts_model_and_tolerance():
     assert no_zeros["irrelevant"].tolist() == ["", ""]
     with pytest.raises(DataError):
         sparsity_summary(np.ones((2, 3)))
+
+
+# --------------------------------------------------------------------------- standardized beta
+
+
+@pytest.fixture(scope="module")
+def planted_evidence():
+    """The planted sample's featurizer and leave-one-out evidence (what the models fit on)."""
+    from sblr import SimilarityFeaturizer
+    from sblr.samples import load_sample
+
+    ds = load_sample("planted")
+    f = SimilarityFeaturizer(normalize="mean").fit(ds.X, ds.y)
+    return f, f.training_evidence()
+
+
+def _fit(model, featurizer, F):
+    return model.fit_from_evidence(featurizer, F)
+
+
+def test_evidence_sd_is_the_population_sd_and_exact_zero_when_constant():
+    F = np.array([[0.1, 0.7, 3.0], [0.3, 0.7, 1.0], [0.8, 0.7, 2.0], [0.2, 0.7, 2.0]])
+    by_hand = np.sqrt(((F - F.mean(axis=0)) ** 2).mean(axis=0))  # ddof = 0
+    np.testing.assert_allclose(evidence_sd(F), by_hand, rtol=1e-12)
+    assert evidence_sd(F)[1] == 0.0
+    assert evidence_sd(np.full((7, 1), 0.1))[0] == 0.0  # np.std gives ~1.4e-17 here
+    with pytest.raises(DataError, match="NaN"):
+        evidence_sd([[np.nan, 1.0]])
+    with pytest.raises(DataError, match="n >= 1"):
+        evidence_sd(np.zeros((0, 3)))
+
+
+def test_standardized_coef_multiplies_each_column_by_its_sd():
+    F = np.array([[0.0, 1.0, 5.0], [0.2, 1.0, 7.0]])  # sd = 0.1, 0 (constant), 1
+    B = np.array([[10.0, 3.0, -1.0], [-20.0, 4.0, 0.5], [0.0, 9.0, 2.0]])
+    expected = np.array([[1.0, 0.0, -1.0], [-2.0, 0.0, 0.5], [0.0, 0.0, 2.0]])
+    np.testing.assert_allclose(standardized_coef(B, F), expected)
+    np.testing.assert_allclose(standardized_coef(SimpleNamespace(coef_=B), F), expected)
+    np.testing.assert_allclose(standardized_coef(B, sd=[0.1, 0.0, 1.0]), expected)
+    # a path (L, m, m) and one row (m,) broadcast over the last axis
+    path = np.stack([B, 2 * B])
+    np.testing.assert_allclose(standardized_coef(path, F), np.stack([expected, 2 * expected]))
+    np.testing.assert_allclose(standardized_coef(B[1], F), expected[1])
+    with pytest.raises(DataError, match="either"):
+        standardized_coef(B)
+    with pytest.raises(DataError, match="3"):
+        standardized_coef(np.eye(2), F)
+
+
+@pytest.mark.parametrize(
+    "scales",
+    [
+        [0.1, 1.0, 10.0, 1.0, 0.5, 3.0, 1.0],
+        [1e3] * 7,
+        pytest.param(
+            [1e-3, 1.0, 40.0, 1.0, 0.2, 7.0, 1.0],
+            marks=pytest.mark.xfail(
+                strict=True,
+                reason="known: the solver's KKT stopping rule is in raw evidence units, so "
+                "columns whose scales differ by 4e4 stop early (beta~ off by up to 0.2 at "
+                "tol=1e-9, 5.7 at the default 1e-6); fitting on standardized evidence fixes it",
+            ),
+            id="scales-4e4-apart",
+        ),
+    ],
+)
+def test_sblr_standardized_coef_does_not_depend_on_the_evidence_scale(planted_evidence, scales):
+    """Scaling evidence column t by c divides SBLR's beta_t by c; beta~ stays (the ridge is on
+    the standardized coefficients, so the fit on scaled evidence is the same problem)."""
+    from sblr import SBLRClassifier
+
+    f, F = planted_evidence
+    c = np.asarray(scales)
+    base = _fit(SBLRClassifier(tol=1e-9), f, F)
+    scaled = _fit(SBLRClassifier(tol=1e-9), f, F * c)
+    expected = standardized_coef(base, F)
+    assert np.abs(base.coef_).max() > 100  # raw beta are large on this data ...
+    assert np.abs(expected).max() < 20  # ... beta~ are not
+    # the solver stops at a KKT tolerance, so "equal" is up to ~1e-4 of the largest beta~
+    tol = 2e-4 * np.abs(expected).max()
+    np.testing.assert_allclose(standardized_coef(scaled, F * c), expected, rtol=1e-3, atol=tol)
+    np.testing.assert_allclose(scaled.coef_ * c, base.coef_, rtol=1e-3, atol=tol / F.std(0).min())
+
+
+def test_sparse_sblr_standardized_coef_with_lambda_scaled_alike(planted_evidence):
+    """L1 penalizes raw beta: scaling every column by c needs lambda * c for the same fit."""
+    from sblr import SparseSBLRClassifier
+
+    f, F = planted_evidence
+    c = 0.05
+    base = _fit(SparseSBLRClassifier(lam=1e-3, tol=1e-9), f, F)
+    scaled = _fit(SparseSBLRClassifier(lam=1e-3 * c, tol=1e-9), f, F * c)
+    np.testing.assert_array_equal(scaled.coef_ == 0, base.coef_ == 0)
+    assert (base.coef_ == 0).any() and (base.coef_ != 0).any()
+    np.testing.assert_allclose(
+        standardized_coef(scaled, F * c), standardized_coef(base, F), rtol=1e-4, atol=1e-6
+    )
+
+
+@pytest.mark.parametrize("sample", ["planted", "wine"])
+def test_sblr_standardized_coef_equals_sklearn_on_standardized_evidence(sample):
+    """beta~ are the coefficients of the same model fitted on standardized evidence: SBLR's
+    ridge (ridge/2) sum Var(f_t) beta_t^2 on the mean log-loss is scikit-learn's L2 with
+    C = 1 / (n * ridge) on (f - mean) / sd (this also covers wine's separable class)."""
+    from sklearn.linear_model import LogisticRegression
+
+    from sblr import SBLRClassifier
+    from sblr.samples import load_sample
+
+    ds = load_sample(sample)
+    model = SBLRClassifier().fit(ds.X, ds.y)
+    F = model.featurizer_.training_evidence()
+    Z = (F - F.mean(axis=0)) / F.std(axis=0)
+    Y = model.featurizer_.Y_fit_
+    oracle = np.vstack(
+        [
+            LogisticRegression(C=1 / (len(F) * model.ridge), solver="newton-cg", tol=1e-10)
+            .fit(Z, Y[:, k])
+            .coef_[0]
+            for k in range(Y.shape[1])
+        ]
+    )
+    ours = standardized_coef(model, F)
+    np.testing.assert_allclose(ours, oracle, atol=5e-3 * np.abs(oracle).max())
+    if sample == "planted":
+        assert np.abs(model.coef_).max() > 100 > 20 > np.abs(ours).max()  # raw vs scale-free
+
+
+def test_maximum_likelihood_sblr_equals_unpenalized_sklearn(planted_evidence):
+    """Without the ridge: scikit-learn's unpenalized fit (C = inf, i.e. penalty=None, which
+    scikit-learn 1.8 deprecates) on the standardized evidence gives beta~ exactly."""
+    from sklearn.linear_model import LogisticRegression
+
+    from sblr import SBLRClassifier
+
+    f, F = planted_evidence
+    model = _fit(SBLRClassifier(ridge=0.0, tol=1e-9), f, F)
+    Z = (F - F.mean(axis=0)) / F.std(axis=0)
+    for k in range(F.shape[1]):
+        lr = LogisticRegression(C=np.inf, solver="newton-cg", tol=1e-10).fit(Z, f.Y_fit_[:, k])
+        np.testing.assert_allclose(
+            standardized_coef(model.coef_[k], F), lr.coef_[0], rtol=1e-4, atol=1e-4
+        )
+
+
+def test_contribution_table_with_evidence_has_both_betas():
+    F = np.array([[0.1, 0.0, 0.5, 0.2], [0.5, 0.2, 0.5, 0.6]])  # sd = 0.2, 0.1, 0, 0.2
+    sd = np.array([0.2, 0.1, 0.0, 0.2])
+    b = SimpleNamespace(coef_=COEF * 2)
+    table = contribution_table({"A beta": make_model(), "B beta": b}, Y, 2, NAMES, evidence=F)
+    assert list(table.columns) == [
+        "class",
+        "cooccurrence",
+        "evidence_sd",
+        "A beta",
+        "A beta_std",
+        "B beta",
+        "B beta_std",
+    ]
+    t = table.index.to_numpy()
+    np.testing.assert_allclose(table["evidence_sd"], sd[t])
+    np.testing.assert_allclose(table["A beta"], COEF[2, t])
+    np.testing.assert_allclose(table["A beta_std"], COEF[2, t] * sd[t])
+    np.testing.assert_allclose(table["B beta_std"], 2 * COEF[2, t] * sd[t])
+    assert table.attrs["target"] == 2
+    with pytest.raises(DataError, match="clash"):
+        contribution_table({"x": make_model(), "x_std": b}, Y, 0, evidence=F)
+    with pytest.raises(DataError, match="3 classes"):
+        contribution_table(make_model(), Y, 0, evidence=F[:, :3])
+
+
+def test_waterfall_with_evidence_sd_adds_beta_std():
+    ic = instance_contributions(make_model(), np.zeros(3))
+    sd = np.array([0.5, 2.0, 0.0, 1.0])
+    wf = ic.waterfall(0, NAMES, evidence_sd=sd)
+    assert list(wf.columns) == [
+        "term",
+        "t",
+        "evidence",
+        "beta",
+        "beta_std",
+        "contribution",
+        "cumulative",
+    ]
+    assert np.isnan(wf["beta_std"].iloc[0])
+    t = wf["t"].iloc[1:].to_numpy(dtype=int)
+    np.testing.assert_allclose(wf["beta_std"].iloc[1:], COEF[0, t] * sd[t])
+
+
+def test_top_classes_ranks_by_largest_off_diagonal_weight():
+    A = np.array(
+        [
+            [50.0, 0.0, 0.0, 0.0, 0.0],
+            [0.0, 1.0, 0.0, 0.0, -3.0],
+            [0.0, 0.0, 9.0, 0.0, 0.0],
+            [0.2, 0.0, 0.0, 1.0, 0.0],
+            [0.0, 0.0, 0.0, 0.0, 2.0],
+        ]
+    )
+    B = np.zeros((5, 5))
+    B[2, 3] = 0.5
+    # off-diagonal score (row or column) / the matrix's largest, then the max over matrices:
+    #   A (largest 3): 0: 0.2/3, 1: 1, 2: 0, 3: 0.2/3, 4: 1;  B (largest 0.5): 2: 1, 3: 1
+    #   -> 1, 2, 3, 4 tie at 1; by diagonal: 2 (9), 4 (2), then 1 and 3 (1) by index; 0 last
+    by_hand = [2, 4, 1, 3, 0]
+    for n in range(1, 6):
+        np.testing.assert_array_equal(top_classes({"A": A, "B": B}, n), sorted(by_hand[:n]))
+    np.testing.assert_array_equal(top_classes([A, B], 99), np.arange(5))
+    np.testing.assert_array_equal(top_classes(A, 1), [4])  # 1 and 4 tie at 3; diag 2 > 1
+    with pytest.raises(DataError, match="positive"):
+        top_classes(A, 0)

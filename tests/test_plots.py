@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import math
 from types import SimpleNamespace
 
@@ -50,6 +51,16 @@ def _ticks_shown(axis) -> bool:
     return axis.showticklabels is not False and axis.tickvals is not None
 
 
+def _subplot_title(fig, model: str) -> str:
+    (title,) = [a.text for a in fig.layout.annotations if a.text.startswith(model + " (")]
+    return title
+
+
+def _colour_range(fig, trace) -> tuple[float, float]:
+    axis = fig.layout[trace.coloraxis]
+    return axis.cmin, axis.cmax
+
+
 # --------------------------------------------------------------------------- beta heatmaps
 
 
@@ -57,7 +68,7 @@ class TestBetaHeatmaps:
     def test_shared_signed_scale_is_symmetric_max_abs(self):
         dense, sparse = _coefs(6)
         dense[2, 3] = -7.5  # the largest |beta| is negative and in the first model
-        fig = beta_heatmaps({"SBLR": dense, "SparseSBLR": sparse}, NAMES6)
+        fig = beta_heatmaps({"SBLR": dense, "SparseSBLR": sparse}, NAMES6, shared_scale=True)
         top = np.abs(dense).max()
         assert top == 7.5
         assert len(fig.data) == 2
@@ -71,7 +82,9 @@ class TestBetaHeatmaps:
 
     def test_absolute_scale_from_zero(self):
         dense, sparse = _coefs(6, seed=1)
-        fig = beta_heatmaps({"SBLR": dense, "SparseSBLR": sparse}, NAMES6, signed=False)
+        fig = beta_heatmaps(
+            {"SBLR": dense, "SparseSBLR": sparse}, NAMES6, signed=False, shared_scale=True
+        )
         top = max(np.abs(dense).max(), np.abs(sparse).max())
         assert (fig.layout.coloraxis.cmin, fig.layout.coloraxis.cmax) == (0.0, top)
         for trace, B in zip(fig.data, (dense, sparse), strict=True):
@@ -88,7 +101,7 @@ class TestBetaHeatmaps:
         np.testing.assert_allclose(np.asarray(fig.data[0].customdata)[..., 0], sparse, rtol=1e-6)
         assert fig.layout.plot_bgcolor == "white"
         n_zero = int((sparse == 0).sum())
-        assert f"{n_zero} of 36 β = 0" in fig.layout.annotations[0].text
+        assert _subplot_title(fig, "SparseSBLR") == f"SparseSBLR ({n_zero} of 36 β = 0)"
 
     def test_hover_customdata_holds_cooccurrence(self):
         rng = np.random.default_rng(3)
@@ -110,16 +123,23 @@ class TestBetaHeatmaps:
         no_c = beta_heatmaps({"SBLR": dense}, NAMES6)
         assert "co-occurrence" not in no_c.data[0].hovertemplate
 
-    def test_axes_reversed_square_and_titled(self):
+    def test_axes_reversed_with_fixed_categories_and_titles_once(self):
         dense, sparse = _coefs(6)
         fig = beta_heatmaps({"SBLR": dense, "SparseSBLR": sparse}, NAMES6)
-        for y_name, x_id in (("yaxis", "x"), ("yaxis2", "x2")):
-            yaxis = fig.layout[y_name]
-            assert yaxis.autorange == "reversed"
-            assert yaxis.scaleanchor == x_id
-        assert fig.layout.yaxis.title.text == "class k (predicted)"
-        assert fig.layout.xaxis.title.text == "evidence of class t"
-        assert fig.layout.xaxis2.title.text == "evidence of class t"
+        for x_name, y_name in (("xaxis", "yaxis"), ("xaxis2", "yaxis2")):
+            xaxis, yaxis = fig.layout[x_name], fig.layout[y_name]
+            assert list(yaxis.range) == [5.5, -0.5]  # class 0 at the top
+            assert list(xaxis.range) == [-0.5, 5.5]
+            for axis in (xaxis, yaxis):
+                assert list(axis.categoryarray) == NAMES6
+                assert _ticks_shown(axis)  # both panels name their rows and columns
+        texts = [a.text for a in fig.layout.annotations]
+        axis_titles = [fig.layout[a].title.text for a in ("xaxis", "yaxis", "xaxis2", "yaxis2")]
+        everything = texts + axis_titles
+        assert everything.count("class k (predicted)") == 1
+        assert everything.count("evidence of class t") == 1
+        # the model titles come last (the browser test reads the SparseSBLR title last)
+        assert texts[-2:] == [_subplot_title(fig, "SBLR"), _subplot_title(fig, "SparseSBLR")]
 
     def test_tick_labels_present_for_six_classes(self):
         dense, sparse = _coefs(6)
@@ -148,6 +168,117 @@ class TestBetaHeatmaps:
     def test_all_zero_matrix_gets_a_usable_scale(self):
         fig = beta_heatmaps({"SparseSBLR": np.zeros((3, 3))})
         assert fig.layout.coloraxis.cmax > 0
+
+    def test_each_panel_has_its_own_colour_scale_by_default(self):
+        dense = np.array([[300.0, -40.0], [20.0, 150.0]])  # SBLR-like: large
+        sparse = np.array([[0.0, 0.02], [-0.5, 0.0]])  # SparseSBLR-like: small
+        fig = beta_heatmaps({"SBLR": dense, "SparseSBLR": sparse}, ["a", "b"])
+        a, b = fig.data
+        assert a.coloraxis != b.coloraxis
+        assert _colour_range(fig, a) == (-300.0, 300.0) == (a.zmin, a.zmax)
+        assert _colour_range(fig, b) == (-0.5, 0.5) == (b.zmin, b.zmax)
+        bars = [fig.layout[t.coloraxis] for t in fig.data]
+        assert all(bar.showscale is not False for bar in bars)
+        # each colour bar beside its own panel: right of it, left of the next one
+        assert fig.layout.xaxis.domain[1] < bars[0].colorbar.x < fig.layout.xaxis2.domain[0]
+        assert bars[1].colorbar.x > fig.layout.xaxis2.domain[1]
+
+        shared = beta_heatmaps({"SBLR": dense, "SparseSBLR": sparse}, ["a", "b"], shared_scale=True)
+        a, b = shared.data
+        assert a.coloraxis == b.coloraxis
+        assert _colour_range(shared, a) == _colour_range(shared, b) == (-300.0, 300.0)
+        assert (a.zmin, a.zmax) == (b.zmin, b.zmax) == (-300.0, 300.0)
+        absolute = beta_heatmaps({"SBLR": dense, "SparseSBLR": sparse}, signed=False)
+        assert [_colour_range(absolute, t) for t in absolute.data] == [(0, 300), (0, 0.5)]
+
+    def test_all_zero_panel_keeps_its_cells_names_and_says_why(self):
+        dense, _ = _coefs(6)
+        zeros = np.zeros((6, 6))
+        name = "SparseSBLR, λ = 0.1"
+        fig = beta_heatmaps({"SBLR": dense, name: zeros}, NAMES6, lams={name: 0.1})
+        sblr, sparse = fig.data
+        assert np.isfinite(np.asarray(sblr.z, dtype=float)).all()  # SBLR's panel is intact
+        z = np.asarray(sparse.z, dtype=float)
+        assert z.shape == (6, 6) and np.isnan(z).all()  # white cells, hover still works
+        assert sparse.hoverongaps is True
+        (note,) = [a for a in fig.layout.annotations if a.text.startswith("all β = 0")]
+        assert note.text == "all β = 0 at λ = 0.1"
+        assert (note.xref, note.yref) == ("x2 domain", "y2 domain")
+        assert fig.layout[sparse.coloraxis].showscale is False  # no colours to explain
+        assert fig.layout[sblr.coloraxis].showscale is not False
+        for axis in ("xaxis2", "yaxis2"):  # categories fixed, not inferred from the data
+            assert list(fig.layout[axis].categoryarray) == NAMES6
+            assert list(fig.layout[axis].ticktext) == NAMES6
+        assert _subplot_title(fig, name) == f"{name} (36 of 36 β = 0)"
+        no_lam = beta_heatmaps({"SparseSBLR": zeros}, NAMES6)
+        assert "all β = 0" in [a.text for a in no_lam.layout.annotations]
+
+    def test_long_and_html_names_are_shortened_distinctly_with_full_hover(self):
+        names = [f"Emotion-<Angry>_&_Aggressive_{i:02d}" for i in range(8)]
+        dense, _ = _coefs(8)
+        fig = beta_heatmaps({"SBLR": dense, "SparseSBLR": dense}, names)
+        escaped = [html.escape(n, quote=False) for n in names]
+        for axis in ("xaxis", "yaxis", "xaxis2", "yaxis2"):
+            ax = fig.layout[axis]
+            assert list(ax.tickvals) == escaped
+            shown = [html.unescape(t) for t in ax.ticktext]
+            assert len(set(shown)) == 8  # the names differ at the end: the end is kept
+            assert all(len(t) <= 18 for t in shown)
+            for t, n in zip(shown, names, strict=True):
+                head, tail = t.split("…")
+                assert n.startswith(head) and n.endswith(tail) and tail.endswith(n[-2:])
+            assert all("<" not in t for t in ax.ticktext)  # escaped, never cut inside "&lt;"
+        assert list(fig.data[0].x) == escaped  # the hover's %{x} is the full name
+
+    def test_subset_of_classes(self):
+        dense, sparse = _coefs(6, seed=5)
+        fig = beta_heatmaps({"SBLR": dense, "SparseSBLR": sparse}, NAMES6, classes=[4, 1, 0][::-1])
+        keep = [0, 1, 4]
+        for trace, B in zip(fig.data, (dense, sparse), strict=True):
+            assert list(trace.x) == list(trace.y) == [NAMES6[i] for i in keep]
+            z = np.asarray(trace.z, dtype=float)
+            sub = B[np.ix_(keep, keep)]
+            np.testing.assert_allclose(np.nan_to_num(z), sub, rtol=1e-6)
+            np.testing.assert_array_equal(np.isnan(z), sub == 0)
+        assert "3 of 6 classes shown" in fig.layout.title.text
+        n_zero = int((sparse[np.ix_(keep, keep)] == 0).sum())
+        assert _subplot_title(fig, "SparseSBLR") == f"SparseSBLR ({n_zero} of 9 β = 0)"
+        with pytest.raises(DataError, match="classes"):
+            beta_heatmaps({"SBLR": dense}, classes=[0, 6])
+
+    def test_standardized_panels_show_raw_beta_in_the_hover(self):
+        raw = np.array([[300.0, 0.0], [-20.0, 150.0]])
+        std = raw * np.array([0.01, 0.05])
+        fig = beta_heatmaps({"SBLR": std}, ["a", "b"], raw={"SBLR": raw})
+        (trace,) = fig.data
+        cd = np.asarray(trace.customdata)
+        assert cd.shape == (2, 2, 3)
+        np.testing.assert_allclose(cd[..., 0], std, rtol=1e-6)
+        np.testing.assert_allclose(cd[..., 2], raw, rtol=1e-6)
+        assert "β̃ = %{customdata[0]" in trace.hovertemplate
+        assert "β = %{customdata[2]" in trace.hovertemplate
+        assert "β̃" in fig.layout.title.text and "sd" in fig.layout.title.text
+        assert fig.layout.coloraxis.colorbar.title.text == "β̃"
+        with pytest.raises(DataError, match="raw"):
+            beta_heatmaps({"SBLR": std}, raw={"other": raw})
+
+    def test_16_to_30_classes_stack_the_panels_full_width(self):
+        m = 24
+        dense, sparse = _coefs(m, seed=6)
+        names = [f"class number {i}" for i in range(m)]
+        fig = beta_heatmaps({"SBLR": dense, "SparseSBLR": sparse}, names)
+        top, bottom = fig.layout.yaxis.domain, fig.layout.yaxis2.domain
+        assert list(fig.layout.xaxis.domain) == list(fig.layout.xaxis2.domain) == [0.0, 1.0]
+        assert bottom[1] < top[0]  # one above the other, with a gap for the column names
+        gap_px = (top[0] - bottom[1]) * (
+            fig.layout.height - fig.layout.margin.t - fig.layout.margin.b
+        )
+        assert gap_px > 0.7 * max(len(n) for n in names) * 9  # 9 px font at -45°
+        for trace, (y0, y1) in zip(fig.data, (top, bottom), strict=True):
+            bar = fig.layout[trace.coloraxis].colorbar
+            assert bar.y == pytest.approx((y0 + y1) / 2) and bar.len == pytest.approx(y1 - y0)
+        for axis in ("xaxis", "yaxis", "xaxis2", "yaxis2"):
+            assert _ticks_shown(fig.layout[axis])
 
     @pytest.mark.parametrize(
         "kwargs, match",
@@ -299,6 +430,18 @@ def test_waterfall_measures_and_sum_equals_logit():
     assert f"{ic.proba[0]:.3f}" in fig.layout.title.text
 
 
+def test_waterfall_hover_shows_standardized_beta_beside_the_contribution():
+    model = _model([[2.0, -3.0], [0.0, 1.0]], [0.5, 0.0], [0.5, 0.5])
+    ic = instance_contributions(model, evidence=[0.5, 0.5])
+    fig = waterfall(ic.waterfall(0, ["a", "b"], evidence_sd=[0.1, 0.02]))
+    hovers = dict(zip(fig.data[0].y, fig.data[0].hovertext, strict=True))
+    # beta~ = beta * sd: a: 2 * 0.1 = 0.2, b: -3 * 0.02 = -0.06
+    assert "contribution β·f̄ = 1<br>β̃ = 0.2 per sd of f̄" in hovers["a"]
+    assert "contribution β·f̄ = -1.5<br>β̃ = -0.06 per sd of f̄" in hovers["b"]
+    plain = waterfall(ic.waterfall(0, ["a", "b"]))
+    assert not any("β̃" in h for h in plain.data[0].hovertext)
+
+
 def test_waterfall_merges_many_classes_into_other():
     m = 60
     rng = np.random.default_rng(5)
@@ -362,6 +505,16 @@ def test_regularization_path_one_trace_per_class_and_current_lambda():
     assert fig.layout.annotations[0].x == pytest.approx(-2.0)  # log10 on a log axis
     assert "owl" in fig.layout.title.text
     assert "λ = %{x" in fig.data[0].hovertemplate and "wren" in fig.data[0].hovertemplate
+
+
+def test_regularization_path_standardized_labels():
+    coefs_k = np.array([[0.0, 0.0], [0.5, 0.0], [1.0, -0.2]])
+    raw = regularization_path([1.0, 0.1, 0.01], coefs_k, ["a", "b"])
+    std = regularization_path([1.0, 0.1, 0.01], coefs_k, ["a", "b"], standardized=True)
+    assert "β̃" not in raw.layout.title.text + raw.layout.yaxis.title.text
+    assert "β̃" in std.layout.title.text and "sd" in std.layout.yaxis.title.text
+    assert all("β̃ = %{y" in trace.hovertemplate for trace in std.data)
+    np.testing.assert_allclose(std.data[0].y, raw.data[0].y)  # the values are the caller's
 
 
 def test_regularization_path_many_classes_limits_legend():

@@ -1,0 +1,389 @@
+"""The β pages (Coefficients, Class contributions, Regularization path, Explain) with AppTest.
+
+Every number drawn is checked against models fitted here, independently of the dashboard's
+caches, and against β̃ = β · sd computed here with numpy (population sd of the leave-one-out
+training evidence).  Helpers are copied from ``tests/test_app.py``.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from sblr import SBLRClassifier, SparseSBLRClassifier, load_dataset
+from sblr.samples import load_sample
+
+ROOT = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.usefixtures("navigation_mode")
+
+#: The λ slider's grid (pages/common.LOG_GRID), every 4th point: 1e-5, 1e-4, ..., 1e2.
+LOG_LAMS = [-5.0, -4.0, -3.0, -2.0, -1.0, 0.0, 1.0, 2.0]
+MANY = 45  # classes of the synthetic upload
+TOP_N = 30  # classes the Coefficients page draws by default past 30
+
+
+# ----------------------------------------------------------------------------- helpers
+def start(query: dict[str, str] | None = None) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300)
+    for name, value in (query or {}).items():
+        at.query_params[name] = value
+    at.run()
+    assert_clean(at)
+    return at
+
+
+def assert_clean(at: AppTest) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+
+
+def goto(at: AppTest, page: str) -> AppTest:
+    at.switch_page(page)
+    at.run()
+    assert_clean(at)
+    return at
+
+
+def rerun(at: AppTest) -> AppTest:
+    at.run()
+    assert_clean(at)
+    return at
+
+
+def chart(at: AppTest, key: str) -> dict:
+    found = [c for c in at.get("plotly_chart") if c.proto.id.endswith(f"-{key}")]
+    assert len(found) == 1, f"no plotly chart with key {key!r}"
+    return json.loads(found[0].proto.spec)
+
+
+def array(value) -> np.ndarray:
+    if isinstance(value, dict) and "bdata" in value:
+        out = np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"])
+        if "shape" in value:
+            out = out.reshape([int(n) for n in str(value["shape"]).split(",")])
+        return out
+    return np.asarray(value)
+
+
+def download(at: AppTest, files: dict[str, bytes], label: str) -> bytes:
+    buttons = [b for b in at.get("download_button") if b.proto.label == label]
+    assert len(buttons) == 1, f"no download button {label!r}"
+    file_id = buttons[0].proto.url.rsplit("/", 1)[1].split(".")[0]
+    return files[file_id]
+
+
+def keyed(widgets, key: str):
+    found = [w for w in widgets if w.key == key or str(w.key).startswith(key + ":")]
+    assert len(found) == 1, f"{len(found)} widgets keyed {key!r}"
+    return found[0]
+
+
+def many_classes_csv() -> bytes:
+    """45 well separated classes, 8 rows each; names with markup characters."""
+    rng = np.random.default_rng(0)
+    centers = rng.normal(size=(MANY, 4)) * 3
+    rows = [
+        ",".join(f"{v:.3f}" for v in x) + f",species <{k:02d}> & co"
+        for k in range(MANY)
+        for x in centers[k] + rng.normal(size=(8, 4))
+    ]
+    return ("a,b,c,d,label\n" + "\n".join(rows) + "\n").encode()
+
+
+def upload_many(at: AppTest) -> AppTest:
+    keyed(at.get("file_uploader"), "upload_file").set_value(
+        ("many.csv", many_classes_csv(), "text/csv")
+    )
+    at.run()
+    [target] = [s for s in at.selectbox if s.label == "Target column"]
+    target.set_value("label")
+    at.button(key="upload_load").click()
+    return rerun(at)
+
+
+def dataset(name: str):
+    if name == "many":
+        return load_dataset(many_classes_csv(), name="many.csv", target="label")
+    return load_sample(name)
+
+
+class Oracle:
+    """β of both models fitted on all rows, and β̃ = β · sd(f̄_t) computed here."""
+
+    def __init__(self, ds):
+        self.ds = ds
+        self.sblr = SBLRClassifier().fit(ds.X, ds.y)
+        F = self.sblr.featurizer_.training_evidence()
+        self.sd = np.sqrt(((F - F.mean(axis=0)) ** 2).mean(axis=0))  # ddof = 0
+        self._sparse: dict[float, np.ndarray] = {}
+
+    def sparse(self, lam: float) -> np.ndarray:
+        if lam not in self._sparse:
+            model = SparseSBLRClassifier(lam=lam).fit(self.ds.X, self.ds.y)
+            self._sparse[lam] = model.coef_
+        return self._sparse[lam]
+
+    def std(self, coef: np.ndarray) -> np.ndarray:
+        return coef * self.sd[None, :]
+
+    def top(self, mats, n: int) -> list[int]:
+        """Classes by largest off-diagonal |value| in row or column, each matrix scaled by
+        its largest, ties by the diagonal then the index (a plain loop)."""
+        m = mats[0].shape[0]
+        keys = []
+        for t in range(m):
+            off, diag = 0.0, 0.0
+            for B in mats:
+                scores = [max(abs(B[t, j]), abs(B[j, t])) for j in range(m) if j != t]
+                best = max(max(abs(B[a, b]) for b in range(m) if b != a) for a in range(m))
+                if best > 0:
+                    off = max(off, max(scores) / best)
+                diag = max(diag, abs(B[t, t]))
+            keys.append((-off, -diag, t))
+        return sorted(t for *_, t in sorted(keys)[:n])
+
+
+@pytest.fixture(scope="module")
+def oracles():
+    return {}
+
+
+def oracle_for(oracles, name):
+    if name not in oracles:
+        oracles[name] = Oracle(dataset(name))
+    return oracles[name]
+
+
+def open_data(name: str) -> AppTest:
+    at = start({"sample": name} if name != "many" else None)
+    if name == "many":
+        upload_many(at)
+    return goto(at, "pages/coefficients.py")
+
+
+def panels(at: AppTest) -> dict:
+    fig = chart(at, "beta_heatmaps")
+    return fig, {t["name"]: t for t in fig["data"]}
+
+
+# ----------------------------------------------------------------------------- heatmaps
+@pytest.mark.parametrize("name", ["planted", "wine", "many"])
+def test_heatmaps_have_cells_and_names_over_the_whole_lambda_slider(name, oracles):
+    oracle = oracle_for(oracles, name)
+    ds = oracle.ds
+    m = ds.n_classes
+    escaped = [html.escape(n, quote=False) for n in ds.class_names]
+    at = open_data(name)
+    for log_lam in LOG_LAMS:
+        at.select_slider(key="log_lam").set_value(log_lam)
+        rerun(at)
+        lam = 10.0**log_lam
+        sparse_name = f"SparseSBLR, λ = {lam:.3g}"
+        expected = {
+            "SBLR": oracle.std(oracle.sblr.coef_),
+            sparse_name: oracle.std(oracle.sparse(lam)),
+        }
+        fig, traces = panels(at)
+        assert set(traces) == set(expected), (log_lam, set(traces))
+        shown = list(range(m)) if m <= TOP_N else oracle.top(list(expected.values()), TOP_N)
+        N = len(shown)
+        notes = [a["text"] for a in fig["layout"]["annotations"]]
+        for i, (trace_name, full) in enumerate(expected.items(), start=1):
+            trace = traces[trace_name]
+            B = full[np.ix_(shown, shown)]
+            z = array(trace["z"]).astype(float)
+            assert z.shape == (N, N), (log_lam, trace_name, z.shape)
+            # every cell: finite, or blank (NaN, drawn white) exactly where β = 0
+            np.testing.assert_array_equal(np.isnan(z), B == 0, err_msg=f"{trace_name} λ={lam}")
+            top = np.abs(B).max()
+            np.testing.assert_allclose(
+                np.nan_to_num(z), B, rtol=2e-3, atol=2e-3 * top + 1e-12, err_msg=trace_name
+            )
+            names = [escaped[t] for t in shown]
+            assert list(trace["x"]) == list(trace["y"]) == names
+            suffix = "" if i == 1 else str(i)
+            for axis in (f"xaxis{suffix}", f"yaxis{suffix}"):
+                layout = fig["layout"][axis]
+                assert list(layout["categoryarray"]) == names
+                assert list(layout["tickvals"]) == names  # N <= 30: every name is a tick
+                assert layout.get("showticklabels", True) is not False
+            zeros = int((B == 0).sum())
+            assert f"{trace_name} ({zeros} of {N * N} β = 0)" in notes
+            all_zero_note = f"all β = 0 at λ = {lam:.3g}"
+            if trace_name == sparse_name:
+                assert (all_zero_note in notes) == (not B.any()), (log_lam, notes)
+        assert ("of " + str(m) + " classes shown" in fig["layout"]["title"]["text"]) == (m > TOP_N)
+    # the slider reached the all-zero end, and the sparse panel still had its cells there
+    assert not oracle.sparse(100.0).any()
+
+
+def test_many_classes_top_n_and_chosen_classes(oracles):
+    oracle = oracle_for(oracles, "many")
+    at = open_data("many")
+    keyed(at.slider, "beta_top_n").set_value(12)
+    rerun(at)
+    std = [oracle.std(oracle.sblr.coef_), oracle.std(oracle.sparse(1e-3))]
+    escaped = [html.escape(n, quote=False) for n in oracle.ds.class_names]
+    _, traces = panels(at)
+    for trace in traces.values():
+        assert list(trace["x"]) == [escaped[t] for t in oracle.top(std, 12)]
+    keyed(at.multiselect, "beta_classes").set_value([40, 3, 7])
+    rerun(at)
+    fig, traces = panels(at)
+    for trace in traces.values():
+        assert list(trace["y"]) == [escaped[t] for t in (3, 7, 40)]
+        assert array(trace["z"]).shape == (3, 3)
+    assert "3 of 45 classes shown" in fig["layout"]["title"]["text"]
+
+
+def test_shared_colour_scale_toggle(oracles):
+    oracle = oracle_for(oracles, "planted")
+    at = open_data("planted")
+    fig, traces = panels(at)
+    sblr, sparse = traces["SBLR"], traces["SparseSBLR, λ = 0.001"]
+    assert sblr["coloraxis"] != sparse["coloraxis"]
+    ranges = [
+        (fig["layout"][t["coloraxis"]]["cmin"], fig["layout"][t["coloraxis"]]["cmax"])
+        for t in (sblr, sparse)
+    ]
+    tops = [np.abs(oracle.std(B)).max() for B in (oracle.sblr.coef_, oracle.sparse(1e-3))]
+    for (lo, hi), top in zip(ranges, tops, strict=True):
+        assert hi == pytest.approx(top, rel=1e-6) and lo == pytest.approx(-top, rel=1e-6)
+    at.toggle(key="beta_shared_scale").set_value(True)
+    rerun(at)
+    fig, traces = panels(at)
+    axes = {t["coloraxis"] for t in traces.values()}
+    assert len(axes) == 1
+    assert fig["layout"][axes.pop()]["cmax"] == pytest.approx(max(tops), rel=1e-6)
+
+
+# ----------------------------------------------------------------------------- β̃ vs β
+def test_standardized_by_default_and_the_choice_is_shared_by_the_beta_pages(oracles):
+    oracle = oracle_for(oracles, "planted")
+    raw = {"SBLR": oracle.sblr.coef_, "SparseSBLR, λ = 0.001": oracle.sparse(1e-3)}
+    at = open_data("planted")
+    view = keyed(at.radio, "beta_view")
+    assert view.value == "std"
+    for name, trace in panels(at)[1].items():
+        np.testing.assert_allclose(
+            np.nan_to_num(array(trace["z"])), oracle.std(raw[name]), rtol=1e-5, atol=1e-6
+        )
+        assert "β̃ = " in trace["hovertemplate"]
+        np.testing.assert_allclose(array(trace["customdata"])[..., 2], raw[name], rtol=1e-5)
+
+    view.set_value("raw")
+    rerun(at)
+    for name, trace in panels(at)[1].items():
+        np.testing.assert_allclose(np.nan_to_num(array(trace["z"])), raw[name], rtol=1e-5)
+        assert "β̃" not in trace["hovertemplate"]
+
+    goto(at, "pages/contributions.py")  # the choice follows the user from page to page
+    assert keyed(at.radio, "beta_view").value == "raw"
+    assert list(at.dataframe[0].value.columns) == [
+        "class",
+        "cooccurrence",
+        "SBLR β",
+        "SparseSBLR β",
+    ]
+    goto(at, "pages/path.py")
+    assert keyed(at.radio, "beta_view").value == "raw"
+    keyed(at.radio, "beta_view").set_value("std")
+    rerun(at)
+    goto(at, "pages/coefficients.py")
+    assert keyed(at.radio, "beta_view").value == "std"
+    assert "β̃" in chart(at, "beta_heatmaps")["layout"]["title"]["text"]
+
+
+def test_beta_csv_holds_raw_and_standardized(oracles, downloads):
+    oracle = oracle_for(oracles, "planted")
+    names = oracle.ds.class_names
+    at = open_data("planted")
+    csv = pd.read_csv(
+        io.BytesIO(download(at, downloads, "Download β and β̃ (CSV)")), index_col=[0, 1, 2]
+    )
+    assert list(csv.columns) == names
+    assert set(csv.index.get_level_values("coefficient")) == {"beta", "beta_std"}
+    for model, coef in (
+        ("SBLR", oracle.sblr.coef_),
+        ("SparseSBLR, λ = 0.001", oracle.sparse(1e-3)),
+    ):
+        beta = csv.loc[(model, "beta")].loc[names].to_numpy()
+        beta_std = csv.loc[(model, "beta_std")].loc[names].to_numpy()
+        np.testing.assert_allclose(beta, coef, rtol=1e-6, atol=1e-9)
+        np.testing.assert_allclose(beta_std, oracle.std(coef), rtol=1e-6, atol=1e-9)
+
+
+def test_contributions_standardized_with_both_in_the_csv(oracles, downloads):
+    oracle = oracle_for(oracles, "planted")
+    k = 3  # thunder
+    at = goto(start({"k": str(k)}), "pages/contributions.py")
+    table = at.dataframe[0].value
+    assert list(table.columns) == ["class", "cooccurrence", "SBLR β̃", "SparseSBLR β̃"]
+    t = [oracle.ds.class_names.index(c) for c in table["class"]]
+    np.testing.assert_allclose(table["SBLR β̃"], oracle.std(oracle.sblr.coef_)[k, t], rtol=1e-5)
+    np.testing.assert_allclose(
+        table["SparseSBLR β̃"], oracle.std(oracle.sparse(1e-3))[k, t], rtol=1e-5, atol=1e-9
+    )
+    assert {m.label for m in at.metric} == {
+        "Spearman(|SBLR β̃|, co-occurrence)",
+        "Spearman(|SparseSBLR β̃|, co-occurrence)",
+    }
+    csv = pd.read_csv(io.BytesIO(download(at, downloads, "Download table (CSV)")))
+    assert list(csv.columns) == [
+        "class",
+        "cooccurrence",
+        "evidence_sd",
+        "SBLR beta",
+        "SBLR beta_std",
+        "SparseSBLR beta",
+        "SparseSBLR beta_std",
+    ]
+    np.testing.assert_allclose(csv["evidence_sd"], oracle.sd[t], rtol=1e-9)
+    np.testing.assert_allclose(csv["SBLR beta"], oracle.sblr.coef_[k, t], rtol=1e-6)
+    np.testing.assert_allclose(csv["SBLR beta_std"], table["SBLR β̃"], rtol=1e-9)
+
+
+def test_path_standardized_by_default(oracles):
+    oracle = oracle_for(oracles, "planted")
+    k = 2  # rain
+    at = goto(start({"k": str(k)}), "pages/path.py")
+    fig = chart(at, "path")
+    assert "β̃" in fig["layout"]["title"]["text"]
+    lines = {
+        t["name"]: (array(t["x"]).astype(float), array(t["y"]).astype(float)) for t in fig["data"]
+    }
+    for lam in (1e-2, 1e-3):
+        expected = oracle.std(oracle.sparse(lam))[k]
+        for t, name in enumerate(oracle.ds.class_names):
+            x, y = lines[name]
+            (i,) = np.flatnonzero(np.isclose(x, lam))
+            # the path is warm-started along the grid: equal up to the solver's tolerance
+            assert y[i] == pytest.approx(expected[t], abs=2e-3 * np.abs(expected).max())
+
+
+def test_explain_hover_shows_standardized_beta(oracles):
+    oracle = oracle_for(oracles, "planted")
+    k = 2
+    model = oracle.sparse(1e-3)
+    at = goto(start({"k": str(k)}), "pages/explain.py")
+    (trace,) = chart(at, "waterfall")["data"]
+    hovers = dict(zip(trace["y"], trace["hovertext"], strict=True))
+    expected = oracle.std(model)[k]
+    for t, name in enumerate(oracle.ds.class_names):
+        shown = re.search(r"β̃ = (\S+) per sd of f̄", hovers[name])
+        assert shown, hovers[name]
+        assert float(shown[1]) == pytest.approx(expected[t], rel=5e-3, abs=1e-6)
+        assert "contribution β·f̄" in hovers[name]
+    keyed(at.radio, "beta_view").set_value("raw")
+    rerun(at)
+    (trace,) = chart(at, "waterfall")["data"]
+    assert not any("β̃" in h for h in trace["hovertext"])
