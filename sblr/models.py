@@ -447,24 +447,32 @@ class _LogisticSimilarityClassifier(_SimilarityClassifier):
         self
         """
         lam, ridge = self._lam_value(), self._ridge(F)
+        # Without an L1 term (SBLR) the problem is solved on evidence columns scaled to unit
+        # sd and mapped back: the same minimizer (the ridge is on standardized coefficients),
+        # but the stopping rule then holds in units of β̃ = β·sd, so columns whose scales
+        # differ by 1e4 or more are solved as accurately as the others.
+        unit = np.ones(F.shape[1])
+        if lam == 0:
+            sd = F.std(axis=0)
+            unit = np.where(sd > 0, sd, 1.0)
+            F, ridge = F / unit, ridge / unit**2
         opts = {"ridge": ridge, "tol": self.tol, "max_iter": self.max_iter}
         if warm_start is not None:
-            opts["coef_init"], opts["intercept_init"] = warm_start.coef_, warm_start.intercept_
+            opts["coef_init"] = warm_start.coef_ * unit
+            opts["intercept_init"] = warm_start.intercept_
         if self._binary():
             # The problems for the two classes are mirror images (y -> 1 - y,
             # beta -> -beta leaves the loss and both penalties unchanged): solve
             # one, mirror it, so that both rows agree exactly.
             if warm_start is not None:
-                opts["coef_init"], opts["intercept_init"] = (
-                    warm_start.coef_[1:],
-                    warm_start.intercept_[1:],
-                )
+                opts["coef_init"] = opts["coef_init"][1:]
+                opts["intercept_init"] = opts["intercept_init"][1:]
             c, b, it, kkt = fit_logistic_layer(F, Y[:, 1:], lam, **opts)
             coef, intercept = np.vstack([-c, c]), np.r_[-b, b]
             n_iter, kkt = np.r_[it, it], np.r_[kkt, kkt]
         else:
             coef, intercept, n_iter, kkt = fit_logistic_layer(F, Y, lam, **opts)
-        self.coef_, self.intercept_ = coef, intercept
+        self.coef_, self.intercept_ = coef / unit, intercept
         self.n_iter_, self.kkt_violation_ = n_iter, kkt
         if kkt.max() > _KKT_WARN:
             warnings.warn(
