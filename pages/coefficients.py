@@ -96,6 +96,17 @@ if sparse_model.approx_ is not None:
         f"{ds.n_samples:,} rows is past the exact method's size limit."
     )
 
+diag = common.diagnostics(ds, key, s.gamma)
+if diag.unreliable:
+    st.warning(
+        "**SBLR's coefficients cannot be read one by one here.** "
+        + " ".join(common.esc(x) for x in diag.sentences(ds.class_names))
+        + " Many different β then fit the data equally well, so single SBLR coefficients "
+        "(even their signs) are not identifiable. Read SparseSBLR's β and check how stable "
+        "they are below.",
+        icon="⚠️",
+    )
+
 col1, col2 = st.columns(2)
 col1.download_button(
     "Download β heatmaps (HTML)",
@@ -138,3 +149,62 @@ st.dataframe(
     width="stretch",
     hide_index=True,
 )
+
+st.subheader("How sure is each β? (bootstrap stability)")
+st.caption(
+    f"Refits SparseSBLR's logistic layer on {common.N_RESAMPLES} bootstrap resamples of the rows "
+    "(the evidence is computed once, each fit warm-starts from the fit on all rows) and counts "
+    "how often each β is non-zero; with the 90% interval of β̃ over the resamples."
+)
+result = common.stored_stability(key, s.gamma, s.lam)
+if result is None and st.button(
+    f"Estimate stability ({common.N_RESAMPLES} resamples)", key="stability_run"
+):
+    bar = st.progress(0.0, text="Bootstrapping β…")
+    try:
+        result = common.stability(
+            ds,
+            key,
+            s.gamma,
+            s.lam,
+            progress=lambda done, total: bar.progress(
+                done / total, text=f"Resample {done} of {total}"
+            ),
+        )
+    finally:
+        bar.empty()
+if result is not None:
+    st.plotly_chart(
+        plots.selection_frequency_heatmap(
+            result.selection_frequency, ds.class_names, n_resamples=result.n_resamples
+        ),
+        key="selection_frequency",
+    )
+    k = s.k
+    freq = result.selection_frequency[k]
+    order = sorted(range(m), key=lambda t: -freq[t])
+    used = [t for t in order if freq[t] > 0]
+    st.markdown(f"**For “{common.esc(ds.class_names[k])}”** (the sidebar's class k):")
+    for t in used[:8]:
+        st.markdown("- " + common.esc(result.sentence(k, t, ds.class_names)))
+    if not used:
+        st.markdown(f"- no class's evidence is used for it in any resample at λ = {s.lam:.3g}.")
+    st.dataframe(
+        pd.DataFrame(
+            {
+                "evidence class t": [ds.class_names[t] for t in order],
+                "β ≠ 0 in (share of resamples)": freq[order],
+                f"β̃ {result.level:.0%} interval, low": result.lower[k, order],
+                "high": result.upper[k, order],
+            }
+        ).style.format(
+            {
+                "β ≠ 0 in (share of resamples)": "{:.0%}",
+                "high": "{:.3g}",
+                f"β̃ {result.level:.0%} interval, low": "{:.3g}",
+            }
+        ),
+        hide_index=True,
+        width="stretch",
+        key="stability_table",
+    )

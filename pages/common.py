@@ -22,11 +22,13 @@ import numpy as np
 import streamlit as st
 
 from sblr import DataError, SimilarityFeaturizer, plots, tuning
+from sblr.diagnostics import evidence_diagnostics
 from sblr.evaluation import fold_distances, fold_evidence, make_splits, score_fold, summarize
 from sblr.io import list_columns, load_dataset
 from sblr.models import MODELS, make_model
 from sblr.samples import DEFAULT_SAMPLE, SAMPLES, load_sample
 from sblr.similarity import AUTO_APPROX_ROWS, resolve_approx
+from sblr.stability import bootstrap_coefficients
 from sblr.textsafe import escape_markdown as esc
 from sblr.textsafe import safe_filename, to_csv_bytes
 from sblr.tuning import PAPER_GRID, coefficient_path
@@ -623,6 +625,44 @@ def tune(ds, model, test_size, progress, scheme="inner 5-fold CV"):
             rule=rule if model == "SparseSBLR" else "best",
             progress=progress,
         )
+
+
+@st.cache_data(max_entries=32, show_spinner="Checking the conditioning of the evidence…")
+def _cached_diagnostics(_ds, key, gamma):
+    with job_slot():
+        f, F = _cached_evidence(_ds, key, gamma)
+        model = _cached_fit(_ds, key, "SBLR", gamma, None)
+        return evidence_diagnostics(model, F)
+
+
+def diagnostics(ds, key, gamma):
+    """Condition number, VIF and separated classes of SBLR on all rows (sblr.diagnostics)."""
+    return waiting_for_worker(_cached_diagnostics)(ds, key, gamma)
+
+
+#: Bootstrap resamples of the stability view.
+N_RESAMPLES = 50
+
+
+def stability(ds, key, gamma, lam, progress=None):
+    """Bootstrap stability of SparseSBLR's β on all rows; kept in the session (last 4 settings)
+    so a revisit is instant. ``progress(done, total)`` reports each resample."""
+    store = st.session_state.setdefault("_stability", {})
+    wanted = (key, gamma, lam, N_RESAMPLES)
+    if wanted not in store:
+        model = cached_fit(ds, key, "SparseSBLR", gamma, lam)
+        F = training_evidence(ds, key, gamma)
+        with job_slot(wait=True):
+            result = bootstrap_coefficients(model, F, n_resamples=N_RESAMPLES, progress=progress)
+        while len(store) >= 4:
+            store.pop(next(iter(store)))
+        store[wanted] = result
+    return store[wanted]
+
+
+def stored_stability(key, gamma, lam):
+    """The stability result of these settings if this session computed it, else None."""
+    return st.session_state.get("_stability", {}).get((key, gamma, lam, N_RESAMPLES))
 
 
 #: The β view every β page offers: key -> label.

@@ -689,6 +689,70 @@ def cooccurrence_heatmap(
     return fig
 
 
+def selection_frequency_heatmap(
+    frequency, class_names: Sequence[str] | None = None, *, n_resamples: int | None = None
+) -> go.Figure:
+    """Share of bootstrap resamples in which each ``β[k, t]`` is non-zero.
+
+    Parameters
+    ----------
+    frequency : array-like of shape (m, m)
+        ``StabilityResult.selection_frequency`` (values in [0, 1]).
+    class_names : sequence of str, optional
+    n_resamples : int, optional
+        Named in the title.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        One heatmap, rows = class k, columns = evidence class t, 0 white to 1 dark.
+
+    Examples
+    --------
+    >>> fig = selection_frequency_heatmap([[1.0, 0.2], [0.0, 0.9]], ["wren", "jay"])
+    >>> fig.data[0].zmax, fig.data[0].x
+    (1.0, ('wren', 'jay'))
+    """
+    S = _square(frequency, "frequency")
+    if S.min() < 0 or S.max() > 1:
+        raise DataError("Selection frequencies must lie in [0, 1].")
+    m = S.shape[0]
+    labels = _unique(_names(class_names, m))
+    show_ticks = m <= MAX_TICK_LABELS
+    gap = 1 if show_ticks else 0
+    fig = go.Figure(
+        go.Heatmap(
+            z=S,
+            x=labels,
+            y=labels,
+            zmin=0.0,
+            zmax=1.0,
+            colorscale=COUNT_COLORSCALE,
+            colorbar={"title": {"text": "share of<br>resamples"}, "tickformat": ".0%"},
+            xgap=gap,
+            ygap=gap,
+            hovertemplate="class k: %{y}<br>evidence of t: %{x}<br>β ≠ 0 in %{z:.0%} of "
+            "resamples<extra></extra>",
+        )
+    )
+    sub = "how often β[k, t] ≠ 0 when the rows are resampled; dark = always used"
+    if not show_ticks:
+        sub += "<br>" + _tick_note(m)
+    times = f" ({n_resamples} bootstrap resamples)" if n_resamples else ""
+    fig.update_layout(
+        **_titled(f"Selection frequency of SparseSBLR's β{times}", sub),
+        xaxis={
+            **_category_axis(labels, show_ticks, title="evidence of class t"),
+            "constrain": "domain",
+        },
+        yaxis=_matrix_yaxis(labels, show_ticks, title="class k"),
+        plot_bgcolor="white",
+        height=_height(m, base=400, per=10, lo=460, hi=780),
+        dragmode="zoom",
+    )
+    return fig
+
+
 # --------------------------------------------------------------------------- class frequencies
 
 

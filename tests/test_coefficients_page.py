@@ -387,3 +387,46 @@ def test_explain_hover_shows_standardized_beta(oracles):
     rerun(at)
     (trace,) = chart(at, "waterfall")["data"]
     assert not any("β̃" in h for h in trace["hovertext"])
+
+
+# ----------------------------------------------------------------------------- stability
+def test_stability_view_matches_the_library_bootstrap():
+    """Oracle: sblr.stability.bootstrap_coefficients on a SparseSBLR fitted here."""
+    from sblr.stability import bootstrap_coefficients
+
+    ds = load_sample("planted")
+    at = goto(start({"gamma": "1", "lam": "0.0003162", "k": "3"}), "pages/coefficients.py")
+    assert not [c for c in at.get("plotly_chart") if c.proto.id.endswith("-selection_frequency")]
+    at.button(key="stability_run").click()
+    rerun(at)
+    model = SparseSBLRClassifier(gamma=1.0, lam=10**-3.5).fit(ds.X, ds.y)
+    expected = bootstrap_coefficients(model, model.featurizer_.training_evidence())
+    drawn = array(chart(at, "selection_frequency")["data"][0]["z"]).astype(float)
+    np.testing.assert_allclose(drawn, expected.selection_frequency)
+    sentences = html.unescape(" ".join(m.value for m in at.markdown))
+    rain = ds.class_names.index("rain")
+    share = expected.selection_frequency[3, rain]
+    assert f"rain's evidence is used for thunder in {share:.0%} of 50 resamples" in sentences
+    table = at.dataframe[-1].value
+    assert table["evidence class t"].iloc[0] in {"rain", "thunder"}
+    # a second visit shows the stored result without another button press
+    goto(at, "pages/data.py")
+    goto(at, "pages/coefficients.py")
+    assert chart(at, "selection_frequency")
+
+
+def test_conditioning_warning_names_the_numbers():
+    """Oracle: sblr.diagnostics on SBLR fitted here; the page warns exactly when it says so."""
+    from sblr.diagnostics import evidence_diagnostics
+
+    ds = load_sample("wine")
+    for gamma in ("10", "0.01"):  # 10: nothing to report; 0.01: a separated class
+        at = goto(start({"sample": "wine", "gamma": gamma}), "pages/coefficients.py")
+        model = SBLRClassifier(gamma=float(gamma)).fit(ds.X, ds.y)
+        diag = evidence_diagnostics(model, model.featurizer_.training_evidence())
+        warnings = [w.value for w in at.warning if "one by one" in w.value]
+        assert diag.unreliable == (gamma == "0.01")
+        assert bool(warnings) == diag.unreliable, (gamma, diag)
+        if warnings:
+            text = html.unescape(warnings[0])
+            assert "separated" in text and ds.class_names[int(diag.separated.argmax())] in text
