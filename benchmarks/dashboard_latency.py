@@ -22,7 +22,7 @@ the output says which.
 Then one γ change on the page that was slowest is run again under cProfile
 (inside the script thread) and the top entries are printed.
 
-Run from the repo root::
+Run from the repo root (with sblr importable: `pip install -e .` in the repository)::
 
     python benchmarks/dashboard_latency.py [--repeats 4] [--profile-top 25]
 """
@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import importlib.util
 import io
 import pstats
 import statistics
@@ -39,17 +40,23 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+import streamlit as st
+import streamlit.logger
+from streamlit.runtime.pages_manager import PagesManager
+from streamlit.testing.v1 import AppTest
+from streamlit.testing.v1.local_script_runner import LocalScriptRunner
 
-import streamlit as st  # noqa: E402
-import streamlit.logger  # noqa: E402
-from streamlit.runtime.pages_manager import PagesManager  # noqa: E402
-from streamlit.testing.v1 import AppTest  # noqa: E402
-from streamlit.testing.v1.local_script_runner import LocalScriptRunner  # noqa: E402
+#: The checkout: app.py and pages/ (the app, not part of the sblr package).
+ROOT = Path(__file__).resolve().parents[1]
 
 streamlit.logger.set_log_level("error")  # no "No runtime found" warnings on import
-from pages.common import LOG_GRID  # noqa: E402
+
+# pages/ is the app's folder, not a package: LOG_GRID is read from pages/common.py's file.
+_spec = importlib.util.spec_from_file_location("_dashboard_common", ROOT / "pages" / "common.py")
+_common = importlib.util.module_from_spec(_spec)
+sys.modules[_spec.name] = _common  # dataclasses look their module up there
+_spec.loader.exec_module(_common)
+LOG_GRID = _common.LOG_GRID
 
 YEAST = ROOT.parent / "shared" / "datasets" / "multilabel"
 SHAPE = (2417, 103, 14)

@@ -1,6 +1,7 @@
 """Performance figures of sblr, each measured in the same run on this machine.
 
 Usage: python benchmarks/run.py [--quick] [--skip-brute-force] [--skip-large]
+(with sblr importable: `pip install -e .` in the repository)
 
 Prints
 1. class evidence for yeast (2,417 x 103, 14 labels) at one gamma, and its ratio to one BLAS
@@ -19,7 +20,6 @@ Yeast comes from ../shared/datasets; without it a synthetic set of the same shap
 """
 
 import argparse
-import sys
 import time
 import tracemalloc
 from pathlib import Path
@@ -28,14 +28,13 @@ import numpy as np
 from sklearn.base import clone
 from sklearn.datasets import make_multilabel_classification
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from sblr import SimilarityFeaturizer, SparseSBLRClassifier, load_dataset
+from sblr.baselines import BRSVMClassifier
+from sblr.evaluation import make_splits
+from sblr.similarity import class_evidence, normalize_evidence
+from sblr.tuning import PAPER_GRID, _split, tune
 
-from sblr import SimilarityFeaturizer, SparseSBLRClassifier, load_dataset  # noqa: E402
-from sblr.baselines import BRSVMClassifier  # noqa: E402
-from sblr.evaluation import make_splits  # noqa: E402
-from sblr.similarity import class_evidence, normalize_evidence  # noqa: E402
-from sblr.tuning import PAPER_GRID, _split, tune  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def _yeast():

@@ -1,7 +1,7 @@
 """Compare the logistic-layer solver with scikit-learn's L1 solvers on real class evidence.
 
 Usage: python benchmarks/solvers.py [ARFF]   (default: ../shared/datasets/multilabel/yeast.arff,
-falling back to the planted sample data)
+falling back to the planted sample data; with sblr importable: `pip install -e .` in the repository)
 
 For each lambda it prints, per solver, the time to fit all per-class problems
 and the worst KKT violation of the SparseSBLR objective
@@ -16,12 +16,11 @@ from pathlib import Path
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from sblr import SimilarityFeaturizer, load_dataset
+from sblr.logistic import fit_logistic, kkt_violation
+from sblr.samples import load_sample
 
-from sblr import SimilarityFeaturizer, load_dataset  # noqa: E402
-from sblr.logistic import fit_logistic, kkt_violation  # noqa: E402
-from sblr.samples import load_sample  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def main():

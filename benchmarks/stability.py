@@ -1,7 +1,7 @@
 """Time the bootstrap stability of β (sblr.stability) on a bird-song-sized multi-label set.
 
 Usage: python benchmarks/stability.py [--resamples B] [--lam LAM]
-(with sblr importable: `pip install -e .` in the repository, or PYTHONPATH=.)
+(with sblr importable: `pip install -e .` in the repository)
 
 Synthetic data of the shape of a 19-label bird-song data set (645 rows, 260
 features, 19 labels; scikit-learn's make_multilabel_classification, seed 0).

@@ -1,4 +1,5 @@
-"""Command line: ``python -m sblr benchmark ...`` and ``python -m sblr evaluate ...``.
+"""Command line: ``python -m sblr benchmark ...`` and ``python -m sblr evaluate ...``
+(``sblr benchmark ...`` once installed), and ``sblr dashboard`` in a checkout.
 
 Exit status: 0 on success; 2 for bad arguments (argparse's usage message), for
 output folders that cannot be written, for data problems (:class:`sblr.DataError`)
@@ -9,8 +10,10 @@ and for the value, file-system and memory errors a run can meet (``ValueError``,
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import math
 import re
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -225,7 +228,68 @@ def build_parser():
     e.add_argument("--C", dest="C", type=_positive_float, help="fixed SVM C (br_svm)")
     _add_data_options(e)
     _add_protocol_options(e, folds_default=10)
+
+    d = sub.add_parser(
+        "dashboard",
+        help="start the Streamlit dashboard (from a checkout of the repository)",
+        usage="%(prog)s [-h] [-- STREAMLIT_ARGS ...]",
+        description="Runs 'streamlit run app.py' with this Python, in the checkout that holds "
+        'this sblr package (pip install -e ".[dashboard]" there). An installed copy of '
+        "sblr has no app.py: the command then says how to get it and exits with status 2.",
+        epilog="Arguments after -- go to streamlit run, e.g.  "
+        "sblr dashboard -- --server.port 8502 --server.headless true",
+    )
+    d.add_argument(
+        "streamlit_args", nargs="*", metavar="STREAMLIT_ARGS", help="given to streamlit run"
+    )
     return parser
+
+
+# --------------------------------------------------------------------------- dashboard
+NO_DASHBOARD = """\
+The dashboard (app.py and pages/) is not part of the installed sblr package; it runs
+from a checkout of the sblr repository. In the checkout:
+    pip install -r requirements.txt && streamlit run app.py
+or, to start it with this command from any folder:
+    pip install -e ".[dashboard]"
+    sblr dashboard"""
+
+
+def find_dashboard(package_dir=None):
+    """``app.py`` of the checkout that holds the sblr package, or None (an installed copy).
+
+    ``package_dir`` defaults to the folder of this module: in a checkout (or an
+    editable install) it is ``<checkout>/sblr``, with ``app.py`` and ``pages/``
+    beside it.
+    """
+    package_dir = Path(__file__).resolve().parent if package_dir is None else Path(package_dir)
+    root = package_dir.parent
+    app = root / "app.py"
+    return app if app.is_file() and (root / "pages").is_dir() else None
+
+
+def _dashboard(args):
+    app = find_dashboard()
+    if app is None:
+        print(f"error: {NO_DASHBOARD}", file=sys.stderr)
+        return 2
+    if importlib.util.find_spec("streamlit") is None:
+        print(
+            f'error: the dashboard needs Streamlit: pip install -e ".[dashboard]" in {app.parent}',
+            file=sys.stderr,
+        )
+        return 2
+    extra = list(args.streamlit_args)
+    if extra[:1] == ["--"]:  # argparse keeps it on some Python versions
+        extra = extra[1:]
+    # From the checkout, so that Streamlit reads its .streamlit/config.toml.
+    process = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", str(app), *extra], cwd=app.parent
+    )
+    try:
+        return process.wait()
+    except KeyboardInterrupt:  # Ctrl-C reached Streamlit too; let it shut down
+        return process.wait()
 
 
 # --------------------------------------------------------------------------- data
@@ -450,6 +514,8 @@ def main(argv=None):
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
+        if args.command == "dashboard":
+            return _dashboard(args)
         if args.command == "benchmark":
             return _benchmark(args, parser)
         return _evaluate(args, parser)

@@ -1,7 +1,8 @@
 """Bundled sample data sets, ready to load.
 
 The files live in ``sample_data/`` at the repository root and are regenerated
-by ``python sample_data/make_samples.py`` (see ``sample_data/README.md``):
+by ``python sample_data/make_samples.py`` (see ``sample_data/README.md``); an
+installed sblr (``pip install .``) carries the same files as ``sblr/sample_data``:
 
 * ``planted`` -- synthetic multi-label data (500 rows, 8 features, 7 labels)
   with planted label dependencies that SparseSBLR's beta matrix recovers;
@@ -27,8 +28,20 @@ from typing import Any
 from sblr.exceptions import DataError
 from sblr.io import Dataset, load_dataset
 
-#: Directory holding the sample files (``<repository root>/sample_data``).
-SAMPLE_DIR = Path(__file__).resolve().parents[1] / "sample_data"
+_PACKAGE_DIR = Path(__file__).resolve().parent
+
+
+def _sample_dir() -> Path:
+    # Installed: pyproject.toml ships <repository>/sample_data as the package directory
+    # sblr/sample_data.  In a checkout (or an editable install) that directory does not
+    # exist and the files are read where they are kept, <repository root>/sample_data.
+    installed = _PACKAGE_DIR / "sample_data"
+    return installed if installed.is_dir() else _PACKAGE_DIR.parent / "sample_data"
+
+
+#: Directory holding the sample files: ``<repository root>/sample_data`` in a checkout,
+#: ``<site-packages>/sblr/sample_data`` once installed.
+SAMPLE_DIR = _sample_dir()
 
 #: Name of the sample shown first (e.g. by the dashboard).
 DEFAULT_SAMPLE = "planted"
@@ -121,8 +134,10 @@ def load_sample(name: str = DEFAULT_SAMPLE) -> Dataset:
     """
     path = sample_path(name)
     if not path.is_file():
-        raise DataError(
-            f"The sample file {path} is missing; regenerate it with "
-            "'python sample_data/make_samples.py'."
+        fix = (
+            "reinstall sblr"
+            if SAMPLE_DIR.parent == _PACKAGE_DIR
+            else "regenerate it with 'python sample_data/make_samples.py'"
         )
+        raise DataError(f"The sample file {path} is missing; {fix}.")
     return load_dataset(path, **_FILES[name][1])
