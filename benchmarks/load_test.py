@@ -602,7 +602,7 @@ class Session:
         await self.act(
             "tune",
             lambda: page.get_by_role("button", name="Tune SparseSBLR").click(),
-            [{"sel": '[data-testid="stAlertContentSuccess"]', "text": "SparseSBLR: best"}],
+            [{"sel": '[data-testid="stAlertContentSuccess"]', "text": "the sliders now show it"}],
         )
         await self.go("coefficients page", "Coefficients β", [h1("Coefficients β"), zeros])
         for _ in range(3):
