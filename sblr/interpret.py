@@ -60,6 +60,7 @@ from sblr.exceptions import DataError
 
 __all__ = [
     "InstanceContributions",
+    "class_affinity",
     "contribution_table",
     "cooccurrence",
     "evidence_sd",
@@ -338,7 +339,43 @@ def cooccurrence(Y, classes=None) -> np.ndarray:
 # --------------------------------------------------------------------------- coefficient tables
 
 
-def contribution_table(models, Y, k, class_names=None, *, evidence=None) -> pd.DataFrame:
+def class_affinity(Y, F) -> np.ndarray:
+    """Mean evidence of class t over the rows of class k: a class-to-class relation for
+    multi-class data, where co-occurrence is empty (every row has one class).
+
+    ``A[k, t] = mean_{i: y_ik = 1} f̄_t(x_i)``: how similar, on average, class k's rows are to
+    class t's rows (leave-one-out evidence: a row's own similarity is left out).  A class
+    with no rows gets a row of NaN.
+
+    Parameters
+    ----------
+    Y : array-like of shape (n, m)
+        0/1 class indicator (``Dataset.label_matrix()``).
+    F : array-like of shape (n, m)
+        Normalized evidence of the same rows.
+
+    Returns
+    -------
+    ndarray of shape (m, m)
+
+    Examples
+    --------
+    >>> class_affinity([[1, 0], [1, 0], [0, 1]], [[0.8, 0.1], [0.6, 0.3], [0.2, 0.9]])
+    array([[0.7, 0.2],
+           [0.2, 0.9]])
+    """
+    Y = _dense(Y).astype(float)
+    F = np.asarray(F, dtype=float)
+    if Y.ndim != 2 or Y.shape != F.shape:
+        raise DataError(f"Y and F must have the same (n, m) shape; got {Y.shape} and {F.shape}.")
+    counts = Y.sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (Y.T @ F) / counts[:, None]
+
+
+def contribution_table(
+    models, Y, k, class_names=None, *, evidence=None, relation=None, relation_name=None
+) -> pd.DataFrame:
     """Coefficients beta_t^k of every class t for target class k, next to co-occurrence.
 
     This is the table behind the paper's "Pacific Wren" discussion: do the
@@ -364,6 +401,12 @@ def contribution_table(models, Y, k, class_names=None, *, evidence=None) -> pd.D
         evidence).  Adds the column ``evidence_sd`` (:func:`evidence_sd`) and,
         after each beta column ``name``, the standardized β̃ column
         ``name + "_std"`` (:func:`standardized_coef`).
+    relation : array-like of shape (m, m), optional
+        A class-to-class relation used instead of co-occurrence (row ``k`` is
+        shown), e.g. :func:`class_affinity` for multi-class data; the table is
+        sorted by it and :func:`rank_correlation` compares against it.
+    relation_name : str, optional
+        Its column name (default ``"relation"``).
 
     Returns
     -------
@@ -435,10 +478,14 @@ def contribution_table(models, Y, k, class_names=None, *, evidence=None) -> pd.D
         raise DataError(f"Y has {C.shape[0]} classes but the model(s) have {m}.")
     names = _names(class_names, m, fallback=classes)
 
-    table = pd.DataFrame(
-        {"class": names, "cooccurrence": C[k].astype(np.int64)},
-        index=pd.RangeIndex(m, name="t"),
-    )
+    related = "cooccurrence"
+    values = C[k].astype(np.int64)
+    if relation is not None:  # another class-to-class relation (e.g. class_affinity)
+        R = np.asarray(relation, dtype=float)
+        if R.shape != (m, m):
+            raise DataError(f"relation must be an ({m}, {m}) matrix; got shape {R.shape}.")
+        related, values = relation_name or "relation", R[k]
+    table = pd.DataFrame({"class": names, related: values}, index=pd.RangeIndex(m, name="t"))
     if evidence is None:
         for name, coef in coefs.items():
             table[name] = coef[k]
@@ -450,7 +497,8 @@ def contribution_table(models, Y, k, class_names=None, *, evidence=None) -> pd.D
         for name, coef in coefs.items():
             table[name] = coef[k]
             table[name + "_std"] = standardized_coef(coef[k], sd=sd)
-    table = table.sort_values("cooccurrence", ascending=False, kind="stable")
+    table = table.sort_values(related, ascending=False, kind="stable")
+    table.attrs["relation"] = related
     table.attrs["target"] = k
     table.attrs["target_name"] = names[k]
     return table
@@ -492,13 +540,14 @@ def rank_correlation(table: pd.DataFrame, column: str = "beta", *, target=None) 
     """
     if column not in table.columns:
         raise DataError(f"Column {column!r} is not in the table; columns: {list(table.columns)}.")
-    if "cooccurrence" not in table.columns:
-        raise DataError("The table needs a 'cooccurrence' column (see contribution_table).")
+    related = table.attrs.get("relation", "cooccurrence")
+    if related not in table.columns:
+        raise DataError(f"The table needs a {related!r} column (see contribution_table).")
     if target is None:
         target = table.attrs.get("target")
     rows = table if target is None else table[table.index != target]
     x = np.abs(pd.to_numeric(rows[column], errors="coerce").to_numpy(dtype=float))
-    y = pd.to_numeric(rows["cooccurrence"], errors="coerce").to_numpy(dtype=float)
+    y = pd.to_numeric(rows[related], errors="coerce").to_numpy(dtype=float)
     ok = np.isfinite(x) & np.isfinite(y)
     x, y = x[ok], y[ok]
     if len(x) < 2 or np.ptp(x) == 0 or np.ptp(y) == 0:

@@ -430,3 +430,28 @@ def test_conditioning_warning_names_the_numbers():
         if warnings:
             text = html.unescape(warnings[0])
             assert "separated" in text and ds.class_names[int(diag.separated.argmax())] in text
+
+
+def test_multiclass_contributions_compare_with_mean_evidence_not_empty_cooccurrence():
+    """Oracle: A[k, t] = mean leave-one-out evidence of class t over class k's rows, computed
+    here; on multi-class data co-occurrence would be 0 off the diagonal."""
+    from scipy.stats import spearmanr
+
+    ds = load_sample("wine")
+    at = goto(start({"sample": "wine", "gamma": "1", "k": "1"}), "pages/contributions.py")
+    assert any("no two classes ever co-occur" in html.unescape(i.value) for i in at.info)
+    model = SBLRClassifier(gamma=1.0).fit(ds.X, ds.y)
+    F = model.featurizer_.training_evidence()
+    Y = ds.label_matrix()
+    A = np.array([F[Y[:, k] == 1].mean(axis=0) for k in range(3)])
+    table = at.dataframe[0].value
+    assert list(table.columns[:2]) == ["class", "mean evidence on k's rows"]
+    shown = dict(zip(table["class"], table["mean evidence on k's rows"], strict=True))
+    for t, name in enumerate(ds.class_names):
+        assert shown[name] == pytest.approx(A[1, t], rel=1e-9)
+    others = [t for t in range(3) if t != 1]
+    beta_std = model.coef_[1] * F.std(axis=0)
+    rho = spearmanr(np.abs(beta_std[others]), A[1, others]).statistic
+    metric = [m for m in at.metric if m.label.startswith("Spearman(|SBLR β̃|")][0]
+    assert metric.label == "Spearman(|SBLR β̃|, mean evidence of t on k's rows)"
+    assert metric.value == ("n/a" if rho != rho else f"{rho:.2f}")

@@ -531,3 +531,20 @@ def test_top_classes_ranks_by_largest_off_diagonal_weight():
     np.testing.assert_array_equal(top_classes(A, 1), [4])  # 1 and 4 tie at 3; diag 2 > 1
     with pytest.raises(DataError, match="positive"):
         top_classes(A, 0)
+
+
+def test_contribution_table_with_another_relation_sorts_and_correlates_by_it():
+    from types import SimpleNamespace
+
+    from sblr.interpret import class_affinity, contribution_table, rank_correlation
+
+    Y = np.array([[1, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]])
+    F = np.array([[0.5, 0.4, 0.1], [0.7, 0.2, 0.1], [0.3, 0.9, 0.0], [0.1, 0.1, 0.8]])
+    A = class_affinity(Y, F)
+    np.testing.assert_allclose(A[0], [0.6, 0.3, 0.1])  # means over class 0's two rows
+    model = SimpleNamespace(coef_=np.array([[1.0, -2.0, 0.5], [0, 1, 0], [0, 0, 1]]))
+    table = contribution_table(model, Y, 0, relation=A, relation_name="affinity")
+    assert list(table.index) == [0, 1, 2] and list(table.columns) == ["class", "affinity", "beta"]
+    assert rank_correlation(table, "beta") == pytest.approx(1.0)  # |β| 2.0, 0.5 vs 0.3, 0.1
+    with pytest.raises(DataError, match=r"\(3, 3\)"):
+        contribution_table(model, Y, 0, relation=A[:2])
