@@ -618,6 +618,21 @@ def beta_heatmaps(
 # --------------------------------------------------------------------------- co-occurrence
 
 
+def _matrix_layout(fig, title, sub, labels, show_ticks, *, x_title, y_title, height):
+    """The layout of a square class-by-class heatmap (co-occurrence, confusion, selection)."""
+    if not show_ticks:
+        sub += "<br>" + _tick_note(len(labels))
+    fig.update_layout(
+        **_titled(title, sub),
+        xaxis={**_category_axis(labels, show_ticks, title=x_title), "constrain": "domain"},
+        yaxis=_matrix_yaxis(labels, show_ticks, title=y_title),
+        plot_bgcolor="white",
+        height=height,
+        dragmode="zoom",
+    )
+    return fig
+
+
 def cooccurrence_heatmap(
     C, class_names: Sequence[str] | None = None, *, cap_diagonal: bool = True
 ) -> go.Figure:
@@ -676,17 +691,16 @@ def cooccurrence_heatmap(
     sub = "diagonal = class size, white = never together"
     if capped:
         sub += "; colours capped at the largest off-diagonal count"
-    if not show_ticks:
-        sub += "<br>" + _tick_note(m)
-    fig.update_layout(
-        **_titled("Label co-occurrence: number of rows in which both classes are relevant", sub),
-        xaxis={**_category_axis(labels, show_ticks, title="class"), "constrain": "domain"},
-        yaxis=_matrix_yaxis(labels, show_ticks, title="class"),
-        plot_bgcolor="white",
+    return _matrix_layout(
+        fig,
+        "Label co-occurrence: number of rows in which both classes are relevant",
+        sub,
+        labels,
+        show_ticks,
+        x_title="class",
+        y_title="class",
         height=_height(m, base=400, per=10, lo=460, hi=780),
-        dragmode="zoom",
     )
-    return fig
 
 
 def selection_frequency_heatmap(
@@ -735,22 +749,17 @@ def selection_frequency_heatmap(
             "resamples<extra></extra>",
         )
     )
-    sub = "how often β[k, t] ≠ 0 when the rows are resampled; dark = always used"
-    if not show_ticks:
-        sub += "<br>" + _tick_note(m)
     times = f" ({n_resamples} bootstrap resamples)" if n_resamples else ""
-    fig.update_layout(
-        **_titled(f"Selection frequency of SparseSBLR's β{times}", sub),
-        xaxis={
-            **_category_axis(labels, show_ticks, title="evidence of class t"),
-            "constrain": "domain",
-        },
-        yaxis=_matrix_yaxis(labels, show_ticks, title="class k"),
-        plot_bgcolor="white",
+    return _matrix_layout(
+        fig,
+        f"Selection frequency of SparseSBLR's β{times}",
+        "how often β[k, t] ≠ 0 when the rows are resampled; dark = always used",
+        labels,
+        show_ticks,
+        x_title="evidence of class t",
+        y_title="class k",
         height=_height(m, base=400, per=10, lo=460, hi=780),
-        dragmode="zoom",
     )
-    return fig
 
 
 # --------------------------------------------------------------------------- class frequencies
@@ -1483,20 +1492,16 @@ def confusion_matrix_figure(
         )
     )
     sub = f"diagonal = correct; accuracy = {acc:.1%}" if total > 0 else "no rows"
-    if not show_ticks:
-        sub += "<br>" + _tick_note(m)
-    fig.update_layout(
-        **_titled("Confusion matrix: rows = true class, columns = predicted class", sub),
-        xaxis={
-            **_category_axis(labels, show_ticks, title="predicted class"),
-            "constrain": "domain",
-        },
-        yaxis=_matrix_yaxis(labels, show_ticks, title="true class"),
-        plot_bgcolor="white",
+    return _matrix_layout(
+        fig,
+        "Confusion matrix: rows = true class, columns = predicted class",
+        sub,
+        labels,
+        show_ticks,
+        x_title="predicted class",
+        y_title="true class",
         height=_height(m, base=360, per=12, lo=420, hi=780),
-        dragmode="zoom",
     )
-    return fig
 
 
 # --------------------------------------------------------------------------- probabilities
