@@ -30,10 +30,8 @@ from sblr.samples import DEFAULT_SAMPLE, SAMPLES, load_sample
 from sblr.similarity import AUTO_APPROX_ROWS, resolve_approx
 from sblr.stability import bootstrap_coefficients
 from sblr.textsafe import escape_markdown as esc
-from sblr.textsafe import safe_filename, to_csv_bytes
+from sblr.textsafe import safe_filename, to_csv_bytes  # noqa: F401 (the pages use them from here)
 from sblr.tuning import PAPER_GRID, coefficient_path
-
-__all__ = ["esc", "safe_filename", "to_csv_bytes"]  # re-exported for the pages
 
 _log = logging.getLogger("sblr.dashboard")
 
