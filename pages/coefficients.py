@@ -21,7 +21,9 @@ with st.expander("What am I looking at?"):
         "Row k is the logistic model of class k; column t is the weight βₜᵏ it gives to the "
         "evidence of class t. A large positive βₜᵏ: rows similar to class t make class k more "
         "likely; negative: less likely; **exactly zero** (SparseSBLR): class t's evidence is "
-        "irrelevant to class k. Both models are fitted on all rows with the sidebar's γ "
+        "left out of class k's model, because it is unrelated to k or because another "
+        "class's evidence already carries the same information (the Class contributions page "
+        "tells which). Both models are fitted on all rows with the sidebar's γ "
         "(SparseSBLR also with its λ). On the planted sample data, thunder's row should lean on "
         "rain's column (thunder only happens with rain), birdsong's on daylight's, and the noise "
         "label's column should be zero in SparseSBLR."
@@ -131,11 +133,13 @@ col2.download_button(
     "column), target class k; columns: evidence class t.",
 )
 
-st.subheader("Which classes does SparseSBLR find irrelevant?")
+st.subheader("Which classes' evidence does SparseSBLR leave out?")
 summary = sparsity_summary(sparse_model.coef_, ds.class_names)
 st.caption(
     f"{int(summary.n_zero.sum())} of {m * m} SparseSBLR coefficients are exactly zero at "
-    f"λ = {s.lam:.3g}; raise λ in the sidebar for more."
+    f"λ = {s.lam:.3g}; raise λ in the sidebar for more. A zero means unrelated OR redundant "
+    "(another class's evidence carries the same information): the Class contributions page "
+    "reads each zero of the sidebar's class."
 )
 st.dataframe(
     summary.rename(

@@ -280,6 +280,11 @@ def fmt_value(value):
     return _fmt(round(math.log10(value) * 4) / 4)
 
 
+def fmt_gamma(gamma):
+    """γ as the sidebar shows it: "scale" or a grid value (1e-2)."""
+    return "scale" if gamma == "scale" else fmt_value(gamma)
+
+
 def _value(log10):
     return float(10.0**log10)
 

@@ -1,52 +1,68 @@
-"""Class contributions: β_t^k (standardized β̃ by default) against co-occurrence with class k."""
+"""Class contributions: the paper's claim about β_t^k, tested on the data, and what a zero means."""
 
+import pandas as pd
 import streamlit as st
 
 from pages import common
-from sblr.interpret import class_affinity, contribution_table, rank_correlation
+from sblr.interpret import (
+    check_claim,
+    class_affinity,
+    contribution_table,
+    zero_readings,
+)
 
 ds, s, key = common.page_context(__file__)
 k = s.k
+name_k = ds.class_names[k]
 
-st.title(f"Class contributions to “{common.esc(ds.class_names[k])}”")
+st.title(f"Class contributions to “{common.esc(name_k)}”")
 with st.expander("What am I looking at?"):
     st.markdown(
-        "For the class k chosen in the sidebar, one row per class t: how many rows carry both "
-        "k and t (co-occurrence) and the weight each model gives to t's evidence, sorted by "
-        "co-occurrence. This is the table of the paper's “Pacific Wren” discussion: classes that "
-        "rarely occur with k tend to get small weights, and SparseSBLR sets many of them to "
-        "exactly zero. The rank correlation measures that tendency (|weight| against "
-        "co-occurrence, class k itself left out). By default the weights are the standardized "
-        "β̃ₜᵏ = βₜᵏ · sd(f̄ₜ), the change of k's logit per standard deviation of t's evidence "
-        "(population sd over the training rows), which can be compared across classes; raw β "
-        "are not, since each evidence column has its own spread."
+        "Each model's logit for the class k chosen in the sidebar is a weighted sum of every "
+        "class t's evidence. The weight βₜᵏ says how much t's evidence moves k. By default the "
+        "weights are the standardized β̃ₜᵏ = βₜᵏ · sd(f̄ₜ): the change of k's logit per standard "
+        "deviation of t's evidence (population sd over the training rows). They can be compared "
+        "across classes; raw β cannot, since each evidence column has its own spread.\n\n"
+        "**How the claim is tested.** The weights are ranked against a dependency of k on t "
+        "with Spearman's ρ (class k itself left out). The p-value is the share of 9,999 random "
+        "shufflings of the weights that give a |ρ| at least as large: a small p means the "
+        "agreement is unlikely to be chance. With few classes nothing can be confirmed, and "
+        "that is what the p-value then says.\n\n"
+        "**Two dependencies.** Co-occurrence C_kt counts the rows with both labels; it grows "
+        "with the size of t, so a frequent class 'co-occurs' with everything. P(k | t) = "
+        "C_kt / C_tt, the share of t's rows that also carry k, removes that. For a fixed k it "
+        "ranks the classes exactly as lift and pointwise mutual information do."
     )
     st.latex(
-        r"C_{kt}=\#\{i: y_{ik}=y_{it}=1\},\qquad "
         r"\tilde\beta_t^k=\beta_t^k\operatorname{sd}(\bar f_t),\qquad "
-        r"\rho=\operatorname{Spearman}\big(|\tilde\beta_t^k|,\ C_{kt}\big)_{t\neq k}"
+        r"C_{kt}=\#\{i: y_{ik}=y_{it}=1\},\qquad P(k\mid t)=\frac{C_{kt}}{C_{tt}},\qquad "
+        r"\rho=\operatorname{Spearman}\big(|\tilde\beta_t^k|,\ D_{kt}\big)_{t\neq k}"
     )
 
 multiclass = ds.task == "multiclass"
+standardized = common.beta_view("contributions")
+with st.spinner("Fitting SBLR and SparseSBLR on all rows…"):
+    models = {
+        "SBLR beta": common.cached_fit(ds, key, "SBLR", s.gamma, s.lam),
+        "SparseSBLR beta": common.cached_fit(ds, key, "SparseSBLR", s.gamma, s.lam),
+    }
+F = common.training_evidence(ds, key, s.gamma)
+Y = ds.label_matrix()
 if multiclass:
     st.info(
-        "Multi-class data: every row has exactly one class, so no two classes ever co-occur. "
-        "The table compares the weights with a relation that exists here instead: the **mean "
-        "evidence of class t over the rows of class k**, A_kt (how similar, on average, k's "
-        "rows are to t's rows; leave-one-out). A large A_kt means the two classes are easily "
-        "confused, so t's evidence carries information about k.",
+        "Multi-class data: every row has exactly one class, so no two classes ever co-occur "
+        "and the paper's claim cannot be stated with co-occurrence. The dependency used here "
+        "is the **mean evidence of class t over the rows of class k**, A_kt (how similar, on "
+        "average, k's rows are to t's rows; leave-one-out). A large A_kt means the two classes "
+        "are easily confused, so t's evidence carries information about k.",
         icon="ℹ️",
     )
     st.latex(r"A_{kt}=\frac{1}{|D_k|}\sum_{x_i\in D_k}\bar f_t(x_i)")
-related = "mean evidence on k's rows" if multiclass else "cooccurrence"
-related_label = "mean evidence of t on k's rows" if multiclass else "co-occurrence"
-standardized = common.beta_view("contributions")
-models = {
-    "SBLR beta": common.cached_fit(ds, key, "SBLR", s.gamma, s.lam),
-    "SparseSBLR beta": common.cached_fit(ds, key, "SparseSBLR", s.gamma, s.lam),
-}
-F = common.training_evidence(ds, key, s.gamma)
-Y = ds.label_matrix()
+    related = "mean evidence on k's rows"
+    measures = {related: "mean evidence of t on k's rows"}
+else:
+    related = "cooccurrence"
+    measures = {"cooccurrence": "co-occurrence", "p_k_given_t": "P(k | t)"}
 table = contribution_table(
     models,
     Y,
@@ -55,29 +71,103 @@ table = contribution_table(
     evidence=F,
     relation=class_affinity(Y, F) if multiclass else None,
     relation_name=related if multiclass else None,
+    dependency=not multiclass,
 )
-# shown: one weight column per model, named with the symbol of the chosen view
 sym = "β̃" if standardized else "β"
-shown = {(name + "_std" if standardized else name): name.replace("beta", sym) for name in models}
-view = table[["class", related, *shown]].rename(columns=shown)
-view.attrs.update(table.attrs)
-cols = st.columns(2)
-for col, name in zip(cols, shown.values(), strict=True):
-    rho = rank_correlation(view, name, target=k)
-    col.metric(
-        f"Spearman(|{name}|, {related_label})",
-        "n/a" if rho != rho else f"{rho:.2f}",
-        help=f"Over the {ds.n_classes - 1} classes t ≠ k; ties share ranks.",
-    )
-st.dataframe(
-    view.style.format({n: "{:.3g}" for n in [*shown.values(), related] if n != "cooccurrence"}),
-    width="stretch",
-    hide_index=True,
+weight = {name: (name + "_std" if standardized else name) for name in models}
+shown = {weight[name]: name.replace("beta", sym) for name in models}
+
+st.subheader("The claim, tested on this data")
+st.markdown(
+    "**Hypothesis** (the paper's “Pacific Wren” discussion): the classes that occur together "
+    f"with “{common.esc(name_k)}” get the largest weights in its logit; classes that rarely "
+    "occur with it get small weights, and SparseSBLR sets them to exactly zero."
 )
+checks = []
+for name in models:
+    for column, label in measures.items():
+        c = check_claim(
+            table[weight[name]].to_numpy(), table[column].to_numpy(), target=table.index.get_loc(k)
+        )
+        checks.append((name.replace(" beta", ""), label, c))
+cols = st.columns(len(checks))
+for col, (model_name, label, c) in zip(cols, checks, strict=True):
+    col.metric(
+        f"{model_name}: ρ(|{sym}|, {label})",
+        "n/a" if c.verdict == "undefined" else f"{c.rho:.2f}",
+        delta=c.verdict,
+        delta_color={"supported": "normal", "contradicted": "inverse"}.get(c.verdict, "off"),
+        delta_arrow="off",
+        help=c.sentence(label),
+    )
+for model_name, label, c in checks:
+    st.markdown(
+        f"- **{common.esc(model_name)}, {common.esc(label)}**: " + common.esc(c.sentence(label))
+    )
+st.caption(
+    f"At γ = {common.fmt_gamma(s.gamma)}, λ = {common.fmt_value(s.lam)} (λ applies to SparseSBLR). "
+    "The path page shows how ρ changes along λ."
+)
+
+sparse = models["SparseSBLR beta"]
+zeros = zero_readings(sparse.coef_[k], F, Y, k, class_names=ds.class_names)
+st.subheader("What a zero means")
+if zeros.empty:
+    st.markdown(
+        f"SparseSBLR uses every class's evidence for “{common.esc(name_k)}” at λ = "
+        f"{common.fmt_value(s.lam)}: there is no zero to read. Raise λ to see some."
+    )
+else:
+    counts = zeros["reading"].value_counts()
+    tau = zeros.attrs["threshold"]
+    st.markdown(
+        f"SparseSBLR sets {len(zeros)} of the {ds.n_classes - 1} other classes' weights to "
+        "exactly zero. A zero does not always mean *unrelated*. Each is read from two "
+        "correlations with k's label over the rows: r, of t's evidence on its own, and r | S, "
+        "of what is left of t's evidence once the classes the model does use (S) are "
+        f"accounted for; a correlation counts when it reaches τ = 2/√n = {tau:.3f}.\n"
+        f"- **irrelevant** ({counts.get('irrelevant', 0)}): no detectable relation to k, "
+        "on its own or beyond S;\n"
+        f"- **redundant** ({counts.get('redundant', 0)}): related to k on its own, but S "
+        "already carries that information (a correlated class took its place); t may well "
+        "matter for k;\n"
+        f"- **weak** ({counts.get('weak', 0)}): it still tells something beyond S, but not "
+        "enough to pay the L1 price at this λ (a smaller λ may let it in; see the path page)."
+    )
+
+view = table[["class", *measures, *shown]].rename(columns=shown)
+view = view.rename(columns={"cooccurrence": "co-occurrence", "p_k_given_t": "P(k | t)"})
+view["SparseSBLR zero"] = pd.Series(
+    [
+        f"{r} (r = {v:.2f}, r | S = {p:.2f})"
+        for r, v, p in zip(zeros["reading"], zeros["r_with_k"], zeros["partial_r"], strict=True)
+    ],
+    index=zeros.index,
+    dtype="string",
+).reindex(view.index, fill_value="")
+result = common.stored_stability(key, s.gamma, s.lam)
+if result is not None:
+    view["selected in (resamples)"] = result.selection_frequency[k][view.index]
+    view[f"β̃ {result.level:.0%} low"] = result.lower[k][view.index]
+    view[f"β̃ {result.level:.0%} high"] = result.upper[k][view.index]
+else:
+    st.caption(
+        "Run “Estimate stability” on the Coefficients page (same γ and λ) to add each weight's "
+        "selection frequency and interval to this table."
+    )
+numeric = [c for c in view.columns if c not in ("class", "SparseSBLR zero", "co-occurrence")]
+fmt = {c: "{:.3g}" for c in numeric}
+if "selected in (resamples)" in view.columns:
+    fmt["selected in (resamples)"] = "{:.0%}"
+if "P(k | t)" in view.columns:
+    fmt["P(k | t)"] = "{:.0%}"
+st.dataframe(view.style.format(fmt, na_rep="–"), width="stretch", hide_index=True)
+download = table.join(zeros.drop(columns="class"))
 st.download_button(
     "Download table (CSV)",
-    common.to_csv_bytes(table, index=False),
-    file_name=common.safe_filename(ds.name, "contributions", ds.class_names[k], suffix=".csv"),
+    common.to_csv_bytes(download, index=False),
+    file_name=common.safe_filename(ds.name, "contributions", name_k, suffix=".csv"),
     mime="text/csv",
-    help="Both weights for each model: beta (raw β) and beta_std (β̃ = β · evidence_sd).",
+    help="Both weights for each model: beta (raw β) and beta_std (β̃ = β · evidence_sd); the "
+    "reading of each SparseSBLR zero with its numbers.",
 )

@@ -54,15 +54,20 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from scipy.special import expit
-from scipy.stats import spearmanr
 
 from sblr.exceptions import DataError
 
 __all__ = [
+    "ClaimCheck",
     "InstanceContributions",
+    "check_claim",
     "class_affinity",
+    "conditional_frequency",
     "contribution_table",
     "cooccurrence",
+    "rank_agreement_path",
+    "spearman",
+    "zero_readings",
     "evidence_sd",
     "instance_contributions",
     "rank_correlation",
@@ -374,7 +379,15 @@ def class_affinity(Y, F) -> np.ndarray:
 
 
 def contribution_table(
-    models, Y, k, class_names=None, *, evidence=None, relation=None, relation_name=None
+    models,
+    Y,
+    k,
+    class_names=None,
+    *,
+    evidence=None,
+    relation=None,
+    relation_name=None,
+    dependency=False,
 ) -> pd.DataFrame:
     """Coefficients beta_t^k of every class t for target class k, next to co-occurrence.
 
@@ -407,6 +420,10 @@ def contribution_table(
         sorted by it and :func:`rank_correlation` compares against it.
     relation_name : str, optional
         Its column name (default ``"relation"``).
+    dependency : bool, default False
+        Add the column ``p_k_given_t`` after the co-occurrence: the share of
+        t's rows that also carry k, P(k | t) = C[k, t] / C[t, t]
+        (:func:`conditional_frequency`; NaN for a class without rows).
 
     Returns
     -------
@@ -452,7 +469,7 @@ def contribution_table(
             raise DataError("Model display names must be distinct after conversion to str.")
     else:
         named = {"beta": models}
-    columns = ["class", "cooccurrence"]
+    columns = ["class", "cooccurrence"] + (["p_k_given_t"] if dependency else [])
     if evidence is not None:
         columns += ["evidence_sd"]
         columns += [c for name in named for c in (name, name + "_std")]
@@ -486,6 +503,8 @@ def contribution_table(
             raise DataError(f"relation must be an ({m}, {m}) matrix; got shape {R.shape}.")
         related, values = relation_name or "relation", R[k]
     table = pd.DataFrame({"class": names, related: values}, index=pd.RangeIndex(m, name="t"))
+    if dependency:
+        table["p_k_given_t"] = conditional_frequency(counts=C)[k]
     if evidence is None:
         for name, coef in coefs.items():
             table[name] = coef[k]
@@ -504,7 +523,9 @@ def contribution_table(
     return table
 
 
-def rank_correlation(table: pd.DataFrame, column: str = "beta", *, target=None) -> float:
+def rank_correlation(
+    table: pd.DataFrame, column: str = "beta", *, target=None, against=None
+) -> float:
     """Spearman correlation between |beta| in ``column`` and ``cooccurrence``.
 
     The target class's own row is **excluded**: its co-occurrence is its
@@ -523,11 +544,16 @@ def rank_correlation(table: pd.DataFrame, column: str = "beta", *, target=None) 
         Index label of the row to exclude.  Defaults to
         ``table.attrs["target"]`` (set by :func:`contribution_table`); if
         neither is available no row is excluded.
+    against : str, optional
+        The relation column to correlate with.  Defaults to
+        ``table.attrs["relation"]`` (the column the table is sorted by), else
+        ``"cooccurrence"``; e.g. ``"p_k_given_t"`` for the chance-corrected
+        dependency (:func:`conditional_frequency`).
 
     Returns
     -------
     float
-        Spearman's rho (average ranks for ties; :func:`scipy.stats.spearmanr`).
+        Spearman's rho (average ranks for ties; :func:`spearman`).
         ``nan`` when undefined: fewer than two rows remain after dropping the
         target and rows with a missing value, or either variable is constant.
 
@@ -540,7 +566,7 @@ def rank_correlation(table: pd.DataFrame, column: str = "beta", *, target=None) 
     """
     if column not in table.columns:
         raise DataError(f"Column {column!r} is not in the table; columns: {list(table.columns)}.")
-    related = table.attrs.get("relation", "cooccurrence")
+    related = against if against is not None else table.attrs.get("relation", "cooccurrence")
     if related not in table.columns:
         raise DataError(f"The table needs a {related!r} column (see contribution_table).")
     if target is None:
@@ -552,7 +578,411 @@ def rank_correlation(table: pd.DataFrame, column: str = "beta", *, target=None) 
     x, y = x[ok], y[ok]
     if len(x) < 2 or np.ptp(x) == 0 or np.ptp(y) == 0:
         return math.nan
-    return float(spearmanr(x, y).statistic)
+    return spearman(x, y)
+
+
+# ---------------------------------------------- does |β| follow the dependency?
+
+
+def conditional_frequency(Y=None, *, counts=None) -> np.ndarray:
+    """P(k | t): the share of class t's rows that also carry class k, for every pair.
+
+    ``D[k, t] = C[k, t] / C[t, t]`` with ``C`` = :func:`cooccurrence`.  This is the
+    chance-corrected dependency the dashboard compares |β̃| with.  Raw co-occurrence
+    counts grow with the size of class t, so a frequent class co-occurs with
+    everything; dividing by t's size removes that.  For a fixed target ``k``, ranking
+    the classes t by P(k | t) is the same as ranking them by lift
+    ``P(k, t) / (P(k) P(t))`` or by pointwise mutual information (log lift): they
+    differ by the factor ``1 / P(k)``, constant over t, and a log.  So a rank
+    correlation per target does not depend on which of the three is used.
+
+    Parameters
+    ----------
+    Y : array-like of shape (n, m) or (n,), optional
+        Labels as for :func:`cooccurrence`.
+    counts : array-like of shape (m, m), optional
+        Instead of ``Y``: an already computed co-occurrence matrix (diagonal = class sizes).
+
+    Returns
+    -------
+    ndarray of shape (m, m)
+        ``D[k, t]`` in [0, 1]; ``D[t, t] = 1``; a class without rows has a NaN column.
+
+    Examples
+    --------
+    >>> conditional_frequency([[1, 1], [1, 0], [1, 0], [0, 1]]).round(2)
+    array([[1.  , 0.5 ],
+           [0.33, 1.  ]])
+    """
+    if (Y is None) == (counts is None):
+        raise DataError("Give exactly one of Y (labels) and counts (a co-occurrence matrix).")
+    C = cooccurrence(Y) if counts is None else np.asarray(counts, dtype=float)
+    if C.ndim != 2 or C.shape[0] != C.shape[1]:
+        raise DataError(f"counts must be a square (m, m) matrix; got shape {C.shape}.")
+    size = np.diag(C).astype(float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(size[None, :] > 0, C / size[None, :], np.nan)
+
+
+def _average_ranks(a: np.ndarray) -> np.ndarray:
+    """Ranks 1..n along the last axis, ties sharing their average rank."""
+    a = np.asarray(a, dtype=float)
+    order = np.argsort(a, axis=-1, kind="stable")
+    ranks = np.empty_like(a)
+    flat_a = a.reshape(-1, a.shape[-1])
+    flat_o = order.reshape(-1, a.shape[-1])
+    flat_r = ranks.reshape(-1, a.shape[-1])
+    for row, o, r in zip(flat_a, flat_o, flat_r, strict=True):
+        sorted_vals = row[o]
+        # start of each run of equal values
+        new = np.r_[True, sorted_vals[1:] != sorted_vals[:-1]]
+        starts = np.flatnonzero(new)
+        ends = np.r_[starts[1:], len(row)]
+        avg = (starts + ends + 1) / 2.0  # mean of 1-based positions start+1 .. end
+        r[o] = np.repeat(avg, ends - starts)
+    return ranks
+
+
+def _pearson(x: np.ndarray, y: np.ndarray) -> float:
+    x = x - x.mean()
+    y = y - y.mean()
+    den = math.sqrt(float(x @ x) * float(y @ y))
+    return math.nan if den == 0 else float(np.clip((x @ y) / den, -1.0, 1.0))
+
+
+def spearman(x, y) -> float:
+    """Spearman's rank correlation (Pearson on average ranks; ties share ranks).
+
+    The same number as :func:`scipy.stats.spearmanr`, without importing
+    :mod:`scipy.stats` (slow to import: the dashboard's start-up avoids it).
+    NaN when fewer than two pairs or either variable is constant.
+
+    Examples
+    --------
+    >>> spearman([1, 2, 3, 4], [10, 20, 20, 40])
+    0.9486832980505138
+    """
+    x = np.asarray(x, dtype=float).ravel()
+    y = np.asarray(y, dtype=float).ravel()
+    if x.shape != y.shape:
+        raise DataError(f"x and y must have the same length; got {x.size} and {y.size}.")
+    if x.size < 2 or np.ptp(x) == 0 or np.ptp(y) == 0:
+        return math.nan
+    return _pearson(_average_ranks(x), _average_ranks(y))
+
+
+@dataclass(frozen=True)
+class ClaimCheck:
+    """The paper's claim for one target class, tested on the data.
+
+    The claim (a hypothesis): the classes t that depend more on k get larger
+    weights |β̃ₜᵏ| in k's logit (and the unrelated ones small or zero weights).
+
+    Attributes
+    ----------
+    rho : float
+        Spearman(|β̃ₜᵏ|, dependency) over the classes t ≠ k (NaN if undefined).
+    p_value : float
+        Two-sided permutation p-value of ``rho`` (NaN if undefined).
+    n : int
+        Number of classes t compared.
+    verdict : str
+        ``"supported"`` (rho > 0, p < alpha), ``"contradicted"`` (rho < 0, p < alpha),
+        ``"not supported"`` (p ≥ alpha), ``"too few classes"`` (even a perfect ranking
+        could not reach p < alpha: fewer than 5 classes) or ``"undefined"``.
+    alpha : float
+        The significance level used.
+    all_zero : bool
+        Every weight compared is zero (a sparse model at a large λ).
+    """
+
+    rho: float
+    p_value: float
+    n: int
+    verdict: str
+    alpha: float = 0.05
+    all_zero: bool = False
+
+    def sentence(self, measure: str = "the dependency") -> str:
+        """One plain sentence with the numbers, e.g. for the dashboard."""
+        if self.verdict == "undefined":
+            if self.all_zero:
+                return (
+                    f"Undefined: every weight of the {self.n} other classes is exactly zero at "
+                    "this λ, so there is nothing to rank (a smaller λ lets classes in)."
+                )
+            return (
+                f"Undefined: over the {self.n} other classes either every weight or every value "
+                f"of {measure} is the same, so there is no ranking to compare."
+            )
+        if self.verdict == "too few classes":
+            return (
+                f"Too few classes to tell (ρ = {self.rho:.2f} over {self.n}): with so few, "
+                f"even a perfect ranking arises by chance more than {self.alpha:.0%} of the time."
+            )
+        nums = f"ρ = {self.rho:.2f} over {self.n} classes, permutation p = {self.p_value:.3f}"
+        if self.verdict == "supported":
+            return f"Supported ({nums}): larger {measure} goes with larger |weight|."
+        if self.verdict == "contradicted":
+            return (
+                f"Contradicted ({nums}): larger {measure} goes with SMALLER |weight|, the "
+                "opposite of the claim."
+            )
+        return (
+            f"Not supported ({nums}): a rank correlation this large arises by chance "
+            f"{self.p_value:.0%} of the time, so these data do not confirm that the weights "
+            f"follow {measure}."
+        )
+
+
+def check_claim(
+    weights, dependency, *, target=None, n_permutations: int = 9999, alpha: float = 0.05, seed=0
+) -> ClaimCheck:
+    """Test "larger dependency, larger |weight|" for one target class.
+
+    Parameters
+    ----------
+    weights : array-like of shape (m,)
+        The weights of every class t in k's logit (β̃ₜᵏ; the sign is ignored).
+    dependency : array-like of shape (m,)
+        The dependency of k on every t (co-occurrence, P(k | t), class affinity...).
+    target : int, optional
+        The index k, left out (its own weight and dependency say nothing about the others).
+    n_permutations : int, default 9999
+        Random permutations of the weights for the two-sided p-value
+        ``(1 + #{|ρ_perm| ≥ |ρ|}) / (1 + n_permutations)``.  With few classes the
+        p-value is large, as it should be: 5 classes cannot confirm anything.
+    alpha : float, default 0.05
+    seed : int, default 0
+        The permutations are reproducible.
+
+    Returns
+    -------
+    ClaimCheck
+
+    Examples
+    --------
+    >>> c = check_claim([9.0, 4, 3, 2, 1, 0, 0, 0], [0, 50, 40, 30, 20, 10, 5, 1], target=0)
+    >>> c.verdict, round(c.rho, 2), c.n
+    ('supported', 0.96, 7)
+    """
+    w = np.abs(np.asarray(weights, dtype=float).ravel())
+    d = np.asarray(dependency, dtype=float).ravel()
+    if w.shape != d.shape:
+        raise DataError(f"weights and dependency differ in length: {w.size} and {d.size}.")
+    keep = np.ones(w.size, dtype=bool)
+    if target is not None:
+        keep[_check_index(target, w.size, "target")] = False
+    keep &= np.isfinite(w) & np.isfinite(d)
+    w, d = w[keep], d[keep]
+    n = int(w.size)
+    rho = spearman(w, d) if n >= 2 else math.nan
+    if not math.isfinite(rho):
+        all_zero = n > 0 and not np.any(w)
+        return ClaimCheck(math.nan, math.nan, n, "undefined", alpha, all_zero)
+    if 2.0 / math.factorial(n) >= alpha:  # the smallest two-sided p any ranking can reach
+        return ClaimCheck(float(rho), math.nan, n, "too few classes", alpha)
+    rw = _average_ranks(w)
+    rd = _average_ranks(d)
+    rd = (rd - rd.mean()) / np.linalg.norm(rd - rd.mean())
+    rng = np.random.default_rng(seed)
+    perms = rng.permuted(np.broadcast_to(rw, (n_permutations, n)), axis=1)
+    perms = perms - perms.mean(axis=1, keepdims=True)
+    null = (perms @ rd) / np.linalg.norm(perms, axis=1)
+    p = float((1 + np.count_nonzero(np.abs(null) >= abs(rho) - 1e-12)) / (1 + n_permutations))
+    if p < alpha:
+        verdict = "supported" if rho > 0 else "contradicted"
+    else:
+        verdict = "not supported"
+    return ClaimCheck(float(rho), p, n, verdict, alpha)
+
+
+def rank_agreement_path(coefs, relation, *, sd=None, target=None, average=False) -> np.ndarray:
+    """Spearman(|β̃ₜᵏ|, relation[k, t]) over t ≠ k at every λ of a coefficient path.
+
+    Parameters
+    ----------
+    coefs : array-like of shape (n_lams, m, m)
+        ``coefs[i, k, t]`` = βₜᵏ at the i-th λ (:func:`sblr.tuning.coefficient_path`).
+    relation : array-like of shape (m, m)
+        ``relation[k, t]``: co-occurrence, :func:`conditional_frequency`,
+        :func:`class_affinity`...
+    sd : array-like of shape (m,), optional
+        :func:`evidence_sd` of the training evidence: correlate the standardized
+        β̃ = β · sd (scale-free, the default in the dashboard).  Without it, raw β.
+    target : int, optional
+        Only this class k: returns shape (n_lams,).  Default: every class,
+        shape (n_lams, m).
+    average : bool, default False
+        Without ``target``: return the mean over the classes k whose ρ is defined at
+        each λ, shape (n_lams,) (NaN where none is).
+
+    Returns
+    -------
+    ndarray
+        NaN where undefined (e.g. every βₜᵏ, t ≠ k, is zero at that λ).
+
+    Examples
+    --------
+    >>> coefs = np.zeros((2, 3, 3))
+    >>> coefs[1, 0] = [1.0, 0.5, 0.1]                 # at the second λ, class 0 uses 1 more than 2
+    >>> rank_agreement_path(coefs, [[5, 3, 1], [3, 4, 0], [1, 0, 2]], target=0)
+    array([nan,  1.])
+    """
+    B = np.abs(np.asarray(coefs, dtype=float))
+    if B.ndim != 3 or B.shape[1] != B.shape[2]:
+        raise DataError(f"coefs must have shape (n_lams, m, m); got {B.shape}.")
+    m = B.shape[1]
+    R = np.asarray(relation, dtype=float)
+    if R.shape != (m, m):
+        raise DataError(f"relation must be ({m}, {m}); got {R.shape}.")
+    if sd is not None:
+        sd = np.asarray(sd, dtype=float)
+        if sd.shape != (m,):
+            raise DataError(f"sd must have shape ({m},); got {sd.shape}.")
+        B = B * sd[None, None, :]
+    targets = range(m) if target is None else [_check_index(target, m, "target")]
+    out = np.full((B.shape[0], len(targets)), np.nan)
+    for j, k in enumerate(targets):
+        others = np.flatnonzero((np.arange(m) != k) & np.isfinite(R[k]))
+        if others.size < 2 or np.ptp(R[k, others]) == 0:
+            continue
+        rr = _average_ranks(R[k, others])
+        for i in range(B.shape[0]):
+            b = B[i, k, others]
+            if np.ptp(b) > 0:
+                out[i, j] = _pearson(_average_ranks(b), rr)
+    if target is not None:
+        return out[:, 0]
+    if average:
+        defined = np.isfinite(out)
+        count = defined.sum(axis=1)
+        total = np.where(defined, out, 0.0).sum(axis=1)
+        return np.where(count > 0, total / np.maximum(count, 1), np.nan)
+    return out
+
+
+def zero_readings(coef_k, F, Y, k, class_names=None, *, threshold=None) -> pd.DataFrame:
+    """What each zero weight βₜᵏ = 0 of a sparse model means: irrelevant, redundant or weak.
+
+    A zero does not say "t has nothing to do with k".  With ``S`` the classes whose
+    evidence the model does use (βₛᵏ ≠ 0), ``r`` the correlation of f̄ₜ with the label
+    yₖ over the rows, and ``r | S`` the partial correlation given the evidence of ``S``
+    (both residualised on it by least squares with an intercept):
+
+    - **weak**: ``|r | S| ≥ τ``: t's evidence still tells something about k beyond the
+      selected classes, but not enough to pay the L1 price at this λ (it may enter at a
+      smaller λ);
+    - **redundant**: ``|r | S| < τ ≤ |r|``: related to k on its own, but the selected
+      classes' evidence already carries that information (a correlated class took its
+      place; ``closest`` names the selected class most correlated with it);
+    - **irrelevant**: ``|r| < τ`` and ``|r | S| < τ``: no detectable relation to k.
+
+    τ defaults to ``2 / sqrt(n)``, about the two-sided 5% level of a zero correlation
+    over ``n`` rows, so with many rows small relations count as detectable.
+
+    Parameters
+    ----------
+    coef_k : array-like of shape (m,)
+        βₜᵏ of one target k for every t.
+    F : array-like of shape (n, m)
+        The evidence the model was fitted on (leave-one-out training evidence).
+    Y : array-like of shape (n, m)
+        0/1 labels of the same rows.
+    k : int
+    class_names : sequence of str, optional
+    threshold : float, optional
+        τ (default ``2 / sqrt(n)``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per zero weight (t ≠ k), index ``t``: ``class``, ``reading``,
+        ``r_with_k`` (r), ``partial_r`` (r | S), ``r2_selected`` (share of f̄ₜ's variance
+        explained by the selected columns; 0 when none is selected), ``closest`` (name
+        of the selected class whose evidence correlates most with f̄ₜ, "" if none) and
+        ``closest_r``.  ``attrs["threshold"]`` holds τ.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.integers(0, 2, 400)
+    >>> a = y + 0.3 * rng.standard_normal(400)           # selected, strongly related to k
+    >>> F = np.c_[y * 0.5 + 0.1, a, a + 0.01 * rng.standard_normal(400), rng.random(400)]
+    >>> Y = np.c_[y, y, y, rng.integers(0, 2, 400)]
+    >>> zero_readings([1.0, 2.0, 0.0, 0.0], F, Y, 0)["reading"].tolist()
+    ['redundant', 'irrelevant']
+    """
+    F = np.asarray(_dense(F), dtype=float)
+    Y = np.asarray(_dense(Y), dtype=float)
+    beta = np.asarray(coef_k, dtype=float).ravel()
+    m = beta.size
+    if F.ndim != 2 or F.shape[1] != m or Y.shape != F.shape:
+        raise DataError(f"F and Y must both have shape (n, {m}); got {F.shape} and {Y.shape}.")
+    k = _check_index(k, m)
+    names = _names(class_names, m)
+    n = F.shape[0]
+    tau = 2.0 / math.sqrt(max(n, 1)) if threshold is None else float(threshold)
+    selected = np.flatnonzero(beta != 0)
+    zeros = np.flatnonzero((beta == 0) & (np.arange(m) != k))
+    Fc = F - F.mean(axis=0)
+    norms = np.linalg.norm(Fc, axis=0)
+    yk = Y[:, k] - Y[:, k].mean()
+
+    def corr(a, b):
+        na, nb = np.linalg.norm(a, axis=0), np.linalg.norm(b)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where((na > 0) & (nb > 0), (a.T @ b) / (na * nb), 0.0)
+
+    r_k = corr(Fc[:, zeros], yk)
+    if selected.size:
+        # an orthonormal basis of the directions the selected columns actually span
+        U, sv, _ = np.linalg.svd(Fc[:, selected], full_matrices=False)
+        Q = U[:, : int(np.count_nonzero(sv > sv.max() * 1e-10))]
+        resid = Fc[:, zeros] - Q @ (Q.T @ Fc[:, zeros])
+        yres = yk - Q @ (Q.T @ yk)
+        left = np.linalg.norm(resid, axis=0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            r2 = np.where(norms[zeros] > 0, 1.0 - (left / norms[zeros]) ** 2, 0.0)
+        partial = corr(resid, yres)
+        partial[left <= 1e-8 * norms[zeros]] = 0.0  # an exact copy adds nothing
+        r2 = np.clip(r2, 0.0, 1.0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            cross = (Fc[:, zeros].T @ Fc[:, selected]) / np.outer(norms[zeros], norms[selected])
+        cross = np.nan_to_num(cross)
+    else:
+        r2, partial = np.zeros(zeros.size), r_k.copy()
+    rows = []
+    for j, t in enumerate(zeros):
+        if selected.size:
+            s_idx = int(np.argmax(np.abs(cross[j])))
+            closest, closest_r = names[selected[s_idx]], float(cross[j, s_idx])
+        else:
+            closest, closest_r = "", math.nan
+        if abs(partial[j]) >= tau:
+            reading = "weak"
+        elif abs(r_k[j]) >= tau:
+            reading = "redundant"
+        else:
+            reading = "irrelevant"
+        rows.append(
+            (names[t], reading, float(r_k[j]), float(partial[j]), float(r2[j]), closest, closest_r)
+        )
+    out = pd.DataFrame(
+        rows,
+        columns=[
+            "class",
+            "reading",
+            "r_with_k",
+            "partial_r",
+            "r2_selected",
+            "closest",
+            "closest_r",
+        ],
+        index=pd.Index(zeros, name="t"),
+    )
+    out.attrs["threshold"] = tau
+    return out
 
 
 def sparsity_summary(coef, class_names=None, *, tol: float = 0.0) -> pd.DataFrame:

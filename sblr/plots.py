@@ -68,6 +68,7 @@ __all__ = [
     "metric_bars",
     "pca_scatter",
     "probability_bars",
+    "rank_agreement_figure",
     "regularization_path",
     "waterfall",
 ]
@@ -158,7 +159,7 @@ def _dense(a) -> np.ndarray:
     return np.asarray(a)
 
 
-def _float_array(a, what: str, ndim: int) -> np.ndarray:
+def _float_array(a, what: str, ndim: int, *, allow_nan: bool = False) -> np.ndarray:
     arr = _dense(a)
     try:
         arr = arr.astype(float)
@@ -166,7 +167,10 @@ def _float_array(a, what: str, ndim: int) -> np.ndarray:
         raise DataError(f"{what} must be numeric.") from None
     if arr.ndim != ndim:
         raise DataError(f"{what} must be a {ndim}-D array, got shape {arr.shape}.")
-    if not np.isfinite(arr).all():
+    if allow_nan:
+        if np.isinf(arr).any():
+            raise DataError(f"{what} contains infinite values.")
+    elif not np.isfinite(arr).all():
         raise DataError(f"{what} contains NaN or infinite values.")
     return arr
 
@@ -1415,6 +1419,103 @@ def regularization_path(
         legend={"title": {"text": "evidence class t"}},
         hovermode="closest",
         height=520,
+    )
+    return fig
+
+
+def rank_agreement_figure(
+    lams,
+    curves: Mapping[str, object],
+    *,
+    current_lam: float | None = None,
+    target_name: str | None = None,
+    nonzero=None,
+) -> go.Figure:
+    """Spearman(|β̃ₜᵏ|, a dependency of k on t) along λ: where does the paper's claim hold?
+
+    Parameters
+    ----------
+    lams : array-like of shape (L,)
+        Penalty values λ > 0.
+    curves : mapping of str to array-like of shape (L,)
+        One line per entry, e.g. ``{"co-occurrence": rho1, "P(k | t)": rho2}``
+        (:func:`sblr.interpret.rank_agreement_path`); NaN (undefined) leaves a gap.
+        A name ending in ``"(mean over classes)"`` is drawn dotted.
+    current_lam : float, optional
+        Dashed vertical line at the sidebar's λ.
+    target_name : str, optional
+        Name of class k, for the title.
+    nonzero : array-like of shape (L,), optional
+        Number of non-zero βₜᵏ (t ≠ k) at each λ, shown in the hover (a ρ over two
+        non-zero weights means little).
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        One trace per curve (x = λ, log axis decreasing to the right as on the path
+        plot, y = ρ in [-1, 1]) and a zero line.
+
+    Examples
+    --------
+    >>> fig = rank_agreement_figure([1.0, 0.1, 0.01], {"co-occurrence": [np.nan, 0.5, 0.2]})
+    >>> len(fig.data), [float(v) for v in fig.data[0].y]  # sorted by λ: 0.01, 0.1, 1
+    (1, [0.2, 0.5, nan])
+    """
+    lams = _float_array(lams, "lams", 1)
+    if lams.size == 0 or (lams <= 0).any():
+        raise DataError("lams must be a non-empty array of positive values.")
+    order = np.argsort(lams, kind="stable")
+    x = lams[order]
+    nz = None if nonzero is None else np.asarray(nonzero)[order]
+    fig = go.Figure()
+    palette = ["#1b7837", "#762a83", "#b35806", "#2166ac"]
+    for j, (name, rho) in enumerate(curves.items()):
+        y = _float_array(rho, f"curve {name!r}", 1, allow_nan=True)
+        if y.size != lams.size:
+            raise DataError(f"Curve {name!r} has {y.size} values for {lams.size} λ values.")
+        y = y[order]
+        dotted = str(name).endswith("(mean over classes)")
+        fig.add_trace(
+            go.Scatter(
+                x=x,
+                y=y,
+                mode="lines+markers" if x.size <= 30 else "lines",
+                name=_esc(str(name)),
+                line={
+                    "color": palette[j % len(palette)],
+                    "width": 2,
+                    "dash": "dot" if dotted else "solid",
+                },
+                customdata=None if nz is None else nz,
+                hovertemplate=f"{_esc(str(name))}<br>λ = %{{x:.3g}}<br>ρ = %{{y:.2f}}"
+                + ("<br>non-zero β: %{customdata}" if nz is not None else "")
+                + "<extra></extra>",
+                connectgaps=False,
+            )
+        )
+    fig.add_hline(y=0, line={"color": "#888888", "width": 1})
+    if current_lam is not None:
+        lam = float(current_lam)
+        if not (np.isfinite(lam) and lam > 0):
+            raise DataError(f"current_lam must be a positive number, got {current_lam!r}.")
+        fig.add_vline(x=lam, line={"color": "black", "width": 1.5, "dash": "dash"})
+    target = f"class k = {_esc(str(target_name))}" if target_name is not None else "class k"
+    fig.update_layout(
+        **_titled(
+            f"Does |β̃| follow the dependency? Spearman ρ along λ, target {target}",
+            "ρ > 0: classes that depend more on k get larger weights (the paper's claim); "
+            "gaps: undefined (all β = 0)",
+        ),
+        xaxis={
+            "type": "log",
+            "autorange": "reversed",
+            "title": {"text": "λ (L1 penalty, log scale, decreasing →)"},
+            "exponentformat": "power",
+        },
+        yaxis={"title": {"text": "Spearman ρ over t ≠ k"}, "range": [-1.05, 1.05]},
+        legend={"title": {"text": "dependency of k on t"}},
+        hovermode="closest",
+        height=380,
     )
     return fig
 

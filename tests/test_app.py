@@ -562,21 +562,32 @@ def test_contributions_table_sorted_and_downloadable(downloads):
     goto(at, "pages/contributions.py")
     assert at.title[0].value == "Class contributions to “rain”"
     table = at.dataframe[0].value
-    assert list(table.columns) == ["class", "cooccurrence", "SBLR β̃", "SparseSBLR β̃"]
-    assert table["cooccurrence"].is_monotonic_decreasing
+    assert list(table.columns) == [
+        "class",
+        "co-occurrence",
+        "P(k | t)",
+        "SBLR β̃",
+        "SparseSBLR β̃",
+        "SparseSBLR zero",
+    ]
+    assert table["co-occurrence"].is_monotonic_decreasing
     Y = load_sample("planted").label_matrix()
     C = cooccurrence(Y)
     expected = {name: C[2, t] for t, name in enumerate(PLANTED_LABELS)}
-    assert dict(zip(table["class"], table["cooccurrence"], strict=True)) == expected
+    assert dict(zip(table["class"], table["co-occurrence"], strict=True)) == expected
+    shares = {name: C[2, t] / C[t, t] for t, name in enumerate(PLANTED_LABELS)}
+    assert dict(zip(table["class"], table["P(k | t)"], strict=True)) == pytest.approx(shares)
     assert table["class"].iloc[0] == "rain"  # a class co-occurs most with itself
-    assert table.loc[table["class"] == "thunder", "cooccurrence"].item() == Y[:, 3].sum()
+    assert table.loc[table["class"] == "thunder", "co-occurrence"].item() == Y[:, 3].sum()
 
     csv = pd.read_csv(io.BytesIO(download(at, downloads, "Download table (CSV)")))
     assert list(csv["class"]) == list(table["class"])
     np.testing.assert_allclose(csv["SparseSBLR beta_std"], table["SparseSBLR β̃"])
     assert {m.label for m in at.metric} == {
-        "Spearman(|SBLR β̃|, co-occurrence)",
-        "Spearman(|SparseSBLR β̃|, co-occurrence)",
+        "SBLR: ρ(|β̃|, co-occurrence)",
+        "SBLR: ρ(|β̃|, P(k | t))",
+        "SparseSBLR: ρ(|β̃|, co-occurrence)",
+        "SparseSBLR: ρ(|β̃|, P(k | t))",
     }
 
 

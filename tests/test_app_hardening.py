@@ -393,4 +393,3 @@ def test_sparse_upload_runs_every_page():
         len(e.value.columns) <= common.MAX_EDIT_FEATURES for e in at.get("data_editor")
     )
     assert "3,000 features" in " ".join(rendered(c.value) for c in at.caption)
-

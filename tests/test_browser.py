@@ -513,3 +513,147 @@ def test_names_from_a_file_are_shown_as_text(server_url, page):
             assert pg.locator('[data-testid="stMain"] a[href*="127.0.0.1"]').count() == 0
         pg.wait_for_timeout(500)
     assert requests == [], f"the page fetched {requests}"
+
+
+# ----------------------------------------------------------------------------- λ sweep
+#: The λ slider's grid: 10^-5 ... 10^2 in quarter decades.
+N_LAMBDA_STEPS = 29
+
+
+def _long_label_arff(n_labels: int = 19, n_rows: int = 240) -> bytes:
+    """A MEKA ARFF (labels first, ``-C n`` in the relation name) with long, bird-like class
+    names: long tick labels are what used to spill over the neighbouring panel."""
+    from sklearn.datasets import make_multilabel_classification
+
+    X, Y = make_multilabel_classification(
+        n_samples=n_rows, n_features=12, n_classes=n_labels, n_labels=3, random_state=7
+    )
+    names = [f"Long-tailed Species {t:02d} (Genus speciosus var. {t})" for t in range(n_labels)]
+    lines = [f"@relation 'birdsong_like: -C {n_labels}'"]
+    lines += [f"@attribute '{name}' {{0,1}}" for name in names]
+    lines += [f"@attribute f{j} numeric" for j in range(X.shape[1])]
+    lines.append("@data")
+    lines += [",".join([*map(str, y), *(f"{v:g}" for v in x)]) for x, y in zip(X, Y, strict=True)]
+    return ("\n".join(lines) + "\n").encode()
+
+
+def panel_geometry(pg) -> dict:
+    """Both heatmap panels as drawn: their traces, plot areas and tick-label boxes."""
+    chart = pg.locator(".st-key-beta_heatmaps .js-plotly-plot")
+    chart.wait_for()
+    return chart.evaluate(
+        """(el) => {
+            const box = (n) => { const r = n.getBoundingClientRect();
+                return {l: r.left, r: r.right, t: r.top, b: r.bottom}; };
+            const ticks = (cls) => [...el.querySelectorAll(`.${cls} text`)]
+                .map(t => ({text: t.textContent, box: box(t)}));
+            return {
+                titles: (el.layout.annotations || []).map(a => a.text),
+                traces: el._fullData.map(t => ({
+                    name: t.name,
+                    rows: t.z.length,
+                    cols: t.z.length ? t.z[0].length : 0,
+                    allBlank: Array.from(t.z).every(row => Array.from(row).every(
+                        v => v === null || Number.isNaN(v))),
+                })),
+                areas: ['xy', 'x2y2'].map(s => box(el.querySelector(`.draglayer .${s} .nsewdrag`))),
+                ticks: [[ticks('xtick'), ticks('ytick')], [ticks('x2tick'), ticks('y2tick')]],
+            };
+        }"""
+    )
+
+
+def _overlap(a: dict, b: dict) -> bool:
+    return (
+        a["l"] < b["r"] - 1 and b["l"] < a["r"] - 1 and a["t"] < b["b"] - 1 and b["t"] < a["b"] - 1
+    )
+
+
+def check_panels(geo: dict, n_classes: int, where: str) -> None:
+    """Each panel has its n × n cells and n names on both axes, none drawn over the other
+    panel; an all-zero panel says so."""
+    assert len(geo["traces"]) == 2, (where, geo["traces"])
+    for p, trace in enumerate(geo["traces"]):
+        assert (trace["rows"], trace["cols"]) == (n_classes, n_classes), (where, trace)
+        if trace["allBlank"]:
+            assert any(t.startswith("all β = 0 at λ") for t in geo["titles"]), (where, geo)
+        for axis in geo["ticks"][p]:
+            texts = [t["text"] for t in axis]
+            assert len(texts) == n_classes and all(texts), (where, p, texts)
+        other = geo["areas"][1 - p]
+        for axis in geo["ticks"][p]:
+            for tick in axis:
+                assert not _overlap(tick["box"], other), (where, p, tick["text"], other)
+                for other_axis in geo["ticks"][1 - p]:
+                    for o in other_axis:
+                        assert not _overlap(tick["box"], o["box"]), (where, tick["text"], o["text"])
+
+
+def sweep_lambda(pg, n_classes: int, label: str) -> None:
+    """Move λ from the slider's smallest value to its largest, one step at a time."""
+    slider = pg.get_by_role("slider", name=LAMBDA_LABEL)
+    slider.focus()
+    seen = []
+    for step in range(N_LAMBDA_STEPS):
+        before = panel_geometry(pg)["titles"]
+        old = slider.get_attribute("aria-valuetext")
+        pg.keyboard.press("Home" if step == 0 else "ArrowRight")
+        if not (step == 0 and old == "1e-5"):
+            pg.wait_for_function(
+                """([label, old]) => {
+                    const el = document.querySelector(`input[aria-label="${label}"]`);
+                    return el && el.getAttribute('aria-valuetext') !== old;
+                }""",
+                arg=[LAMBDA_LABEL, old],
+            )
+            pg.wait_for_function(
+                """(oldTitles) => {
+                    const el = document.querySelector('.st-key-beta_heatmaps .js-plotly-plot');
+                    const now = el && el.layout && (el.layout.annotations || []).map(a => a.text);
+                    return now && JSON.stringify(now) !== JSON.stringify(oldTitles);
+                }""",
+                arg=before,
+            )
+        wait_idle(pg)
+        value = slider.get_attribute("aria-valuetext")
+        assert_no_errors(pg, f"{label}, λ = {value}")
+        check_panels(panel_geometry(pg), n_classes, f"{label}, λ = {value}")
+        seen.append(value)
+        if step in (0, N_LAMBDA_STEPS - 1):
+            screenshot(pg, f"sweep_{label}_lambda_{value}")
+    assert seen[0] == "1e-5" and seen[-1] == "1e2", seen
+    assert len(set(seen)) == N_LAMBDA_STEPS, seen
+
+
+@pytest.mark.parametrize("data", ["planted", "wine", "upload"])
+def test_heatmaps_keep_cells_and_names_over_the_whole_lambda_slider(server_url, page, data):
+    pg = page
+    if data == "upload":
+        pg.goto(server_url + "/")
+        pg.get_by_role("heading", name=PAGES["Choose data"][1]).wait_for()
+        wait_idle(pg)
+        pg.get_by_role("tab", name="Upload ARFF or CSV").click()
+        panel = pg.locator('[data-testid="stTabPanel"]:visible')
+        panel.locator("input[type=file]").first.set_input_files(
+            {
+                "name": "birdsong_like.arff",
+                "mimeType": "application/octet-stream",
+                "buffer": _long_label_arff(),
+            }
+        )
+        panel.get_by_role("button", name="Load this file").wait_for()
+        wait_idle(pg)
+        panel.get_by_role("button", name="Load this file").click()
+        pg.locator('[data-testid="stAlertContentSuccess"]').filter(
+            has_text="Loaded birdsong_like.arff."
+        ).wait_for()
+        wait_idle(pg)
+        go_to(pg, "Coefficients β", "Coefficients β")
+        n_classes = 19
+    else:
+        pg.goto(server_url + f"/coefficients?sample={data}")
+        pg.get_by_role("heading", name="Coefficients β").first.wait_for()
+        wait_idle(pg)
+        n_classes = {"planted": 7, "wine": 3}[data]
+    assert_no_errors(pg, f"{data}: Coefficients")
+    sweep_lambda(pg, n_classes, data)

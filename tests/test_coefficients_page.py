@@ -290,9 +290,11 @@ def test_standardized_by_default_and_the_choice_is_shared_by_the_beta_pages(orac
     assert keyed(at.radio, "beta_view").value == "raw"
     assert list(at.dataframe[0].value.columns) == [
         "class",
-        "cooccurrence",
+        "co-occurrence",
+        "P(k | t)",
         "SBLR β",
         "SparseSBLR β",
+        "SparseSBLR zero",
     ]
     goto(at, "pages/path.py")
     assert keyed(at.radio, "beta_view").value == "raw"
@@ -327,25 +329,34 @@ def test_contributions_standardized_with_both_in_the_csv(oracles, downloads):
     k = 3  # thunder
     at = goto(start({"k": str(k)}), "pages/contributions.py")
     table = at.dataframe[0].value
-    assert list(table.columns) == ["class", "cooccurrence", "SBLR β̃", "SparseSBLR β̃"]
+    assert list(table.columns[:5]) == [
+        "class",
+        "co-occurrence",
+        "P(k | t)",
+        "SBLR β̃",
+        "SparseSBLR β̃",
+    ]
     t = [oracle.ds.class_names.index(c) for c in table["class"]]
     np.testing.assert_allclose(table["SBLR β̃"], oracle.std(oracle.sblr.coef_)[k, t], rtol=1e-5)
     np.testing.assert_allclose(
         table["SparseSBLR β̃"], oracle.std(oracle.sparse(1e-3))[k, t], rtol=1e-5, atol=1e-9
     )
-    assert {m.label for m in at.metric} == {
-        "Spearman(|SBLR β̃|, co-occurrence)",
-        "Spearman(|SparseSBLR β̃|, co-occurrence)",
-    }
     csv = pd.read_csv(io.BytesIO(download(at, downloads, "Download table (CSV)")))
     assert list(csv.columns) == [
         "class",
         "cooccurrence",
+        "p_k_given_t",
         "evidence_sd",
         "SBLR beta",
         "SBLR beta_std",
         "SparseSBLR beta",
         "SparseSBLR beta_std",
+        "reading",
+        "r_with_k",
+        "partial_r",
+        "r2_selected",
+        "closest",
+        "closest_r",
     ]
     np.testing.assert_allclose(csv["evidence_sd"], oracle.sd[t], rtol=1e-9)
     np.testing.assert_allclose(csv["SBLR beta"], oracle.sblr.coef_[k, t], rtol=1e-6)
@@ -452,6 +463,98 @@ def test_multiclass_contributions_compare_with_mean_evidence_not_empty_cooccurre
     others = [t for t in range(3) if t != 1]
     beta_std = model.coef_[1] * F.std(axis=0)
     rho = spearmanr(np.abs(beta_std[others]), A[1, others]).statistic
-    metric = [m for m in at.metric if m.label.startswith("Spearman(|SBLR β̃|")][0]
-    assert metric.label == "Spearman(|SBLR β̃|, mean evidence of t on k's rows)"
+    metric = [m for m in at.metric if m.label.startswith("SBLR:")][0]
+    assert metric.label == "SBLR: ρ(|β̃|, mean evidence of t on k's rows)"
     assert metric.value == ("n/a" if rho != rho else f"{rho:.2f}")
+    assert metric.delta == "too few classes"  # 2 other classes: nothing can be confirmed
+
+
+# ----------------------------------------------------------------------------- the claim
+def test_contributions_test_the_claim_with_the_numbers_of_an_oracle(oracles):
+    """Oracle: Spearman (scipy) of |β̃| computed here against co-occurrence and P(k | t),
+    and the zero readings worked from least squares on the models fitted here."""
+    from scipy.stats import spearmanr
+
+    oracle = oracle_for(oracles, "planted")
+    Y = oracle.ds.label_matrix()
+    k, lam = 3, 10**-3.5  # thunder
+    at = goto(start({"k": str(k), "lam": "0.0003162"}), "pages/contributions.py")
+    C = (Y.T @ Y).astype(float)
+    P = C / np.diag(C)[None, :]
+    o = [t for t in range(Y.shape[1]) if t != k]
+    shown = {m.label: m for m in at.metric}
+    for model, coef in (("SBLR", oracle.sblr.coef_), ("SparseSBLR", oracle.sparse(lam))):
+        w = np.abs(oracle.std(coef)[k, o])
+        for label, R in (("co-occurrence", C), ("P(k | t)", P)):
+            rho = spearmanr(w, R[k, o]).statistic
+            metric = shown[f"{model}: ρ(|β̃|, {label})"]
+            assert metric.value == f"{rho:.2f}"
+            assert metric.delta in {"supported", "not supported", "contradicted"}
+    sentences = html.unescape(" ".join(m.value for m in at.markdown))
+    assert "Hypothesis" in sentences and "permutation p = " in sentences
+    # every zero of SparseSBLR has a reading, worked out here from least squares
+    table = at.dataframe[0].value
+    zero = oracle.sparse(lam)[k] == 0
+    readings = dict(zip(table["class"], table["SparseSBLR zero"], strict=True))
+    for t, name in enumerate(oracle.ds.class_names):
+        assert bool(readings[name]) == (bool(zero[t]) and t != k), name
+    F = oracle.sblr.featurizer_.training_evidence()
+    sel = np.flatnonzero(oracle.sparse(lam)[k])
+    X1 = np.c_[np.ones(len(F)), F[:, sel]]
+    res = lambda v: v - X1 @ np.linalg.lstsq(X1, v, rcond=None)[0]  # noqa: E731
+    tau = 2 / np.sqrt(len(F))
+    for t in np.flatnonzero(zero):
+        if t == k:
+            continue
+        r = np.corrcoef(F[:, t], Y[:, k])[0, 1]
+        rp = np.corrcoef(res(F[:, t]), res(Y[:, k].astype(float)))[0, 1]
+        want = "weak" if abs(rp) >= tau else ("redundant" if abs(r) >= tau else "irrelevant")
+        text = readings[oracle.ds.class_names[t]]
+        assert text == f"{want} (r = {r:.2f}, r | S = {rp:.2f})", text
+
+
+def test_contributions_say_undefined_when_every_weight_is_zero():
+    at = goto(start({"k": "2", "lam": "1"}), "pages/contributions.py")
+    sentences = html.unescape(" ".join(m.value for m in at.markdown))
+    assert "every weight of the 6 other classes is exactly zero at this λ" in sentences
+    sparse = [m for m in at.metric if m.label.startswith("SparseSBLR")]
+    assert sparse and all(m.value == "n/a" and m.delta == "undefined" for m in sparse)
+
+
+def test_contributions_show_stability_once_computed():
+    at = goto(start({"k": "3", "gamma": "1", "lam": "0.0003162"}), "pages/coefficients.py")
+    at.button(key="stability_run").click()
+    rerun(at)
+    goto(at, "pages/contributions.py")
+    table = at.dataframe[0].value
+    assert {"selected in (resamples)", "β̃ 90% low", "β̃ 90% high"} <= set(table.columns)
+    assert (table["β̃ 90% low"] <= table["β̃ 90% high"] + 1e-12).all()
+
+
+def test_path_shows_the_claim_along_lambda(oracles):
+    """Oracle: Spearman (scipy) of |β̃| of SparseSBLR fitted here at two λ of the grid."""
+    from scipy.stats import spearmanr
+
+    oracle = oracle_for(oracles, "planted")
+    Y = oracle.ds.label_matrix()
+    k = 3
+    at = goto(start({"k": str(k)}), "pages/path.py")
+    fig = chart(at, "path_agreement")
+    lines = {
+        t["name"]: (array(t["x"]).astype(float), array(t["y"]).astype(float)) for t in fig["data"]
+    }
+    assert set(lines) == {"co-occurrence", "P(k | t)"}
+    C = (Y.T @ Y).astype(float)
+    o = [t for t in range(Y.shape[1]) if t != k]
+    for lam in (1e-2, 1e-3):
+        w = np.abs(oracle.std(oracle.sparse(lam))[k, o])
+        x, y = lines["co-occurrence"]
+        (i,) = np.flatnonzero(np.isclose(x, lam))
+        expected = spearmanr(w, C[k, o]).statistic if np.ptp(w) else np.nan
+        assert y[i] == pytest.approx(expected, abs=0.05, nan_ok=True)
+    x, y = lines["co-occurrence"]
+    assert np.isnan(y[np.argmax(x)])  # λ = 100: every β is zero, no ranking
+    at.checkbox(key="path_mean_rho").check()
+    rerun(at)
+    names = {t["name"] for t in chart(at, "path_agreement")["data"]}
+    assert "P(k | t) (mean over classes)" in names

@@ -10,18 +10,26 @@ from types import SimpleNamespace
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.stats import spearmanr
 
 from sblr.exceptions import DataError
 from sblr.interpret import (
     InstanceContributions,
+    check_claim,
+    conditional_frequency,
     contribution_table,
     cooccurrence,
     evidence_sd,
     instance_contributions,
+    rank_agreement_path,
     rank_correlation,
     sparsity_summary,
+    spearman,
     standardized_coef,
     top_classes,
+    zero_readings,
 )
 
 # 5 rows x 4 classes
@@ -548,3 +556,148 @@ def test_contribution_table_with_another_relation_sorts_and_correlates_by_it():
     assert rank_correlation(table, "beta") == pytest.approx(1.0)  # |β| 2.0, 0.5 vs 0.3, 0.1
     with pytest.raises(DataError, match=r"\(3, 3\)"):
         contribution_table(model, Y, 0, relation=A[:2])
+
+
+# --------------------------------------------------------------------------- the claim, tested
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 4), st.integers(-3, 3)), min_size=2, max_size=30
+    )  # small integer ranges: many ties
+)
+def test_spearman_equals_scipy_with_ties(pairs):
+    x, y = (np.array(v, dtype=float) for v in zip(*pairs, strict=True))
+    expected = spearmanr(x, y).statistic if np.ptp(x) and np.ptp(y) else math.nan
+    got = spearman(x, y)
+    if math.isnan(expected):
+        assert math.isnan(got)
+    else:
+        assert got == pytest.approx(expected, abs=1e-12)
+
+
+def test_conditional_frequency_by_hand_and_ranks_like_lift():
+    D = conditional_frequency(Y)
+    # P(k | t) = C[k, t] / C[t, t], from the hand-made C above the file's first tests
+    assert D[0, 1] == pytest.approx(2 / 2)  # both rows of class 1 carry class 0
+    assert D[1, 0] == pytest.approx(2 / 4)
+    assert D[3, 2] == pytest.approx(1 / 3)
+    assert D[1, 3] == 0.0
+    np.testing.assert_allclose(np.diag(D), 1.0)
+    # per target k, P(k | t) ranks the classes t exactly as lift = n C_kt / (C_kk C_tt) does
+    rng = np.random.default_rng(3)
+    Yr = (rng.random((300, 9)) < rng.uniform(0.05, 0.6, 9)).astype(int)
+    C = cooccurrence(Yr).astype(float)
+    n = len(Yr)
+    lift = n * C / np.outer(np.diag(C), np.diag(C))
+    D = conditional_frequency(Yr)
+    for k in range(9):
+        others = np.arange(9) != k
+        assert spearman(D[k, others], lift[k, others]) == pytest.approx(1.0)
+    np.testing.assert_allclose(conditional_frequency(counts=C), D)
+    with pytest.raises(DataError, match="exactly one"):
+        conditional_frequency(Yr, counts=C)
+
+
+def test_conditional_frequency_of_an_empty_class_is_nan():
+    D = conditional_frequency([[1, 0], [1, 0]])
+    assert np.isnan(D[:, 1]).all() and D[0, 0] == 1.0 and D[1, 0] == 0.0
+
+
+def exact_permutation_p(w, d):
+    """Oracle: the two-sided p-value over ALL permutations (small n)."""
+    from itertools import permutations
+
+    rho = spearman(w, d)
+    null = [spearman(np.array(p), d) for p in permutations(w)]
+    return np.mean(np.abs(null) >= abs(rho) - 1e-12)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_check_claim_p_value_matches_the_exact_permutation_distribution(seed):
+    rng = np.random.default_rng(seed)
+    w, d = rng.random(7), rng.random(7)
+    c = check_claim(np.r_[99.0, w], np.r_[99.0, d], target=0)  # the target is left out
+    assert c.n == 7 and c.rho == pytest.approx(spearman(w, d))
+    assert c.p_value == pytest.approx(exact_permutation_p(w, d), abs=0.012)  # 9,999 draws
+
+
+def test_check_claim_verdicts_on_planted_orderings():
+    d = np.arange(12.0)
+    assert check_claim(d + 1, d).verdict == "supported"
+    assert check_claim(-(d + 1), d).verdict == "supported"  # |weight| counts, not the sign
+    assert check_claim(12 - d, d).verdict == "contradicted"
+    flat = check_claim(np.zeros(12), d)
+    assert flat.verdict == "undefined" and flat.all_zero and "exactly zero" in flat.sentence()
+    few = check_claim([3.0, 2, 1, 0], [3.0, 2, 1, 0])  # 4 classes: p >= 2/24 for any ranking
+    assert few.verdict == "too few classes" and few.rho == 1.0
+    assert check_claim([4.0, 3, 2, 1, 0], [4.0, 3, 2, 1, 0]).verdict == "supported"
+    # independent weights: "not supported" about 95% of the time at alpha = 0.05
+    rng = np.random.default_rng(0)
+    verdicts = [check_claim(rng.random(15), rng.random(15), seed=i).verdict for i in range(200)]
+    assert 0.90 <= verdicts.count("not supported") / 200 <= 0.99
+
+
+def test_rank_agreement_path_equals_spearman_of_each_slice():
+    rng = np.random.default_rng(1)
+    L, m = 5, 6
+    coefs = rng.standard_normal((L, m, m)) * (rng.random((L, m, m)) < 0.6)
+    coefs[0] = 0.0  # the first λ: all zero, undefined
+    R = rng.integers(0, 30, (m, m)).astype(float)
+    sd = rng.uniform(0.1, 2.0, m)
+    every = rank_agreement_path(coefs, R, sd=sd)
+    assert every.shape == (L, m) and np.isnan(every[0]).all()
+    for i in range(1, L):
+        for k in range(m):
+            o = np.arange(m) != k
+            b = np.abs(coefs[i, k, o] * sd[o])
+            expected = spearmanr(b, R[k, o]).statistic if np.ptp(b) else math.nan
+            if np.isnan(expected):
+                assert np.isnan(every[i, k])
+            else:
+                assert every[i, k] == pytest.approx(expected)
+    np.testing.assert_allclose(rank_agreement_path(coefs, R, sd=sd, target=2), every[:, 2])
+    mean = rank_agreement_path(coefs, R, sd=sd, average=True)
+    assert np.isnan(mean[0])
+    np.testing.assert_allclose(mean[1:], np.nanmean(every[1:], axis=1))
+
+
+def test_zero_readings_find_a_planted_copy_planted_noise_and_a_weak_class():
+    """Oracle: R², marginal and partial correlations worked with scikit-learn's
+    LinearRegression residuals on the selected columns."""
+    from sklearn.linear_model import LinearRegression
+
+    rng = np.random.default_rng(0)
+    n = 400
+    y = rng.integers(0, 2, n)
+    a = y + 0.4 * rng.standard_normal(n)
+    F = np.c_[
+        0.5 * y + 0.2 * rng.standard_normal(n),  # 0: k itself, selected
+        a,  # 1: selected
+        a + 0.05 * rng.standard_normal(n),  # 2: a copy of 1 -> redundant
+        rng.standard_normal(n),  # 3: noise -> irrelevant
+        0.3 * y + rng.standard_normal(n),  # 4: independent extra signal -> weak
+    ]
+    Y = np.c_[y, y, y, rng.integers(0, 2, n), y]
+    # make column 4 carry information the selected columns do not: y's residual part
+    S = F[:, [0, 1]]
+    resid_y = y - LinearRegression().fit(S, y).predict(S)
+    F[:, 4] = resid_y + 0.5 * rng.standard_normal(n)
+    names = ["k", "a", "copy", "noise", "weak"]
+    got = zero_readings([1.0, 0.7, 0.0, 0.0, 0.0], F, Y, 0, class_names=names)
+    assert got.attrs["threshold"] == pytest.approx(2 / math.sqrt(n))
+    assert got.index.tolist() == [2, 3, 4]
+    assert got["reading"].tolist() == ["redundant", "irrelevant", "weak"]
+    assert got.loc[2, "closest"] == "a"
+    ry = y - LinearRegression().fit(S, y).predict(S)
+    for t in (2, 3, 4):
+        fit = LinearRegression().fit(S, F[:, t])
+        assert got.loc[t, "r2_selected"] == pytest.approx(fit.score(S, F[:, t]), abs=1e-9)
+        assert got.loc[t, "r_with_k"] == pytest.approx(np.corrcoef(F[:, t], y)[0, 1])
+        rt = F[:, t] - fit.predict(S)
+        assert got.loc[t, "partial_r"] == pytest.approx(np.corrcoef(rt, ry)[0, 1], abs=1e-9)
+    none = zero_readings(np.zeros(5), F, Y, 0)
+    assert (none["r2_selected"] == 0).all() and (none["closest"] == "").all()
+    np.testing.assert_allclose(none["partial_r"], none["r_with_k"])
+    assert "redundant" not in set(none["reading"])  # nothing selected, nothing to copy
