@@ -20,9 +20,14 @@ features (liblinear also penalizes the intercept).
 
 from __future__ import annotations
 
+import functools
+import os
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.linalg import LinAlgError, cho_factor, cho_solve
+from scipy.linalg.blas import dsyrk
 from scipy.special import expit, log1p
 
 from sblr.exceptions import DataError
@@ -76,15 +81,36 @@ def kkt_violation(Z, y, beta, b, lam, ridge=0.0):
     """
     r = expit(Z @ beta + b) - y
     g = Z.T @ r / len(y) + ridge * beta
+    return _kkt(r.mean(), g, beta, lam)
+
+
+def _kkt(g0, g, beta, lam):
+    """KKT violation from the gradient: ``g0`` of the intercept, ``g`` of the coefficients."""
     nz = beta != 0
     viol = np.concatenate(
         [
-            [abs(r.mean())],
+            [abs(g0)],
             np.abs(g[nz] + lam * np.sign(beta[nz])),
             np.maximum(np.abs(g[~nz]) - lam, 0.0),
         ]
     )
     return float(viol.max())
+
+
+def _hessian(Za, w, n):
+    """``Za' diag(w) Za / n`` by a symmetric rank-k update (half the work of a product)."""
+    A = Za * np.sqrt(w)[:, None]
+    upper = dsyrk(1.0 / n, A, trans=1)
+    return np.triu(upper) + np.triu(upper, 1).T
+
+
+def _solve_spd(H, rhs):
+    """Solve ``H x = rhs`` for a symmetric positive (semi)definite ``H``: Cholesky, falling
+    back to a least-squares solve when ``H`` is numerically singular."""
+    try:
+        return cho_solve(cho_factor(H, check_finite=False), rhs, check_finite=False)
+    except (LinAlgError, ValueError):
+        return np.linalg.lstsq(H, rhs, rcond=None)[0]
 
 
 def lambda_max(Z, y):
@@ -173,12 +199,12 @@ def fit_logistic(
     while n_iter < max_iter:
         p = expit(Za @ theta)
         g = Za.T @ (p - y) / n + reg * theta
-        if kkt_violation(Z, y, theta[1:], theta[0], lam, ridge) <= tol:
+        if _kkt(g[0], g[1:], theta[1:], lam) <= tol:
             break
         n_iter += 1
         w = p * (1.0 - p)
         with np.errstate(over="ignore", invalid="ignore"):  # checked below
-            H = (Za * w[:, None]).T @ Za / n
+            H = _hessian(Za, w, n)
             H[np.diag_indices_from(H)] += reg + _DAMPING * (1.0 + np.trace(H))
         if not (np.isfinite(H).all() and np.isfinite(g).all()):
             raise DataError(
@@ -257,7 +283,7 @@ def _lasso_qp(H, c, pen, x0, max_iter=None):
         return 0.5 * v @ H @ v + c @ v + pen @ np.abs(v)
 
     if not pen.any():  # no L1 term (SBLR): one linear solve
-        return np.linalg.solve(H, -c)
+        return _solve_spd(H, -c)
     sign = np.sign(x)
     solved = False  # the last step solved the quadratic on the active set exactly
     for _ in range(max_iter):
@@ -273,7 +299,7 @@ def _lasso_qp(H, c, pen, x0, max_iter=None):
             sign[j] = -np.sign(grad[j])
         idx = np.flatnonzero(active)
         s_a = np.where(unpen[idx], 0.0, sign[idx])
-        new = np.linalg.solve(H[np.ix_(idx, idx)], -(c[idx] + pen[idx] * s_a))
+        new = _solve_spd(H[np.ix_(idx, idx)], -(c[idx] + pen[idx] * s_a))
         old = x[idx]
         # Candidate points: the full step, and every zero crossing on the way.
         steps = [1.0]
@@ -313,3 +339,66 @@ def constant_intercept(y):
     y = np.asarray(y, dtype=np.float64)
     rate = (y.sum() + 0.5) / (len(y) + 1.0)
     return float(np.log(rate) - log1p(-rate))
+
+
+# --------------------------------------------------------------------------- threads
+
+
+def worker_budget() -> int:
+    """Threads the logistic layer may use: the environment variable ``SBLR_NUM_THREADS`` if
+    set (a positive integer), else the CPU cores this process may run on, at most 8."""
+    env = os.environ.get("SBLR_NUM_THREADS", "").strip()
+    if env:
+        try:
+            value = int(env)
+        except ValueError:
+            value = 0
+        if value < 1:
+            raise ValueError(f"SBLR_NUM_THREADS must be a positive integer; got {env!r}.")
+        return value
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cores = os.cpu_count() or 1
+    return max(1, min(cores, 8))
+
+
+@functools.cache
+def _thread_local_blas_setters():
+    """OpenBLAS's ``openblas_set_num_threads_local`` of every loaded OpenBLAS (0.3.27+): it
+    sets the number of BLAS threads for the CALLING thread only.  Empty for other BLAS."""
+    import ctypes
+
+    from threadpoolctl import threadpool_info
+
+    setters = []
+    for info in threadpool_info():
+        if info.get("internal_api") != "openblas":
+            continue
+        try:
+            fn = ctypes.CDLL(info["filepath"]).openblas_set_num_threads_local
+        except (OSError, AttributeError):
+            continue
+        fn.argtypes, fn.restype = [ctypes.c_int], ctypes.c_int
+        setters.append(fn)
+    return tuple(setters)
+
+
+@contextmanager
+def single_threaded_blas():
+    """BLAS on one thread for the calling thread while the block runs.
+
+    The logistic layer's matrices are small ((m + 1)² Hessians of a few hundred rows):
+    threaded BLAS spends more on synchronisation than it saves there, badly so on a busy
+    machine, so the layer runs one problem per thread instead.  Only the calling thread
+    is affected (OpenBLAS's thread-local setting; a process-wide limit could not be
+    raised again from a thread other than the main one, and the dashboard computes in
+    such threads); with another BLAS this does nothing.
+    """
+    setters = _thread_local_blas_setters()
+    previous = [fn(1) for fn in setters]
+    try:
+        yield
+    finally:
+        for fn, value in zip(setters, previous, strict=True):
+            fn(value)

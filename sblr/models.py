@@ -11,6 +11,7 @@ how much class t's evidence counts for class k.
 from __future__ import annotations
 
 import warnings
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from numbers import Integral, Real
 
 import numpy as np
@@ -21,7 +22,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from sblr.exceptions import DataError
-from sblr.logistic import constant_intercept, fit_logistic
+from sblr.logistic import constant_intercept, fit_logistic, single_threaded_blas, worker_budget
 from sblr.similarity import (
     check_approx_params,
     check_evidence,
@@ -299,7 +300,17 @@ def top_k_indicator(scores, k):
 
 # --------------------------------------------------------------------------- SBLR
 def fit_logistic_layer(
-    F, Y, lam=0.0, *, ridge=0.0, tol=1e-6, max_iter=100, coef_init=None, intercept_init=None
+    F,
+    Y,
+    lam=0.0,
+    *,
+    ridge=0.0,
+    tol=1e-6,
+    max_iter=100,
+    coef_init=None,
+    intercept_init=None,
+    progress=None,
+    n_threads=None,
 ):
     """One logistic regression per class on the evidence ``F``.
 
@@ -313,6 +324,13 @@ def fit_logistic_layer(
         See :func:`sblr.logistic.fit_logistic`.
     coef_init, intercept_init : ndarray of shape (q, m) and (q,), optional
         Warm start (e.g. the previous value on a lambda path).
+    progress : callable, optional
+        Called as ``progress(done, q)`` after each class's problem is solved, from the
+        calling thread (so it may update a user interface).
+    n_threads : int, optional
+        Problems solved at once, each with single-threaded BLAS (the problems are
+        independent; NumPy releases the GIL).  Default :func:`sblr.logistic.worker_budget`.
+        The result does not depend on it.
 
     Returns
     -------
@@ -327,14 +345,22 @@ def fit_logistic_layer(
     intercept = np.zeros(q)
     n_iter = np.zeros(q, dtype=int)
     kkt = np.zeros(q)
+    todo = []
     for k in range(q):
         yk = Y[:, k]
         if yk.min() == yk.max():
             intercept[k] = constant_intercept(yk)
-            continue
-        fit = fit_logistic(
+        else:
+            todo.append(k)
+
+    def solve(k):
+        with single_threaded_blas():
+            return _solve(k)
+
+    def _solve(k):
+        return fit_logistic(
             F,
-            yk,
+            Y[:, k],
             lam,
             ridge=ridge,
             tol=tol,
@@ -342,7 +368,28 @@ def fit_logistic_layer(
             coef_init=None if coef_init is None else coef_init[k],
             intercept_init=None if intercept_init is None else intercept_init[k],
         )
+
+    def store(k, fit):
         coef[k], intercept[k], n_iter[k], kkt[k] = fit.coef, fit.intercept, fit.n_iter, fit.kkt
+
+    done = q - len(todo)
+    if progress is not None:
+        progress(done, q)
+    workers = min(worker_budget() if n_threads is None else int(n_threads), len(todo))
+    if workers <= 1:
+        for k in todo:
+            store(k, solve(k))
+            done += 1
+            if progress is not None:
+                progress(done, q)
+    else:
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            futures = {pool.submit(solve, k): k for k in todo}
+            for future in as_completed(futures):
+                store(futures[future], future.result())
+                done += 1
+                if progress is not None:
+                    progress(done, q)
     return coef, intercept, n_iter, kkt
 
 

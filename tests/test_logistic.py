@@ -89,3 +89,91 @@ def test_constant_class_gets_a_finite_smoothed_intercept():
     # (0 + 0.5) / (9 + 1) = 0.05 -> logit = log(0.05 / 0.95)
     assert constant_intercept(np.zeros(9)) == pytest.approx(np.log(0.05 / 0.95))
     assert constant_intercept(np.ones(9)) == pytest.approx(-np.log(0.05 / 0.95))
+
+
+# --------------------------------------------------------------------------- many classes, threads
+def _many_class_problem(q=23, n=150, seed=4):
+    rng = np.random.default_rng(seed)
+    F = rng.random((n, 9))
+    Y = ((F - 0.5) @ rng.standard_normal((9, q)) + 0.3 * rng.standard_normal((n, q)) > 0)
+    Y = Y.astype(float)
+    Y[:, 3] = 0.0  # a constant class
+    return F, Y
+
+
+@pytest.mark.parametrize("lam", [0.0, 1e-3])
+def test_layer_result_does_not_depend_on_the_number_of_threads(lam):
+    """Oracle: each class solved alone by fit_logistic (the serial definition)."""
+    import threading
+
+    from sblr.models import fit_logistic_layer
+
+    F, Y = _many_class_problem()
+    calls = []
+    caller = threading.get_ident()
+    serial = fit_logistic_layer(F, Y, lam, ridge=1e-6, n_threads=1)
+    threaded = fit_logistic_layer(
+        F,
+        Y,
+        lam,
+        ridge=1e-6,
+        n_threads=3,
+        progress=lambda done, total: calls.append((done, total, threading.get_ident())),
+    )
+    for a, b in zip(serial, threaded, strict=True):
+        np.testing.assert_array_equal(a, b)
+    for k in range(Y.shape[1]):
+        if Y[:, k].min() == Y[:, k].max():
+            continue
+        alone = fit_logistic(F, Y[:, k], lam, ridge=1e-6, tol=1e-6)
+        np.testing.assert_array_equal(threaded[0][k], alone.coef)
+    # progress: from the calling thread, every count once (the constant class first), to q
+    assert [c[0] for c in calls] == list(range(1, Y.shape[1] + 1))
+    assert {c[1] for c in calls} == {Y.shape[1]} and {c[2] for c in calls} == {caller}
+
+
+def test_single_threaded_blas_affects_only_the_calling_thread():
+    import threading
+
+    from threadpoolctl import threadpool_info
+
+    from sblr.logistic import _thread_local_blas_setters, single_threaded_blas
+
+    if not _thread_local_blas_setters():
+        pytest.skip("this BLAS has no thread-local thread setting (not OpenBLAS >= 0.3.27)")
+
+    def blas_threads():
+        return [i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"]
+
+    before = blas_threads()
+    seen = {}
+    inside, release = threading.Event(), threading.Event()
+
+    def other():
+        with single_threaded_blas():
+            seen["worker"] = blas_threads()
+            inside.set()
+            release.wait(10)
+        seen["worker after"] = blas_threads()
+
+    worker = threading.Thread(target=other)
+    worker.start()
+    inside.wait(10)
+    seen["main meanwhile"] = blas_threads()
+    release.set()
+    worker.join(10)
+    assert set(seen["worker"]) == {1}
+    assert seen["main meanwhile"] == before
+    assert seen["worker after"] == before == blas_threads()
+
+
+def test_worker_budget_follows_the_environment(monkeypatch):
+    from sblr.logistic import worker_budget
+
+    monkeypatch.setenv("SBLR_NUM_THREADS", "3")
+    assert worker_budget() == 3
+    monkeypatch.setenv("SBLR_NUM_THREADS", "zero")
+    with pytest.raises(ValueError, match="SBLR_NUM_THREADS"):
+        worker_budget()
+    monkeypatch.delenv("SBLR_NUM_THREADS")
+    assert 1 <= worker_budget() <= 8
