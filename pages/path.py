@@ -30,8 +30,9 @@ with st.expander("What am I looking at?"):
     st.latex(r"\min_{\beta_0^k,\beta^k}\ \frac1n\sum_i \ell_i + \lambda\lVert\beta^k\rVert_1")
 
 standardized = common.beta_view("path")
-lams, coefs, _ = common.cached_path(ds, key, s.gamma)
-path_k = coefs[:, k, :]
+lams, coefs_k = common.cached_path(ds, key, s.gamma, [k])
+coefs_k = coefs_k[:, 0, :]
+path_k = coefs_k
 if standardized:
     path_k = standardized_coef(path_k, common.training_evidence(ds, key, s.gamma))
 fig = plots.regularization_path(
@@ -43,11 +44,11 @@ fig = plots.regularization_path(
     standardized=standardized,
 )
 st.plotly_chart(fig, key="path")
-nonzero = np.count_nonzero(coefs[:, k, :], axis=1)
+nonzero = np.count_nonzero(coefs_k, axis=1)
 entry = {
-    t: lams[np.flatnonzero(coefs[:, k, t])].max()
+    t: lams[np.flatnonzero(coefs_k[:, t])].max()
     for t in range(ds.n_classes)
-    if np.any(coefs[:, k, t])
+    if np.any(coefs_k[:, t])
 }
 entered = [
     f"{common.esc(ds.class_names[t])} (λ = {common.fmt_value(lam)})"
@@ -78,13 +79,20 @@ if ds.task == "multiclass":
 else:
     C = cooccurrence(Y)
     relations = {"co-occurrence": C, "P(k | t)": conditional_frequency(counts=C)}
-curves = {name: rank_agreement_path(coefs, R, sd=sd, target=k) for name, R in relations.items()}
-if st.checkbox("Also show the mean over all classes k", key="path_mean_rho"):
-    with st.spinner("Rank correlations for every class…"):
-        for name, R in relations.items():
-            mean = rank_agreement_path(coefs, R, sd=sd, average=True)
-            curves[f"{name} (mean over classes)"] = mean
-others_nonzero = nonzero - (coefs[:, k, k] != 0)
+# rank_agreement_path wants (n_lams, m, m): class k's row in place, the others unused
+one = np.zeros((len(lams), ds.n_classes, ds.n_classes))
+one[:, k] = coefs_k
+curves = {name: rank_agreement_path(one, R, sd=sd, target=k) for name, R in relations.items()}
+if st.checkbox(
+    "Also show the mean over all classes k",
+    key="path_mean_rho",
+    help="Computes the λ path of every class (once per γ; kept for the next visit).",
+):
+    _, every = common.cached_path(ds, key, s.gamma, range(ds.n_classes))
+    for name, R in relations.items():
+        mean = rank_agreement_path(every, R, sd=sd, average=True)
+        curves[f"{name} (mean over classes)"] = mean
+others_nonzero = nonzero - (coefs_k[:, k] != 0)
 agreement = plots.rank_agreement_figure(
     lams,
     curves,

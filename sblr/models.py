@@ -393,6 +393,79 @@ def fit_logistic_layer(
     return coef, intercept, n_iter, kkt
 
 
+def solve_layer(
+    F,
+    Y,
+    coef_init=None,
+    intercept_init=None,
+    *,
+    lam,
+    ridge,
+    tol=1e-6,
+    max_iter=100,
+    progress=None,
+    n_threads=None,
+):
+    """The logistic layer of SBLR (``lam == 0``) or SparseSBLR: one problem per column of ``Y``.
+
+    ``ridge`` is the estimator's parameter: the L2 term is ``ridge · Var(f̄_t)`` per
+    coefficient, i.e. on standardized coefficients, so the same ``ridge`` is equally tiny
+    whatever the scale of the evidence (which shrinks fast as γ grows).  Without an L1
+    term (SBLR) the problem is solved on evidence columns scaled to unit sd and mapped
+    back: the same minimizer, but the stopping rule then holds in units of β̃ = β·sd, so
+    columns whose scales differ by 1e4 or more are solved as accurately as the others.
+    Both are solved on centred evidence columns (the same β; the intercept is mapped back),
+    which keeps Newton's system well conditioned when every similarity is near 1 (small γ).
+    The KKT violations returned are those of the centred (and for SBLR, scaled) problem.
+
+    Parameters
+    ----------
+    F : ndarray of shape (n, m)
+        Normalized class evidence.
+    Y : ndarray of shape (n, q)
+        0/1 targets, one problem per column (e.g. a subset of the classes).
+    coef_init, intercept_init : ndarray of shape (q, m) and (q,), optional
+        Warm start, in the units of β.
+    lam, ridge, tol, max_iter, progress, n_threads
+        See :func:`fit_logistic_layer`.
+
+    Returns
+    -------
+    coef, intercept, n_iter, kkt
+        As :func:`fit_logistic_layer`, ``coef`` in the units of β.
+    """
+    ridge = ridge * F.var(axis=0)
+    unit = np.ones(F.shape[1])
+    if lam == 0:
+        sd = F.std(axis=0)
+        unit = np.where(sd > 0, sd, 1.0)
+        ridge = ridge / unit**2
+    # Centred columns: the same β (only the unpenalized intercept moves), but the
+    # intercept is no longer nearly collinear with evidence columns whose spread is tiny
+    # beside their mean (small γ: every similarity near 1), which would leave Newton's
+    # system with a condition number of 1e10 and more.
+    mean = F.mean(axis=0)
+    Fc = (F - mean) / unit
+    shift = mean / unit
+    if coef_init is not None:
+        coef_init = coef_init * unit
+        if intercept_init is not None:
+            intercept_init = intercept_init + coef_init @ shift
+    coef, intercept, n_iter, kkt = fit_logistic_layer(
+        Fc,
+        Y,
+        lam,
+        ridge=ridge,
+        tol=tol,
+        max_iter=max_iter,
+        coef_init=coef_init,
+        intercept_init=intercept_init,
+        progress=progress,
+        n_threads=n_threads,
+    )
+    return coef / unit, intercept - coef @ shift, n_iter, kkt
+
+
 class _LogisticSimilarityClassifier(_SimilarityClassifier):
     """SBLR and SparseSBLR: the logistic layer on top of the evidence.
 
@@ -421,7 +494,7 @@ class _LogisticSimilarityClassifier(_SimilarityClassifier):
         self._fit_featurizer(X, y)
         return self._fit_layer(self.featurizer_.training_evidence())
 
-    def fit_from_evidence(self, featurizer, F, *, warm_start=None):
+    def fit_from_evidence(self, featurizer, F, *, warm_start=None, progress=None):
         """Fit only the logistic layer, on a fitted featurizer's training evidence.
 
         ``fit(X, y)`` equals ``fit_from_evidence(f, f.training_evidence())`` with
@@ -436,6 +509,9 @@ class _LogisticSimilarityClassifier(_SimilarityClassifier):
             ``featurizer.training_evidence()``.
         warm_start : fitted estimator of the same data, optional
             Start the solver from its ``coef_`` / ``intercept_`` (a lambda path).
+        progress : callable, optional
+            ``progress(done, total)`` after each class's problem (see
+            :func:`fit_logistic_layer`).
 
         Returns
         -------
@@ -448,9 +524,9 @@ class _LogisticSimilarityClassifier(_SimilarityClassifier):
         ValueError
             ``F`` does not have one row per training row and one column per class.
         """
-        return self._fit_from_evidence(featurizer, F, warm_start)
+        return self._fit_from_evidence(featurizer, F, warm_start, progress)
 
-    def _fit_from_evidence(self, featurizer, F, warm_start=None):
+    def _fit_from_evidence(self, featurizer, F, warm_start=None, progress=None):
         self._check_logistic_params()
         F = np.asarray(F, dtype=np.float64)
         expected = featurizer.Y_fit_.shape
@@ -468,12 +544,12 @@ class _LogisticSimilarityClassifier(_SimilarityClassifier):
         self.multilabel_ = featurizer.multilabel_
         if hasattr(featurizer, "feature_names_in_"):
             self.feature_names_in_ = featurizer.feature_names_in_
-        return self._fit_layer(F, warm_start)
+        return self._fit_layer(F, warm_start, progress)
 
-    def _fit_layer(self, F, warm_start=None):
-        return self.fit_layer(F, self.featurizer_.Y_fit_, warm_start=warm_start)
+    def _fit_layer(self, F, warm_start=None, progress=None):
+        return self.fit_layer(F, self.featurizer_.Y_fit_, warm_start=warm_start, progress=progress)
 
-    def fit_layer(self, F, Y, *, warm_start=None):
+    def fit_layer(self, F, Y, *, warm_start=None, progress=None):
         """Refit only the logistic layer, on evidence ``F`` of any rows with their labels ``Y``.
 
         For resampling the rows of a fitted model (``sblr.stability``): the
@@ -488,38 +564,30 @@ class _LogisticSimilarityClassifier(_SimilarityClassifier):
             Their 0/1 class indicator (``featurizer_.Y_fit_`` order).
         warm_start : fitted estimator, optional
             Start the solver from its ``coef_`` / ``intercept_``.
+        progress : callable, optional
+            ``progress(done, total)`` after each class's problem (see
+            :func:`fit_logistic_layer`).
 
         Returns
         -------
         self
         """
-        lam, ridge = self._lam_value(), self._ridge(F)
-        # Without an L1 term (SBLR) the problem is solved on evidence columns scaled to unit
-        # sd and mapped back: the same minimizer (the ridge is on standardized coefficients),
-        # but the stopping rule then holds in units of β̃ = β·sd, so columns whose scales
-        # differ by 1e4 or more are solved as accurately as the others.
-        unit = np.ones(F.shape[1])
-        if lam == 0:
-            sd = F.std(axis=0)
-            unit = np.where(sd > 0, sd, 1.0)
-            F, ridge = F / unit, ridge / unit**2
-        opts = {"ridge": ridge, "tol": self.tol, "max_iter": self.max_iter}
-        if warm_start is not None:
-            opts["coef_init"] = warm_start.coef_ * unit
-            opts["intercept_init"] = warm_start.intercept_
+        opts = {"lam": self._lam_value(), "ridge": self.ridge, "tol": self.tol}
+        opts.update(max_iter=self.max_iter, progress=progress)
+        coef_init = None if warm_start is None else warm_start.coef_
+        intercept_init = None if warm_start is None else warm_start.intercept_
         if self._binary():
             # The problems for the two classes are mirror images (y -> 1 - y,
             # beta -> -beta leaves the loss and both penalties unchanged): solve
             # one, mirror it, so that both rows agree exactly.
             if warm_start is not None:
-                opts["coef_init"] = opts["coef_init"][1:]
-                opts["intercept_init"] = opts["intercept_init"][1:]
-            c, b, it, kkt = fit_logistic_layer(F, Y[:, 1:], lam, **opts)
+                coef_init, intercept_init = coef_init[1:], intercept_init[1:]
+            c, b, it, kkt = solve_layer(F, Y[:, 1:], coef_init, intercept_init, **opts)
             coef, intercept = np.vstack([-c, c]), np.r_[-b, b]
             n_iter, kkt = np.r_[it, it], np.r_[kkt, kkt]
         else:
-            coef, intercept, n_iter, kkt = fit_logistic_layer(F, Y, lam, **opts)
-        self.coef_, self.intercept_ = coef / unit, intercept
+            coef, intercept, n_iter, kkt = solve_layer(F, Y, coef_init, intercept_init, **opts)
+        self.coef_, self.intercept_ = coef, intercept
         self.n_iter_, self.kkt_violation_ = n_iter, kkt
         if kkt.max() > _KKT_WARN:
             warnings.warn(
@@ -532,11 +600,6 @@ class _LogisticSimilarityClassifier(_SimilarityClassifier):
 
     def _lam_value(self):
         return 0.0
-
-    def _ridge(self, F):
-        # On standardized coefficients: the same ``ridge`` is equally "tiny"
-        # whatever the scale of the evidence (which shrinks fast as gamma grows).
-        return self.ridge * F.var(axis=0)
 
     def _check_logistic_params(self):
         if not (isinstance(self.ridge, Real) and np.isfinite(self.ridge) and self.ridge >= 0):

@@ -32,6 +32,7 @@ from sblr.models import (
     SMLClassifier,
     SparseSBLRClassifier,
     fits_from_evidence,
+    solve_layer,
 )
 from sblr.similarity import (
     DEFAULT_WORKING_MEMORY_MB,
@@ -87,7 +88,7 @@ def _is_better(metric, a, b):
     return a < b if metrics.LOWER_IS_BETTER[metric] else a > b
 
 
-def coefficient_path(estimator, featurizer, F, lams):
+def coefficient_path(estimator, featurizer, F, lams, *, targets=None, progress=None):
     """``coef_`` and ``intercept_`` of ``estimator`` along a grid of lambdas.
 
     Lambdas are solved from the largest to the smallest, each warm-started at
@@ -106,11 +107,19 @@ def coefficient_path(estimator, featurizer, F, lams):
     F : ndarray of shape (n_samples, n_classes)
         ``featurizer.training_evidence()``.
     lams : sequence of float
+    targets : sequence of int, optional
+        Only these target classes k (rows of ``coef_``): their problems are solved
+        alone, with the estimator's settings, giving the same β as the full path (each
+        class's problem is independent of the others').  Ignored for two-class data
+        (one problem, mirrored).  Default: every class.
+    progress : callable, optional
+        ``progress(done, n_lams)`` after each λ.
 
     Returns
     -------
-    coefs : ndarray of shape (n_lams, n_classes, n_classes)
-    intercepts : ndarray of shape (n_lams, n_classes)
+    coefs : ndarray of shape (n_lams, n_targets, n_classes)
+        ``n_targets`` = ``len(targets)`` or ``n_classes``.
+    intercepts : ndarray of shape (n_lams, n_targets)
 
     Examples
     --------
@@ -130,14 +139,35 @@ def coefficient_path(estimator, featurizer, F, lams):
         )
     lams = _checked_grid("lams", lams, positive=False)
     m = F.shape[1]
-    coefs = np.zeros((len(lams), m, m))
-    intercepts = np.zeros((len(lams), m))
+    Y = featurizer.Y_fit_
+    binary = not featurizer.multilabel_ and m == 2
+    rows = np.arange(m) if targets is None or binary else np.asarray(targets, dtype=int)
+    if rows.ndim != 1 or rows.size == 0 or rows.min() < 0 or rows.max() >= m:
+        raise ValueError(f"targets must be class indices in [0, {m - 1}]; got {targets!r}.")
+    coefs = np.zeros((len(lams), len(rows), m))
+    intercepts = np.zeros((len(lams), len(rows)))
     previous = None
-    for i in np.argsort(-lams, kind="stable"):
+    for done, i in enumerate(np.argsort(-lams, kind="stable"), start=1):
         est = clone(estimator).set_params(lam=float(lams[i]))
-        est.fit_from_evidence(featurizer, F, warm_start=previous)
-        coefs[i], intercepts[i] = est.coef_, est.intercept_
-        previous = est
+        if len(rows) == m:
+            est.fit_from_evidence(featurizer, F, warm_start=previous)
+            coefs[i], intercepts[i] = est.coef_, est.intercept_
+            previous = est
+        else:
+            start = (None, None) if previous is None else previous
+            c, b, _, _ = solve_layer(
+                np.asarray(F, dtype=np.float64),
+                Y[:, rows],
+                *start,
+                lam=float(lams[i]),
+                ridge=est.ridge,
+                tol=est.tol,
+                max_iter=est.max_iter,
+            )
+            coefs[i], intercepts[i] = c, b
+            previous = (c, b)
+        if progress is not None:
+            progress(done, len(lams))
     return coefs, intercepts
 
 

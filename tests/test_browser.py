@@ -657,3 +657,40 @@ def test_heatmaps_keep_cells_and_names_over_the_whole_lambda_slider(server_url, 
         n_classes = {"planted": 7, "wine": 3}[data]
     assert_no_errors(pg, f"{data}: Coefficients")
     sweep_lambda(pg, n_classes, data)
+
+
+def test_a_long_fit_on_many_labels_shows_its_progress(server_url, page):
+    """174 labels: the first Coefficients view fits 2 × 174 logistic problems; the page
+    must say what it is doing (class i of m) while it works, never sit silent."""
+    pg = page
+    pg.goto(server_url + "/")
+    pg.get_by_role("heading", name=PAGES["Choose data"][1]).wait_for()
+    wait_idle(pg)
+    pg.get_by_role("tab", name="Upload ARFF or CSV").click()
+    panel = pg.locator('[data-testid="stTabPanel"]:visible')
+    panel.locator("input[type=file]").first.set_input_files(
+        {
+            "name": "many_labels.arff",
+            "mimeType": "application/octet-stream",
+            "buffer": _long_label_arff(n_labels=174, n_rows=502),
+        }
+    )
+    panel.get_by_role("button", name="Load this file").wait_for()
+    wait_idle(pg)
+    panel.get_by_role("button", name="Load this file").click()
+    pg.locator('[data-testid="stAlertContentSuccess"]').filter(
+        has_text="Loaded many_labels.arff."
+    ).wait_for()
+    wait_idle(pg)
+    nav = pg.locator('[data-testid="stSidebarNav"]')
+    nav.get_by_role("link", name=re.compile(r"Coefficients β$")).click()
+    progress = pg.locator('[data-testid="stProgress"]').filter(
+        has_text=re.compile(r"Fitting (SBLR|SparseSBLR) \(γ = .*\): class \d+ of 174")
+    )
+    progress.first.wait_for(timeout=TIMEOUT_MS)
+    screenshot(pg, "many_labels_progress")
+    wait_idle(pg)
+    assert_no_errors(pg, "Coefficients on 174 labels")
+    assert pg.locator('[data-testid="stProgress"]').count() == 0  # removed when done
+    pg.locator(".st-key-beta_heatmaps .js-plotly-plot").wait_for()
+    screenshot(pg, "many_labels_coefficients")

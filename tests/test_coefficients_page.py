@@ -558,3 +558,39 @@ def test_path_shows_the_claim_along_lambda(oracles):
     rerun(at)
     names = {t["name"] for t in chart(at, "path_agreement")["data"]}
     assert "P(k | t) (mean over classes)" in names
+
+
+# ----------------------------------------------------------------------------- many classes
+def test_gamma_waits_for_the_apply_button_on_many_classes():
+    at = upload_many(start())  # 45 classes
+    goto(at, "pages/coefficients.py")
+    assert at.query_params["gamma"] == "scale"
+    at.toggle(key="gamma_is_scale").set_value(False)
+    rerun(at)
+    applied = at.query_params["gamma"]
+    at.select_slider(key="log_gamma").set_value(-1.0)
+    rerun(at)
+    assert at.query_params["gamma"] == applied  # not applied yet
+    assert any("waits for the button" in c.value for c in at.sidebar.caption)
+    at.button(key="apply_gamma").click()
+    rerun(at)
+    assert at.query_params["gamma"] == "0.1"
+    assert not [b for b in at.button if b.key == "apply_gamma"]
+    # the heatmaps are those of γ = 0.1: SBLR's β̃ equal an SBLR fitted here at γ = 0.1
+    ds = dataset("many")
+    F = SBLRClassifier(gamma=0.1).fit(ds.X, ds.y)
+    shown = TOP_N if ds.n_classes > TOP_N else ds.n_classes
+    (sblr_trace,) = [t for t in chart(at, "beta_heatmaps")["data"] if t["name"] == "SBLR"]
+    assert array(sblr_trace["z"]).shape == (shown, shown)
+    sd = F.featurizer_.training_evidence().std(axis=0)
+    drawn = np.nanmax(np.abs(array(sblr_trace["z"]).astype(float)))
+    assert drawn <= np.abs(F.coef_ * sd).max() * (1 + 1e-5)
+    assert drawn >= 0.5 * np.abs(F.coef_ * sd).max()
+
+
+def test_gamma_applies_at_once_on_few_classes():
+    at = goto(start({"gamma": "1"}), "pages/coefficients.py")
+    at.select_slider(key="log_gamma").set_value(-1.0)
+    rerun(at)
+    assert at.query_params["gamma"] == "0.1"
+    assert not [b for b in at.button if b.key == "apply_gamma"]

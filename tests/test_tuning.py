@@ -93,6 +93,33 @@ def test_coefficient_path_equals_independent_fits():
         np.testing.assert_allclose(intercepts[i], ref.intercept_, atol=1e-4)
 
 
+@pytest.mark.parametrize("sample", ["planted", "wine"])
+def test_coefficient_path_of_chosen_classes_equals_their_rows_of_the_full_path(sample):
+    """Oracle: the full path (every class fitted together, as fit_from_evidence does)."""
+    from sblr.samples import load_sample
+
+    ds = load_sample(sample)
+    f = SimilarityFeaturizer().fit(ds.X, ds.y)
+    F = f.training_evidence()
+    lams = 10.0 ** np.arange(-5, 2.01, 0.5)
+    full, full_b = coefficient_path(SparseSBLRClassifier(), f, F, lams)
+    calls = []
+    part, part_b = coefficient_path(
+        SparseSBLRClassifier(),
+        f,
+        F,
+        lams,
+        targets=[2, 0],
+        progress=lambda done, total: calls.append((done, total)),
+    )
+    assert part.shape == (len(lams), 2, ds.n_classes)
+    np.testing.assert_array_equal(part, full[:, [2, 0]])
+    np.testing.assert_array_equal(part_b, full_b[:, [2, 0]])
+    assert calls == [(i, len(lams)) for i in range(1, len(lams) + 1)]
+    with pytest.raises(ValueError, match="targets"):
+        coefficient_path(SparseSBLRClassifier(), f, F, lams, targets=[ds.n_classes])
+
+
 def test_bad_metric_and_tiny_data_are_reported():
     X, y = load_wine(return_X_y=True)
     with pytest.raises(DataError, match="Unknown metric"):
