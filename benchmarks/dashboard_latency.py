@@ -25,6 +25,14 @@ Then one γ change on the page that was slowest is run again under cProfile
 Run from the repo root (with sblr importable: `pip install -e .` in the repository)::
 
     python benchmarks/dashboard_latency.py [--repeats 4] [--profile-top 25]
+
+Many labels (issue #12): ``--data labels174`` uploads a synthetic 502 × 68 set with 174
+labels, ``--data sparse45`` a synthetic sparse 978 × 1,449 set with 45 labels (both as MEKA
+ARFF), and times the first Coefficients view (budget 3 s), λ changes (0.5 s), γ changes
+applied with the sidebar's "Apply γ" button (2 s) and the regularization path of the sidebar's
+class (2 s)::
+
+    python benchmarks/dashboard_latency.py --data labels174
 """
 
 from __future__ import annotations
@@ -202,12 +210,101 @@ def load(at: AppTest, files, extra) -> float:
     return seconds
 
 
+# ----------------------------------------------------------------------------- many labels
+#: Issue #12's server-side budgets (seconds) on many-label data.
+MANY_BUDGET = {"first Coefficients view": 3.0, "λ change": 0.5, "γ change": 2.0, "path": 2.0}
+
+
+def many_label_arff(kind: str) -> tuple[str, bytes]:
+    """A MEKA ARFF (labels first, ``-C m`` in the relation): dense 502 × 68 with 174 labels,
+    or sparse 978 × 1,449 (about 2% non-zero, as bag-of-words data) with 45 labels."""
+    import numpy as np
+    from sklearn.datasets import make_multilabel_classification
+
+    if kind == "labels174":
+        X, Y = make_multilabel_classification(
+            n_samples=502, n_features=68, n_classes=174, n_labels=26, random_state=0
+        )
+        sparse = False
+    else:
+        X, Y = make_multilabel_classification(
+            n_samples=978, n_features=1449, n_classes=45, n_labels=2, random_state=0
+        )
+        rng = np.random.default_rng(0)
+        X = X * (rng.random(X.shape) < 0.02)  # mostly zeros: written as sparse ARFF rows
+        sparse = True
+    m, d = Y.shape[1], X.shape[1]
+    lines = [f"@relation 'synthetic_{kind}: -C {m}'"]
+    lines += [f"@attribute label{k} {{0,1}}" for k in range(m)]
+    lines += [f"@attribute f{j} numeric" for j in range(d)]
+    lines.append("@data")
+    for x, y in zip(X, Y, strict=True):
+        if sparse:
+            cells = [f"{k} 1" for k in np.flatnonzero(y)]
+            cells += [f"{m + j} {x[j]:g}" for j in np.flatnonzero(x)]
+            lines.append("{" + ",".join(cells) + "}")
+        else:
+            lines.append(",".join([*map(str, y), *(f"{v:g}" for v in x)]))
+    shape = f"{X.shape[0]} × {d}{' sparse' if sparse else ''}, {m} labels"
+    return shape, ("\n".join(lines) + "\n").encode()
+
+
+def many_labels(kind: str, repeats: int) -> int:
+    shape, data = many_label_arff(kind)
+    print(f"data: synthetic {shape} (MEKA ARFF upload)")
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=900)
+    cold = [("home page, default sample (first run)", timed_run(at, "first run"))]
+    (uploader,) = [u for u in at.get("file_uploader") if str(u.key).split(":")[0] == "upload_file"]
+    uploader.set_value((f"synthetic_{kind}.arff", data, "application/octet-stream"))
+    timed_run(at, "uploading")
+    at.button(key="upload_load").click()
+    cold.append(("upload: the run that reads the file", timed_run(at, "loading the upload")))
+    rows: dict[str, list[float]] = {name: [] for name in MANY_BUDGET}
+    at.switch_page("pages/coefficients.py")
+    rows["first Coefficients view"].append(timed_run(at, "first Coefficients view"))
+    check_page(at, "pages/coefficients.py")
+    for v in (-3.5, -2.5, -2.0, -4.0)[:repeats]:
+        at.select_slider(key="log_lam").set_value(v)
+        rows["λ change"].append(timed_run(at, f"λ = 1e{v:g}"))
+        check_page(at, "pages/coefficients.py", lam=10.0**v)
+    at.toggle(key="gamma_is_scale").set_value(False)
+    cold.append(("γ = scale → 1e0 (toggle off)", timed_run(at, "gamma_is_scale off")))
+    for v in (-1.0, -2.0, 0.5, -0.5)[:repeats]:
+        at.select_slider(key="log_gamma").set_value(v)
+        timed_run(at, f"γ slider to 1e{v:g} (not applied yet)")
+        at.button(key="apply_gamma").click()
+        rows["γ change"].append(timed_run(at, f"Apply γ = 1e{v:g}"))
+        check_page(at, "pages/coefficients.py")
+    at.switch_page("pages/path.py")
+    rows["path"].append(timed_run(at, "path of the sidebar's class"))
+    print()
+    print("cold (every cache empty at the start)")
+    for what, seconds in cold:
+        print(f"  {seconds:7.3f} s  {what}")
+    print()
+    print(f"{'view / change':<25} {'n':>2} {'median s':>9} {'max s':>8} {'budget s':>9}  ok")
+    for name, times in rows.items():
+        ok = "yes" if max(times) <= MANY_BUDGET[name] else "NO"
+        print(
+            f"{name:<25} {len(times):>2} {statistics.median(times):>9.3f} {max(times):>8.3f} "
+            f"{MANY_BUDGET[name]:>9.1f}  {ok}"
+        )
+    print("(seconds of AppTest.run(): the whole script run of app.py + the page, on this machine)")
+    return 0
+
+
 # ----------------------------------------------------------------------------- main
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeats", type=int, default=4, help="changes per page and slider")
     parser.add_argument(
         "--profile-top", type=int, default=25, help="cProfile rows to print (0: no profile)"
+    )
+    parser.add_argument(
+        "--data",
+        choices=["yeast", "labels174", "sparse45"],
+        default="yeast",
+        help="yeast (or a synthetic set of its shape), or a synthetic many-label set",
     )
     args = parser.parse_args(argv)
 
@@ -216,6 +313,8 @@ def main(argv=None) -> int:
     _profile_script_thread()
     st.cache_data.clear()
     st.cache_resource.clear()
+    if args.data != "yeast":
+        return many_labels(args.data, args.repeats)
 
     description, files, extra = dataset()
     print(f"data: {description}")

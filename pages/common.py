@@ -21,17 +21,15 @@ from pathlib import Path
 import numpy as np
 import streamlit as st
 
-from sblr import DataError, SimilarityFeaturizer, plots, tuning
+# Only modules without scikit-learn here (it imports scipy.stats: seconds at start-up); the
+# first page does not need it, the functions that compute import what they use.
+from sblr import DataError, plots
+from sblr._approx import AUTO_APPROX_ROWS, resolve_approx
 from sblr.diagnostics import evidence_diagnostics
-from sblr.evaluation import fold_distances, fold_evidence, make_splits, score_fold, summarize
 from sblr.io import list_columns, load_dataset
-from sblr.models import MODELS, make_model
 from sblr.samples import DEFAULT_SAMPLE, SAMPLES, load_sample
-from sblr.similarity import AUTO_APPROX_ROWS, resolve_approx
-from sblr.stability import bootstrap_coefficients
 from sblr.textsafe import escape_markdown as esc
 from sblr.textsafe import safe_filename, to_csv_bytes  # noqa: F401 (the pages use them from here)
-from sblr.tuning import PAPER_GRID, coefficient_path
 
 _log = logging.getLogger("sblr.dashboard")
 
@@ -42,7 +40,8 @@ MAX_UPLOAD_MB = 50
 MAX_ROWS = 200_000
 #: Slider grid: 10^-5 ... 10^2 in quarter decades (the paper's grid is every 4th point).
 LOG_GRID = [round(x, 2) for x in np.arange(-5.0, 2.0001, 0.25)]
-MODEL_NAMES = list(MODELS)
+#: The names of sblr.models.MODELS (tested), written out: sblr.models imports scikit-learn.
+MODEL_NAMES = ["SML", "SBLR", "SparseSBLR"]
 
 # Session-state keys owned by the sidebar widgets.
 K_MODEL, K_GAMMA_SCALE, K_LOG_GAMMA, K_LOG_LAM, K_CLASS = (
@@ -52,6 +51,22 @@ K_MODEL, K_GAMMA_SCALE, K_LOG_GAMMA, K_LOG_LAM, K_CLASS = (
     "log_lam",
     "target_class",
 )
+
+
+#: The γ in use (the slider's value once applied): on large data (many classes or rows) a
+#: γ change recomputes the evidence and every fit, so it waits for the "Apply γ" button.
+K_APPLIED_GAMMA = "applied_log_gamma"
+#: From this many classes, or AUTO_APPROX_ROWS rows, γ is applied with a button.
+APPLY_GAMMA_CLASSES = 30
+
+
+def _apply_gamma():
+    st.session_state[K_APPLIED_GAMMA] = st.session_state[K_LOG_GAMMA]
+
+
+def gamma_needs_apply(ds):
+    """True for data on which a γ change is applied with a button, not on every slider step."""
+    return ds.n_classes >= APPLY_GAMMA_CLASSES or ds.n_samples >= AUTO_APPROX_ROWS
 
 
 @dataclass(frozen=True)
@@ -64,6 +79,8 @@ class Settings:
     k: int
 
     def estimator(self):
+        from sblr.models import make_model
+
         return make_model(self.model, gamma=self.gamma, lam=self.lam)
 
 
@@ -401,6 +418,18 @@ def sidebar_settings(ds):
         disabled=scale,
         help="Φ(x, y) = exp(−γ‖x − y‖²). Larger γ: more local.",
     )
+    chosen = st.session_state[K_LOG_GAMMA]
+    if K_APPLIED_GAMMA not in st.session_state or not gamma_needs_apply(ds):
+        st.session_state[K_APPLIED_GAMMA] = chosen
+    elif not scale and chosen != st.session_state[K_APPLIED_GAMMA]:
+        sb.caption(
+            f"γ in use: {_fmt(st.session_state[K_APPLIED_GAMMA])}. On data this size "
+            f"({ds.n_classes} classes, {ds.n_samples:,} rows) a new γ recomputes the evidence "
+            "and every fit, so it waits for the button."
+        )
+        sb.button(
+            f"Apply γ = {_fmt(chosen)}", key="apply_gamma", type="primary", on_click=_apply_gamma
+        )
     sb.select_slider(
         "L1 strength λ (log₁₀)",
         LOG_GRID,
@@ -419,7 +448,7 @@ def sidebar_settings(ds):
     )
     s = Settings(
         model=st.session_state[K_MODEL],
-        gamma="scale" if scale else _value(st.session_state[K_LOG_GAMMA]),
+        gamma="scale" if scale else _value(st.session_state[K_APPLIED_GAMMA]),
         lam=_value(st.session_state[K_LOG_LAM]),
         k=int(st.session_state[K_CLASS]),
     )
@@ -433,6 +462,8 @@ def approx_notice(ds):
     mode = resolve_approx("auto", "rbf", ds.n_samples)
     if mode is None:
         return
+    from sblr.similarity import SimilarityFeaturizer
+
     n_components = SimilarityFeaturizer().n_components
     st.sidebar.info(
         f"**Approximate evidence** ({ds.n_samples:,} rows). Models trained on "
@@ -493,6 +524,7 @@ def _apply_pending_tune():
     gamma, lam = pending
     st.session_state[K_GAMMA_SCALE] = False
     st.session_state[K_LOG_GAMMA] = _nearest(LOG_GRID, math.log10(gamma))
+    st.session_state[K_APPLIED_GAMMA] = st.session_state[K_LOG_GAMMA]
     if lam is not None:
         st.session_state[K_LOG_LAM] = _nearest(LOG_GRID, math.log10(lam))
 
@@ -504,6 +536,8 @@ def _apply_pending_tune():
 def _cached_distances(_ds, key, scheme, test_size, n_splits, i):
     """Squared distances of a split's scaled rows (``scheme="all"``: every row trains), kept
     so that a γ change costs only exp(-γD); None for data too large to keep them."""
+    from sblr.evaluation import fold_distances
+
     if scheme == "all":
         train, test = np.arange(_ds.n_samples), np.arange(0)
     else:
@@ -515,6 +549,9 @@ def _cached_distances(_ds, key, scheme, test_size, n_splits, i):
 @st.cache_resource(max_entries=16, show_spinner="Computing class evidence…")
 def _cached_evidence(_ds, key, gamma):
     """Featurizer fitted on all rows and its leave-one-out evidence, per (data, gamma)."""
+    from sblr.evaluation import fold_evidence
+    from sblr.models import make_model
+
     with job_slot():
         D = _cached_distances(_ds, key, "all", None, None, 0)
         every = (np.arange(_ds.n_samples), np.arange(0))
@@ -528,29 +565,110 @@ def training_evidence(ds, key, gamma):
     return waiting_for_worker(_cached_evidence)(ds, key, gamma)[1]
 
 
+class _Store:
+    """A small thread-safe least-recently-used map shared by every session of the server
+    (work done survives leaving a page, and is shared by users of the same data)."""
+
+    def __init__(self, size):
+        self._size, self._items, self._lock = size, {}, threading.Lock()
+
+    def get(self, key):
+        with self._lock:
+            if key in self._items:
+                self._items[key] = self._items.pop(key)  # most recently used last
+                return self._items[key]
+        return None
+
+    def put(self, key, value):
+        with self._lock:
+            self._items.pop(key, None)
+            self._items[key] = value
+            while len(self._items) > self._size:
+                self._items.pop(next(iter(self._items)))
+        return value
+
+
+@st.cache_resource
+def _fits():
+    return _Store(64)
+
+
+@st.cache_resource
+def _paths():
+    return _Store(256)
+
+
+class _Progress:
+    """A progress bar drawn only once work actually starts (cache hits draw nothing), removed
+    when the work is done; ``text(done, total)`` says what is being done."""
+
+    def __init__(self, text):
+        self._text, self._bar = text, None
+
+    def __call__(self, done, total):
+        if self._bar is None:
+            self._bar = st.progress(0.0)
+        self._bar.progress(done / max(total, 1), text=self._text(done, total))
+
+    def close(self):
+        if self._bar is not None:
+            self._bar.empty()
+
+
 def cached_fit(ds, key, model, gamma, lam):
-    """A model fitted on all rows; SBLR/SparseSBLR reuse the cached evidence."""
+    """A model fitted on all rows; SBLR/SparseSBLR reuse the cached evidence. A fit that is
+    not stored yet shows a progress bar, class by class."""
     lam = lam if model == "SparseSBLR" else None
-    return waiting_for_worker(_cached_fit)(ds, key, model, gamma, lam)
+    wanted = (key, model, gamma, lam)
+    found = _fits().get(wanted)
+    if found is not None:
+        return found
+    from sblr.models import make_model
+
+    est = make_model(model, gamma=gamma, lam=lam)
+    if model == "SML":
+        with st.spinner("Fitting SML…"), job_slot(wait=True):
+            return _fits().put(wanted, est.fit(ds.X, ds.y))
+    f, F = waiting_for_worker(_cached_evidence)(ds, key, gamma)
+    where = f"γ = {fmt_gamma(gamma)}" + (f", λ = {fmt_value(lam)}" if lam is not None else "")
+    bar = _Progress(lambda done, total: f"Fitting {model} ({where}): class {done} of {total}")
+    try:
+        with job_slot(wait=True):
+            est.fit_from_evidence(f, F, progress=bar)
+    finally:
+        bar.close()
+    return _fits().put(wanted, est)
 
 
-@st.cache_resource(max_entries=64, show_spinner=False)
-def _cached_fit(_ds, key, model, gamma, lam):
+def _stored_fit(_ds, key, model, gamma, lam):
+    """For cached functions (which must not draw): the stored fit, or a fit without progress."""
+    lam = lam if model == "SparseSBLR" else None
+    wanted = (key, model, gamma, lam)
+    found = _fits().get(wanted)
+    if found is not None:
+        return found
+    from sblr.models import make_model
+
     with job_slot():
         est = make_model(model, gamma=gamma, lam=lam)
         if model == "SML":
-            return est.fit(_ds.X, _ds.y)
+            return _fits().put(wanted, est.fit(_ds.X, _ds.y))
         f, F = _cached_evidence(_ds, key, gamma)
-        return est.fit_from_evidence(f, F)
+        return _fits().put(wanted, est.fit_from_evidence(f, F))
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
 def _cached_splits(_ds, key, scheme, test_size, n_splits):
+    from sblr.evaluation import make_splits
+
     return make_splits(_ds.y, scheme=scheme, test_size=test_size, n_splits=n_splits)
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)
 def _cached_fold(_ds, key, gamma, scheme, test_size, n_splits, i):
+    from sblr.evaluation import fold_evidence
+    from sblr.models import make_model
+
     split = _cached_splits(_ds, key, scheme, test_size, n_splits)[i]
     with job_slot():
         D = _cached_distances(_ds, key, scheme, test_size, n_splits, i)
@@ -561,6 +679,9 @@ def _cached_fold(_ds, key, gamma, scheme, test_size, n_splits, i):
 @st.cache_data(max_entries=512, show_spinner=False)
 def _cached_fold_score(_ds, key, model, gamma, lam, scheme, test_size, n_splits, i):
     """One fold's scores; SBLR/SparseSBLR reuse the fold's cached evidence."""
+    from sblr.evaluation import score_fold
+    from sblr.models import make_model
+
     with job_slot():
         if model == "SML":
             fold = _cached_splits(_ds, key, scheme, test_size, n_splits)[i]
@@ -580,6 +701,8 @@ def evaluation(ds, key, model, gamma, lam, scheme, test_size, n_splits, progress
     ``progress(done, total)`` is called outside the cached functions (a UI
     element drawn inside one would be replayed on every cache hit).
     """
+    from sblr.evaluation import summarize
+
     lam = lam if model == "SparseSBLR" else None
     n = len(_cached_splits(ds, key, scheme, test_size, n_splits))
     fold_score = waiting_for_worker(_cached_fold_score)
@@ -591,18 +714,51 @@ def evaluation(ds, key, model, gamma, lam, scheme, test_size, n_splits, progress
     return summarize(results, _classes(ds))
 
 
-@st.cache_data(max_entries=16, show_spinner="Computing the λ path…")
-def _cached_path(_ds, key, gamma):
-    lams = np.array([_value(v) for v in LOG_GRID])
-    with job_slot():
-        f, F = _cached_evidence(_ds, key, gamma)
-        coefs, intercepts = coefficient_path(make_model("SparseSBLR", gamma=gamma), f, F, lams)
-    return lams, coefs, intercepts
+def path_lams():
+    """The λ grid of the slider (ascending), where the path is computed."""
+    return np.array([_value(v) for v in LOG_GRID])
 
 
-def cached_path(ds, key, gamma):
-    """β along the slider's λ grid (all rows), for the regularization-path page."""
-    return waiting_for_worker(_cached_path)(ds, key, gamma)
+def cached_path(ds, key, gamma, targets):
+    """SparseSBLR's β along the slider's λ grid (all rows) for the target classes ``targets``
+    (each class's path is stored on its own, so the sidebar's class comes first and the
+    others only when asked). Returns (lams, coefs of shape (n_lams, len(targets), m))."""
+    from sblr.models import make_model
+    from sblr.tuning import coefficient_path
+
+    lams = path_lams()
+    targets = [int(t) for t in targets]
+    missing = [t for t in targets if _paths().get((key, gamma, t)) is None]
+    if missing:
+        f, F = waiting_for_worker(_cached_evidence)(ds, key, gamma)
+        what = (
+            f"class “{ds.class_names[missing[0]]}”"
+            if len(missing) == 1
+            else f"{len(missing)} classes"
+        )
+        bar = _Progress(
+            lambda done, total: (
+                f"Computing the λ path of {what} (γ = {fmt_gamma(gamma)}): λ {done} of {total}"
+            )
+        )
+        try:
+            with job_slot(wait=True):
+                model = make_model("SparseSBLR", gamma=gamma)
+                coefs, _ = coefficient_path(
+                    model,
+                    f,
+                    F,
+                    lams,
+                    targets=missing if len(missing) < ds.n_classes else None,
+                    progress=bar,
+                )
+        finally:
+            bar.close()
+        if coefs.shape[1] != len(missing):  # two-class data: one problem, every row
+            coefs = coefs[:, missing]
+        for j, t in enumerate(missing):
+            _paths().put((key, gamma, t), coefs[:, j])
+    return lams, np.stack([_paths().get((key, gamma, t)) for t in targets], axis=1)
 
 
 #: Tune's selection schemes: label -> (inner folds or None for one 10% split, λ rule).
@@ -615,6 +771,10 @@ TUNE_SCHEMES = {
 
 def tune(ds, model, test_size, progress, scheme="inner 5-fold CV"):
     """Grid search over the paper's grid on the hold-out split's TRAINING rows only."""
+    from sblr import tuning
+    from sblr.evaluation import make_splits
+    from sblr.models import make_model
+
     cv, rule = TUNE_SCHEMES[scheme]
     ((train, _),) = make_splits(ds.y, scheme="holdout", test_size=test_size)
     with job_slot(wait=True):
@@ -622,8 +782,8 @@ def tune(ds, model, test_size, progress, scheme="inner 5-fold CV"):
             make_model(model),
             ds.X[train],
             ds.y[train],
-            gammas=PAPER_GRID,
-            lams=PAPER_GRID,
+            gammas=tuning.PAPER_GRID,
+            lams=tuning.PAPER_GRID,
             cv=cv,
             rule=rule if model == "SparseSBLR" else "best",
             progress=progress,
@@ -634,7 +794,7 @@ def tune(ds, model, test_size, progress, scheme="inner 5-fold CV"):
 def _cached_diagnostics(_ds, key, gamma):
     with job_slot():
         f, F = _cached_evidence(_ds, key, gamma)
-        model = _cached_fit(_ds, key, "SBLR", gamma, None)
+        model = _stored_fit(_ds, key, "SBLR", gamma, None)
         return evidence_diagnostics(model, F)
 
 
@@ -650,6 +810,8 @@ N_RESAMPLES = 50
 def stability(ds, key, gamma, lam, progress=None):
     """Bootstrap stability of SparseSBLR's β on all rows; kept in the session (last 4 settings)
     so a revisit is instant. ``progress(done, total)`` reports each resample."""
+    from sblr.stability import bootstrap_coefficients
+
     store = st.session_state.setdefault("_stability", {})
     wanted = (key, gamma, lam, N_RESAMPLES)
     if wanted not in store:
@@ -714,6 +876,7 @@ def show_notes(ds):
 def _cached_compare_splits(_ds, key, folds):
     """The folds ``protocol.run_benchmark`` uses (seed 0), so results match the CLI's."""
     from sblr import protocol
+    from sblr.evaluation import make_splits
 
     return make_splits(protocol._task_y(_ds), scheme="kfold", n_splits=folds, random_state=0)
 

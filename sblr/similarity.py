@@ -25,6 +25,8 @@ from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.sparsefuncs import mean_variance_axis, min_max_axis
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+# Defined without scikit-learn (the dashboard's first page reads them), part of this module.
+from sblr._approx import AUTO_APPROX_ROWS, resolve_approx  # noqa: F401
 from sblr.exceptions import DataError
 
 KERNELS = ("rbf", "laplacian", "linear", "cosine")
@@ -33,17 +35,6 @@ APPROX_METHODS = ("nystroem", "rff")
 #: shift of the [-1, 1] scaling (which sparse data skip to stay sparse) does not matter.
 SPARSE_KERNELS = ("rbf", "laplacian")
 DEFAULT_WORKING_MEMORY_MB = 256
-
-#: Training-set size from which a caller should switch to approximate evidence
-#: (``approx="nystroem"``); ``approx="auto"``, the default of the featurizer and
-#: of every classifier, does so from this many training rows on (rbf kernel).  Exact evidence costs
-#: O(n_query * n_train * d) time, so leave-one-out evidence of n training rows
-#: is quadratic in n: at 20,000 rows it is 4e8 kernel values per pass (seconds),
-#: at 200,000 rows 4e10 (many minutes).  Approximate evidence costs
-#: O(n * D * (d + m)) with ``D = n_components``.  Below this size exact evidence
-#: is fast enough and has no approximation error, so keep it.  See
-#: :func:`resolve_approx`.
-AUTO_APPROX_ROWS = 20_000
 
 
 # --------------------------------------------------------------------------- math
@@ -382,25 +373,6 @@ def class_evidence(
     if leave_one_out:
         counts -= Yf
     return sums, counts
-
-
-def resolve_approx(approx, kernel, n_train, threshold=AUTO_APPROX_ROWS):
-    """The evidence mode actually used: ``None`` (exact), ``"nystroem"`` or ``"rff"``.
-
-    ``"auto"`` means Nystroem from ``threshold`` (:data:`AUTO_APPROX_ROWS`)
-    training rows on with the rbf kernel, exact evidence otherwise; any other
-    value is returned as it is.
-
-    Examples
-    --------
-    >>> resolve_approx("auto", "rbf", 1_000), resolve_approx("auto", "rbf", 200_000)
-    (None, 'nystroem')
-    >>> resolve_approx("rff", "rbf", 10), resolve_approx("auto", "laplacian", 200_000)
-    ('rff', None)
-    """
-    if approx != "auto":
-        return approx
-    return "nystroem" if kernel == "rbf" and int(n_train) >= threshold else None
 
 
 #: Parameters a classifier passes on to its :class:`SimilarityFeaturizer`.

@@ -26,9 +26,9 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
-from scipy import stats as ss
 
+# plotly (cd_diagram) and scipy.stats (the tests) are imported where they are used: the
+# tables and the CLI's statistics do not draw, and scipy.stats takes seconds to import.
 from sblr.metrics import LOWER_IS_BETTER, METRIC_LABELS
 from sblr.protocol import METHODS
 from sblr.textsafe import escape_markdown
@@ -172,6 +172,8 @@ def q_alpha(k, alpha=0.05):
     """
     if k < 2:
         raise ValueError(f"The Nemenyi test needs at least 2 methods; got {k}.")
+    from scipy import stats as ss
+
     return float(ss.studentized_range.ppf(1.0 - alpha, k, np.inf) / np.sqrt(2.0))
 
 
@@ -257,6 +259,8 @@ def iman_davenport(chi2, n, k):
     if denom <= 1e-9 * n * (k - 1):
         return np.inf, 0.0
     ff = (n - 1) * chi2 / denom
+    from scipy import stats as ss
+
     return float(ff), float(ss.f.sf(ff, k - 1, (k - 1) * (n - 1)))
 
 
@@ -279,6 +283,8 @@ def friedman_nemenyi(results, metric, *, alpha=0.05, decimals=None):
     # scipy ranks ascending; negate greater-is-better scores so rank 1 is best either way.
     sign = 1.0 if LOWER_IS_BETTER[metric] else -1.0
     oriented = sign * table.values
+    from scipy import stats as ss
+
     stat, pvalue = ss.friedmanchisquare(*(oriented[c].to_numpy() for c in oriented))
     stat = float(stat)
     ff, ff_p = iman_davenport(stat, n, k)
@@ -343,6 +349,8 @@ def cd_diagram(average_ranks, cd, *, title=None, labels=None):
     -------
     plotly.graph_objects.Figure
     """
+    import plotly.graph_objects as go
+
     labels = labels or method_label
     s = pd.Series(average_ranks, dtype=float).sort_values(kind="stable")
     k = len(s)
