@@ -26,8 +26,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.linalg import LinAlgError, cho_factor, cho_solve
-from scipy.linalg.blas import dsyrk
+from scipy.linalg import solve_triangular
 from scipy.special import expit, log1p
 
 from sblr.exceptions import DataError
@@ -97,20 +96,15 @@ def _kkt(g0, g, beta, lam):
     return float(viol.max())
 
 
-def _hessian(Za, w, n):
-    """``Za' diag(w) Za / n`` by a symmetric rank-k update (half the work of a product)."""
-    A = Za * np.sqrt(w)[:, None]
-    upper = dsyrk(1.0 / n, A, trans=1)
-    return np.triu(upper) + np.triu(upper, 1).T
-
-
 def _solve_spd(H, rhs):
-    """Solve ``H x = rhs`` for a symmetric positive (semi)definite ``H``: Cholesky, falling
-    back to a least-squares solve when ``H`` is numerically singular."""
+    """Solve ``H x = rhs`` for a symmetric positive (semi)definite ``H``: Cholesky (NumPy's,
+    which releases the GIL, so the layer's threads run at once), falling back to least
+    squares when ``H`` is numerically singular."""
     try:
-        return cho_solve(cho_factor(H, check_finite=False), rhs, check_finite=False)
-    except (LinAlgError, ValueError):
+        L = np.linalg.cholesky(H)
+    except np.linalg.LinAlgError:
         return np.linalg.lstsq(H, rhs, rcond=None)[0]
+    return solve_triangular(L, solve_triangular(L, rhs, lower=True), lower=True, trans=1)
 
 
 def lambda_max(Z, y):
@@ -178,7 +172,12 @@ def fit_logistic(
     """
     Z, y, lam, ridge = _checked_problem(Z, y, lam, ridge)
     n, m = Z.shape
+    # Column-major, as BLAS wants it; the work arrays are reused across Newton steps (a
+    # fresh array of this size per step costs more in page faults than the product itself).
     Za = np.hstack([np.ones((n, 1)), Z])
+    work = np.empty_like(Za)
+    H = np.empty((m + 1, m + 1))
+    diag = np.diag_indices(m + 1)
     theta = np.zeros(m + 1)
     if coef_init is not None:
         theta[1:] = _checked_start("coef_init", coef_init, (m,))
@@ -204,17 +203,24 @@ def fit_logistic(
         n_iter += 1
         w = p * (1.0 - p)
         with np.errstate(over="ignore", invalid="ignore"):  # checked below
-            H = _hessian(Za, w, n)
-            H[np.diag_indices_from(H)] += reg + _DAMPING * (1.0 + np.trace(H))
+            # H = Za' diag(w) Za / n, by NumPy (which, unlike SciPy's BLAS wrappers, lets
+            # other threads run meanwhile: the layer solves its classes in threads)
+            np.multiply(Za, np.sqrt(w / n)[:, None], out=work)
+            np.matmul(work.T, work, out=H)
+            H[diag] += reg + _DAMPING * (1.0 + np.trace(H))
         if not (np.isfinite(H).all() and np.isfinite(g).all()):
             raise DataError(
                 f"The logistic solver's Newton model overflowed: the features are too large "
                 f"(largest |z| = {np.abs(Z).max():.3g}). Rescale the evidence."
             )
-        # Newton model of the smooth part around theta, in absolute coordinates:
-        # 1/2 x'Hx + (g - H theta)'x, plus the L1 term; solved exactly.
-        target = _lasso_qp(H, g - H @ theta, pen, theta)
-        d = target - theta
+        if not pen.any():  # no L1 term (SBLR): the Newton step -H⁻¹g, by Cholesky
+            d = -_solve_spd(H, g)
+            target = theta + d
+        else:
+            # Newton model of the smooth part around theta, in absolute coordinates:
+            # 1/2 x'Hx + (g - H theta)'x, plus the L1 term; solved exactly.
+            target = _lasso_qp(H, g - H @ theta, pen, theta)
+            d = target - theta
         decrease = g @ d + lam * (np.abs(target[1:]).sum() - np.abs(theta[1:]).sum())
         if decrease >= 0:  # numerically flat: nothing left to gain
             break

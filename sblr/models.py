@@ -448,7 +448,8 @@ def solve_layer(
     Fc = (F - mean) / unit
     shift = mean / unit
     if coef_init is not None:
-        coef_init = coef_init * unit
+        # a constant column has no β (0 by convention): a warm start must not put one there
+        coef_init = np.where(F.std(axis=0) > 0, coef_init * unit, 0.0)
         if intercept_init is not None:
             intercept_init = intercept_init + coef_init @ shift
     coef, intercept, n_iter, kkt = fit_logistic_layer(
