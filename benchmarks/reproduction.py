@@ -3,14 +3,19 @@
 Usage (from the repository root)::
 
     python benchmarks/reproduction.py --results docs/reproduction_results.csv \\
-        --runtime "5 min 8 s on 2 cores" --out docs/reproduction.md
+        --runtime "5 min 8 s on 2 cores" --out docs/reproduction.md \\
+        --inner-results docs/reproduction_results_inner_kfold.csv \\
+        --inner-runtime "27 min 3 s on 2 cores"
 
 ``--results`` takes a results CSV (``dataset, method, fold, metric, value``, as
 written by ``python -m sblr benchmark``) or a benchmark output folder holding
 ``results.csv``; give it several times to merge runs (e.g. a separate BR-SVM
-run).  ``--paper`` is the paper's numbers (default
-``../shared/paper/results.csv`` next to the repository).  Every number in the
-generated tables comes from one of these two CSV files; the hand-written
+run).  ``--inner-results`` (optional, same format) is a second run of some of
+the methods with hyper-parameters selected by an inner 5-fold CV on each
+training fold instead of the paper's single 10% validation split; it adds a
+section comparing the two selections.  ``--paper`` is the paper's numbers
+(default ``../shared/paper/results.csv`` next to the repository).  Every number
+in the generated tables comes from one of these CSV files; the hand-written
 discussion (``docs/reproduction_discussion.md``) is appended verbatim.
 """
 
@@ -55,6 +60,9 @@ METRIC_LABELS = {
 #: Metrics where larger is better (the others are losses).
 LARGER_IS_BETTER = ("average_precision", "accuracy")
 
+#: Metrics not on a [0, 1] scale (coverage counts labels): kept apart when stds are averaged.
+LABEL_SCALE = ("coverage",)
+
 #: |ours - paper| above this is flagged (coverage is on a scale of labels, not [0, 1]).
 DEFAULT_THRESHOLD = 0.02
 THRESHOLDS = {"coverage": 0.1}
@@ -84,10 +92,19 @@ NOT_RUN_METHOD_REASONS = {
     "lr": "multi-class baseline of the paper; implemented (`lr`) but not part of this run",
 }
 
+#: Inner folds of the ``--inner-results`` run (``--selection inner_kfold --inner-folds``).
+INNER_FOLDS = 5
+
+#: Where the ``--inner-results`` run is kept in the repository.
+INNER_RESULTS = "docs/reproduction_results_inner_kfold.csv"
+
 REPORT_COMMAND = (
     "python benchmarks/reproduction.py --results docs/reproduction_results.csv "
-    '--runtime "{runtime}" --out docs/reproduction.md'
+    '--runtime "{runtime}"{inner} --out docs/reproduction.md'
 )
+
+#: The part of :data:`REPORT_COMMAND` that passes the inner-selection run.
+INNER_REPORT_OPTIONS = ' --inner-results {path} --inner-runtime "{runtime}"'
 
 
 # --------------------------------------------------------------------------- data
@@ -161,6 +178,76 @@ def comparison(results, paper):
     return ours.reset_index(drop=True)
 
 
+def _round3(values):
+    """Round to 3 decimals as the report prints them (``f"{v:.3f}"`` and ``round`` agree)."""
+    return [round(float(v), 3) for v in values]
+
+
+def selection_comparison(results, inner, paper):
+    """One row per (metric, dataset, method) in both runs: the 10%-split run and the inner
+    k-fold run (mean, std over folds), the paper's value and the change ``diff`` = inner - split.
+
+    ``verdict`` reads ``diff`` in the metric's direction ("better", "worse", or "equal" when it
+    rounds to 0.000); ``nearer`` names the run whose mean is closer to the paper's value
+    ("inner", "split", "tie" at 3 decimals, "" without a paper value); ``gap_split`` and
+    ``gap_inner`` are the report's gap flags of each run.  Ordered as :func:`comparison`.
+    """
+    keys = ["metric", "dataset", "method"]
+    split = comparison(results, paper).drop(columns=["diff"])
+    other = comparison(inner, paper)[keys + ["mean", "std", "folds", "gap"]]
+    both = split.merge(other, on=keys, how="inner", suffixes=("_split", "_inner"))
+    both["diff"] = both["mean_inner"] - both["mean_split"]
+    lower = ~both["metric"].isin(LARGER_IS_BETTER)
+    rounded = pd.Series(_round3(both["diff"]), index=both.index)
+    both["verdict"] = [
+        "equal" if r == 0 else ("better" if (r < 0) == low else "worse")
+        for r, low in zip(rounded, lower, strict=True)
+    ]
+    both["scaled"] = both["diff"].abs() / both["std_split"].where(both["std_split"] > 0)
+    closer = (both["mean_inner"] - both["paper"]).abs() - (both["mean_split"] - both["paper"]).abs()
+    both["nearer"] = [
+        "" if pd.isna(c) else ("tie" if r == 0 else ("inner" if r < 0 else "split"))
+        for c, r in zip(closer, _round3(closer.fillna(0.0)), strict=True)
+    ]
+    return both.reset_index(drop=True)
+
+
+def selection_summary(sel):
+    """One dict per method of :func:`selection_comparison`: counts and mean fold stds."""
+    rows = []
+    for method in _order(sel["method"], list(METHOD_LABELS)):
+        sub = sel[sel["method"] == method]
+        with_paper = sub[sub["paper"].notna()]
+        unit = sub[~sub["metric"].isin(LABEL_SCALE)]
+        labels = sub[sub["metric"].isin(LABEL_SCALE)]
+        std_change = pd.Series(_round3(sub["std_inner"] - sub["std_split"]), index=sub.index)
+        rows.append(
+            {
+                "label": method_label(method),
+                "cells": len(sub),
+                "better": int((sub["verdict"] == "better").sum()),
+                "worse": int((sub["verdict"] == "worse").sum()),
+                "equal": int((sub["verdict"] == "equal").sum()),
+                "with_paper": len(with_paper),
+                "nearer_inner": int((with_paper["nearer"] == "inner").sum()),
+                "nearer_split": int((with_paper["nearer"] == "split").sum()),
+                "nearer_tie": int((with_paper["nearer"] == "tie").sum()),
+                "gaps_split": int(with_paper["gap_split"].sum()),
+                "gaps_inner": int(with_paper["gap_inner"].sum()),
+                "unit_cells": len(unit),
+                "std_split": unit["std_split"].mean(),
+                "std_inner": unit["std_inner"].mean(),
+                "label_cells": len(labels),
+                "label_std_split": labels["std_split"].mean(),
+                "label_std_inner": labels["std_inner"].mean(),
+                "std_lower": int((std_change < 0).sum()),
+                "std_higher": int((std_change > 0).sum()),
+                "std_equal": int((std_change == 0).sum()),
+            }
+        )
+    return rows
+
+
 # --------------------------------------------------------------------------- markdown
 def _fmt(v, decimals=3):
     return "n/a" if pd.isna(v) else f"{v:.{decimals}f}"
@@ -183,13 +270,18 @@ def table_row(r):
     return "| " + " | ".join(cells) + " |"
 
 
-def _benchmark_commands(results):
-    folds = int(results["fold"].max()) + 1
+def _data_arguments(results):
+    """The benchmark's data arguments for the data sets of ``results``, in DATA_SPECS order."""
     datasets = _order(results["dataset"], list(DATA_SPECS))
-    data = " ".join(
+    return " ".join(
         f'"{DATA_SPECS[d]}"' if "::" in DATA_SPECS.get(d, "") else DATA_SPECS.get(d, d)
         for d in datasets
     )
+
+
+def _benchmark_commands(results):
+    folds = int(results["fold"].max()) + 1
+    data = _data_arguments(results)
     methods = _order(results["method"], list(METHOD_LABELS))
     main = [m for m in methods if m not in SEPARATE_RUNS]
     cmds = [
@@ -210,6 +302,18 @@ def _benchmark_commands(results):
         else "cp /tmp/repro/results.csv docs/reproduction_results.csv"
     )
     return cmds, merge
+
+
+def _inner_commands(inner):
+    """The benchmark command of the inner-selection run and the copy into ``docs/``."""
+    folds = int(inner["fold"].max()) + 1
+    methods = _order(inner["method"], list(METHOD_LABELS))
+    return [
+        f"python -m sblr benchmark {_data_arguments(inner)} --methods {','.join(methods)} "
+        f"--folds {folds} --selection inner_kfold --inner-folds {INNER_FOLDS} "
+        "--out /tmp/repro_inner --n-jobs 1",
+        f"cp /tmp/repro_inner/results.csv {INNER_RESULTS}",
+    ]
 
 
 def not_run(results, paper):
@@ -253,8 +357,89 @@ def not_run(results, paper):
     return lines
 
 
-def render(results, paper, *, runtime=None, discussion=None):
-    """The report as a Markdown string."""
+def _cells(n):
+    return f"{n} cell" if n == 1 else f"{n} cells"
+
+
+def selection_section(results, inner, paper):
+    """Markdown lines of the section comparing the 10%-split run with the inner k-fold run."""
+    sel = selection_comparison(results, inner, paper)
+    n_folds = int(inner["fold"].max()) + 1
+    out = [f"## Hyper-parameter selection: the paper's 10% split vs inner {INNER_FOLDS}-fold CV\n"]
+    out.append(
+        f"A second {n_folds}-fold run of "
+        + ", ".join(method_label(m) for m in _order(inner["method"], list(METHOD_LABELS)))
+        + " on the same outer folds, with γ (and λ for SparseSBLR) chosen on each training "
+        f"fold by the mean validation score of an inner {INNER_FOLDS}-fold CV "
+        f"(`--selection inner_kfold --inner-folds {INNER_FOLDS}`) instead of the paper's single "
+        "10% validation split (the tables above); same grid, same selection metric. "
+        "Δ = inner − split; *inner is* reads Δ in the metric's direction (equal: Δ is 0.000 at "
+        "3 decimals). |Δ| / std: Δ in units of the 10%-split run's fold std. *Nearer the "
+        "paper*: the run whose mean is closer to the paper's value (tie at 3 decimals).\n"
+    )
+    for r in selection_summary(sel):
+        line = (
+            f"- **{r['label']}** ({_cells(r['cells'])}, data set × metric): inner "
+            f"{INNER_FOLDS}-fold better on {r['better']}, worse on {r['worse']}, equal on "
+            f"{r['equal']} (at 3 decimals). Nearer the paper's value on {r['nearer_inner']}, "
+            f"farther on {r['nearer_split']}, tied on {r['nearer_tie']} of the "
+            f"{_cells(r['with_paper'])} with a paper value; gaps to the paper: "
+            f"{r['gaps_split']} with the 10% split, {r['gaps_inner']} with inner "
+            f"{INNER_FOLDS}-fold."
+        )
+        if r["unit_cells"]:
+            line += (
+                f" Mean fold std on the [0, 1] metrics ({_cells(r['unit_cells'])}): "
+                f"{_fmt(r['std_split'])} with the 10% split, {_fmt(r['std_inner'])} with inner "
+                f"{INNER_FOLDS}-fold"
+            )
+            if r["label_cells"]:
+                line += (
+                    f"; on coverage ({_cells(r['label_cells'])}): "
+                    f"{_fmt(r['label_std_split'])} and {_fmt(r['label_std_inner'])}"
+                )
+            line += "."
+        line += (
+            f" Fold std lower with inner {INNER_FOLDS}-fold on {r['std_lower']}, higher on "
+            f"{r['std_higher']}, equal on {r['std_equal']} (at 3 decimals)."
+        )
+        out.append(line)
+    out.append("")
+    out.append(
+        f"| metric | dataset | method | 10% split | inner {INNER_FOLDS}-fold | Δ | "
+        "\\|Δ\\| / std | inner is | paper | nearer the paper |"
+    )
+    out.append("|---|---|---|---:|---:|---:|---:|---|---:|---|")
+    for _, r in sel.iterrows():
+        scaled = "—" if pd.isna(r["scaled"]) else f"{r['scaled']:.1f}"
+        out.append(
+            f"| {r['metric']} | {r['paper_dataset']} | {r['label']} | "
+            f"{_fmt(r['mean_split'])} ± {_fmt(r['std_split'])} | "
+            f"{_fmt(r['mean_inner'])} ± {_fmt(r['std_inner'])} | {_signed(r['diff'])} | "
+            f"{scaled} | {r['verdict']} | {_fmt(r['paper'])} | {r['nearer']} |"
+        )
+    out.append("")
+    keys = ["metric", "dataset", "method"]
+    only = inner.merge(results[keys].drop_duplicates(), on=keys, how="left", indicator=True)
+    only = only[only["_merge"] == "left_only"]
+    if not only.empty:
+        cells = sorted(
+            {
+                (paper_name(d), method_label(m))
+                for d, m in zip(only["dataset"], only["method"], strict=True)
+            }
+        )
+        out.append(
+            "Only in the inner run (no 10%-split result to compare): "
+            + ", ".join(f"{lab} on {d}" for d, lab in cells)
+            + ".\n"
+        )
+    return out
+
+
+def render(results, paper, *, runtime=None, discussion=None, inner=None, inner_runtime=None):
+    """The report as a Markdown string; ``inner`` (results of an inner k-fold selection run)
+    adds the section comparing the two selections."""
     comp = comparison(results, paper)
     cmds, merge = _benchmark_commands(results)
     runtime_text = runtime or "not recorded"
@@ -262,8 +447,9 @@ def render(results, paper, *, runtime=None, discussion=None):
     compared = comp[comp["paper"].notna()]
     gaps = compared[compared["gap"]]
     out = ["# Reproduction of Ma & Chen's experiments\n"]
+    sources = "docs/reproduction_results.csv" + (f", {INNER_RESULTS}" if inner is not None else "")
     out.append(
-        "<!-- GENERATED by benchmarks/reproduction.py from docs/reproduction_results.csv and "
+        f"<!-- GENERATED by benchmarks/reproduction.py from {sources} and "
         "the paper's results.csv; do not edit by hand. -->\n"
     )
     out.append(
@@ -283,9 +469,21 @@ def render(results, paper, *, runtime=None, discussion=None):
     out.append("## How to regenerate\n")
     out.append("Benchmark (from the repository root):\n")
     out.append("```\n" + "\n".join(cmds) + "\n" + merge + "\n```\n")
+    inner_runtime_text = inner_runtime or "not recorded"
+    inner_options = ""
+    if inner is not None:
+        out.append(
+            f'Inner {INNER_FOLDS}-fold selection run (section "Hyper-parameter selection"):\n'
+        )
+        out.append("```\n" + "\n".join(_inner_commands(inner)) + "\n```\n")
+        inner_options = INNER_REPORT_OPTIONS.format(path=INNER_RESULTS, runtime=inner_runtime_text)
     out.append("Report:\n")
-    out.append("```\n" + REPORT_COMMAND.format(runtime=runtime_text) + "\n```\n")
+    out.append(
+        "```\n" + REPORT_COMMAND.format(runtime=runtime_text, inner=inner_options) + "\n```\n"
+    )
     out.append(f"Run time: {runtime_text}.\n")
+    if inner is not None:
+        out.append(f"Inner {INNER_FOLDS}-fold run time: {inner_runtime_text}.\n")
     lines = not_run(results, paper)
     if lines:
         out.append("## Not run\n")
@@ -335,6 +533,8 @@ def render(results, paper, *, runtime=None, discussion=None):
         for r in ranks.itertuples():
             out.append(f"| {r.metric} | {r.datasets} | {r.method} | {r.ours:.2f} | {r.paper:.2f} |")
         out.append("")
+    if inner is not None:
+        out.extend(selection_section(results, inner, paper))
     if discussion:
         out.append("## Discussion\n")
         out.append(discussion.strip() + "\n")
@@ -380,8 +580,17 @@ def main(argv=None):
     p.add_argument("--paper", type=Path, default=DEFAULT_PAPER, help="the paper's results.csv")
     p.add_argument("--discussion", type=Path, default=DEFAULT_DISCUSSION)
     p.add_argument("--runtime", help='wall time of the benchmark, e.g. "5 min 8 s on 2 cores"')
+    p.add_argument(
+        "--inner-results",
+        action="append",
+        help=f"results CSV or benchmark output folder of the run with inner {INNER_FOLDS}-fold "
+        "selection (repeat to merge); adds the section comparing the two selections",
+    )
+    p.add_argument("--inner-runtime", help="wall time of the --inner-results benchmark")
     p.add_argument("--out", type=Path, required=True, help="Markdown file to write")
     args = p.parse_args(argv)
+    if args.inner_runtime and not args.inner_results:
+        p.error("--inner-runtime needs --inner-results")
     if not args.paper.exists():
         p.error(f"no paper results at {args.paper} (give --paper)")
     discussion = args.discussion.read_text(encoding="utf-8") if args.discussion.exists() else None
@@ -390,6 +599,8 @@ def main(argv=None):
         read_paper(args.paper),
         runtime=args.runtime,
         discussion=discussion,
+        inner=read_results(args.inner_results) if args.inner_results else None,
+        inner_runtime=args.inner_runtime,
     )
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(text, encoding="utf-8")

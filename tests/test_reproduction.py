@@ -126,8 +126,147 @@ def test_br_svm_merged_from_a_second_run(tiny, tmp_path):
     assert "--methods br_svm" in text
 
 
+@pytest.fixture
+def tiny_inner(tmp_path):
+    """An inner-selection run of SparseSBLR and SBLR beside ``tiny`` (the 10%-split run)."""
+    rows = (
+        _rows("emotions", "sparse_sblr", "hamming_loss", [0.17, 0.19])  # 0.180 vs 0.190
+        + _rows("emotions", "sparse_sblr", "coverage", [1.70, 1.80])  # 1.750 vs 1.790
+        + _rows("balance-scale", "sparse_sblr", "accuracy", [0.90, 0.94])  # 0.920 vs 0.950
+        + _rows("zoo", "sblr", "accuracy", [0.93, 0.93])  # 0.930 vs 0.930
+        + _rows("wine", "sparse_sblr", "accuracy", [1.0, 1.0])  # not in the 10%-split run
+    )
+    path = tmp_path / "inner.csv"
+    pd.DataFrame(rows).to_csv(path, index=False)
+    return path
+
+
+def _report(tmp_path, *extra):
+    out = tmp_path / "report.md"
+    rep.main(
+        ["--paper", str(PAPER), "--discussion", str(tmp_path / "none.md"), "--out", str(out)]
+        + list(extra)
+    )
+    return out.read_text(encoding="utf-8")
+
+
+SELECTION_HEADING = "## Hyper-parameter selection: the paper's 10% split vs inner 5-fold CV"
+
+
+def test_selection_section_only_with_inner_results(tiny, tiny_inner, tmp_path):
+    without = _report(tmp_path, "--results", str(tiny), "--runtime", "1 s")
+    assert SELECTION_HEADING not in without
+    assert "--inner-results" not in without and "inner_kfold" not in without
+    assert "Inner 5-fold run time" not in without
+    assert '--runtime "1 s" --out docs/reproduction.md' in without
+    with_inner = _report(
+        tmp_path,
+        *("--results", str(tiny), "--runtime", "1 s"),
+        *("--inner-results", str(tiny_inner), "--inner-runtime", "3 min"),
+    )
+    lines = with_inner.splitlines()
+    assert SELECTION_HEADING in lines
+    # everything before the new section is unchanged but for the regeneration commands
+    head = with_inner.split(SELECTION_HEADING)[0]
+    assert head.split("## Not run")[1].rstrip() == without.split("## Not run")[1].rstrip()
+    assert "Inner 5-fold run time: 3 min." in lines
+    assert (
+        '--runtime "1 s" --inner-results docs/reproduction_results_inner_kfold.csv '
+        '--inner-runtime "3 min" --out docs/reproduction.md' in with_inner
+    )
+    command = next(x for x in lines if "--selection inner_kfold" in x)
+    assert command.startswith("python -m sblr benchmark ../shared/datasets/multilabel/emotions")
+    assert command.endswith(
+        "--methods sparse_sblr,sblr --folds 2 --selection inner_kfold --inner-folds 5 "
+        "--out /tmp/repro_inner --n-jobs 1"
+    )
+    assert '"../shared/datasets/multiclass/wine.data::target=0;header=no"' in command
+    assert "cp /tmp/repro_inner/results.csv docs/reproduction_results_inner_kfold.csv" in lines
+    with pytest.raises(SystemExit):
+        _report(tmp_path, "--results", str(tiny), "--inner-runtime", "3 min")
+
+
+def test_selection_numbers_worked_by_hand(tiny, tiny_inner, tmp_path):
+    text = _report(
+        tmp_path,
+        *("--results", str(tiny), "--inner-results", str(tiny_inner)),
+    )
+    lines = text.splitlines()
+    section = text.split(SELECTION_HEADING)[1]
+    rows = [x for x in section.splitlines() if x.startswith("| ") and "---" not in x][1:]
+    assert rows == [
+        # mean ± population std of the folds; Δ = inner - split; |Δ| / the split's std
+        "| hamming_loss | emotions | SparseSBLR | 0.190 ± 0.010 | 0.180 ± 0.010 | -0.010 | 1.0 "
+        "| better | 0.190 | split |",
+        "| coverage | emotions | SparseSBLR | 1.790 ± 0.000 | 1.750 ± 0.050 | -0.040 | — "
+        "| better | 1.710 | inner |",
+        "| accuracy | balance | SparseSBLR | 0.950 ± 0.010 | 0.920 ± 0.020 | -0.030 | 3.0 "
+        "| worse | 0.913 | inner |",
+        "| accuracy | zoo | SBLR | 0.930 ± 0.000 | 0.930 ± 0.000 | +0.000 | — | equal | 0.950 "
+        "| tie |",
+    ]
+    assert (
+        "- **SparseSBLR** (3 cells, data set × metric): inner 5-fold better on 2, worse on 1, "
+        "equal on 0 (at 3 decimals). Nearer the paper's value on 2, farther on 1, tied on 0 of "
+        "the 3 cells with a paper value; gaps to the paper: 1 with the 10% split, 0 with inner "
+        "5-fold. Mean fold std on the [0, 1] metrics (2 cells): 0.010 with the 10% split, "
+        "0.015 with inner 5-fold; on coverage (1 cell): 0.000 and 0.050. Fold std lower with "
+        "inner 5-fold on 0, higher on 2, equal on 1 (at 3 decimals)." in lines
+    )
+    assert (
+        "- **SBLR** (1 cell, data set × metric): inner 5-fold better on 0, worse on 0, equal on "
+        "1 (at 3 decimals). Nearer the paper's value on 0, farther on 0, tied on 1 of the 1 cell "
+        "with a paper value; gaps to the paper: 0 with the 10% split, 0 with inner 5-fold. "
+        "Mean fold std on the [0, 1] metrics (1 cell): 0.000 with the 10% split, 0.000 with "
+        "inner 5-fold. Fold std lower with inner 5-fold on 0, higher on 0, equal on 1 "
+        "(at 3 decimals)." in lines
+    )
+    assert "SML" not in section and "MLKNN" not in section  # not in the inner run
+    assert "Only in the inner run (no 10%-split result to compare): SparseSBLR on wine." in lines
+    assert "Inner 5-fold run time: not recorded." in lines
+
+
+def test_selection_verdict_follows_the_metric_direction(tiny, tiny_inner):
+    split, inner = rep.read_results([tiny]), rep.read_results([tiny_inner])
+    paper = rep.read_paper(PAPER)
+    verdicts = {
+        (r.metric, r.paper_dataset, r.label): r.verdict
+        for r in rep.selection_comparison(split, inner, paper).itertuples()
+    }
+    # a lower loss is better, a lower accuracy is worse
+    assert verdicts[("hamming_loss", "emotions", "SparseSBLR")] == "better"
+    assert verdicts[("coverage", "emotions", "SparseSBLR")] == "better"
+    assert verdicts[("accuracy", "balance", "SparseSBLR")] == "worse"
+    assert verdicts[("accuracy", "zoo", "SBLR")] == "equal"
+    # the runs swapped: every verdict flips
+    swapped = {
+        (r.metric, r.paper_dataset, r.label): r.verdict
+        for r in rep.selection_comparison(inner, split, paper).itertuples()
+    }
+    flip = {"better": "worse", "worse": "better", "equal": "equal"}
+    assert swapped == {k: flip[v] for k, v in verdicts.items()}
+
+
+def test_selection_equal_means_equal_at_three_decimals(tmp_path):
+    split, inner = tmp_path / "split.csv", tmp_path / "inner.csv"
+    pd.DataFrame(
+        _rows("wine", "sblr", "accuracy", [0.9]) + _rows("tae", "sblr", "accuracy", [0.5])
+    ).to_csv(split, index=False)
+    pd.DataFrame(
+        _rows("wine", "sblr", "accuracy", [0.9004]) + _rows("tae", "sblr", "accuracy", [0.5006])
+    ).to_csv(inner, index=False)
+    sel = rep.selection_comparison(
+        rep.read_results([split]), rep.read_results([inner]), rep.read_paper(PAPER)
+    )
+    assert dict(zip(sel["dataset"], sel["verdict"], strict=True)) == {
+        "tae": "better",
+        "wine": "equal",
+    }
+
+
 def test_committed_report_is_up_to_date(tmp_path):
     report, results = DOCS / "reproduction.md", DOCS / "reproduction_results.csv"
+    inner = DOCS / "reproduction_results_inner_kfold.csv"
     if not (report.exists() and results.exists()):
         pytest.fail("docs/reproduction.md or docs/reproduction_results.csv is missing")
     committed = report.read_text(encoding="utf-8")
@@ -136,6 +275,11 @@ def test_committed_report_is_up_to_date(tmp_path):
     args = ["--results", str(results), "--paper", str(PAPER), "--out", str(out)]
     if runtime != "not recorded":
         args += ["--runtime", runtime]
+    if inner.exists():
+        args += ["--inner-results", str(inner)]
+        inner_runtime = re.search(r"^Inner 5-fold run time: (.*)\.$", committed, re.M)
+        if inner_runtime and inner_runtime.group(1) != "not recorded":
+            args += ["--inner-runtime", inner_runtime.group(1)]
     rep.main(args)
     assert out.read_text(encoding="utf-8") == committed, (
         "docs/reproduction.md is stale; regenerate it with the command in its "
