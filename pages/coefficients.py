@@ -110,9 +110,11 @@ if diag.unreliable:
     )
 
 col1, col2 = st.columns(2)
+# Downloads are made when clicked (a callable): on many classes the files take longer to
+# write than the rest of the page, and most runs (a λ step) never download them.
 col1.download_button(
     "Download β heatmaps (HTML)",
-    plots.figure_html(fig),
+    lambda: plots.figure_html(fig),
     file_name=common.safe_filename(ds.name, "beta", suffix=".html"),
     mime="text/html",
 )
@@ -126,7 +128,7 @@ table = pd.concat(
 )
 col2.download_button(
     "Download β and β̃ (CSV)",
-    common.to_csv_bytes(table),
+    lambda: common.to_csv_bytes(table),
     file_name=common.safe_filename(ds.name, "beta", suffix=".csv"),
     mime="text/csv",
     help="Rows: model, coefficient (beta = raw β, beta_std = β̃ = β · sd of the evidence "

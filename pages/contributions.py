@@ -165,7 +165,7 @@ st.dataframe(view.style.format(fmt, na_rep="–"), width="stretch", hide_index=T
 download = table.join(zeros.drop(columns="class"))
 st.download_button(
     "Download table (CSV)",
-    common.to_csv_bytes(download, index=False),
+    lambda: common.to_csv_bytes(download, index=False),  # made when clicked
     file_name=common.safe_filename(ds.name, "contributions", name_k, suffix=".csv"),
     mime="text/csv",
     help="Both weights for each model: beta (raw β) and beta_std (β̃ = β · evidence_sd); the "

@@ -118,7 +118,7 @@ for name, rho in curves.items():
 st.caption(common.esc("; ".join(parts) + "."))
 st.download_button(
     "Download path (HTML)",
-    plots.figure_html(fig),
+    lambda: plots.figure_html(fig),  # made when clicked
     file_name=common.safe_filename(ds.name, "path", ds.class_names[k], suffix=".html"),
     mime="text/html",
 )

@@ -60,4 +60,18 @@ def downloads(monkeypatch):
         return file_id
 
     monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", load_and_get_id)
+
+    # A download made when clicked (data=callable) is registered as a deferred file: make it
+    # now, as a click would, under the same id (the button's deferred_file_id).
+    from streamlit.runtime.media_file_manager import MediaFileManager
+
+    original_deferred = MediaFileManager.add_deferred
+
+    def add_deferred(self, data, *args, **kwargs):
+        file_id = original_deferred(self, data, *args, **kwargs)
+        made = data()
+        files[file_id] = made.encode() if isinstance(made, str) else made
+        return file_id
+
+    monkeypatch.setattr(MediaFileManager, "add_deferred", add_deferred)
     return files

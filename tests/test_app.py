@@ -122,7 +122,8 @@ def array(value) -> np.ndarray:
 def download(at: AppTest, files: dict[str, bytes], label: str) -> bytes:
     buttons = [b for b in at.get("download_button") if b.proto.label == label]
     assert len(buttons) == 1, f"no download button {label!r}"
-    file_id = buttons[0].proto.url.rsplit("/", 1)[1].split(".")[0]
+    proto = buttons[0].proto
+    file_id = proto.deferred_file_id or proto.url.rsplit("/", 1)[1].split(".")[0]
     return files[file_id]
 
 

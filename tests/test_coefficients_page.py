@@ -77,7 +77,8 @@ def array(value) -> np.ndarray:
 def download(at: AppTest, files: dict[str, bytes], label: str) -> bytes:
     buttons = [b for b in at.get("download_button") if b.proto.label == label]
     assert len(buttons) == 1, f"no download button {label!r}"
-    file_id = buttons[0].proto.url.rsplit("/", 1)[1].split(".")[0]
+    proto = buttons[0].proto
+    file_id = proto.deferred_file_id or proto.url.rsplit("/", 1)[1].split(".")[0]
     return files[file_id]
 
 
@@ -594,3 +595,20 @@ def test_gamma_applies_at_once_on_few_classes():
     rerun(at)
     assert at.query_params["gamma"] == "0.1"
     assert not [b for b in at.button if b.key == "apply_gamma"]
+
+
+def test_big_downloads_are_made_only_when_clicked(oracles, downloads):
+    """A λ step must not write the β files (on many classes they cost more than the page):
+    they are deferred, made on click; the click's file is still the right one."""
+    at = open_data("many")
+    buttons = {b.proto.label: b.proto for b in at.get("download_button")}
+    for label in ("Download β heatmaps (HTML)", "Download β and β̃ (CSV)"):
+        assert buttons[label].deferred_file_id and not buttons[label].url, label
+    csv = pd.read_csv(
+        io.BytesIO(download(at, downloads, "Download β and β̃ (CSV)")), index_col=[0, 1, 2]
+    )
+    oracle = oracle_for(oracles, "many")
+    names = oracle.ds.class_names
+    np.testing.assert_allclose(
+        csv.loc[("SBLR", "beta")].loc[names, names].to_numpy(), oracle.sblr.coef_, rtol=1e-6
+    )

@@ -104,7 +104,8 @@ def frame(at: AppTest, name: str) -> pd.DataFrame:
 def download(at: AppTest, files: dict[str, bytes], label: str) -> pd.DataFrame:
     buttons = [b for b in at.get("download_button") if b.proto.label == label]
     assert len(buttons) == 1, f"no download button {label!r}"
-    file_id = buttons[0].proto.url.rsplit("/", 1)[1].split(".")[0]
+    proto = buttons[0].proto
+    file_id = proto.deferred_file_id or proto.url.rsplit("/", 1)[1].split(".")[0]
     return pd.read_csv(io.BytesIO(files[file_id]))
 
 
