@@ -579,10 +579,6 @@ class _Store:
                 return self._items[key]
         return None
 
-    def items(self):
-        with self._lock:
-            return list(self._items.items())
-
     def put(self, key, value):
         with self._lock:
             self._items.pop(key, None)
@@ -636,17 +632,9 @@ def cached_fit(ds, key, model, gamma, lam):
     f, F = waiting_for_worker(_cached_evidence)(ds, key, gamma)
     where = f"γ = {fmt_gamma(gamma)}" + (f", λ = {fmt_value(lam)}" if lam is not None else "")
     bar = _Progress(lambda done, total: f"Fitting {model} ({where}): class {done} of {total}")
-    # A λ step starts from the stored fit at the nearest λ (same data and γ): the same
-    # solution, in a few Newton steps instead of a dozen.
-    near = [
-        (abs(math.log(other[3] / lam)), fit)
-        for other, fit in _fits().items()
-        if lam is not None and other[:3] == wanted[:3] and other[3] is not None
-    ]
-    warm = min(near, key=lambda item: item[0])[1] if near else None
     try:
         with job_slot(wait=True):
-            est.fit_from_evidence(f, F, warm_start=warm, progress=bar)
+            est.fit_from_evidence(f, F, progress=bar)
     finally:
         bar.close()
     return _fits().put(wanted, est)
