@@ -1308,8 +1308,9 @@ def regularization_path(
         (:func:`sblr.interpret.standardized_coef`): titles and hover say β̃.
     max_legend : int, default 20
         With more classes, only the ``max_legend`` classes with the largest
-        max |beta| along the path are coloured and named in the legend; the
-        others are thin grey lines (hover still names them).
+        max |beta| along the path (and only those non-zero somewhere on it) are
+        coloured and named in the legend; the others are thin grey lines (hover
+        still names them).
 
     Returns
     -------
@@ -1350,7 +1351,9 @@ def regularization_path(
         coloured, grey = list(range(m)), []
         colours = dict(zip(range(m), class_colors(m), strict=True))
     else:
-        coloured, grey = rank[:max_legend].tolist(), rank[max_legend:].tolist()
+        # only classes that are non-zero somewhere earn a colour and a legend entry
+        n_named = min(max_legend, max(1, int(np.count_nonzero(importance))))
+        coloured, grey = rank[:n_named].tolist(), rank[n_named:].tolist()
         cols = px.colors.qualitative.Dark24
         colours = {t: cols[j % len(cols)] for j, t in enumerate(coloured)}
     sym = "β̃" if standardized else "β"
