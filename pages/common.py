@@ -878,7 +878,7 @@ def _cached_compare_splits(_ds, key, folds):
     from sblr import protocol
     from sblr.evaluation import make_splits
 
-    return make_splits(protocol._task_y(_ds), scheme="kfold", n_splits=folds, random_state=0)
+    return make_splits(protocol.task_y(_ds), scheme="kfold", n_splits=folds, random_state=0)
 
 
 @st.cache_data(max_entries=2048, show_spinner=False)
@@ -898,34 +898,17 @@ def compare_methods(ds, key, methods, folds, grid, progress=None):
     ``progress(done, total, method, fold)`` is called before each fold, outside the
     cached function.  Returns a :class:`sblr.protocol.BenchmarkResult`.
     """
-    import pandas as pd
-
-    from sblr.protocol import BenchmarkResult
+    from sblr.protocol import collect_results
 
     grid = tuple(float(g) for g in grid)
     total = len(methods) * folds
-    rows, hyper = [], []
+    done = []
     for i, method in enumerate(methods):
         for fold in range(folds):
             if progress:
                 progress(i * folds + fold, total, method, fold)
             res = waiting_for_worker(cached_compare_fold)(ds, key, method, fold, folds, grid)
-            rows.extend(res.rows)
-            hyper.append(
-                {
-                    "dataset": ds.name,
-                    "method": method,
-                    "fold": fold,
-                    **res.params,
-                    "select_seconds": res.select_seconds,
-                    "fit_seconds": res.fit_seconds,
-                }
-            )
+            done.append(((ds.name, method, fold), res))
     if progress:
         progress(total, total, None, None)
-    results = pd.DataFrame(rows, columns=["dataset", "method", "fold", "metric", "value"])
-    hyper = pd.DataFrame(hyper)
-    timing = ["select_seconds", "fit_seconds"]
-    lead = ["dataset", "method", "fold"]
-    params = [c for c in hyper.columns if c not in lead + timing]
-    return BenchmarkResult(results, hyper[[*lead, *params, *timing]])
+    return collect_results(done)

@@ -23,6 +23,7 @@ from sklearn.utils import check_array
 
 from sblr import metrics
 from sblr.exceptions import DataError
+from sblr.metrics import is_multilabel
 from sblr.models import fits_from_evidence
 from sblr.similarity import (
     SimilarityFeaturizer,
@@ -76,8 +77,28 @@ class EvaluationResult:
     classes: np.ndarray
 
 
-def _is_multilabel(y):
-    return np.ndim(y) == 2 and np.shape(y)[1] > 1
+def _stratify(y, n_test):
+    """The stratified hold-out rule: multi-class labels are stratified when every class has
+    at least 2 rows and the test part can hold one row of each class; else ``None``."""
+    if is_multilabel(y):
+        return None
+    _, counts = np.unique(y, return_counts=True)
+    return y if counts.min() >= 2 and n_test >= len(counts) else None
+
+
+def validation_split(X, y, val_size, random_state):
+    """``train_test_split(X, y, test_size=val_size)`` with the stratified hold-out rule of
+    :func:`make_splits` (the paper's 10% validation split inside a training fold).
+
+    Examples
+    --------
+    >>> X_fit, X_val, y_fit, y_val = validation_split(np.arange(20), np.arange(20) % 2, 0.1, 0)
+    >>> len(X_fit), sorted(y_val.tolist())
+    (18, [0, 1])
+    """
+    y = np.asarray(y)
+    stratify = _stratify(y, round(val_size * len(y)))
+    return train_test_split(X, y, test_size=val_size, random_state=random_state, stratify=stratify)
 
 
 def make_splits(y, *, scheme="holdout", test_size=0.25, n_splits=5, random_state=0):
@@ -110,7 +131,7 @@ def make_splits(y, *, scheme="holdout", test_size=0.25, n_splits=5, random_state
     y = np.asarray(y)
     n = len(y)
     idx = np.arange(n)
-    multilabel = _is_multilabel(y)
+    multilabel = is_multilabel(y)
     if scheme == "holdout":
         n_test = int(round(test_size * n))
         if n_test < 1 or n - n_test < 2:
@@ -118,13 +139,8 @@ def make_splits(y, *, scheme="holdout", test_size=0.25, n_splits=5, random_state
                 f"A {test_size:.0%} hold-out split of {n} rows leaves too few rows to "
                 "train or test on; use more data or a different test share."
             )
-        stratify = None
-        if not multilabel:
-            _, counts = np.unique(y, return_counts=True)
-            if counts.min() >= 2 and n_test >= len(counts):
-                stratify = y
         train, test = train_test_split(
-            idx, test_size=n_test, random_state=random_state, stratify=stratify
+            idx, test_size=n_test, random_state=random_state, stratify=_stratify(y, n_test)
         )
         return [(np.sort(train), np.sort(test))]
     if scheme != "kfold":
@@ -259,7 +275,7 @@ def score_fold(estimator, X, y, fold, classes=None):
     """
     X = check_array(X, accept_sparse="csr", dtype=np.float64)
     y = np.asarray(y)
-    multilabel = _is_multilabel(y)
+    multilabel = is_multilabel(y)
     if classes is None:
         classes = np.arange(y.shape[1]) if multilabel else np.unique(y)
     train, test = (fold.train, fold.test) if isinstance(fold, Fold) else fold
@@ -306,7 +322,7 @@ def evaluate_folds(estimator, X, y, folds, *, progress=None):
     EvaluationResult
     """
     y = np.asarray(y)
-    classes = np.arange(y.shape[1]) if _is_multilabel(y) else np.unique(y)
+    classes = np.arange(y.shape[1]) if is_multilabel(y) else np.unique(y)
     results = []
     for i, fold in enumerate(folds):
         results.append(score_fold(estimator, X, y, fold, classes))

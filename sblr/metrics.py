@@ -53,10 +53,14 @@ __all__ = [
     "METRIC_LABELS",
     "MULTICLASS_METRICS",
     "MULTILABEL_METRICS",
+    "SCORE_METRICS",
     "accuracy",
     "average_precision",
+    "best_index",
     "coverage",
     "hamming_loss",
+    "is_better",
+    "is_multilabel",
     "macro_f1",
     "micro_f1",
     "multiclass_macro_f1",
@@ -64,6 +68,7 @@ __all__ = [
     "multilabel_report",
     "one_error",
     "ranking_loss",
+    "score",
     "subset_accuracy",
 ]
 
@@ -95,6 +100,9 @@ MULTILABEL_METRICS = (
     "macro_f1",
 )
 MULTICLASS_METRICS = ("accuracy", "macro_f1")
+
+#: The metrics computed from scores (``decision_function``), not from predicted labels.
+SCORE_METRICS = frozenset({"ranking_loss", "one_error", "coverage", "average_precision"})
 
 #: Metric name -> display name with an arrow giving the better direction.
 METRIC_LABELS: dict[str, str] = {
@@ -659,3 +667,70 @@ def multiclass_report(y_true, y_pred, *, labels=None) -> dict[str, float]:
         "accuracy": accuracy(y_true, y_pred),
         "macro_f1": multiclass_macro_f1(y_true, y_pred, labels=labels),
     }
+
+
+# --------------------------------------------------------------------------- one metric by name
+
+
+def is_multilabel(y) -> bool:
+    """True for a 2-D label indicator with more than one column (the multi-label task).
+
+    Examples
+    --------
+    >>> is_multilabel([[0, 1], [1, 1]]), is_multilabel([0, 1, 1])
+    (True, False)
+    """
+    return np.ndim(y) == 2 and np.shape(y)[1] > 1
+
+
+def score(metric, y_true, y_pred, scores=None) -> float:
+    """The value of ``metric`` (a name of :data:`MULTILABEL_METRICS` or
+    :data:`MULTICLASS_METRICS`) for the task of ``y_true``: the metrics of
+    :data:`SCORE_METRICS` read ``scores``, the others ``y_pred``; ``"macro_f1"`` of
+    multi-class labels is :func:`multiclass_macro_f1`.
+
+    Examples
+    --------
+    >>> score("accuracy", [0, 1, 1], [0, 1, 0])
+    0.6666666666666666
+    >>> score("one_error", [[1, 0], [0, 1]], None, [[0.9, 0.1], [0.8, 0.2]])
+    0.5
+    """
+    if metric not in LOWER_IS_BETTER:
+        raise DataError(f"Unknown metric {metric!r}; choose from {', '.join(LOWER_IS_BETTER)}.")
+    if metric in SCORE_METRICS:
+        if scores is None:
+            raise DataError(f"{metric} is computed from scores; none were given.")
+        return float(globals()[metric](y_true, scores))
+    if metric == "macro_f1" and not is_multilabel(y_true):
+        return float(multiclass_macro_f1(y_true, y_pred))
+    return float(globals()[metric](y_true, y_pred))
+
+
+def is_better(metric, a, b) -> bool:
+    """True when value ``a`` of ``metric`` beats ``b`` (NaN never beats a number; a number
+    beats NaN).
+
+    Examples
+    --------
+    >>> is_better("hamming_loss", 0.1, 0.2), is_better("accuracy", 0.1, 0.2)
+    (True, False)
+    """
+    if np.isnan(b):
+        return not np.isnan(a)
+    return bool(a < b) if LOWER_IS_BETTER[metric] else bool(a > b)
+
+
+def best_index(metric, values) -> int:
+    """Index of the best of ``values`` for ``metric``; the first one on ties.
+
+    Examples
+    --------
+    >>> best_index("hamming_loss", [0.3, 0.1, 0.1]), best_index("accuracy", [float("nan"), 0.5])
+    (1, 1)
+    """
+    best = 0
+    for i, v in enumerate(values):
+        if i and is_better(metric, v, values[best]):
+            best = i
+    return best

@@ -52,11 +52,11 @@ from sblr.baselines import (
     lr_classifier,
     ncm_classifier,
 )
-from sblr.evaluation import make_splits
+from sblr.evaluation import make_splits, validation_split
 from sblr.exceptions import DataError
 from sblr.io import MAX_DENSE_MB, Dataset
 from sblr.models import SBLRClassifier, SMLClassifier, SparseSBLRClassifier
-from sblr.tuning import PAPER_GRID, _is_better, _split, default_metric, tune
+from sblr.tuning import PAPER_GRID, default_metric, tune
 
 __all__ = [
     "METHODS",
@@ -64,9 +64,12 @@ __all__ = [
     "BenchmarkResult",
     "FoldResult",
     "MethodSpec",
+    "collect_results",
     "dataset_hash",
     "run_benchmark",
     "run_fold",
+    "select_params",
+    "task_y",
 ]
 
 #: Bump when a change alters results, so old cache entries are not reused.
@@ -78,7 +81,6 @@ TASK_METRICS = {
     "multiclass": ("accuracy",),
 }
 
-_RANKING = {"ranking_loss", "one_error", "coverage", "average_precision"}
 
 
 @dataclass(frozen=True)
@@ -211,8 +213,16 @@ class BenchmarkResult(tuple):
 
 
 # --------------------------------------------------------------------------- helpers
-def _task_y(dataset):
-    """y as used by the protocol: the 0/1 matrix, or integer class codes."""
+def task_y(dataset):
+    """y as the protocol uses it: the 0/1 label matrix, or integer class codes (the order of
+    the classes' string forms, as ``Dataset.class_names``).
+
+    Examples
+    --------
+    >>> from sblr.samples import load_sample
+    >>> task_y(load_sample("wine"))[:3]
+    array([0, 0, 0])
+    """
     if dataset.task == "multilabel":
         return np.asarray(dataset.y, dtype=int)
     return np.unique(np.asarray(dataset.y).astype(str), return_inverse=True)[1]
@@ -231,11 +241,7 @@ def _scores(est, X, multilabel):
 
 
 def _metric_values(names, y_true, y_pred, scores):
-    out = {}
-    for name in names:
-        func = getattr(metrics, name)
-        out[name] = float(func(y_true, scores if name in _RANKING else y_pred))
-    return out
+    return {name: metrics.score(name, y_true, y_pred, scores) for name in names}
 
 
 def _grid_points(spec, grid):
@@ -248,7 +254,7 @@ def _grid_points(spec, grid):
 
 def _validation_scores(spec, points, X_fit, y_fit, X_val, y_val, metric):
     """Score every grid point trained on (X_fit, y_fit), validated on (X_val, y_val)."""
-    multilabel = y_fit.ndim == 2
+    multilabel = metrics.is_multilabel(y_fit)
     values = np.full(len(points), np.nan)
     for i, p in enumerate(points):
         est = spec.build(**p).fit(X_fit, y_fit)
@@ -258,11 +264,7 @@ def _validation_scores(spec, points, X_fit, y_fit, X_val, y_val, metric):
 
 
 def _best(points, scores, metric):
-    best = None
-    for i, s in enumerate(scores):
-        if best is None or _is_better(metric, s, scores[best]):
-            best = i
-    return dict(points[best])
+    return dict(points[metrics.best_index(metric, scores)])
 
 
 def select_params(
@@ -309,7 +311,7 @@ def select_params(
         return {}
     X = spec.features(X)
     y = np.asarray(y)
-    multilabel = y.ndim == 2
+    multilabel = metrics.is_multilabel(y)
     metric = default_metric(multilabel)
     if spec.name in ("sml", "sblr", "sparse_sblr"):
         res = tune(
@@ -327,7 +329,7 @@ def select_params(
     if selection == "holdout":
         if len(y) < 10:
             raise DataError("Tuning needs at least 10 training rows (a 10% validation split).")
-        X_fit, X_val, y_fit, y_val = _split(X, y, multilabel, 0.1, random_state)
+        X_fit, X_val, y_fit, y_val = validation_split(X, y, 0.1, random_state)
         scores = _validation_scores(spec, points, X_fit, y_fit, X_val, y_val, metric)
     else:
         inner = make_splits(y, scheme="kfold", n_splits=inner_folds, random_state=random_state)
@@ -394,7 +396,7 @@ def run_fold(
             f"{spec.label} handles multi-class data only; {dataset.name} is multi-label."
         )
     X = spec.features(dataset.X)
-    y = _task_y(dataset)
+    y = task_y(dataset)
     train, test = (np.asarray(a) for a in splits[fold_index])
     t0 = time.perf_counter()
     if params is None:
@@ -592,7 +594,7 @@ def run_benchmark(
     grid = tuple(float(g) for g in grid)
     tasks, cached = [], {}
     for ds in datasets:
-        splits = make_splits(_task_y(ds), scheme="kfold", n_splits=folds, random_state=seed)
+        splits = make_splits(task_y(ds), scheme="kfold", n_splits=folds, random_state=seed)
         data_hash = dataset_hash(ds) if cache_dir is not None else None
         for m in methods:
             if not METHODS[m].supports(ds.task):
@@ -646,28 +648,43 @@ def run_benchmark(
         )
     }
     keys = sorted(everything, key=order.__getitem__)
-    rows = [row for k in keys for row in everything[k].rows]
-    results = pd.DataFrame(rows, columns=["dataset", "method", "fold", "metric", "value"])
-    hyper = pd.DataFrame(
-        [
+    return collect_results((k, everything[k]) for k in keys)
+
+
+def collect_results(folds):
+    """The benchmark's two tables from fold results, in the order given.
+
+    Parameters
+    ----------
+    folds : iterable of ((dataset name, method, fold), FoldResult)
+
+    Returns
+    -------
+    BenchmarkResult
+        ``results`` (``dataset, method, fold, metric, value``, one row per metric) and
+        ``hyperparameters`` (``dataset, method, fold``, the chosen parameters,
+        ``select_seconds``, ``fit_seconds``).
+    """
+    rows, hyper = [], []
+    for (name, method, fold), res in folds:
+        rows.extend(res.rows)
+        hyper.append(
             {
-                "dataset": k[0],
-                "method": k[1],
-                "fold": k[2],
-                **everything[k].params,
-                "select_seconds": everything[k].select_seconds,
-                "fit_seconds": everything[k].fit_seconds,
+                "dataset": name,
+                "method": method,
+                "fold": fold,
+                **res.params,
+                "select_seconds": res.select_seconds,
+                "fit_seconds": res.fit_seconds,
             }
-            for k in keys
-        ]
-    )
-    lead = ["dataset", "method", "fold"]
+        )
+    results = pd.DataFrame(rows, columns=["dataset", "method", "fold", "metric", "value"])
+    hyper = pd.DataFrame(hyper)
+    lead, timing = ["dataset", "method", "fold"], ["select_seconds", "fit_seconds"]
     if hyper.empty:
-        hyper = pd.DataFrame(columns=[*lead, "select_seconds", "fit_seconds"])
-    else:
-        rest = [c for c in hyper.columns if c not in lead + ["select_seconds", "fit_seconds"]]
-        hyper = hyper[[*lead, *rest, "select_seconds", "fit_seconds"]]
-    return BenchmarkResult(results, hyper)
+        return BenchmarkResult(results, pd.DataFrame(columns=[*lead, *timing]))
+    rest = [c for c in hyper.columns if c not in lead + timing]
+    return BenchmarkResult(results, hyper[[*lead, *rest, *timing]])
 
 
 #: How long to try to reach a Dask scheduler before giving up.

@@ -288,7 +288,6 @@ def friedman_nemenyi(results, metric, *, alpha=0.05, decimals=None):
     stat, pvalue = ss.friedmanchisquare(*(oriented[c].to_numpy() for c in oriented))
     stat = float(stat)
     ff, ff_p = iman_davenport(stat, n, k)
-    q = q_alpha(k, alpha)
     return FriedmanResult(
         statistic=stat,
         pvalue=float(pvalue),
@@ -296,8 +295,8 @@ def friedman_nemenyi(results, metric, *, alpha=0.05, decimals=None):
         iman_davenport_pvalue=ff_p,
         average_ranks=table.average,
         nemenyi=nemenyi_pvalues(oriented),
-        cd=q * float(np.sqrt(k * (k + 1) / (6.0 * n))),
-        q_alpha=q,
+        cd=critical_difference(k, n, alpha),
+        q_alpha=q_alpha(k, alpha),
         alpha=alpha,
         n_datasets=n,
         n_methods=k,

@@ -19,13 +19,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 from sklearn.base import clone
-from sklearn.model_selection import train_test_split
 from sklearn.utils import check_array
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import validate_data
 
 from sblr import metrics
-from sblr.evaluation import fold_distances, fold_evidence, make_splits
+from sblr.evaluation import fold_distances, fold_evidence, make_splits, validation_split
 from sblr.exceptions import DataError
 from sblr.models import (
     SBLRClassifier,
@@ -41,9 +40,6 @@ from sblr.similarity import (
 
 #: The paper's grid for both gamma and lambda.
 PAPER_GRID = (1e2, 1e1, 1e0, 1e-1, 1e-2, 1e-3, 1e-4, 1e-5)
-
-_RANKING = {"ranking_loss", "one_error", "coverage", "average_precision"}
-
 
 @dataclass(frozen=True)
 class TuningResult:
@@ -68,24 +64,6 @@ class TuningResult:
 def default_metric(multilabel):
     """Average precision for multi-label data, accuracy for multi-class."""
     return "average_precision" if multilabel else "accuracy"
-
-
-def score_predictions(metric, y_true, y_pred, scores):
-    """Value of ``metric`` (a name in :data:`sblr.metrics.MULTILABEL_METRICS` or
-    :data:`~sblr.metrics.MULTICLASS_METRICS`) for the task of ``y_true``."""
-    multilabel = np.ndim(y_true) == 2 and np.shape(y_true)[1] > 1
-    if not multilabel and metric == "macro_f1":
-        return float(metrics.multiclass_macro_f1(y_true, y_pred))
-    func = getattr(metrics, metric)
-    if metric in _RANKING:
-        return float(func(y_true, scores))
-    return float(func(y_true, y_pred))
-
-
-def _is_better(metric, a, b):
-    if np.isnan(b):
-        return not np.isnan(a)
-    return a < b if metrics.LOWER_IS_BETTER[metric] else a > b
 
 
 def coefficient_path(estimator, featurizer, F, lams, *, targets=None, progress=None):
@@ -171,15 +149,6 @@ def coefficient_path(estimator, featurizer, F, lams, *, targets=None, progress=N
     return coefs, intercepts
 
 
-def _split(X, y, multilabel, val_size, random_state):
-    stratify = None
-    if not multilabel:
-        _, counts = np.unique(y, return_counts=True)
-        if counts.min() >= 2 and round(val_size * len(y)) >= len(counts):
-            stratify = y
-    return train_test_split(X, y, test_size=val_size, random_state=random_state, stratify=stratify)
-
-
 def _split_scores(estimator, X, y, train, val, gammas, lam_grid, metric, tick):
     """Validation score of every grid point on one split, in grid order (gammas outer).
 
@@ -195,7 +164,7 @@ def _split_scores(estimator, X, y, train, val, gammas, lam_grid, metric, tick):
         est = clone(estimator).set_params(gamma=float(gamma))
         if not fits_from_evidence(estimator):
             est.fit(X[train], y[train])
-            out[gi] = score_predictions(
+            out[gi] = metrics.score(
                 metric, y_val, est.predict(X[val]), est.decision_function(X[val])
             )
             tick()
@@ -210,7 +179,7 @@ def _split_scores(estimator, X, y, train, val, gammas, lam_grid, metric, tick):
                 est = clone(est).set_params(lam=float(lam_grid[li]))
             est.fit_from_evidence(fold.featurizer, fold.F_train, warm_start=previous)
             previous = est
-            out[gi * len(lam_grid) + li] = score_predictions(
+            out[gi * len(lam_grid) + li] = metrics.score(
                 metric,
                 y_val,
                 est.predict_from_evidence(fold.F_test),
@@ -320,7 +289,7 @@ def tune(
     y = np.asarray(y)
     if y.ndim == 2 and y.shape[1] == 1:  # a column vector of class labels
         y = y.ravel()
-    multilabel = y.ndim == 2 and y.shape[1] > 1
+    multilabel = metrics.is_multilabel(y)
     metric = metric or default_metric(multilabel)
     allowed = metrics.MULTILABEL_METRICS if multilabel else metrics.MULTICLASS_METRICS
     if metric not in allowed:
@@ -350,7 +319,7 @@ def tune(
                 f"{len(y)} sample{'s' if len(y) != 1 else ''}."
             )
         idx = np.arange(len(y))
-        tr, va = _split(idx, y, multilabel, val_size, random_state)[:2]
+        tr, va = validation_split(idx, y, val_size, random_state)[:2]
         splits = [(tr, va)]
     else:
         if len(y) < 2 * cv:
@@ -394,10 +363,7 @@ def tune(
             "all empty or full. Use more data or a metric computed from predictions "
             "(e.g. hamming_loss)."
         )
-    best = None
-    for i, s in enumerate(scores.score):
-        if best is None or _is_better(metric, s, scores.score[best]):
-            best = i
+    best = metrics.best_index(metric, scores.score.to_numpy())
     if rule == "one_se" and isinstance(estimator, SparseSBLRClassifier):
         best = _one_standard_error(scores, table, best, metric)
     params = {"gamma": float(scores.gamma[best])}

@@ -107,7 +107,7 @@ def _poisoned(ds, test, *, flip=True):
 @pytest.mark.parametrize("dataset", ["wine", "planted"])
 def test_selection_sees_training_rows_only(dataset, request, monkeypatch):
     ds = request.getfixturevalue(dataset)
-    splits = make_splits(protocol._task_y(ds), scheme="kfold", n_splits=3)
+    splits = make_splits(protocol.task_y(ds), scheme="kfold", n_splits=3)
     train, test = splits[2]
     bad = _poisoned(ds, test)
     seen = []
@@ -125,7 +125,7 @@ def test_selection_sees_training_rows_only(dataset, request, monkeypatch):
         assert X_seen.shape[0] == len(train)
         assert np.abs(X_seen).max() < 1e5  # no poisoned row reached the selection
         np.testing.assert_array_equal(X_seen, ds.X[train])
-        np.testing.assert_array_equal(y_seen, protocol._task_y(ds)[train])
+        np.testing.assert_array_equal(y_seen, protocol.task_y(ds)[train])
     # the same selection on clean and poisoned data; the poison does reach the test score
     assert bad_res.params == clean_res.params
     assert bad_res.rows != clean_res.rows
@@ -161,10 +161,10 @@ def test_other_selections_ignore_poisoned_test_rows(wine, method, selection, mon
 
 
 def test_select_params_inner_kfold_is_deterministic(wine):
-    a = select_params("sblr", wine.X, protocol._task_y(wine), selection="inner_kfold", grid=GRID)
-    b = select_params("sblr", wine.X, protocol._task_y(wine), selection="inner_kfold", grid=GRID)
+    a = select_params("sblr", wine.X, protocol.task_y(wine), selection="inner_kfold", grid=GRID)
+    b = select_params("sblr", wine.X, protocol.task_y(wine), selection="inner_kfold", grid=GRID)
     assert a == b and a["gamma"] in GRID
-    assert select_params("mlknn", wine.X, protocol._task_y(wine)) == {}
+    assert select_params("mlknn", wine.X, protocol.task_y(wine)) == {}
 
 
 # --------------------------------------------------------------------------- benchmark
@@ -207,12 +207,12 @@ def test_corrupt_cache_file_is_recomputed(wine, tmp_path):
 
 def test_folds_partition_and_stratify(wine, planted):
     for ds in (wine, planted):
-        y = protocol._task_y(ds)
+        y = protocol.task_y(ds)
         splits = make_splits(y, scheme="kfold", n_splits=10, random_state=0)
         tests = np.concatenate([te for _, te in splits])
         assert sorted(tests) == list(range(len(y)))
-    splits = make_splits(protocol._task_y(wine), scheme="kfold", n_splits=10)
-    counts = [np.bincount(protocol._task_y(wine)[te], minlength=3) for _, te in splits]
+    splits = make_splits(protocol.task_y(wine), scheme="kfold", n_splits=10)
+    counts = [np.bincount(protocol.task_y(wine)[te], minlength=3) for _, te in splits]
     assert np.ptp(np.array(counts), axis=0).max() <= 1  # stratified
 
 
@@ -345,7 +345,7 @@ def test_sparse_data_give_the_scores_of_their_dense_copy():
     sparse = load_dataset("\n".join(lines).encode(), name="sp.arff", n_labels=3)
     assert sp.issparse(sparse.X)
     dense = dataclasses.replace(sparse, X=sparse.X.toarray())
-    splits = make_splits(protocol._task_y(sparse), scheme="kfold", n_splits=3, random_state=0)
+    splits = make_splits(protocol.task_y(sparse), scheme="kfold", n_splits=3, random_state=0)
     for method, spec in protocol.METHODS.items():
         if not spec.supports(sparse.task):
             continue
