@@ -6,18 +6,18 @@ The request of the last click is kept in the session, so the results stay on the
 
 BR-SVM with the paper's grid tries 8 x 8 (γ, C) pairs, one SVM per class each, on every
 training fold; its time grows roughly with classes x training rows².  The page shows an
-estimate (:data:`BRSVM_SECONDS`, measured: emotions, 10 folds, about 80 s CPU) and refuses
-that combination above :data:`BRSVM_LIMIT_SECONDS`; the quick grid or ``python -m sblr
+estimate (:func:`sblr.baselines.brsvm_seconds_estimate`; emotions, 10 folds: about 80 s CPU)
+and refuses that combination above :data:`BRSVM_LIMIT_SECONDS`; the quick grid or ``python -m sblr
 benchmark --n-jobs -1`` are the way out.
 """
 
-import pandas as pd
 import streamlit as st
 
 from pages import common
+from sblr.baselines import brsvm_seconds_estimate
 from sblr.metrics import METRIC_LABELS
 from sblr.protocol import METHODS, TASK_METRICS
-from sblr.stats import mean_std_table, method_label, rank_table
+from sblr.stats import mean_std_table, method_label, metric_ranks
 from sblr.tuning import PAPER_GRID
 
 QUICK_GRID = (1.0, 0.1, 0.01)
@@ -31,20 +31,12 @@ DEFAULT_METHODS = {
     "multiclass": ["sparse_sblr", "sblr", "sml", "knn", "ncm", "lr"],
 }
 FOLD_CHOICES = [3, 5, 10]
-#: BR-SVM, paper grid: CPU seconds per fold per class per (training row)² (emotions: 8 s a fold).
-BRSVM_SECONDS = 5e-6
 #: Above this estimate the page does not run BR-SVM with the paper's grid.
 BRSVM_LIMIT_SECONDS = 300
 #: Decimals of the printed means; ranks use the printed values, as the paper's tables.
 DECIMALS = 3
 K_REQUEST = "compare_request"
 PARAM_LABELS = {"gamma": "γ", "lam": "λ", "C": "C", "k": "k"}
-
-
-def brsvm_estimate(ds, folds):
-    """Rough CPU seconds of BR-SVM with the paper's grid over all folds on ``ds``."""
-    n_train = ds.n_samples * (folds - 1) / folds
-    return folds * BRSVM_SECONDS * ds.n_classes * n_train**2
 
 
 def _order(methods):
@@ -137,7 +129,7 @@ grid_name = right.radio(
 
 too_slow = False
 if "br_svm" in methods and grid_name == "paper":
-    seconds = brsvm_estimate(ds, folds)
+    seconds = brsvm_seconds_estimate(ds.n_samples, ds.n_classes, folds)
     too_slow = seconds > BRSVM_LIMIT_SECONDS
     estimate = f"about {seconds:.0f} s" if seconds < 120 else f"about {seconds / 60:.0f} min"
     if too_slow:
@@ -204,15 +196,11 @@ finally:
 labels = [method_label(m) for m in request["methods"]]
 metric_labels = {m: METRIC_LABELS.get(m, m) for m in task_metrics}
 
-ranks = pd.DataFrame(
-    {
-        metric_labels[m]: rank_table(results, m, decimals=DECIMALS).ranks.iloc[0]
-        for m in task_metrics
-    }
-).reindex(list(request["methods"]))
+ranks = metric_ranks(
+    results, task_metrics, methods=request["methods"], decimals=DECIMALS, labels=metric_labels
+)
 ranks.index = labels
 ranks.index.name = "method"
-ranks["Average rank"] = ranks[list(metric_labels.values())].mean(axis=1)
 
 table = mean_std_table(results, decimals=DECIMALS).droplevel("dataset")
 table = table.reindex(list(request["methods"]))[list(task_metrics)]

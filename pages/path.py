@@ -9,6 +9,7 @@ from sblr.interpret import (
     class_affinity,
     conditional_frequency,
     cooccurrence,
+    entry_lambdas,
     evidence_sd,
     rank_agreement_path,
     standardized_coef,
@@ -45,14 +46,9 @@ fig = plots.regularization_path(
 )
 st.plotly_chart(fig, key="path")
 nonzero = np.count_nonzero(coefs_k, axis=1)
-entry = {
-    t: lams[np.flatnonzero(coefs_k[:, t])].max()
-    for t in range(ds.n_classes)
-    if np.any(coefs_k[:, t])
-}
 entered = [
     f"{common.esc(ds.class_names[t])} (λ = {common.fmt_value(lam)})"
-    for t, lam in sorted(entry.items(), key=lambda item: -item[1])
+    for t, lam in entry_lambdas(lams, coefs_k).items()
 ]
 st.caption(
     f"Non-zero coefficients: {nonzero.min()} at λ = {common.fmt_value(lams.max())} to "

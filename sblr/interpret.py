@@ -65,6 +65,7 @@ __all__ = [
     "conditional_frequency",
     "contribution_table",
     "cooccurrence",
+    "entry_lambdas",
     "rank_agreement_path",
     "spearman",
     "zero_readings",
@@ -860,6 +861,36 @@ def rank_agreement_path(coefs, relation, *, sd=None, target=None, average=False)
         total = np.where(defined, out, 0.0).sum(axis=1)
         return np.where(count > 0, total / np.maximum(count, 1), np.nan)
     return out
+
+
+def entry_lambdas(lams, coefs_k) -> dict:
+    """Where each class enters a lasso path: the largest λ at which its βₜᵏ is non-zero.
+
+    Parameters
+    ----------
+    lams : array-like of shape (L,)
+    coefs_k : array-like of shape (L, m)
+        βₜᵏ of one target k along the path.
+
+    Returns
+    -------
+    dict
+        ``{t: λ}`` for the classes non-zero somewhere, ordered from the first to enter
+        (largest λ) to the last; ties keep class order.
+
+    Examples
+    --------
+    >>> entry_lambdas([1.0, 0.1, 0.01], [[0, 0, 0], [0.5, 0, 0], [0.7, 0, -0.1]])
+    {0: 0.1, 2: 0.01}
+    """
+    lams = np.asarray(lams, dtype=float)
+    B = np.asarray(coefs_k, dtype=float)
+    if B.ndim != 2 or B.shape[0] != lams.size:
+        raise DataError(f"coefs_k must have shape ({lams.size}, m); got {B.shape}.")
+    entry = {
+        t: float(lams[np.flatnonzero(B[:, t])].max()) for t in range(B.shape[1]) if B[:, t].any()
+    }
+    return dict(sorted(entry.items(), key=lambda item: -item[1]))
 
 
 def zero_readings(coef_k, F, Y, k, class_names=None, *, threshold=None) -> pd.DataFrame:

@@ -44,6 +44,7 @@ __all__ = [
     "mean_std_table",
     "method_label",
     "paper_tables_markdown",
+    "metric_ranks",
     "q_alpha",
     "rank_table",
 ]
@@ -158,6 +159,40 @@ def rank_table(results, metric, *, decimals=None):
     means = means[complete]
     ranks = means.rank(axis=1, method="average", ascending=LOWER_IS_BETTER[metric])
     return RankTable(means, ranks, ranks.mean(axis=0), metric, dropped)
+
+
+def metric_ranks(results, metrics, *, methods=None, decimals=None, labels=None):
+    """Ranks of the methods on each metric of one data set, and their average rank.
+
+    Parameters
+    ----------
+    results : pandas.DataFrame
+        ``dataset, method, fold, metric, value`` rows of ONE data set.
+    metrics : sequence of str
+        The metrics, in column order.
+    methods : sequence of str, optional
+        Row order (default: :func:`rank_table`'s).
+    decimals : int, optional
+        Rank the means as printed with this many decimals (equal printed values share the
+        average rank, as in the paper's tables).
+    labels : mapping of str to str, optional
+        Column names for the metrics (default: the metric names).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Index ``method``; one rank column per metric (1 = best), then ``"Average rank"``.
+    """
+    labels = dict(labels or {})
+    columns = {
+        labels.get(m, m): rank_table(results, m, decimals=decimals).ranks.iloc[0] for m in metrics
+    }
+    ranks = pd.DataFrame(columns)
+    if methods is not None:
+        ranks = ranks.reindex(list(methods))
+    ranks.index.name = "method"
+    ranks["Average rank"] = ranks[list(columns)].mean(axis=1)
+    return ranks
 
 
 def q_alpha(k, alpha=0.05):
