@@ -301,6 +301,12 @@ class MLkNNClassifier(_NeighbourLabelClassifier):
     def predict_proba(self, X):
         """Posteriors ``r`` (multi-label); ``r`` over its row sum (multi-class).
 
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+            Query rows, with the training data's features (scaled by the training
+            data's ranges inside).
+
         Returns
         -------
         P : ndarray of shape (n_samples, n_classes)
@@ -313,6 +319,12 @@ class MLkNNClassifier(_NeighbourLabelClassifier):
     def decision_function(self, X):
         """Posteriors minus one half, ``r - 0.5``; for two classes ``r_1 - 0.5``.
 
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+            Query rows, with the training data's features (scaled by the training
+            data's ranges inside).
+
         Returns
         -------
         scores : ndarray of shape (n_samples, n_classes) or (n_samples,)
@@ -324,6 +336,12 @@ class MLkNNClassifier(_NeighbourLabelClassifier):
 
     def predict(self, X):
         """Labels with ``r_l > 0.5`` (multi-label) or ``argmax_l r_l`` (multi-class).
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+            Query rows, with the training data's features (scaled by the training
+            data's ranges inside).
 
         Returns
         -------
@@ -455,6 +473,12 @@ class IBLRClassifier(_NeighbourLabelClassifier):
     def logits(self, X):
         """Per-label logits ``intercept_l + sum_t coef_[l, t] z_t(x)``.
 
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+            Query rows, with the training data's features (scaled by the training
+            data's ranges inside).
+
         Returns
         -------
         eta : ndarray of shape (n_samples, n_classes)
@@ -463,6 +487,12 @@ class IBLRClassifier(_NeighbourLabelClassifier):
 
     def decision_function(self, X):
         """Logits per label; for two classes ``logit_1 - logit_0``.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+            Query rows, with the training data's features (scaled by the training
+            data's ranges inside).
 
         Returns
         -------
@@ -476,6 +506,12 @@ class IBLRClassifier(_NeighbourLabelClassifier):
     def predict_proba(self, X):
         """``pi_l = sigmoid(logit_l)``; multi-class rows divided by their sum.
 
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+            Query rows, with the training data's features (scaled by the training
+            data's ranges inside).
+
         Returns
         -------
         P : ndarray of shape (n_samples, n_classes)
@@ -487,6 +523,12 @@ class IBLRClassifier(_NeighbourLabelClassifier):
 
     def predict(self, X):
         """Labels with ``pi_l >= 0.5`` (multi-label) or ``argmax_l pi_l`` (multi-class).
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+            Query rows, with the training data's features (scaled by the training
+            data's ranges inside).
 
         Returns
         -------
@@ -584,6 +626,12 @@ class BRSVMClassifier(_ScaledClassifier):
     def decision_function(self, X):
         """SVM decision values per class; for two classes the single SVM's.
 
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+            Query rows, with the training data's features (scaled by the training
+            data's ranges inside).
+
         Returns
         -------
         scores : ndarray of shape (n_samples, n_classes) or (n_samples,)
@@ -595,6 +643,12 @@ class BRSVMClassifier(_ScaledClassifier):
 
     def predict(self, X):
         """Classes scoring > 0 (multi-label) or the top-scoring class (multi-class).
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+            Query rows, with the training data's features (scaled by the training
+            data's ranges inside).
 
         Returns
         -------

@@ -79,6 +79,12 @@ class _SimilarityClassifier(ClassifierMixin, BaseEstimator):
     def evidence(self, X):
         """Normalized class evidence ``f̄(x)`` of query rows (every training row counts).
 
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+            Query rows, with the training data's features (scaled by the training
+            data's ranges inside).
+
         Returns
         -------
         F : ndarray of shape (n_samples, n_classes)
@@ -209,6 +215,12 @@ class SMLClassifier(_SimilarityClassifier):
         row keeps its ranking (ranking metrics are unchanged) and exactly the
         predicted classes score above 0 (barring exact ties at the cut).
 
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+            Query rows, with the training data's features (scaled by the training
+            data's ranges inside).
+
         Returns
         -------
         scores : ndarray of shape (n_samples, n_classes) or (n_samples,)
@@ -229,6 +241,12 @@ class SMLClassifier(_SimilarityClassifier):
         ``s = score_scale_`` the spread of the training rows' evidence, so a class is
         predicted exactly when its score is at least 0.5.
 
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+            Query rows, with the training data's features (scaled by the training
+            data's ranges inside).
+
         Returns
         -------
         P : ndarray of shape (n_samples, n_classes)
@@ -240,6 +258,12 @@ class SMLClassifier(_SimilarityClassifier):
 
     def predict(self, X):
         """Top class (multi-class) or the top ``xi(x)`` classes (multi-label).
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+            Query rows, with the training data's features (scaled by the training
+            data's ranges inside).
 
         Returns
         -------
@@ -253,6 +277,12 @@ class SMLClassifier(_SimilarityClassifier):
 
     def predict_set_size(self, X):
         """Predicted label-set size ``xi(x)`` (multi-label only).
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+            Query rows, with the training data's features (scaled by the training
+            data's ranges inside).
 
         Returns
         -------
@@ -614,6 +644,12 @@ class _LogisticSimilarityClassifier(_SimilarityClassifier):
     def logits(self, X):
         """Per-class logits ``beta_0^k + sum_t beta_t^k f̄_t(x)``.
 
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+            Query rows, with the training data's features (scaled by the training
+            data's ranges inside).
+
         Returns
         -------
         eta : ndarray of shape (n_samples, n_classes)
@@ -644,6 +680,12 @@ class _LogisticSimilarityClassifier(_SimilarityClassifier):
     def decision_function(self, X):
         """Logits per class; for two classes ``logit_1 - logit_0``.
 
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+            Query rows, with the training data's features (scaled by the training
+            data's ranges inside).
+
         Returns
         -------
         scores : ndarray of shape (n_samples, n_classes) or (n_samples,)
@@ -663,6 +705,12 @@ class _LogisticSimilarityClassifier(_SimilarityClassifier):
         Multi-label: each class's own probability of relevance.  Multi-class:
         the per-class probabilities divided by their sum, so rows sum to 1 (the
         argmax, the paper's decision, is unchanged).
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+            Query rows, with the training data's features (scaled by the training
+            data's ranges inside).
 
         Returns
         -------
@@ -684,6 +732,12 @@ class _LogisticSimilarityClassifier(_SimilarityClassifier):
 
         With ``force_top1=True`` a multi-label row whose set would be empty gets
         its most probable class.
+
+        Parameters
+        ----------
+        X : array-like or sparse matrix of shape (n_samples, n_features)
+            Query rows, with the training data's features (scaled by the training
+            data's ranges inside).
 
         Returns
         -------
