@@ -304,8 +304,7 @@ class MLkNNClassifier(_NeighbourLabelClassifier):
         Parameters
         ----------
         X : array-like or sparse matrix of shape (n_samples, n_features)
-            Query rows, with the training data's features (scaled by the training
-            data's ranges inside).
+            Query rows, with the training data's features.
 
         Returns
         -------
@@ -322,8 +321,7 @@ class MLkNNClassifier(_NeighbourLabelClassifier):
         Parameters
         ----------
         X : array-like or sparse matrix of shape (n_samples, n_features)
-            Query rows, with the training data's features (scaled by the training
-            data's ranges inside).
+            Query rows, with the training data's features.
 
         Returns
         -------
@@ -340,8 +338,7 @@ class MLkNNClassifier(_NeighbourLabelClassifier):
         Parameters
         ----------
         X : array-like or sparse matrix of shape (n_samples, n_features)
-            Query rows, with the training data's features (scaled by the training
-            data's ranges inside).
+            Query rows, with the training data's features.
 
         Returns
         -------
@@ -476,8 +473,7 @@ class IBLRClassifier(_NeighbourLabelClassifier):
         Parameters
         ----------
         X : array-like or sparse matrix of shape (n_samples, n_features)
-            Query rows, with the training data's features (scaled by the training
-            data's ranges inside).
+            Query rows, with the training data's features.
 
         Returns
         -------
@@ -491,8 +487,7 @@ class IBLRClassifier(_NeighbourLabelClassifier):
         Parameters
         ----------
         X : array-like or sparse matrix of shape (n_samples, n_features)
-            Query rows, with the training data's features (scaled by the training
-            data's ranges inside).
+            Query rows, with the training data's features.
 
         Returns
         -------
@@ -509,8 +504,7 @@ class IBLRClassifier(_NeighbourLabelClassifier):
         Parameters
         ----------
         X : array-like or sparse matrix of shape (n_samples, n_features)
-            Query rows, with the training data's features (scaled by the training
-            data's ranges inside).
+            Query rows, with the training data's features.
 
         Returns
         -------
@@ -527,8 +521,7 @@ class IBLRClassifier(_NeighbourLabelClassifier):
         Parameters
         ----------
         X : array-like or sparse matrix of shape (n_samples, n_features)
-            Query rows, with the training data's features (scaled by the training
-            data's ranges inside).
+            Query rows, with the training data's features.
 
         Returns
         -------
@@ -629,8 +622,7 @@ class BRSVMClassifier(_ScaledClassifier):
         Parameters
         ----------
         X : array-like or sparse matrix of shape (n_samples, n_features)
-            Query rows, with the training data's features (scaled by the training
-            data's ranges inside).
+            Query rows, with the training data's features.
 
         Returns
         -------
@@ -647,8 +639,7 @@ class BRSVMClassifier(_ScaledClassifier):
         Parameters
         ----------
         X : array-like or sparse matrix of shape (n_samples, n_features)
-            Query rows, with the training data's features (scaled by the training
-            data's ranges inside).
+            Query rows, with the training data's features.
 
         Returns
         -------
