@@ -691,6 +691,36 @@ def _cached_fold_score(_ds, key, model, gamma, lam, scheme, test_size, n_splits,
         return score_fold(est, _ds.X, _ds.y, fold, _classes(_ds))
 
 
+@st.cache_data(max_entries=512, show_spinner=False)
+def _cached_fold_proba(_ds, key, model, gamma, lam, scheme, test_size, n_splits, i):
+    """One fold's test rows and their probabilities (for the threshold and per-class views)."""
+    from sblr.evaluation import fold_probabilities
+    from sblr.models import make_model
+
+    with job_slot():
+        if model == "SML":
+            fold = _cached_splits(_ds, key, scheme, test_size, n_splits)[i]
+        else:
+            fold = _cached_fold(_ds, key, gamma, scheme, test_size, n_splits, i)
+        return fold_probabilities(make_model(model, gamma=gamma, lam=lam), _ds.X, _ds.y, fold)
+
+
+def held_out_probabilities(ds, key, model, gamma, lam, scheme, test_size, n_splits):
+    """(true labels, probabilities) of every test row of the evaluation (k-fold: every row
+    once), from the fold cache: the threshold slider never refits. Multi-class labels come
+    as class codes 0 .. m-1."""
+    lam = lam if model == "SparseSBLR" else None
+    n = len(_cached_splits(ds, key, scheme, test_size, n_splits))
+    fold = waiting_for_worker(_cached_fold_proba)
+    parts = [fold(ds, key, model, gamma, lam, scheme, test_size, n_splits, i) for i in range(n)]
+    rows = np.concatenate([test for test, _ in parts])
+    P = np.vstack([p for _, p in parts])
+    if ds.task == "multilabel":
+        return ds.label_matrix()[rows], P
+    # codes in the order of np.unique(y): the columns of P and Dataset.class_names
+    return np.unique(ds.y, return_inverse=True)[1][rows], P
+
+
 def _classes(ds):
     return np.arange(ds.n_classes) if ds.task == "multilabel" else np.unique(ds.y)
 

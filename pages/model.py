@@ -3,7 +3,7 @@
 import streamlit as st
 
 from pages import common
-from sblr import plots
+from sblr import metrics, plots
 from sblr.tuning import PAPER_GRID
 
 ds, s, key = common.page_context(__file__)
@@ -99,6 +99,73 @@ st.download_button(
     common.to_csv_bytes(summary),
     file_name=common.safe_filename(ds.name, s.model, "metrics", suffix=".csv"),
     mime="text/csv",
+)
+
+st.subheader("Per class, and the decision threshold")
+y_held, P_held = common.held_out_probabilities(
+    ds, key, s.model, s.gamma, s.lam, scheme, test_size, n_splits
+)
+k = s.k
+if ds.task == "multilabel":
+    st.caption(
+        "Every test row's probabilities are kept, so moving the threshold recomputes these "
+        "numbers at once, without refitting. Class k is predicted when πₖ ≥ threshold"
+        + (" (SML's scores are ranks, not probabilities)." if s.model == "SML" else ".")
+    )
+    threshold = st.slider(
+        "Decision threshold",
+        min_value=0.05,
+        max_value=0.95,
+        value=0.5,
+        step=0.05,
+        key="threshold",
+        help="0.5 is the default of the metrics above; lower: more labels predicted (recall "
+        "up, precision down), higher: fewer.",
+    )
+    at_threshold = metrics.threshold_report(y_held, P_held, threshold)
+    at_half = metrics.threshold_report(y_held, P_held, 0.5)
+    cols = st.columns(len(at_threshold))
+    for col, (name, value) in zip(cols, at_threshold.items(), strict=True):
+        change = value - at_half[name]
+        col.metric(
+            metrics.METRIC_LABELS[name],
+            f"{value:.3f}",
+            None if threshold == 0.5 else f"{change:+.3f} vs 0.5",
+            delta_color="inverse" if metrics.LOWER_IS_BETTER[name] else "normal",
+        )
+else:
+    threshold = None
+    st.caption(
+        "Multi-class: the predicted class is the one with the largest π, so there is no "
+        "threshold to move; the curve below shows how class k alone would trade precision "
+        "for recall."
+    )
+report = metrics.per_label_report(
+    y_held, P_held, threshold=threshold or 0.5, class_names=ds.class_names
+)
+st.dataframe(
+    report.style.format({"precision": "{:.3f}", "recall": "{:.3f}", "f1": "{:.3f}"}, na_rep="–"),
+    width="stretch",
+    hide_index=True,
+    key="per_label",
+)
+truth_k = y_held[:, k] if ds.task == "multilabel" else (y_held == k)
+precision, recall, thresholds, ap = metrics.pr_curve(truth_k, P_held[:, k])
+st.plotly_chart(
+    plots.pr_curve_figure(
+        precision,
+        recall,
+        thresholds,
+        class_name=ds.class_names[k],
+        average_precision=ap,
+        threshold=threshold,
+    ),
+    key="pr_curve",
+)
+st.caption(
+    f"For the sidebar's class “{common.esc(ds.class_names[k])}”: {int(truth_k.sum())} of "
+    f"{len(truth_k)} test rows carry it. An empty cell (None) is undefined: a class never "
+    "predicted has no precision, one that never occurs has no recall."
 )
 
 st.subheader("Tune γ and λ")

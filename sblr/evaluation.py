@@ -292,6 +292,39 @@ def score_fold(estimator, X, y, fold, classes=None):
     return values, cm
 
 
+def fold_probabilities(estimator, X, y, fold):
+    """Fit ``estimator`` on one fold's training rows; its ``predict_proba`` of the test rows.
+
+    As :func:`score_fold`, a :class:`Fold` gives its cached evidence to a model that can be
+    fitted from it.  For threshold and per-class views (:func:`sblr.metrics.per_label_report`),
+    which then need no refit.
+
+    Returns
+    -------
+    test : ndarray of int
+        The test rows.
+    P : ndarray of shape (n_test, n_classes)
+        Columns in the order of the classes (``np.unique(y)`` for multi-class labels).
+    """
+    X = check_array(X, accept_sparse="csr", dtype=np.float64)
+    y = np.asarray(y)
+    train, test = (fold.train, fold.test) if isinstance(fold, Fold) else fold
+    est = clone(estimator)
+    if isinstance(fold, Fold) and fits_from_evidence(est):
+        est.fit_from_evidence(fold.featurizer, fold.F_train)
+        P = est.proba_from_evidence(fold.F_test)
+    else:
+        est.fit(X[train], y[train])
+        P = est.predict_proba(X[test])
+    P = np.asarray(P, dtype=float)
+    if not is_multilabel(y):  # a class missing from the training rows gets a column of 0
+        classes = np.unique(y)
+        full = np.zeros((len(test), len(classes)))
+        full[:, np.searchsorted(classes, est.classes_)] = P
+        P = full
+    return np.asarray(test), P
+
+
 def summarize(fold_scores, classes):
     """Combine :func:`score_fold` results into an :class:`EvaluationResult`."""
     per_fold = pd.DataFrame([values for values, _ in fold_scores])

@@ -67,8 +67,11 @@ __all__ = [
     "multiclass_report",
     "multilabel_report",
     "one_error",
+    "per_label_report",
+    "pr_curve",
     "ranking_loss",
     "score",
+    "threshold_report",
     "subset_accuracy",
 ]
 
@@ -734,3 +737,128 @@ def best_index(metric, values) -> int:
         if i and is_better(metric, v, values[best]):
             best = i
     return best
+
+
+# --------------------------------------------------------------------------- per label, threshold
+
+
+def _labels_from_proba(y_true, P):
+    """(Y_true indicator, P) as float arrays of one shape; multi-class labels become one-hot
+    over ``range(P.shape[1])`` (class codes)."""
+    P = np.asarray(P, dtype=float)
+    if P.ndim != 2:
+        raise DataError(f"P must be (n_samples, n_classes); got shape {P.shape}.")
+    Y = np.asarray(y_true)
+    if Y.ndim == 1:
+        codes = Y.astype(int)
+        if codes.min(initial=0) < 0 or codes.max(initial=0) >= P.shape[1]:
+            raise DataError("Multi-class y_true must hold class codes 0 .. n_classes - 1.")
+        Y = np.eye(P.shape[1], dtype=float)[codes]
+    Y = _as_indicator(Y, "y_true").astype(float)
+    _same_shape(Y, P, "y_true", "P")
+    return Y, P
+
+
+def per_label_report(y_true, P, *, threshold=0.5, class_names=None):
+    """Precision, recall, F1 and support of every class, deciding from probabilities.
+
+    Multi-label (``y_true`` a 0/1 matrix): class k is predicted for a row when
+    ``P[i, k] >= threshold``.  Multi-class (``y_true`` 1-D class codes 0 .. m-1): the
+    predicted class is the row's largest ``P`` (``threshold`` is not used).
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples, n_classes) or (n_samples,)
+    P : array-like of shape (n_samples, n_classes)
+        Probabilities (``predict_proba``) of rows the model was not fitted on.
+    threshold : float, default 0.5
+    class_names : sequence of str, optional
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per class: ``class``, ``precision`` (NaN when the class is never
+        predicted), ``recall`` (NaN when it never occurs), ``f1`` (NaN when both are
+        undefined; 0 when one is 0), ``support`` (true rows), ``predicted`` (predicted rows).
+
+    Examples
+    --------
+    >>> per_label_report([[1, 0], [1, 1], [0, 1]], [[0.9, 0.2], [0.4, 0.7], [0.1, 0.6]])
+      class  precision  recall   f1  support  predicted
+    0     0        1.0     0.5  0.666667        2          1
+    1     1        1.0     1.0  1.000000        2          2
+    """
+    import pandas as pd
+
+    multiclass = np.ndim(y_true) == 1
+    Y, P = _labels_from_proba(y_true, P)
+    if multiclass:
+        pred = np.zeros_like(P)
+        pred[np.arange(len(P)), P.argmax(axis=1)] = 1.0
+    else:
+        if not 0.0 <= float(threshold) <= 1.0:
+            raise ValueError(f"threshold must be in [0, 1]; got {threshold!r}.")
+        pred = (P >= float(threshold)).astype(float)
+    tp = (Y * pred).sum(axis=0)
+    support, predicted = Y.sum(axis=0), pred.sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        precision = np.where(predicted > 0, tp / predicted, np.nan)
+        recall = np.where(support > 0, tp / support, np.nan)
+        f1 = np.where(support + predicted > 0, 2 * tp / (support + predicted), np.nan)
+    names = [str(c) for c in (class_names if class_names is not None else range(P.shape[1]))]
+    if len(names) != P.shape[1]:
+        raise DataError(f"Got {len(names)} class names for {P.shape[1]} classes.")
+    return pd.DataFrame(
+        {
+            "class": names,
+            "precision": precision,
+            "recall": recall,
+            "f1": f1,
+            "support": support.astype(int),
+            "predicted": predicted.astype(int),
+        }
+    )
+
+
+def threshold_report(Y_true, P, threshold=0.5) -> dict[str, float]:
+    """The label-decision metrics of multi-label data when class k is predicted at
+    ``P[:, k] >= threshold``: Hamming loss, subset accuracy, micro- and macro-F1 (the ranking
+    metrics do not depend on a threshold).
+
+    Examples
+    --------
+    >>> threshold_report([[1, 0], [0, 1]], [[0.6, 0.4], [0.3, 0.45]], 0.4)["hamming_loss"]
+    0.25
+    """
+    Y, P = _labels_from_proba(Y_true, P)
+    pred = (P >= float(threshold)).astype(int)
+    Y = Y.astype(int)
+    return {
+        "hamming_loss": hamming_loss(Y, pred),
+        "subset_accuracy": subset_accuracy(Y, pred),
+        "micro_f1": micro_f1(Y, pred),
+        "macro_f1": macro_f1(Y, pred),
+    }
+
+
+def pr_curve(y_true, p):
+    """Precision-recall curve of one class from its probabilities (scikit-learn's
+    ``precision_recall_curve``) and its average precision.
+
+    Returns
+    -------
+    precision, recall, thresholds : ndarray
+        As :func:`sklearn.metrics.precision_recall_curve` (``thresholds`` one shorter).
+    average_precision : float
+        :func:`sklearn.metrics.average_precision_score` (NaN without a positive row).
+    """
+    from sklearn.metrics import average_precision_score, precision_recall_curve
+
+    y = np.asarray(y_true).astype(int).ravel()
+    p = np.asarray(p, dtype=float).ravel()
+    if y.shape != p.shape:
+        raise DataError(f"y_true and p differ in length: {y.size} and {p.size}.")
+    if not y.any():
+        return np.array([1.0]), np.array([0.0]), np.array([]), float("nan")
+    precision, recall, thresholds = precision_recall_curve(y, p)
+    return precision, recall, thresholds, float(average_precision_score(y, p))

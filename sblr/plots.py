@@ -67,6 +67,7 @@ __all__ = [
     "label_frequency_bar",
     "metric_bars",
     "pca_scatter",
+    "pr_curve_figure",
     "probability_bars",
     "rank_agreement_figure",
     "regularization_path",
@@ -1524,6 +1525,84 @@ def rank_agreement_figure(
 
 
 # --------------------------------------------------------------------------- confusion matrix
+
+
+def pr_curve_figure(
+    precision, recall, thresholds, *, class_name=None, average_precision=None, threshold=None
+) -> go.Figure:
+    """Precision against recall of one class as its decision threshold moves.
+
+    Parameters
+    ----------
+    precision, recall, thresholds : array-like
+        :func:`sblr.metrics.pr_curve` (``thresholds`` one shorter than the others).
+    class_name : str, optional
+    average_precision : float, optional
+        Shown in the title.
+    threshold : float, optional
+        Marks the point of this threshold (rows with probability ≥ threshold are
+        predicted: the point of the smallest curve threshold at or above it).
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        A step line (trace 0) and, with ``threshold``, a marker (trace 1).
+
+    Examples
+    --------
+    >>> fig = pr_curve_figure([0.5, 1.0, 1.0], [1.0, 0.5, 0.0], [0.3, 0.8], threshold=0.5)
+    >>> [float(v) for v in fig.data[1].x], [float(v) for v in fig.data[1].y]
+    ([0.5], [1.0])
+    """
+    precision = _float_array(precision, "precision", 1)
+    recall = _float_array(recall, "recall", 1)
+    thresholds = _float_array(thresholds, "thresholds", 1)
+    if precision.shape != recall.shape or thresholds.size not in (0, precision.size - 1):
+        raise DataError("precision, recall and thresholds do not come from one curve.")
+    name = _esc(str(class_name)) if class_name is not None else "class k"
+    fig = go.Figure(
+        go.Scatter(
+            x=recall,
+            y=precision,
+            mode="lines",
+            line={"shape": "hv", "color": POSITIVE_COLOR, "width": 2},
+            name="precision-recall",
+            customdata=np.r_[thresholds, np.nan] if thresholds.size else None,
+            hovertemplate="recall %{x:.3f}<br>precision %{y:.3f}"
+            + ("<br>threshold %{customdata:.3f}" if thresholds.size else "")
+            + "<extra></extra>",
+        )
+    )
+    if threshold is not None and thresholds.size:
+        # rows with p >= threshold are predicted: the curve's point of the smallest curve
+        # threshold at or above it (none: nothing predicted, the curve's last point)
+        above = np.flatnonzero(thresholds >= float(threshold))
+        i = int(above.min()) if above.size else len(thresholds)
+        fig.add_trace(
+            go.Scatter(
+                x=[recall[i]],
+                y=[precision[i]],
+                mode="markers",
+                marker={
+                    "size": 12,
+                    "color": "black",
+                    "symbol": "circle-open",
+                    "line": {"width": 3},
+                },
+                name=f"threshold {float(threshold):.2f}",
+                hovertemplate=f"threshold {float(threshold):.2f}<br>recall %{{x:.3f}}"
+                "<br>precision %{y:.3f}<extra></extra>",
+            )
+        )
+    ap = "" if average_precision is None else f" (average precision {average_precision:.3f})"
+    fig.update_layout(
+        **_titled(f"Precision-recall of {name}{ap}", "each point: one decision threshold"),
+        xaxis={"title": {"text": "recall"}, "range": [-0.02, 1.02]},
+        yaxis={"title": {"text": "precision"}, "range": [-0.02, 1.05]},
+        height=420,
+        showlegend=threshold is not None,
+    )
+    return fig
 
 
 def confusion_matrix_figure(

@@ -422,3 +422,92 @@ def test_ranking_loss_equals_scikit_learn_across_row_blocks():
     Y[5:8] = 1
     keep = (Y.sum(axis=1) > 0) & (Y.sum(axis=1) < 174)
     assert ranking_loss(Y, S) == pytest.approx(label_ranking_loss(Y[keep], S[keep]), abs=1e-12)
+
+
+# --------------------------------------------------------------------------- per label, threshold
+def _proba_case(seed=0, n=120, m=5):
+    rng = np.random.default_rng(seed)
+    Y = (rng.random((n, m)) < 0.35).astype(int)
+    P = np.clip(0.6 * Y + 0.5 * rng.random((n, m)) - 0.05, 0, 1)
+    Y[:, 4] = 0  # a class that never occurs
+    return Y, P
+
+
+@pytest.mark.parametrize("threshold", [0.2, 0.5, 0.8])
+def test_per_label_report_equals_scikit_learn_at_a_threshold(threshold):
+    from sklearn.metrics import precision_recall_fscore_support
+
+    from sblr.metrics import per_label_report
+
+    Y, P = _proba_case()
+    pred = (P >= threshold).astype(int)
+    got = per_label_report(Y, P, threshold=threshold, class_names=list("abcde"))
+    precision, recall, f1, support = precision_recall_fscore_support(
+        Y, pred, average=None, zero_division=np.nan
+    )
+    np.testing.assert_allclose(got["precision"], precision, equal_nan=True)
+    np.testing.assert_allclose(got["recall"], recall, equal_nan=True)
+    np.testing.assert_array_equal(got["support"], support)
+    np.testing.assert_array_equal(got["predicted"], pred.sum(axis=0))
+    both = ~np.isnan(precision) & ~np.isnan(recall)
+    np.testing.assert_allclose(got["f1"][both], f1[both])
+    assert np.isnan(got["recall"].iloc[4])  # never occurs: no recall
+    assert list(got["class"]) == list("abcde")
+
+
+def test_per_label_report_multiclass_decides_by_the_largest_probability():
+    from sklearn.metrics import precision_recall_fscore_support
+
+    from sblr.metrics import per_label_report
+
+    rng = np.random.default_rng(2)
+    P = rng.dirichlet(np.ones(4), size=90)
+    y = np.where(rng.random(90) < 0.7, P.argmax(axis=1), rng.integers(0, 4, 90))
+    got = per_label_report(y, P, threshold=0.99)  # the threshold plays no part
+    precision, recall, _, support = precision_recall_fscore_support(
+        y, P.argmax(axis=1), labels=range(4), average=None, zero_division=np.nan
+    )
+    np.testing.assert_allclose(got["precision"], precision, equal_nan=True)
+    np.testing.assert_allclose(got["recall"], recall, equal_nan=True)
+    np.testing.assert_array_equal(got["support"], support)
+
+
+def test_threshold_report_at_each_threshold_equals_the_metrics_of_thresholded_labels():
+    from sblr.metrics import threshold_report
+
+    Y, P = _proba_case(seed=1)
+    for t in (0.1, 0.5, 0.9):
+        pred = (P >= t).astype(int)
+        got = threshold_report(Y, P, t)
+        assert got["hamming_loss"] == pytest.approx(np.mean(pred != Y))
+        assert got["subset_accuracy"] == pytest.approx(np.mean((pred == Y).all(axis=1)))
+        tp, fp, fn = (
+            (pred & Y).sum(),
+            (pred & ~Y.astype(bool)).sum(),
+            (~pred.astype(bool) & Y).sum(),
+        )
+        assert got["micro_f1"] == pytest.approx(2 * tp / (2 * tp + fp + fn))
+    lower = threshold_report(Y, P, 0.1)
+    higher = threshold_report(Y, P, 0.9)
+    assert lower != higher  # the threshold matters
+
+
+def test_pr_curve_and_its_marker_point_agree_with_the_thresholded_counts():
+    from sblr.metrics import pr_curve
+    from sblr.plots import pr_curve_figure
+
+    Y, P = _proba_case(seed=3)
+    y, p = Y[:, 0], P[:, 0]
+    precision, recall, thresholds, ap = pr_curve(y, p)
+    from sklearn.metrics import average_precision_score
+
+    assert ap == pytest.approx(average_precision_score(y, p))
+    for t in (0.25, 0.5, 0.75):
+        fig = pr_curve_figure(precision, recall, thresholds, threshold=t)
+        pred = p >= t
+        exp_precision = (pred & (y == 1)).sum() / pred.sum()
+        exp_recall = (pred & (y == 1)).sum() / (y == 1).sum()
+        assert fig.data[1].x[0] == pytest.approx(exp_recall)
+        assert fig.data[1].y[0] == pytest.approx(exp_precision)
+    nothing = pr_curve(np.zeros(5), np.linspace(0, 1, 5))
+    assert np.isnan(nothing[3])
