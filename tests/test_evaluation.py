@@ -173,3 +173,29 @@ def test_fits_from_evidence_says_which_estimators_reuse_cached_evidence():
     assert fits_from_evidence(SBLRClassifier()) and fits_from_evidence(SparseSBLRClassifier())
     for est in (SMLClassifier(), SparseSBLRCV(), SBLRCV(), LogisticRegression()):
         assert not fits_from_evidence(est)
+
+
+def test_fold_probabilities_equal_a_model_fitted_on_the_training_rows():
+    """Oracle: the estimator fitted here on the fold's training rows, predict_proba on its
+    test rows; multi-class columns in the order of np.unique(y) even when a class is missing
+    from the training rows."""
+    from sblr import SMLClassifier, SparseSBLRClassifier
+    from sblr.evaluation import fold_evidence, fold_probabilities, make_splits
+    from sblr.samples import load_sample
+
+    ds = load_sample("planted")
+    ((train, test),) = make_splits(ds.y, scheme="holdout", test_size=0.25)
+    est = SparseSBLRClassifier(lam=1e-3)
+    (fold,) = fold_evidence(est, ds.X, ds.y, [(train, test)])
+    rows, P = fold_probabilities(est, ds.X, ds.y, fold)
+    np.testing.assert_array_equal(rows, test)
+    expected = (
+        SparseSBLRClassifier(lam=1e-3).fit(ds.X[train], ds.y[train]).predict_proba(ds.X[test])
+    )
+    np.testing.assert_allclose(P, expected, rtol=1e-6, atol=1e-9)
+    # multi-class, a class absent from the training rows: a zero column in its place
+    X = np.r_[np.random.default_rng(0).normal(size=(30, 2)), [[9.0, 9.0]]]
+    y = np.r_[np.repeat(["a", "b", "c"], 10), ["d"]]
+    rows, P = fold_probabilities(SMLClassifier(), X, y, (np.arange(30), np.arange(25, 31)))
+    assert P.shape == (6, 4) and np.all(P[:, 3] == 0)
+    np.testing.assert_allclose(P[:, :3].sum(axis=1), 1.0)
