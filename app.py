@@ -52,6 +52,7 @@ def home():
             st.rerun()
     with upload_tab:
         _upload_form()
+        _share_notice()
 
     ds = common.current_dataset()
     _summary(ds)
@@ -125,6 +126,29 @@ def _upload_form():
     loaded = st.session_state.pop("_loaded_message", None)
     if loaded:
         st.success(loaded)
+
+
+def _share_notice():
+    upload = st.session_state.get("upload")
+    if upload is None:
+        return
+    if upload.get("share_id"):
+        st.info(
+            f"**This data has a link.** The address bar holds it (…?data=…): a reload keeps "
+            f"your upload, and anyone you give the link sees this data and this view for "
+            f"{common.SHARE_DAYS:g} days from the upload (the server may drop it earlier when "
+            "its space for uploads is full). The id in the link is 128 random bits: it "
+            "cannot be guessed, but whoever has the link has the data.",
+            icon="🔗",
+        )
+        if st.button("Remove my data from the server", key="share_forget"):
+            common.forget_shared()
+            st.rerun()
+    else:
+        st.caption(
+            "This upload has no link (removed, or the server could not keep it): it stays in "
+            "this browser tab only, and a reload returns to the sample data."
+        )
 
 
 def _summary(ds):

@@ -234,8 +234,72 @@ def current_dataset():
     return cached_sample(st.session_state.get("sample", DEFAULT_SAMPLE))
 
 
-def try_upload(data: bytes, name: str, xml: bytes | None, n_labels, target):
+#: Shared links keep their data this many days (env ``SBLR_SHARE_DAYS``).
+SHARE_DAYS = float(os.environ.get("SBLR_SHARE_DAYS", "7"))
+#: All shared uploads together at most this many MB (env ``SBLR_SHARE_MAX_MB``); the least
+#: recently used go first.
+SHARE_MAX_MB = float(os.environ.get("SBLR_SHARE_MAX_MB", "2048"))
+
+
+@st.cache_resource
+def share_store():
+    """The server's store of uploads behind ``?data=<id>`` links (sblr.sharing)."""
+    import tempfile
+
+    from sblr.sharing import UploadStore
+
+    root = os.environ.get("SBLR_SHARE_DIR") or os.path.join(
+        tempfile.gettempdir(), "sblr-shared-uploads"
+    )
+    return UploadStore(
+        root,
+        max_item_mb=MAX_UPLOAD_MB + 10,
+        max_total_mb=SHARE_MAX_MB,
+        ttl_seconds=SHARE_DAYS * 86400,
+    )
+
+
+def _share(data, name, xml, n_labels, target):
+    """Keep an upload in the share store; its id, or None if the store cannot take it."""
+    parts = {"data": data} if xml is None else {"data": data, "xml": xml}
+    meta = {"name": name, "n_labels": n_labels, "target": target}
+    try:
+        return share_store().put(parts, meta)
+    except (DataError, OSError):
+        _log.exception("could not keep an upload for a shared link")
+        return None
+
+
+def open_shared(token):
+    """Load the data of a ``?data=<id>`` link into the session; the reason for the user if it
+    cannot be (expired, unknown, or no longer loading), else None."""
+    from sblr.sharing import SharedDataMissing
+
+    try:
+        parts, meta = share_store().get(token)
+    except SharedDataMissing as exc:
+        return str(exc)
+    target = meta.get("target")
+    target = tuple(target) if isinstance(target, list) else target
+    error = try_upload(
+        parts["data"], meta["name"], parts.get("xml"), meta.get("n_labels"), target, share=token
+    )
+    return None if error is None else f"This link's data no longer loads: {error}"
+
+
+def forget_shared():
+    """Remove the session's upload from the share store (its link stops working)."""
+    upload = st.session_state.get("upload")
+    if upload is not None and upload.get("share_id"):
+        share_store().delete(upload["share_id"])
+        upload["share_id"] = None
+
+
+def try_upload(data: bytes, name: str, xml: bytes | None, n_labels, target, share=True):
     """Load an upload; keep it only if it loads, so the previous data stays usable.
+
+    ``share``: True keeps it in the share store under a new id (put in the URL, so a reload
+    or the link brings it back); an id: it came from that link.
 
     Returns the error message for the user, or None on success.
     """
@@ -260,6 +324,11 @@ def try_upload(data: bytes, name: str, xml: bytes | None, n_labels, target):
             "(every page refits on all rows). Use the sblr library for larger data "
             "(approximate evidence scales linearly in rows), or subsample."
         )
+    share_id = share if isinstance(share, str) else None
+    if share is True:
+        share_id = _share(
+            data, name, xml, n_labels, list(target) if isinstance(target, tuple) else target
+        )
     st.session_state["upload"] = {
         "data": data,
         "name": name,
@@ -268,6 +337,7 @@ def try_upload(data: bytes, name: str, xml: bytes | None, n_labels, target):
         "target": target,
         "key": key,
         "dataset": ds,
+        "share_id": share_id,
     }
     return None
 
@@ -338,7 +408,12 @@ def init_state_from_url():
     st.session_state["_url_read"] = True
     q = st.query_params
     ignored = []
-    if "sample" in q:
+    shared_missing = None
+    if "data" in q:
+        shared_missing = open_shared(q["data"])
+        if shared_missing is not None:
+            st.session_state["_share_missing"] = shared_missing
+    if "sample" in q and "data" not in q:
         if q["sample"] in SAMPLES:
             st.session_state["sample"] = q["sample"]
         else:
@@ -360,7 +435,7 @@ def init_state_from_url():
         point = _grid_point(q["lam"], "lam", ignored)
         if point is not None:
             st.session_state[K_LOG_LAM] = point
-    if "k" in q:
+    if "k" in q and shared_missing is None:  # a class index of other data would mislead
         if q["k"].isdigit():
             st.session_state[K_CLASS] = int(q["k"])
             st.session_state["_url_k"] = int(q["k"])
@@ -371,6 +446,15 @@ def init_state_from_url():
 
 def url_notice(ds):
     """Say which values of the link were ignored (once, on the page the link opened)."""
+    missing = st.session_state.pop("_share_missing", None)
+    if missing:
+        st.warning(
+            esc(missing)
+            + f" You are looking at the sample data “{esc(ds.name)}” instead, with the class "
+            "choice reset. Choose a sample, or upload the file again for a new link, on the "
+            "Choose data page.",
+            icon="⚠️",
+        )
     ignored = st.session_state.pop("_url_ignored", [])
     k = st.session_state.pop("_url_k", None)
     if k is not None and k >= ds.n_classes:
@@ -481,10 +565,16 @@ def _write_url(s):
         "lam": f"{s.lam:.4g}",
         "k": str(s.k),
     }
-    if st.session_state.get("upload") is None:
+    upload = st.session_state.get("upload")
+    if upload is None:
         state["sample"] = st.session_state.get("sample", DEFAULT_SAMPLE)
-    elif "sample" in st.query_params:
-        del st.query_params["sample"]
+    else:
+        if "sample" in st.query_params:
+            del st.query_params["sample"]
+        if upload.get("share_id"):
+            state["data"] = upload["share_id"]
+    if "data" not in state and "data" in st.query_params:
+        del st.query_params["data"]
     for key, value in state.items():
         if st.query_params.get(key) != value:
             st.query_params[key] = value

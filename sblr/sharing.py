@@ -1,0 +1,223 @@
+"""A server-side store for uploaded data, so that a link can bring the same data back.
+
+The dashboard keeps every upload here under an unguessable id (128 random bits from
+:mod:`secrets`) and puts the id in the page's address (``?data=<id>``): a reload keeps the
+upload, and anyone given the link sees the same data.  The store is bounded:
+
+- one item (the data file and its label file) at most ``max_item_mb``;
+- all items together at most ``max_total_mb``: the least recently used go first;
+- an item expires ``ttl_seconds`` after it was stored (7 days by default), used or not.
+
+Items live in one folder each under ``root`` (written to a temporary folder and renamed,
+so a reader never sees half an item).  Ids are checked against their exact format before
+any path is built from them.  Nothing here imports Streamlit.
+
+Examples
+--------
+>>> import tempfile
+>>> store = UploadStore(tempfile.mkdtemp())
+>>> token = store.put({"data": b"x,y\\n1,a\\n"}, {"name": "tiny.csv"})
+>>> len(token) >= 22
+True
+>>> parts, meta = store.get(token)
+>>> parts["data"], meta["name"]
+(b'x,y\\n1,a\\n', 'tiny.csv')
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+import shutil
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+from sblr.exceptions import DataError
+
+__all__ = ["ID_BYTES", "SharedDataMissing", "UploadStore", "is_share_id"]
+
+#: Random bytes of an id (128 bits), written as 22 URL-safe base64 characters.
+ID_BYTES = 16
+_ID = re.compile(r"[A-Za-z0-9_-]{22}")
+#: The parts an item may hold (file names inside its folder).
+PARTS = ("data", "xml")
+
+
+class SharedDataMissing(LookupError):
+    """The data of a link is not (or no longer) in the store.
+
+    Attributes
+    ----------
+    reason : {"expired", "unknown"}
+        ``"expired"``: it was stored, and its time is up; ``"unknown"``: not in the store
+        (never stored, removed, or evicted to make room).
+    """
+
+    def __init__(self, reason: str, message: str):
+        super().__init__(message)
+        self.reason = reason
+
+
+def is_share_id(text) -> bool:
+    """True when ``text`` has the exact form of an id (nothing else is ever made a path)."""
+    return isinstance(text, str) and _ID.fullmatch(text) is not None
+
+
+class UploadStore:
+    """Uploaded files under unguessable ids, with a size cap, a total cap and an expiry.
+
+    Parameters
+    ----------
+    root : path
+        Folder of the store (created).
+    max_item_mb : float, default 60
+    max_total_mb : float, default 2048
+    ttl_seconds : float, default 7 days
+    clock : callable, default time.time
+        Seconds since the epoch (tests pass a fake clock).
+    """
+
+    def __init__(
+        self,
+        root,
+        *,
+        max_item_mb: float = 60,
+        max_total_mb: float = 2048,
+        ttl_seconds: float = 7 * 86400,
+        clock=time.time,
+    ):
+        self.root = Path(root)
+        self.root.mkdir(parents=True, exist_ok=True)
+        self.max_item_bytes = int(max_item_mb * 2**20)
+        self.max_total_bytes = int(max_total_mb * 2**20)
+        self.ttl_seconds = float(ttl_seconds)
+        self.clock = clock
+        self._lock = threading.Lock()
+
+    # ------------------------------------------------------------------ public
+    def put(self, parts: dict, meta: dict) -> str:
+        """Store ``parts`` (``{"data": bytes, "xml": bytes}``; ``"xml"`` optional) with
+        ``meta`` (JSON-serialisable: the file name and the loader's options); returns the id.
+
+        Raises
+        ------
+        DataError
+            The item is larger than ``max_item_mb``, or a part is not one of ``"data"``,
+            ``"xml"``.
+        """
+        unknown = set(parts) - set(PARTS)
+        if unknown or "data" not in parts:
+            raise DataError(
+                f"An item holds a 'data' part and optionally 'xml'; got {sorted(parts)}."
+            )
+        size = sum(len(p) for p in parts.values())
+        if size > self.max_item_bytes:
+            raise DataError(
+                f"The upload is {size / 2**20:.0f} MB; a shared link holds at most "
+                f"{self.max_item_bytes / 2**20:.0f} MB."
+            )
+        token = secrets.token_urlsafe(ID_BYTES)
+        now = self.clock()
+        tmp = Path(tempfile.mkdtemp(prefix=".incoming-", dir=self.root))
+        try:
+            for name, data in parts.items():
+                (tmp / name).write_bytes(bytes(data))
+            info = {"created": now, "size": size, "parts": sorted(parts), "meta": meta}
+            (tmp / "item.json").write_text(json.dumps(info), encoding="utf-8")
+            (tmp / "accessed").write_text(repr(now), encoding="utf-8")
+            with self._lock:
+                os.rename(tmp, self.root / token)
+                self._evict(keep=token)
+        finally:
+            if tmp.exists():
+                shutil.rmtree(tmp, ignore_errors=True)
+        return token
+
+    def get(self, token):
+        """``(parts, meta)`` of an id; marks it used (least recently used goes first).
+
+        Raises
+        ------
+        SharedDataMissing
+            ``reason="expired"`` when its time is up (it is removed), else ``"unknown"``.
+        """
+        if not is_share_id(token):
+            raise SharedDataMissing("unknown", "This link's data id is not valid.")
+        folder = self.root / token
+        with self._lock:
+            info = self._info(folder)
+            if info is None:
+                raise SharedDataMissing(
+                    "unknown",
+                    "This link's data is not on the server: it was removed, or made room for "
+                    "newer uploads.",
+                )
+            if self.clock() - info["created"] > self.ttl_seconds:
+                shutil.rmtree(folder, ignore_errors=True)
+                days = self.ttl_seconds / 86400
+                raise SharedDataMissing(
+                    "expired", f"This link's data has expired (links keep data for {days:g} days)."
+                )
+            parts = {name: (folder / name).read_bytes() for name in info["parts"]}
+            (folder / "accessed").write_text(repr(self.clock()), encoding="utf-8")
+        return parts, info["meta"]
+
+    def delete(self, token) -> bool:
+        """Remove an item; True if it was there."""
+        if not is_share_id(token):
+            return False
+        with self._lock:
+            folder = self.root / token
+            if not folder.is_dir():
+                return False
+            shutil.rmtree(folder, ignore_errors=True)
+            return True
+
+    def total_bytes(self) -> int:
+        """Bytes held by all items."""
+        return sum(info["size"] for _, info, _ in self._items())
+
+    # ------------------------------------------------------------------ internals
+    @staticmethod
+    def _info(folder: Path):
+        try:
+            return json.loads((folder / "item.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+
+    def _items(self):
+        """(id, info, last access) of every complete item."""
+        out = []
+        for folder in self.root.iterdir():
+            if not is_share_id(folder.name):
+                continue
+            info = self._info(folder)
+            if info is None:
+                continue
+            try:
+                accessed = float((folder / "accessed").read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                accessed = info["created"]
+            out.append((folder.name, info, accessed))
+        return out
+
+    def _evict(self, keep: str) -> None:
+        now = self.clock()
+        items = []
+        for token, info, accessed in self._items():
+            if now - info["created"] > self.ttl_seconds:
+                shutil.rmtree(self.root / token, ignore_errors=True)
+            else:
+                items.append((accessed, token, info["size"]))
+        total = sum(size for _, _, size in items)
+        for _, token, size in sorted(items):  # least recently used first
+            if total <= self.max_total_bytes:
+                break
+            if token == keep:
+                continue
+            shutil.rmtree(self.root / token, ignore_errors=True)
+            total -= size

@@ -1,0 +1,97 @@
+"""Tests of sblr.sharing: the server-side store behind shareable data links."""
+
+from __future__ import annotations
+
+import math
+import re
+
+import pytest
+
+from sblr.exceptions import DataError
+from sblr.sharing import ID_BYTES, SharedDataMissing, UploadStore, is_share_id
+
+
+class Clock:
+    def __init__(self):
+        self.now = 1_000_000.0
+
+    def __call__(self):
+        return self.now
+
+
+def test_round_trip_and_the_id_is_128_random_bits(tmp_path):
+    store = UploadStore(tmp_path)
+    ids = {
+        store.put({"data": b"a,b\n1,2\n", "xml": b"<labels/>"}, {"name": "x.csv"})
+        for _ in range(50)
+    }
+    assert len(ids) == 50  # never repeats
+    for token in ids:
+        assert re.fullmatch(r"[A-Za-z0-9_-]{22}", token) and is_share_id(token)
+    assert ID_BYTES * 8 >= 128 and math.ceil(ID_BYTES * 8 / 6) == 22
+    parts, meta = store.get(next(iter(ids)))
+    assert parts == {"data": b"a,b\n1,2\n", "xml": b"<labels/>"} and meta == {"name": "x.csv"}
+
+
+@pytest.mark.parametrize(
+    "bad", ["../../etc/passwd", "", "a" * 21, "a" * 23, "abc/def" + "g" * 15, None, 42, "é" * 22]
+)
+def test_malformed_ids_never_touch_the_file_system(tmp_path, bad):
+    store = UploadStore(tmp_path / "store")
+    (tmp_path / "passwd").write_text("secret")
+    with pytest.raises(SharedDataMissing) as err:
+        store.get(bad)
+    assert err.value.reason == "unknown"
+    assert store.delete(bad) is False
+
+
+def test_unknown_id_and_deleted_item(tmp_path):
+    store = UploadStore(tmp_path)
+    token = store.put({"data": b"1"}, {})
+    assert store.delete(token) is True
+    with pytest.raises(SharedDataMissing, match="not on the server") as err:
+        store.get(token)
+    assert err.value.reason == "unknown"
+
+
+def test_item_size_cap(tmp_path):
+    store = UploadStore(tmp_path, max_item_mb=1)
+    with pytest.raises(DataError, match="at most 1 MB"):
+        store.put({"data": b"x" * (2**20 + 1)}, {})
+    with pytest.raises(DataError, match="'data' part"):
+        store.put({"other": b"x"}, {})
+
+
+def test_expiry_after_the_ttl_whether_used_or_not(tmp_path):
+    clock = Clock()
+    store = UploadStore(tmp_path, ttl_seconds=100, clock=clock)
+    token = store.put({"data": b"1"}, {})
+    clock.now += 60
+    store.get(token)  # used: does not extend its life
+    clock.now += 41
+    with pytest.raises(SharedDataMissing, match="expired") as err:
+        store.get(token)
+    assert err.value.reason == "expired"
+    with pytest.raises(SharedDataMissing) as err:  # and it is gone
+        store.get(token)
+    assert err.value.reason == "unknown"
+
+
+def test_total_cap_evicts_the_least_recently_used(tmp_path):
+    clock = Clock()
+    mb = b"x" * 2**20
+    store = UploadStore(tmp_path, max_item_mb=2, max_total_mb=3, clock=clock)
+    a = store.put({"data": mb}, {"n": "a"})
+    clock.now += 1
+    b = store.put({"data": mb}, {"n": "b"})
+    clock.now += 1
+    c = store.put({"data": mb}, {"n": "c"})
+    clock.now += 1
+    store.get(a)  # a is now the most recently used; b the least
+    clock.now += 1
+    d = store.put({"data": mb}, {"n": "d"})
+    assert store.total_bytes() <= 3 * 2**20
+    with pytest.raises(SharedDataMissing):
+        store.get(b)
+    for token in (a, c, d):
+        store.get(token)
