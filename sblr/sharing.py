@@ -92,6 +92,10 @@ class UploadStore:
     ):
         self.root = Path(root)
         self.root.mkdir(parents=True, exist_ok=True)
+        try:  # the uploads are the users' data: not readable by other accounts
+            os.chmod(self.root, 0o700)
+        except OSError:
+            pass
         self.max_item_bytes = int(max_item_mb * 2**20)
         self.max_total_bytes = int(max_total_mb * 2**20)
         self.ttl_seconds = float(ttl_seconds)

@@ -95,3 +95,12 @@ def test_total_cap_evicts_the_least_recently_used(tmp_path):
         store.get(b)
     for token in (a, c, d):
         store.get(token)
+
+
+def test_the_store_folder_is_private_to_the_server_account(tmp_path):
+    import stat
+
+    store = UploadStore(tmp_path / "shared")
+    store.put({"data": b"1"}, {})
+    mode = stat.S_IMODE((tmp_path / "shared").stat().st_mode)
+    assert mode & 0o077 == 0, oct(mode)
