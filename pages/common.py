@@ -730,6 +730,16 @@ def cached_fit(ds, key, model, gamma, lam):
     return _fits().put(wanted, est)
 
 
+def sml_without_row(ds, gamma, row):
+    """SML fitted on every row but ``row`` (SML has no leave-one-out evidence of its own:
+    its set sizes come from similarity sums by label-set size)."""
+    from sblr.models import make_model
+
+    keep = np.arange(ds.n_samples) != row
+    with job_slot(wait=True):
+        return make_model("SML", gamma=gamma).fit(ds.X[keep], ds.y[keep])
+
+
 def _stored_fit(_ds, key, model, gamma, lam):
     """For cached functions (which must not draw): the stored fit, or a fit without progress."""
     lam = lam if model == "SparseSBLR" else None

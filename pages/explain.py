@@ -6,7 +6,7 @@ import streamlit as st
 
 from pages import common
 from sblr import plots
-from sblr.interpret import evidence_sd, instance_contributions
+from sblr.interpret import evidence_sd, instance_contributions, select_rows
 
 ds, s, key = common.page_context(__file__)
 model_name = s.model if s.model != "SML" else "SparseSBLR"
@@ -32,11 +32,52 @@ if s.model == "SML":
     st.info("SML has no coefficients to explain; showing SparseSBLR with the sidebar's γ and λ.")
 
 model = common.cached_fit(ds, key, model_name, s.gamma, s.lam)
+F_train = common.training_evidence(ds, key, s.gamma)
+# in-sample predictions from the leave-one-out evidence (each row without itself)
+y_pred = model.predict_from_evidence(F_train)
+y_true = ds.label_matrix() if ds.task == "multilabel" else np.asarray(ds.y)
+k = s.k
+k_label = k if ds.task == "multilabel" else np.unique(ds.y)[k]
+name_k = common.esc(ds.class_names[k])
+FILTERS = {
+    "all": "all rows",
+    "misclassified": f"misclassified by {model_name}",
+    "true": f"true class includes “{name_k}”",
+    "predicted": f"predicted as “{name_k}”",
+}
+pick, more = st.columns([3, 1])
+which = pick.radio(
+    "Rows to pick from",
+    list(FILTERS),
+    format_func=FILTERS.get,
+    horizontal=True,
+    key="explain_which",
+)
+matching = select_rows(y_true, y_pred, which=which, k=k_label)
+
+
+def _random_row():
+    if len(matching):
+        rng = np.random.default_rng()
+        st.session_state["explain_row"] = int(rng.choice(matching))
+
+
+more.button(
+    "Random row from these",
+    key="explain_random",
+    on_click=_random_row,
+    disabled=not len(matching),
+    help="Rows are predicted with their leave-one-out evidence (without their own similarity).",
+)
+shown = ", ".join(str(i) for i in matching[:12]) + (" …" if len(matching) > 12 else "")
+st.caption(f"{len(matching):,} of {ds.n_samples:,} rows: {shown or 'none'}")
+if not 0 <= st.session_state.get("explain_row", 0) < ds.n_samples:  # other data before
+    st.session_state["explain_row"] = 0
+st.session_state.setdefault("explain_row", 0)
 row = st.number_input(
-    f"Row (0 … {ds.n_samples - 1})",
+    f"Row number (0 … {ds.n_samples - 1})",
     min_value=0,
     max_value=ds.n_samples - 1,
-    value=0,
     step=1,
     key="explain_row",
 )
@@ -70,7 +111,7 @@ st.caption(
 if is_edited:
     evidence = model.evidence(x[None, :])[0]
 else:
-    evidence = common.training_evidence(ds, key, s.gamma)[row]
+    evidence = F_train[row]
 ic = instance_contributions(model, evidence=evidence)
 proba = model.proba_from_evidence(evidence[None, :])[0]
 st.plotly_chart(
@@ -82,7 +123,41 @@ st.plotly_chart(
     ),
     key="probabilities",
 )
-k = s.k
+
+st.subheader("The three models on this row")
+side = []
+for other in common.MODEL_NAMES:
+    fitted = model if other == model_name else common.cached_fit(ds, key, other, s.gamma, s.lam)
+    if other == "SML":
+        if not is_edited:  # a training row: SML without it, as the others see it
+            with st.spinner("Fitting SML without this row…"):
+                fitted = common.sml_without_row(ds, s.gamma, row)
+        P, pred = fitted.predict_proba(x[None, :]), fitted.predict(x[None, :])[0]
+    else:
+        e = evidence[None, :]
+        P, pred = fitted.proba_from_evidence(e), fitted.predict_from_evidence(e)[0]
+    if ds.task == "multilabel":
+        names = [ds.class_names[t] for t in np.flatnonzero(pred)]
+    else:
+        names = [ds.class_names[int(np.searchsorted(np.unique(ds.y), pred))]]
+    side.append(
+        {
+            "model": other + (", λ = " + common.fmt_value(s.lam) if other == "SparseSBLR" else ""),
+            "predicted classes": ", ".join(names) or "none",
+            f"score of “{ds.class_names[k]}”": float(P[0, k]),
+        }
+    )
+st.dataframe(
+    pd.DataFrame(side).style.format({f"score of “{ds.class_names[k]}”": "{:.3f}"}),
+    hide_index=True,
+    width="stretch",
+    key="explain_models",
+)
+st.caption(
+    "SBLR and SparseSBLR: the posterior πₖ; SML: its score for the class (a rank, not a "
+    "probability). Same γ for all three."
+)
+
 standardized = common.beta_view("explain")
 sd = evidence_sd(common.training_evidence(ds, key, s.gamma)) if standardized else None
 table = ic.waterfall(k, ds.class_names, evidence_sd=sd)

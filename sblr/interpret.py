@@ -72,6 +72,7 @@ __all__ = [
     "evidence_sd",
     "instance_contributions",
     "rank_correlation",
+    "select_rows",
     "sparsity_summary",
     "standardized_coef",
     "top_classes",
@@ -891,6 +892,48 @@ def entry_lambdas(lams, coefs_k) -> dict:
         t: float(lams[np.flatnonzero(B[:, t])].max()) for t in range(B.shape[1]) if B[:, t].any()
     }
     return dict(sorted(entry.items(), key=lambda item: -item[1]))
+
+
+def select_rows(y_true, y_pred, *, which="all", k=None) -> np.ndarray:
+    """Row indices for a row picker: all rows, the misclassified ones, or those of a class.
+
+    Parameters
+    ----------
+    y_true, y_pred : array-like of shape (n, m) 0/1, or (n,) class labels
+    which : {"all", "misclassified", "true", "predicted"}
+        ``"misclassified"``: the predicted label set (or class) differs from the true one;
+        ``"true"`` / ``"predicted"``: rows whose true / predicted classes include ``k``.
+    k : int or class label, optional
+        For ``"true"`` and ``"predicted"``: a column index (multi-label) or a class label
+        (multi-class).
+
+    Returns
+    -------
+    ndarray of int, ascending
+
+    Examples
+    --------
+    >>> select_rows([[1, 0], [0, 1], [1, 1]], [[1, 0], [1, 1], [1, 1]], which="misclassified")
+    array([1])
+    >>> select_rows(["a", "b", "a"], ["a", "a", "b"], which="predicted", k="a")
+    array([0, 1])
+    """
+    t = np.asarray(_dense(y_true))
+    p = np.asarray(_dense(y_pred))
+    if t.shape != p.shape:
+        raise DataError(f"y_true and y_pred differ in shape: {t.shape} and {p.shape}.")
+    if which == "all":
+        return np.arange(len(t))
+    if which == "misclassified":
+        wrong = (t != p).any(axis=1) if t.ndim == 2 else t != p
+        return np.flatnonzero(wrong)
+    if which not in ("true", "predicted"):
+        raise ValueError(
+            f'which must be "all", "misclassified", "true" or "predicted"; got {which!r}.'
+        )
+    labels = t if which == "true" else p
+    hit = labels[:, int(k)] == 1 if labels.ndim == 2 else labels == k
+    return np.flatnonzero(hit)
 
 
 def zero_readings(coef_k, F, Y, k, class_names=None, *, threshold=None) -> pd.DataFrame:
