@@ -181,6 +181,7 @@ pages = [
     st.Page("pages/compare.py", title="Compare methods", icon=":material/leaderboard:"),
     st.Page("pages/coefficients.py", title="Coefficients β", icon=":material/grid_on:"),
     st.Page("pages/contributions.py", title="Class contributions", icon=":material/table_chart:"),
+    st.Page("pages/evidence.py", title="Evidence space", icon=":material/scatter_plot:"),
     st.Page("pages/explain.py", title="Explain a prediction", icon=":material/search:"),
     st.Page("pages/path.py", title="Regularization path", icon=":material/timeline:"),
 ]

@@ -65,6 +65,7 @@ __all__ = [
     "conditional_frequency",
     "contribution_table",
     "cooccurrence",
+    "decision_line",
     "entry_lambdas",
     "rank_agreement_path",
     "spearman",
@@ -892,6 +893,61 @@ def entry_lambdas(lams, coefs_k) -> dict:
         t: float(lams[np.flatnonzero(B[:, t])].max()) for t in range(B.shape[1]) if B[:, t].any()
     }
     return dict(sorted(entry.items(), key=lambda item: -item[1]))
+
+
+def decision_line(model_or_coef, intercept=None, *, k, t1, t2, F, f1_range=None, n=50):
+    """Where a logistic model decides π_k = 0.5 in the plane of two evidences (f̄_t1, f̄_t2),
+    the other evidences held at their mean over ``F``.
+
+    ``logit_k = β₀ᵏ + β_t1 f̄_t1 + β_t2 f̄_t2 + Σ_{t ≠ t1, t2} βₜᵏ mean(f̄ₜ) = 0``, solved for
+    f̄_t2 along a grid of f̄_t1 (for ``t1 == t2``: the value of f̄_t1 where it crosses 0).
+
+    Parameters
+    ----------
+    model_or_coef : fitted model (``coef_``, ``intercept_``) or ndarray of shape (m, m)
+    intercept : ndarray of shape (m,), optional
+        With a coefficient matrix.
+    k, t1, t2 : int
+        Target class and the two evidence axes.
+    F : array-like of shape (n_rows, m)
+        Evidence whose column means fix the other classes.
+    f1_range : (float, float), optional
+        Default: the range of ``F[:, t1]``.
+    n : int
+        Points of the line.
+
+    Returns
+    -------
+    (f1, f2) : ndarrays, or None
+        The line (``f2`` may leave the plotted range); None when k's logit does not depend
+        on f̄_t2 (β_t2 = 0) and not on f̄_t1 either, so π_k is the same everywhere in the
+        plane.  With β_t2 = 0 but β_t1 ≠ 0 the line is vertical: ``f1`` constant,
+        ``f2`` spanning ``F[:, t2]``'s range.
+
+    Examples
+    --------
+    >>> coef = np.array([[2.0, -1.0], [0.0, 1.0]]); b = np.array([-0.5, 0.0])
+    >>> f1, f2 = decision_line(coef, b, k=0, t1=0, t2=1, F=[[0, 0], [1, 1]], n=3)
+    >>> f1.tolist(), f2.tolist()      # 2 f1 - f2 - 0.5 = 0
+    ([0.0, 0.5, 1.0], [-0.5, 0.5, 1.5])
+    """
+    coef = _coef(model_or_coef)
+    b = np.asarray(getattr(model_or_coef, "intercept_", intercept), dtype=float)
+    m = coef.shape[0]
+    k, t1, t2 = (_check_index(v, m, name) for v, name in ((k, "k"), (t1, "t1"), (t2, "t2")))
+    F = np.asarray(_dense(F), dtype=float)
+    mean = F.mean(axis=0)
+    beta = coef[k]
+    rest = b[k] + sum(beta[t] * mean[t] for t in range(m) if t not in (t1, t2))
+    lo, hi = f1_range if f1_range is not None else (F[:, t1].min(), F[:, t1].max())
+    b1, b2 = beta[t1], (beta[t2] if t2 != t1 else 0.0)
+    if b2 != 0:
+        f1 = np.linspace(lo, hi, n)
+        return f1, -(rest + b1 * f1) / b2
+    if b1 != 0:
+        x = -rest / b1
+        return np.full(n, x), np.linspace(F[:, t2].min(), F[:, t2].max(), n)
+    return None
 
 
 def select_rows(y_true, y_pred, *, which="all", k=None) -> np.ndarray:

@@ -62,6 +62,7 @@ __all__ = [
     "beta_heatmaps",
     "class_colors",
     "confusion_matrix_figure",
+    "evidence_scatter",
     "cooccurrence_heatmap",
     "figure_html",
     "label_frequency_bar",
@@ -1525,6 +1526,110 @@ def rank_agreement_figure(
 
 
 # --------------------------------------------------------------------------- confusion matrix
+
+
+def evidence_scatter(
+    F,
+    t1: int,
+    t2: int,
+    member,
+    class_names: Sequence[str],
+    *,
+    k: int,
+    lines: Mapping[str, object] | None = None,
+    rows=None,
+    max_points: int = 5000,
+    random_state: int = 0,
+) -> go.Figure:
+    """Rows in the evidence space of two classes, coloured by membership of class k.
+
+    Parameters
+    ----------
+    F : array-like of shape (n, m)
+        Evidence of the rows.
+    t1, t2 : int
+        The classes on the x and y axis.
+    member : array-like of bool, shape (n,)
+        Whether each row carries class k.
+    class_names : sequence of str
+    k : int
+        The class the colours and lines are about.
+    lines : mapping of str to (f1, f2) or None, optional
+        Decision lines to draw, by name (e.g. :func:`sblr.interpret.decision_line`).
+    rows : array-like of int, optional
+        Row ids for the hover (default ``0 .. n-1``).
+    max_points : int, default 5000
+        More rows are subsampled (seeded) for drawing; the subtitle says so.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        Trace 0: rows without k, trace 1: rows with k, then one line per entry of ``lines``.
+
+    Examples
+    --------
+    >>> fig = evidence_scatter([[0.1, 0.2], [0.5, 0.1]], 0, 1, [False, True], ["a", "b"], k=0)
+    >>> [t.name for t in fig.data]
+    ['not a', 'a']
+    """
+    F = _float_array(F, "F", 2)
+    member = np.asarray(member, dtype=bool)
+    if member.shape != (F.shape[0],):
+        raise DataError(f"member must have one value per row ({F.shape[0]}).")
+    names = _names(class_names, F.shape[1])
+    ids = np.arange(F.shape[0]) if rows is None else np.asarray(rows)
+    keep = np.arange(F.shape[0])
+    if F.shape[0] > max_points:
+        keep = np.sort(np.random.default_rng(random_state).choice(F.shape[0], max_points, False))
+    fig = go.Figure()
+    for flag, colour, label in (
+        (False, OTHER_COLOR, f"not {names[k]}"),
+        (True, POSITIVE_COLOR, names[k]),
+    ):
+        sel = keep[member[keep] == flag]
+        fig.add_trace(
+            go.Scattergl(
+                x=F[sel, t1],
+                y=F[sel, t2],
+                mode="markers",
+                marker={"size": 6, "color": colour, "opacity": 0.7 if flag else 0.45},
+                name=_esc(label),
+                customdata=ids[sel],
+                hovertemplate=f"row %{{customdata}}<br>f̄ of {_esc(names[t1])}: %{{x:.3g}}"
+                f"<br>f̄ of {_esc(names[t2])}: %{{y:.3g}}<extra>{_esc(label)}</extra>",
+            )
+        )
+    dashes = ["solid", "dash", "dot"]
+    y_lo, y_hi = F[:, t2].min(), F[:, t2].max()
+    pad = 0.05 * (y_hi - y_lo or 1.0)
+    for j, (name, line) in enumerate((lines or {}).items()):
+        if line is None:
+            continue
+        f1, f2 = (np.asarray(v, dtype=float) for v in line)
+        fig.add_trace(
+            go.Scatter(
+                x=f1,
+                y=f2,
+                mode="lines",
+                line={"color": "black", "width": 2, "dash": dashes[j % len(dashes)]},
+                name=_esc(str(name)),
+                hoverinfo="skip",
+            )
+        )
+    sub = "each point is a row (leave-one-out evidence); lines: where the model switches class k"
+    if keep.size < F.shape[0]:
+        sub += f"<br>{keep.size:,} of {F.shape[0]:,} rows drawn (a seeded sample)"
+    fig.update_layout(
+        **_titled(f"Rows in evidence space, coloured by {_esc(names[k])}", sub),
+        xaxis={"title": {"text": f"f̄ of {_esc(_short(names[t1], 40))}"}},
+        yaxis={
+            "title": {"text": f"f̄ of {_esc(_short(names[t2], 40))}"},
+            "range": [y_lo - pad, y_hi + pad],
+        },
+        height=560,
+        legend={"title": {"text": ""}},
+    )
+    return fig
 
 
 def pr_curve_figure(
