@@ -174,6 +174,7 @@ def _sidebar(ds):
 
 
 common.init_state_from_url()
+common.apply_pending_view()
 pages = [
     st.Page(home, title="Choose data", icon=":material/folder_open:", default=True),
     st.Page("pages/data.py", title="Data", icon=":material/bar_chart:"),
@@ -184,6 +185,7 @@ pages = [
     st.Page("pages/evidence.py", title="Evidence space", icon=":material/scatter_plot:"),
     st.Page("pages/explain.py", title="Explain a prediction", icon=":material/search:"),
     st.Page("pages/path.py", title="Regularization path", icon=":material/timeline:"),
+    st.Page("pages/lesson.py", title="Lesson: the planted data", icon=":material/school:"),
 ]
 page = st.navigation(pages)
 # One error boundary per part of every run: a file or a computation that fails shows its

@@ -602,6 +602,41 @@ def follow_redirect():
         st.switch_page(target, query_params=st.query_params.to_dict())
 
 
+def show_view(page, *, sample=None, model=None, gamma=None, lam=None, k=None):
+    """Open ``page`` with these sidebar settings (a lesson's "show me"): they are applied at
+    the start of the next run, before any widget is drawn (:func:`apply_pending_view`)."""
+    st.session_state["_pending_view"] = {
+        "sample": sample,
+        "model": model,
+        "gamma": gamma,
+        "lam": lam,
+        "k": k,
+    }
+    st.switch_page(page)
+
+
+def apply_pending_view():
+    """In app.py before the sidebar: the settings a :func:`show_view` asked for."""
+    view = st.session_state.pop("_pending_view", None)
+    if view is None:
+        return
+    if view["sample"] is not None:
+        use_sample(view["sample"])
+    if view["model"] is not None:
+        st.session_state[K_MODEL] = view["model"]
+    if view["gamma"] == "scale":
+        st.session_state[K_GAMMA_SCALE] = True
+    elif view["gamma"] is not None:
+        st.session_state[K_GAMMA_SCALE] = False
+        st.session_state[K_LOG_GAMMA] = _nearest(LOG_GRID, math.log10(view["gamma"]))
+        st.session_state[K_APPLIED_GAMMA] = st.session_state[K_LOG_GAMMA]
+    if view["lam"] is not None:
+        st.session_state[K_LOG_LAM] = _nearest(LOG_GRID, math.log10(view["lam"]))
+    if view["k"] is not None:
+        st.session_state[K_CLASS] = int(view["k"])
+        st.session_state[f"{K_CLASS}:{dataset_key()}"] = int(view["k"])
+
+
 def set_tuned(gamma, lam):
     """Move the sliders to a tuning result on the next run (widgets are already drawn)."""
     st.session_state["_pending_tune"] = (gamma, lam)
