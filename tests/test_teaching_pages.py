@@ -1,0 +1,195 @@
+"""The teaching and exploring features of the dashboard, with AppTest (issue #13): the
+threshold and per-class view of the Model page, shareable uploads, the explain page's row
+pickers and model comparison, the evidence-space page and the lesson."""
+
+from __future__ import annotations
+
+import html
+
+import numpy as np
+import pytest
+from apptest_helpers import (
+    SAMPLE_DIR,
+    array,
+    chart,
+    goto,
+    keyed,
+    load_upload,
+    rerun,
+    start,
+    texts,
+)
+from sklearn.metrics import precision_recall_fscore_support
+
+from sblr import SMLClassifier, SparseSBLRClassifier
+from sblr.evaluation import make_splits
+from sblr.samples import load_sample
+
+pytestmark = [pytest.mark.usefixtures("navigation_mode"), pytest.mark.slow]
+
+
+@pytest.fixture(autouse=True)
+def private_share_store(tmp_path, monkeypatch):
+    """Each test's uploads go to its own store (the store is a cached resource)."""
+    import streamlit as st
+
+    monkeypatch.setenv("SBLR_SHARE_DIR", str(tmp_path / "shared"))
+    st.cache_resource.clear()
+    yield
+    st.cache_resource.clear()
+
+
+# ----------------------------------------------------------------------------- threshold
+def test_threshold_moves_every_label_metric_without_refitting():
+    """Oracle: SparseSBLR fitted here on the hold-out split's training rows; per-label
+    precision and recall of scikit-learn at the chosen threshold."""
+    ds = load_sample("planted")
+    ((train, test),) = make_splits(ds.y, scheme="holdout", test_size=0.25)
+    model = SparseSBLRClassifier(lam=1e-3).fit(ds.X[train], ds.y[train])
+    P = model.predict_proba(ds.X[test])
+    Y = ds.label_matrix()[test]
+    at = goto(start({"k": "3"}), "pages/model.py")
+    for threshold in (0.5, 0.3, 0.7):
+        keyed(at.slider, "threshold").set_value(threshold)
+        rerun(at)
+        table = [d for d in at.dataframe if "precision" in d.value.columns][0].value
+        precision, recall, _, support = precision_recall_fscore_support(
+            Y, (P >= threshold).astype(int), average=None, zero_division=np.nan
+        )
+        np.testing.assert_allclose(table["precision"], precision, atol=1e-6, equal_nan=True)
+        np.testing.assert_allclose(table["recall"], recall, atol=1e-6, equal_nan=True)
+        np.testing.assert_array_equal(table["support"], support)
+        shown = {m.label: m for m in at.metric}
+        hamming = np.mean((P >= threshold) != Y)
+        assert shown["Hamming loss ↓"].value == f"{hamming:.3f}"
+    # the PR curve of class k marks the threshold's point
+    (marker,) = [t for t in chart(at, "pr_curve")["data"] if t.get("mode") == "markers"]
+    pred = P[:, 3] >= 0.7
+    assert float(array(marker["x"])[0]) == pytest.approx(
+        (pred & (Y[:, 3] == 1)).sum() / Y[:, 3].sum()
+    )
+
+
+def test_multiclass_per_class_table_decides_by_the_largest_probability():
+    ds = load_sample("wine")
+    ((train, test),) = make_splits(ds.y, scheme="holdout", test_size=0.25)
+    model = SparseSBLRClassifier(lam=1e-3).fit(ds.X[train], ds.y[train])
+    pred = model.predict(ds.X[test])
+    at = goto(start({"sample": "wine", "k": "1"}), "pages/model.py")
+    assert not [s for s in at.slider if s.key == "threshold"]  # no threshold to move
+    table = [d for d in at.dataframe if "precision" in d.value.columns][0].value
+    precision, recall, _, support = precision_recall_fscore_support(
+        ds.y[test], pred, labels=np.unique(ds.y), average=None, zero_division=np.nan
+    )
+    np.testing.assert_allclose(table["precision"], precision, atol=1e-9, equal_nan=True)
+    np.testing.assert_allclose(table["recall"], recall, atol=1e-9, equal_nan=True)
+    np.testing.assert_array_equal(table["support"], support)
+
+
+# ----------------------------------------------------------------------------- sharing
+def _upload_wine(at):
+    return load_upload(at, "cellar.csv", (SAMPLE_DIR / "wine.csv").read_bytes())
+
+
+def test_an_upload_survives_a_reload_and_its_link_opens_it_elsewhere():
+    at = _upload_wine(start())
+    token = at.query_params["data"]
+    assert len(token) == 22 and "sample" not in at.query_params
+    query = {**dict(at.query_params), "k": "2"}
+    for _ in range(2):  # a reload of the same tab, and the link in another browser
+        other = start(query)
+        line = [m.value for m in other.sidebar.markdown if m.value.startswith("**Data:**")]
+        assert "cellar" in html.unescape(line[0]) and "178 × 13" in line[0]
+        assert keyed(other.sidebar.selectbox, "target_class").value == 2
+        assert not other.warning
+    # removing it from the server (on the home page): the link stops working, and says so
+    at.button(key="share_forget").click()
+    rerun(at)
+    assert "data" not in at.query_params
+    gone = start(query)
+    warning = html.unescape(" ".join(w.value for w in gone.warning))
+    assert "not on the server" in warning and "class choice reset" in warning
+    line = [m.value for m in gone.sidebar.markdown if m.value.startswith("**Data:**")][0]
+    assert "planted" in line  # a sample, never other data under the old class index
+    assert keyed(gone.sidebar.selectbox, "target_class").value == 0
+
+
+def test_a_forged_or_hostile_data_id_shows_the_sample_and_a_message():
+    for token in ("../../etc/passwd", "A" * 22, "<script>"):
+        at = start({"data": token, "k": "5"})
+        assert any("not" in html.unescape(w.value) for w in at.warning), token
+        line = [m.value for m in at.sidebar.markdown if m.value.startswith("**Data:**")][0]
+        assert "planted" in line
+        assert keyed(at.sidebar.selectbox, "target_class").value == 0
+
+
+# ----------------------------------------------------------------------------- explain
+def test_row_pickers_and_the_three_models_side_by_side():
+    """Oracle: the models fitted here; the misclassified rows are those whose predicted
+    label set (from the leave-one-out evidence) differs from the true one."""
+    ds = load_sample("planted")
+    sparse = SparseSBLRClassifier(lam=1e-3).fit(ds.X, ds.y)
+    pred = sparse.predict_from_evidence(sparse.featurizer_.training_evidence())
+    wrong = np.flatnonzero((pred != ds.label_matrix()).any(axis=1))
+    at = goto(start({"k": "3"}), "pages/explain.py")
+    keyed(at.radio, "explain_which").set_value("misclassified")
+    rerun(at)
+    assert f"{len(wrong):,} of 500 rows: " + ", ".join(map(str, wrong[:12])) in texts(at.caption)
+    for _ in range(3):
+        at.button(key="explain_random").click()
+        rerun(at)
+        assert keyed(at.number_input, "explain_row").value in set(wrong.tolist())
+    row = keyed(at.number_input, "explain_row").value
+    models = [d.value for d in at.dataframe if "model" in d.value.columns][0]
+    assert list(models["model"]) == ["SML", "SBLR", "SparseSBLR, λ = 1e-3"]
+    keep = np.arange(500) != row
+    sml = SMLClassifier().fit(ds.X[keep], ds.y[keep])
+    score = sml.predict_proba(ds.X[row : row + 1])[0, 3]
+    assert models.iloc[0, 2] == pytest.approx(score, abs=1e-9)
+    proba = sparse.proba_from_evidence(sparse.featurizer_.training_evidence()[row : row + 1])
+    assert models.iloc[2, 2] == pytest.approx(proba[0, 3], abs=1e-6)
+
+
+# ----------------------------------------------------------------------------- evidence space
+def test_evidence_space_line_is_where_pi_k_is_one_half():
+    """Oracle: SparseSBLR fitted here; at every point of the drawn line, with the other
+    evidences at their mean, its π_k is 0.5."""
+    ds = load_sample("planted")
+    model = SparseSBLRClassifier(lam=1e-3).fit(ds.X, ds.y)
+    F = model.featurizer_.training_evidence()
+    at = goto(start({"k": "3"}), "pages/evidence.py")
+    fig = chart(at, "evidence_space")
+    names = [t["name"] for t in fig["data"]]
+    assert names[:2] == ["not thunder", "thunder"]
+    points = array(fig["data"][1]["x"]).astype(float)
+    assert len(points) == ds.label_matrix()[:, 3].sum()
+    t1 = keyed(at.selectbox, "evidence_t1").value
+    t2 = keyed(at.selectbox, "evidence_t2").value
+    assert t1 == 3
+    (line,) = [t for t in fig["data"] if t["name"].startswith("SparseSBLR")]
+    for x, y in zip(array(line["x"]).astype(float), array(line["y"]).astype(float), strict=True):
+        f = F.mean(axis=0)
+        f[t1], f[t2] = x, y
+        assert model.proba_from_evidence(f[None, :])[0, 3] == pytest.approx(0.5, abs=1e-6)
+
+
+# ----------------------------------------------------------------------------- lesson
+def test_every_lesson_step_has_its_address_and_shows_its_view():
+    for step in range(1, 8):
+        at = goto(start({"step": str(step), "sample": "wine"}), "pages/lesson.py")
+        assert at.query_params["step"] == str(step)
+        heading = [h.value for h in at.subheader][0]
+        assert heading.startswith(f"Step {step} of 7")
+        at.button(key="lesson_show").click()
+        at.run()
+        at.run()  # the switch to the step's page
+        line = [m.value for m in at.sidebar.markdown if m.value.startswith("**Data:**")][0]
+        assert "planted" in line, step
+        assert not at.exception, [e.value for e in at.exception]
+    # step 5: the planted structure's settings reach the sidebar and the URL
+    at = goto(start({"step": "5"}), "pages/lesson.py")
+    at.button(key="lesson_show").click()
+    at.run()
+    at.run()
+    assert at.query_params["gamma"] == "1" and at.query_params["lam"] == "0.0003162"
+    assert at.query_params["k"] == "3" and at.query_params["model"] == "SparseSBLR"
