@@ -114,8 +114,10 @@ col1, col2 = st.columns(2)
 # write than the rest of the page, and most runs (a λ step) never download them.
 col1.download_button(
     "Download β heatmaps (HTML)",
-    lambda: plots.figure_html(fig),
-    file_name=common.safe_filename(ds.name, "beta", suffix=".html"),
+    lambda: plots.figure_html(
+        fig, common.context(ds, s, with_lam=True) | {"model": "SBLR and SparseSBLR"}
+    ),
+    file_name=common.context_name(ds, s, "beta", suffix=".html", model="SparseSBLR"),
     mime="text/html",
 )
 table = pd.concat(
@@ -129,7 +131,7 @@ table = pd.concat(
 col2.download_button(
     "Download β and β̃ (CSV)",
     lambda: common.to_csv_bytes(table),
-    file_name=common.safe_filename(ds.name, "beta", suffix=".csv"),
+    file_name=common.context_name(ds, s, "beta", suffix=".csv", model="SparseSBLR"),
     mime="text/csv",
     help="Rows: model, coefficient (beta = raw β, beta_std = β̃ = β · sd of the evidence "
     "column), target class k; columns: evidence class t.",

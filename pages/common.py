@@ -367,6 +367,24 @@ def fmt_value(value):
     return _fmt(round(math.log10(value) * 4) / 4)
 
 
+def context(ds, s, **extra):
+    """What a download is of: data set, model, γ, λ (and e.g. the evaluation split)."""
+    out = {"data": ds.name, "model": s.model, "gamma": fmt_gamma(s.gamma)}
+    if s.model == "SparseSBLR" or extra.pop("with_lam", False):
+        out["lambda"] = fmt_value(s.lam)
+    out.update(extra)
+    return out
+
+
+def context_name(ds, s, what, *extra, suffix, model=None, with_lam=True):
+    """A download's file name carrying its context: data, what, model, γ and λ."""
+    model = model or s.model
+    parts = [ds.name, what, model, f"gamma-{fmt_gamma(s.gamma)}"]
+    if with_lam and model == "SparseSBLR":
+        parts.append(f"lam-{fmt_value(s.lam)}")
+    return safe_filename(*parts, *extra, suffix=suffix)
+
+
 def fmt_gamma(gamma):
     """γ as the sidebar shows it: "scale" or a grid value (1e-2)."""
     return "scale" if gamma == "scale" else fmt_value(gamma)

@@ -166,7 +166,9 @@ download = table.join(zeros.drop(columns="class"))
 st.download_button(
     "Download table (CSV)",
     lambda: common.to_csv_bytes(download, index=False),  # made when clicked
-    file_name=common.safe_filename(ds.name, "contributions", name_k, suffix=".csv"),
+    file_name=common.context_name(
+        ds, s, "contributions", name_k, suffix=".csv", model="SparseSBLR"
+    ),
     mime="text/csv",
     help="Both weights for each model: beta (raw β) and beta_std (β̃ = β · evidence_sd); the "
     "reading of each SparseSBLR zero with its numbers.",

@@ -27,7 +27,7 @@ fig = plots.cooccurrence_heatmap(C, ds.class_names)
 st.plotly_chart(fig, key="cooccurrence")
 st.download_button(
     "Download co-occurrence heatmap (HTML)",
-    plots.figure_html(fig),
+    plots.figure_html(fig, {"data": ds.name}),
     file_name=common.safe_filename(ds.name, "cooccurrence", suffix=".html"),
     mime="text/html",
 )

@@ -173,7 +173,13 @@ fig = plots.waterfall(table, title=f"logit of {ds.class_names[k]} = {ic.logits[k
 st.plotly_chart(fig, key="waterfall")
 st.download_button(
     "Download waterfall (HTML)",
-    plots.figure_html(fig),
-    file_name=common.safe_filename(ds.name, f"row{row}", ds.class_names[k], suffix=".html"),
+    plots.figure_html(
+        fig,
+        common.context(ds, s, with_lam=model_name == "SparseSBLR")
+        | {"model": model_name, "row": row, "class": ds.class_names[k]},
+    ),
+    file_name=common.context_name(
+        ds, s, f"row{row}", ds.class_names[k], suffix=".html", model=model_name
+    ),
     mime="text/html",
 )

@@ -97,7 +97,13 @@ else:
 st.download_button(
     "Download metrics (CSV)",
     common.to_csv_bytes(summary),
-    file_name=common.safe_filename(ds.name, s.model, "metrics", suffix=".csv"),
+    file_name=common.context_name(
+        ds,
+        s,
+        "metrics",
+        f"holdout-{test_size:.0%}" if scheme == "holdout" else f"{n_splits}fold",
+        suffix=".csv",
+    ),
     mime="text/csv",
 )
 

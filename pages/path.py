@@ -114,7 +114,18 @@ for name, rho in curves.items():
 st.caption(common.esc("; ".join(parts) + "."))
 st.download_button(
     "Download path (HTML)",
-    lambda: plots.figure_html(fig),  # made when clicked
-    file_name=common.safe_filename(ds.name, "path", ds.class_names[k], suffix=".html"),
+    lambda: plots.figure_html(  # made when clicked
+        fig,
+        {
+            "data": ds.name,
+            "model": "SparseSBLR",
+            "gamma": common.fmt_gamma(s.gamma),
+            "lambda": "the slider's grid",
+            "class": ds.class_names[k],
+        },
+    ),
+    file_name=common.context_name(
+        ds, s, "path", ds.class_names[k], suffix=".html", model="SparseSBLR", with_lam=False
+    ),
     mime="text/html",
 )

@@ -1977,12 +1977,16 @@ def metric_bars(
 # --------------------------------------------------------------------------- export
 
 
-def figure_html(fig: go.Figure) -> str:
+def figure_html(fig: go.Figure, context: Mapping[str, object] | None = None) -> str:
     """Standalone HTML page for one figure (plotly.js inlined, works offline).
 
     Parameters
     ----------
     fig : plotly.graph_objects.Figure
+    context : mapping of str to object, optional
+        What the figure is of (data set, model, γ, λ, evaluation split...): written as a
+        line of text above the figure and as ``<meta name="sblr:KEY">`` tags, every value
+        HTML-escaped (a data set's name is the user's text, shown as text).
 
     Returns
     -------
@@ -1991,10 +1995,19 @@ def figure_html(fig: go.Figure) -> str:
 
     Examples
     --------
-    >>> page = figure_html(probability_bars([0.3, 0.7]))
-    >>> "<html" in page.lower() and "plotly" in page
+    >>> page = figure_html(probability_bars([0.3, 0.7]), {"data": "a<b>", "model": "SML"})
+    >>> "<html" in page.lower() and "plotly" in page and "data: a&lt;b&gt;" in page
     True
     """
     if not isinstance(fig, go.Figure):
         raise DataError(f"figure_html needs a plotly Figure, got {type(fig).__name__}.")
-    return fig.to_html(include_plotlyjs=True, full_html=True)
+    page = fig.to_html(include_plotlyjs=True, full_html=True)
+    if not context:
+        return page
+    items = [(html.escape(str(k)), html.escape(str(v))) for k, v in context.items()]
+    meta = "".join(f'<meta name="sblr:{k}" content="{v}">' for k, v in items)
+    line = " · ".join(f"{k}: {v}" for k, v in items)
+    page = page.replace("<head>", "<head>" + meta, 1)
+    return page.replace(
+        "<body>", f'<body><p style="font-family: sans-serif; font-size: 13px">{line}</p>', 1
+    )

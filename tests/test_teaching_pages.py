@@ -193,3 +193,52 @@ def test_every_lesson_step_has_its_address_and_shows_its_view():
     at.run()
     assert at.query_params["gamma"] == "1" and at.query_params["lam"] == "0.0003162"
     assert at.query_params["k"] == "3" and at.query_params["model"] == "SparseSBLR"
+
+
+# ----------------------------------------------------------------------------- context
+@pytest.fixture
+def file_names(monkeypatch, downloads):
+    """The file name a download button offers, by its file id (deferred or not)."""
+    from streamlit.runtime.media_file_manager import MediaFileManager
+    from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
+
+    names: dict[str, str] = {}
+    stored = MemoryMediaFileStorage.load_and_get_id
+    deferred = MediaFileManager.add_deferred
+
+    def load_and_get_id(self, path_or_data, mimetype, kind, filename=None):
+        file_id = stored(self, path_or_data, mimetype, kind, filename)
+        names[file_id] = filename
+        return file_id
+
+    def add_deferred(self, data, *args, **kwargs):
+        file_id = deferred(self, data, *args, **kwargs)
+        names[file_id] = kwargs.get("file_name")
+        return file_id
+
+    monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", load_and_get_id)
+    monkeypatch.setattr(MediaFileManager, "add_deferred", add_deferred)
+    return names
+
+
+def _file_name(at, names, label):
+    (proto,) = [b.proto for b in at.get("download_button") if b.proto.label == label]
+    return names[proto.deferred_file_id or proto.url.rsplit("/", 1)[1].split(".")[0]]
+
+
+def test_downloads_carry_data_model_gamma_lambda_and_split(file_names, downloads):
+    from apptest_helpers import download
+
+    at = load_upload(start(), "cel<lar>.csv", (SAMPLE_DIR / "wine.csv").read_bytes())
+    goto(at, "pages/coefficients.py")
+    page = download(at, downloads, "Download β heatmaps (HTML)").decode()
+    assert "data: cel&lt;lar&gt;" in page and "<lar>" not in page
+    assert "gamma: scale" in page and "lambda: 1e-3" in page
+    name = _file_name(at, file_names, "Download β and β̃ (CSV)")
+    assert "beta" in name and "gamma-scale" in name and "lam-1e-3" in name and "<" not in name
+    at.select_slider(key="log_lam").set_value(-2.0)
+    rerun(at)
+    goto(at, "pages/model.py")
+    name = _file_name(at, file_names, "Download metrics (CSV)")
+    assert "SparseSBLR" in name and "gamma-scale" in name and "lam-1e-2" in name
+    assert "holdout-25" in name
