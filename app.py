@@ -56,6 +56,7 @@ def home():
 
     ds = common.current_dataset()
     _summary(ds)
+    _report(ds)
 
 
 def _upload_form():
@@ -126,6 +127,39 @@ def _upload_form():
     loaded = st.session_state.pop("_loaded_message", None)
     if loaded:
         st.success(loaded)
+
+
+def _report(ds):
+    st.subheader("Report")
+    s = st.session_state.get("_settings")
+    if s is None:
+        return
+    st.caption(
+        "One HTML file of the analysis with the sidebar's settings: metrics on a hold-out "
+        "split, both models' β̃, and the Class contributions of the sidebar's class. It opens "
+        "offline, so students can keep it."
+    )
+    if st.button("Prepare the report", key="report_prepare"):
+        bar = st.progress(0.0, text="Preparing the report…")
+        try:
+            data = common.analysis_report(
+                ds,
+                s,
+                common.dataset_key(),
+                progress=lambda done, total, text: bar.progress(done / total, text=text),
+            )
+        finally:
+            bar.empty()
+        st.session_state["_report"] = (common.dataset_key(), s, data)
+    ready = st.session_state.get("_report")
+    if ready and ready[0] == common.dataset_key() and ready[1] == s:
+        st.download_button(
+            "Download report (HTML)",
+            ready[2],
+            file_name=common.context_name(ds, s, "report", suffix=".html"),
+            mime="text/html",
+            key="report_download",
+        )
 
 
 def _share_notice():

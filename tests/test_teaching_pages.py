@@ -242,3 +242,23 @@ def test_downloads_carry_data_model_gamma_lambda_and_split(file_names, downloads
     name = _file_name(at, file_names, "Download metrics (CSV)")
     assert "SparseSBLR" in name and "gamma-scale" in name and "lam-1e-2" in name
     assert "holdout-25" in name
+
+
+def test_report_is_one_self_contained_file_of_the_analysis(downloads):
+    """Oracle: the hold-out metrics of the Model page and SparseSBLR's β̃ fitted here."""
+    from apptest_helpers import download
+
+    at = load_upload(start({"k": "1"}), "cel<lar>.csv", (SAMPLE_DIR / "wine.csv").read_bytes())
+    at.button(key="report_prepare").click()
+    rerun(at)
+    page = download(at, downloads, "Download report (HTML)").decode()
+    assert page.count("<script") >= 1 and "cel&lt;lar&gt;" in page and "<lar>" not in page
+    model_page = goto(at, "pages/model.py")
+    accuracy = {m.label: m.value for m in model_page.metric}["Accuracy ↑"]
+    assert f"<td>{float(accuracy):.4g}</td>" in page
+    ds = load_sample("wine")
+    sparse = SparseSBLRClassifier(lam=1e-3).fit(ds.X, ds.y)
+    sd = sparse.featurizer_.training_evidence().std(axis=0)
+    for value in sparse.coef_[1] * sd:  # class k's row of the contributions table
+        assert f"<td>{value:.4g}</td>" in page, value
+    assert "The paper's claim, tested for this class" in html.unescape(page)
