@@ -193,6 +193,17 @@ def cached_sample(name):
     return load_sample(name)
 
 
+@st.cache_data(max_entries=8, show_spinner="Computing the PCA…")
+def _cached_pca(_ds, key):
+    with job_slot():
+        return plots.pca_coordinates(_ds.X)
+
+
+def pca_coordinates(ds, key):
+    """The data page's 2-D PCA of the rows, per data set (sblr.plots.pca_coordinates)."""
+    return waiting_for_worker(_cached_pca)(ds, key)
+
+
 @st.cache_resource(max_entries=8, show_spinner="Reading the file…")
 def cached_upload(digest, _data: bytes, name: str, _xml: bytes | None, n_labels, target):
     """The loaded upload, keyed by the digest of its bytes (hashing 50 MB on every rerun

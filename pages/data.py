@@ -6,7 +6,7 @@ from pages import common
 from sblr import plots
 from sblr.interpret import cooccurrence
 
-ds, _, _ = common.page_context(__file__)
+ds, _, key = common.page_context(__file__)
 
 st.title(f"Data: {common.esc(ds.name)}")
 with st.expander("What am I looking at?"):
@@ -31,4 +31,9 @@ st.download_button(
     file_name=common.safe_filename(ds.name, "cooccurrence", suffix=".html"),
     mime="text/html",
 )
-st.plotly_chart(plots.pca_scatter(ds.X, ds.y, class_names=ds.class_names), key="pca")
+st.plotly_chart(
+    plots.pca_scatter(
+        ds.X, ds.y, class_names=ds.class_names, coordinates=common.pca_coordinates(ds, key)
+    ),
+    key="pca",
+)

@@ -67,6 +67,7 @@ __all__ = [
     "figure_html",
     "label_frequency_bar",
     "metric_bars",
+    "pca_coordinates",
     "pca_scatter",
     "pr_curve_figure",
     "probability_bars",
@@ -877,6 +878,52 @@ def _group_codes(codes: np.ndarray, order: np.ndarray, m_colours: int):
     return keep, rest
 
 
+def pca_coordinates(X, *, random_state: int = 0):
+    """The 2-D PCA coordinates :func:`pca_scatter` draws (the model fit, apart from the
+    drawing, so a caller can compute or cache them).
+
+    Dense data: PCA of the standardized columns.  Sparse data (never densified): a
+    truncated SVD of the columns scaled to [-1, 1] (centring would fill in the zeros).
+
+    Returns
+    -------
+    Z : ndarray of shape (n, 2)
+        The second column is 0 when only one component exists.
+    explained : ndarray of shape (2,)
+        Share of variance of each component.
+    method : str
+        What was computed, for the title.
+
+    Examples
+    --------
+    >>> Z, var, method = pca_coordinates(np.random.default_rng(0).normal(size=(30, 3)))
+    >>> Z.shape, method
+    ((30, 2), 'PCA of the standardized features')
+    """
+    from sklearn.decomposition import PCA, TruncatedSVD
+    from sklearn.preprocessing import MaxAbsScaler, StandardScaler
+
+    sparse = sp.issparse(X)
+    X = sp.csr_matrix(X, dtype=np.float64) if sparse else _float_array(X, "X", 2)
+    n, d = X.shape
+    if n < 2 or d < 1:
+        raise DataError(f"PCA needs at least 2 rows and 1 column; X has shape {X.shape}.")
+    n_comp = min(2, n, d)
+    if sparse and d > 2:
+        method = "Truncated SVD of the max-abs scaled sparse features"
+        pca = TruncatedSVD(n_components=n_comp, random_state=random_state)
+        Z = pca.fit_transform(MaxAbsScaler().fit_transform(X))
+    else:
+        method = "PCA of the standardized features"
+        pca = PCA(n_components=n_comp, random_state=random_state)
+        Z = pca.fit_transform(StandardScaler().fit_transform(X.toarray() if sparse else X))
+    var = np.asarray(pca.explained_variance_ratio_, dtype=float)
+    if n_comp == 1:
+        Z = np.column_stack([Z[:, 0], np.zeros(n)])
+        var = np.r_[var, 0.0]
+    return Z, var, method
+
+
 def pca_scatter(
     X,
     labels,
@@ -885,6 +932,7 @@ def pca_scatter(
     max_points: int = 2000,
     random_state: int = 0,
     color_by: str = "label",
+    coordinates=None,
 ) -> go.Figure:
     """2-D PCA of the standardized features, one colour per class.
 
@@ -908,6 +956,8 @@ def pca_scatter(
         Multi-label only.  "label": each row is coloured by the most frequent
         label (over the whole data) among its own labels.  "set_size": by
         the number of labels of the row.
+    coordinates : tuple, optional
+        The output of :func:`pca_coordinates` for ``X`` (computed here when not given).
 
     Returns
     -------
@@ -988,23 +1038,13 @@ def pca_scatter(
     else:
         raise DataError(f"labels must be 1-D or a 2-D indicator matrix, got shape {lab.shape}.")
 
-    from sklearn.decomposition import PCA, TruncatedSVD
-    from sklearn.preprocessing import MaxAbsScaler, StandardScaler
-
+    if coordinates is None:
+        coordinates = pca_coordinates(X, random_state=random_state)
+    Z, var, method = coordinates
+    Z = _float_array(Z, "coordinates", 2)
+    if Z.shape != (n, 2):
+        raise DataError(f"coordinates must have shape ({n}, 2); got {Z.shape}.")
     n_comp = min(2, n, d)
-    if sparse and d > 2:
-        # Centring would fill in the zeros: a truncated SVD of the columns scaled to [-1, 1].
-        method = "Truncated SVD of the max-abs scaled sparse features"
-        pca = TruncatedSVD(n_components=n_comp, random_state=random_state)
-        Z = pca.fit_transform(MaxAbsScaler().fit_transform(X))
-    else:
-        method = "PCA of the standardized features"
-        pca = PCA(n_components=n_comp, random_state=random_state)
-        Z = pca.fit_transform(StandardScaler().fit_transform(X.toarray() if sparse else X))
-    var = pca.explained_variance_ratio_
-    if n_comp == 1:
-        Z = np.column_stack([Z[:, 0], np.zeros(n)])
-        var = np.r_[var, 0.0]
 
     if n > max_points:
         rows = np.sort(np.random.default_rng(random_state).choice(n, max_points, replace=False))

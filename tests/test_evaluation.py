@@ -119,6 +119,7 @@ def _assert_per_fold(result, expected):
             assert result.per_fold.loc[i, name] == pytest.approx(value, nan_ok=True), name
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cv_estimator", CV_ESTIMATORS, ids=lambda e: type(e).__name__)
 @pytest.mark.parametrize("multilabel", [False, True], ids=["multiclass", "multilabel"])
 def test_evaluate_runs_a_cv_estimators_selection_inside_each_training_fold(
@@ -152,6 +153,7 @@ def test_a_single_grid_point_scores_as_that_grid_point(cv_estimator, plain):
         assert got[0] == pytest.approx(0.386, abs=0.01)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cv_estimator", CV_ESTIMATORS, ids=lambda e: type(e).__name__)
 def test_cached_folds_are_not_used_for_cv_estimators(cv_estimator):
     X, y = load_wine(return_X_y=True)
@@ -199,3 +201,22 @@ def test_fold_probabilities_equal_a_model_fitted_on_the_training_rows():
     rows, P = fold_probabilities(SMLClassifier(), X, y, (np.arange(30), np.arange(25, 31)))
     assert P.shape == (6, 4) and np.all(P[:, 3] == 0)
     np.testing.assert_allclose(P[:, :3].sum(axis=1), 1.0)
+
+
+def test_pca_scatter_draws_the_coordinates_it_is_given():
+    """pca_coordinates is the model, pca_scatter only draws: given coordinates are drawn as
+    they are (oracle: the points of every trace are rows of the given coordinates)."""
+    from sblr.plots import pca_coordinates, pca_scatter
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    y = np.repeat(["a", "b"], 20)
+    Z = rng.normal(size=(40, 2))
+    fig = pca_scatter(X, y, coordinates=(Z, np.array([0.6, 0.3]), "given"))
+    drawn = {(float(a), float(b)) for t in fig.data for a, b in zip(t.x, t.y, strict=True)}
+    assert drawn == {(float(a), float(b)) for a, b in Z}
+    assert fig.layout.xaxis.title.text.startswith("PC1 (60.0%")
+    own = pca_scatter(X, y)
+    Z2, var, _ = pca_coordinates(X)
+    drawn = sorted(float(v) for t in own.data for v in t.x)
+    assert drawn == pytest.approx(sorted(Z2[:, 0]))
