@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import functools
 import os
+import threading
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -390,21 +391,35 @@ def _thread_local_blas_setters():
     return tuple(setters)
 
 
+_blas_lock = threading.Lock()
+_blas_users = 0
+_blas_saved: tuple = ()
+
+
 @contextmanager
 def single_threaded_blas():
-    """BLAS on one thread for the calling thread while the block runs.
+    """OpenBLAS on one thread while the block runs (re-entrant, safe from many threads).
 
-    The logistic layer's matrices are small ((m + 1)² Hessians of a few hundred rows):
-    threaded BLAS spends more on synchronisation than it saves there, badly so on a busy
-    machine, so the layer runs one problem per thread instead.  Only the calling thread
-    is affected (OpenBLAS's thread-local setting; a process-wide limit could not be
-    raised again from a thread other than the main one, and the dashboard computes in
-    such threads); with another BLAS this does nothing.
+    The logistic layer's matrices and the evidence's tiles are small: threaded BLAS spends
+    more on synchronisation than it saves there, 10x and more on a busy machine, so the
+    work runs in our own threads instead.  The setter (``openblas_set_num_threads_local``)
+    acts on the whole process in the OpenBLAS wheels of NumPy and SciPy, so two threads
+    setting and restoring it each on their own can leave it at 1 (the second saves the
+    first's 1 and restores it last; measured).  Here it is set by the first user, counted
+    under a lock, and restored by the last one to leave, from whichever thread.  Does
+    nothing with another BLAS.
     """
+    global _blas_users, _blas_saved
     setters = _thread_local_blas_setters()
-    previous = [fn(1) for fn in setters]
+    with _blas_lock:
+        if _blas_users == 0:
+            _blas_saved = tuple(fn(1) for fn in setters)
+        _blas_users += 1
     try:
         yield
     finally:
-        for fn, value in zip(setters, previous, strict=True):
-            fn(value)
+        with _blas_lock:
+            _blas_users -= 1
+            if _blas_users == 0:
+                for fn, value in zip(setters, _blas_saved, strict=True):
+                    fn(value)

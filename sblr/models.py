@@ -384,10 +384,6 @@ def fit_logistic_layer(
             todo.append(k)
 
     def solve(k):
-        with single_threaded_blas():
-            return _solve(k)
-
-    def _solve(k):
         return fit_logistic(
             F,
             Y[:, k],
@@ -406,20 +402,21 @@ def fit_logistic_layer(
     if progress is not None:
         progress(done, q)
     workers = min(worker_budget() if n_threads is None else int(n_threads), len(todo))
-    if workers <= 1:
-        for k in todo:
-            store(k, solve(k))
-            done += 1
-            if progress is not None:
-                progress(done, q)
-    else:
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            futures = {pool.submit(solve, k): k for k in todo}
-            for future in as_completed(futures):
-                store(futures[future], future.result())
+    with single_threaded_blas():
+        if workers <= 1:
+            for k in todo:
+                store(k, solve(k))
                 done += 1
                 if progress is not None:
                     progress(done, q)
+        else:
+            with ThreadPoolExecutor(max_workers=workers) as pool:
+                futures = {pool.submit(solve, k): k for k in todo}
+                for future in as_completed(futures):
+                    store(futures[future], future.result())
+                    done += 1
+                    if progress is not None:
+                        progress(done, q)
     return coef, intercept, n_iter, kkt
 
 

@@ -95,7 +95,7 @@ def test_constant_class_gets_a_finite_smoothed_intercept():
 def _many_class_problem(q=23, n=150, seed=4):
     rng = np.random.default_rng(seed)
     F = rng.random((n, 9))
-    Y = ((F - 0.5) @ rng.standard_normal((9, q)) + 0.3 * rng.standard_normal((n, q)) > 0)
+    Y = (F - 0.5) @ rng.standard_normal((9, q)) + 0.3 * rng.standard_normal((n, q)) > 0
     Y = Y.astype(float)
     Y[:, 3] = 0.0  # a constant class
     return F, Y
@@ -132,7 +132,10 @@ def test_layer_result_does_not_depend_on_the_number_of_threads(lam):
     assert {c[1] for c in calls} == {Y.shape[1]} and {c[2] for c in calls} == {caller}
 
 
-def test_single_threaded_blas_affects_only_the_calling_thread():
+def test_single_threaded_blas_is_restored_by_the_last_of_overlapping_users():
+    """Two threads hold it at once and the first leaves first: BLAS stays on one thread
+    until the second leaves (from a thread that is not the main one), then the limit the
+    process had comes back (a set/restore per thread left it at 1 for good)."""
     import threading
 
     from threadpoolctl import threadpool_info
@@ -140,31 +143,37 @@ def test_single_threaded_blas_affects_only_the_calling_thread():
     from sblr.logistic import _thread_local_blas_setters, single_threaded_blas
 
     if not _thread_local_blas_setters():
-        pytest.skip("this BLAS has no thread-local thread setting (not OpenBLAS >= 0.3.27)")
+        pytest.skip("this BLAS has no openblas_set_num_threads_local (not OpenBLAS >= 0.3.27)")
 
     def blas_threads():
         return [i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"]
 
+    loaded = np.linalg.solve(np.eye(3), np.ones(3))  # loads both BLAS
+    assert loaded.shape == (3,)
     before = blas_threads()
     seen = {}
-    inside, release = threading.Event(), threading.Event()
+    first_in, second_in, first_out = threading.Event(), threading.Event(), threading.Event()
 
-    def other():
+    def first():
         with single_threaded_blas():
-            seen["worker"] = blas_threads()
-            inside.set()
-            release.wait(10)
-        seen["worker after"] = blas_threads()
+            first_in.set()
+            second_in.wait(10)
+        first_out.set()
 
-    worker = threading.Thread(target=other)
-    worker.start()
-    inside.wait(10)
-    seen["main meanwhile"] = blas_threads()
-    release.set()
-    worker.join(10)
-    assert set(seen["worker"]) == {1}
-    assert seen["main meanwhile"] == before
-    assert seen["worker after"] == before == blas_threads()
+    def second():
+        first_in.wait(10)
+        with single_threaded_blas():
+            second_in.set()
+            first_out.wait(10)
+            seen["after the first left"] = blas_threads()
+
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(10)
+    assert set(seen["after the first left"]) == {1}
+    assert blas_threads() == before
 
 
 def test_worker_budget_follows_the_environment(monkeypatch):

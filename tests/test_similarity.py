@@ -159,3 +159,183 @@ def test_callable_with_wrong_shape_is_reported():
     with pytest.raises(ValueError, match="expected"):
         bad = SimilarityFeaturizer(kernel=lambda A, B: np.ones((len(A), len(B) + 1)))
         bad.fit_transform(np.eye(3)[:, :2], [0, 1, 1])
+
+
+# ------------------------------------------------ tiled, in-place rbf evidence (dense rows)
+def _reference_rbf_sums(Xq, Xt, Y, gamma, loo):
+    """Plain NumPy: distances from differences, the full kernel matrix, K @ Y."""
+    D = ((Xq[:, None, :] - Xt[None, :, :]) ** 2).sum(-1)
+    K = np.exp(-gamma * D)
+    if loo:
+        np.fill_diagonal(K, 0.0)
+    return K @ Y
+
+
+@pytest.fixture
+def multilabel_rows():
+    rng = np.random.default_rng(7)
+    X = rng.uniform(-1, 1, size=(700, 6))
+    Y = (rng.uniform(size=(700, 4)) < 0.3).astype(int)
+    Q = rng.uniform(-1.5, 1.5, size=(130, 6))
+    return X, Y, Q
+
+
+# 256 MiB: 128 x 1024 tiles (strips of 128 rows, the last one partial; one tile per strip
+# here); 1 MiB: 128 x 256 tiles (several per strip); 0.05 MiB: 40 x 40; 1e-6 MiB: 1 x 1.
+@pytest.mark.parametrize("working_memory", [256, 1.0, 0.05, 1e-6])
+@pytest.mark.parametrize("gamma", [0.05, 1.3, 20.0])
+def test_tiled_rbf_evidence_equals_plain_reference(multilabel_rows, working_memory, gamma):
+    X, Y, Q = multilabel_rows
+    if working_memory < 1e-3:  # 1 x 1 tiles: keep the Python loop short
+        X, Y, Q = X[:60], Y[:60], Q[:20]
+    for Xq, loo in ((X, True), (Q, False)):
+        sums, counts = class_evidence(
+            Xq, X, Y, gamma=gamma, leave_one_out=loo, working_memory=working_memory
+        )
+        np.testing.assert_allclose(
+            sums, _reference_rbf_sums(Xq, X, Y, gamma, loo), rtol=1e-12, atol=0
+        )
+        expected_counts = np.broadcast_to(Y.sum(0) - (Y if loo else 0), sums.shape)
+        np.testing.assert_array_equal(counts, expected_counts)
+    # the training rows as queries without leave-one-out (same object): own terms included
+    sums, _ = class_evidence(X, X, Y, gamma=gamma, working_memory=working_memory)
+    np.testing.assert_allclose(sums, _reference_rbf_sums(X, X, Y, gamma, False), rtol=1e-12)
+
+
+def test_tiled_rbf_evidence_equals_the_blocked_path(multilabel_rows):
+    # the tiled path against the general row-block path (kernel_block), which is unchanged
+    from sblr.similarity import _blocked_evidence
+
+    X, Y, Q = multilabel_rows
+    Yf = Y.astype(float)
+    for Xq, loo in ((X, True), (Q, False)):
+        sums, _ = class_evidence(Xq, X, Y, gamma=0.7, leave_one_out=loo)
+        blocked = _blocked_evidence(Xq, X, Yf, "rbf", 0.7, loo, 256)
+        np.testing.assert_allclose(sums, blocked, rtol=1e-12, atol=0)
+
+
+def test_tiled_rbf_evidence_does_not_depend_on_the_number_of_threads(monkeypatch):
+    from sblr import similarity
+
+    rng = np.random.default_rng(3)
+    X = rng.uniform(-1, 1, size=(1100, 5))
+    Y = (rng.uniform(size=(1100, 3)) < 0.4).astype(int)
+    Q = rng.uniform(-1, 1, size=(600, 5))
+    results = {}
+    for threads in (1, 2, 3, 5):
+        monkeypatch.setattr(similarity, "_evidence_threads", lambda n_values, t=threads: t)
+        # 0.5 MiB: 128-row strips, so 9 strips over 4 lanes in the symmetric path
+        results[threads] = [
+            class_evidence(X, X, Y, gamma=2.0, leave_one_out=True, working_memory=0.5)[0],
+            class_evidence(Q, X, Y, gamma=2.0, working_memory=0.5)[0],
+        ]
+    for threads in (2, 3, 5):
+        for a, b in zip(results[1], results[threads], strict=True):
+            np.testing.assert_array_equal(a, b)  # to the last bit
+    np.testing.assert_allclose(results[1][0], _reference_rbf_sums(X, X, Y, 2.0, True), rtol=1e-12)
+
+
+def test_tiled_rbf_evidence_threads_follow_the_budget(monkeypatch):
+    from sblr import similarity
+
+    big = similarity._THREADED_MIN_VALUES
+    for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        monkeypatch.delenv(name, raising=False)
+    assert similarity._evidence_threads(big - 1) == 1  # small work: the calling thread
+    monkeypatch.setenv("SBLR_NUM_THREADS", "1")
+    assert similarity._evidence_threads(big) == 1
+    monkeypatch.setenv("SBLR_NUM_THREADS", "3")
+    assert similarity._evidence_threads(big) == 3
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")  # as in a joblib worker process on 2 cores
+    assert similarity._evidence_threads(big) == 1
+
+
+def test_tiled_rbf_evidence_restores_the_blas_threads(monkeypatch):
+    # BLAS runs on one thread while tiles run; the setting is process-wide in OpenBLAS, so
+    # evidence computed in several threads at once must still restore it at the end
+    import threading
+
+    from threadpoolctl import threadpool_info
+
+    from sblr import similarity
+
+    def blas_threads():
+        return [i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"]
+
+    monkeypatch.setattr(similarity, "_evidence_threads", lambda n_values: 2)
+    before = blas_threads()
+    rng = np.random.default_rng(4)
+    X = rng.uniform(-1, 1, size=(600, 4))
+    Y = (rng.uniform(size=(600, 2)) < 0.5).astype(int)
+    expected = class_evidence(X, X, Y, gamma=1.0, leave_one_out=True, working_memory=0.2)[0]
+    start = threading.Barrier(3)
+    results = []
+
+    def run():
+        start.wait()
+        for _ in range(3):
+            results.append(
+                class_evidence(X, X, Y, gamma=1.0, leave_one_out=True, working_memory=0.2)[0]
+            )
+
+    threads = [threading.Thread(target=run) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(results) == 9 and all(np.array_equal(r, expected) for r in results)
+    assert blas_threads() == before
+
+
+def test_tiled_rbf_evidence_with_far_query_rows(multilabel_rows):
+    # query rows too large for the expansion (and inf) go through the rescaling path
+    X, Y, Q = multilabel_rows
+    far = np.vstack([Q[:3], [[1e300] + [0.0] * 5], [[np.inf] + [0.0] * 5], Q[3:5]])
+    sums, _ = class_evidence(far, X, Y, gamma=0.5)
+    np.testing.assert_array_equal(sums[3:5], 0.0)
+    near = np.r_[0:3, 5:7]
+    np.testing.assert_allclose(
+        sums[near], _reference_rbf_sums(far[near], X, Y, 0.5, False), rtol=1e-12
+    )
+
+
+def test_sparse_rows_give_the_dense_evidence(multilabel_rows):
+    # CSR rows keep the row-block path; the featurizer scales them without the shift
+    import scipy.sparse as sp
+
+    X, Y, Q = multilabel_rows
+    X = np.where(np.abs(X) < 0.6, 0.0, X)  # mostly zeros
+    Q = np.where(np.abs(Q) < 0.6, 0.0, Q)
+    for Xq, loo in ((X, True), (Q, False)):
+        Xq_sparse = sp.csr_matrix(Xq)
+        Xq_arg, X_arg = (Xq_sparse, Xq_sparse) if loo else (Xq_sparse, sp.csr_matrix(X))
+        sums, _ = class_evidence(Xq_arg, X_arg, Y, gamma=0.9, leave_one_out=loo)
+        np.testing.assert_allclose(
+            sums, _reference_rbf_sums(Xq, X, Y, 0.9, loo), rtol=1e-12, atol=0
+        )
+    dense = SimilarityFeaturizer(gamma=0.9).fit(X, Y)
+    sparse = SimilarityFeaturizer(gamma=0.9).fit(sp.csr_matrix(X), Y)
+    assert sparse.sparse_input_ and not dense.sparse_input_
+    np.testing.assert_allclose(
+        sparse.training_evidence(), dense.training_evidence(), rtol=1e-12, atol=1e-15
+    )
+    np.testing.assert_allclose(
+        sparse.transform(sp.csr_matrix(Q)), dense.transform(Q), rtol=1e-12, atol=1e-15
+    )
+
+
+def test_tiled_rbf_evidence_memory_is_bounded():
+    # no (n, n) block: tiles of 128 x 1024, per-lane sums, the extended rows
+    import tracemalloc
+
+    rng = np.random.default_rng(5)
+    n = 3_000
+    X = rng.uniform(-1, 1, size=(n, 8))
+    Y = (rng.uniform(size=(n, 3)) < 0.3).astype(int)
+    tracemalloc.start()
+    try:
+        class_evidence(X, X, Y, gamma=1.0, leave_one_out=True)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 0.2 * 8 * n * n  # a full kernel block would take 72 MB
