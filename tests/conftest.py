@@ -1,9 +1,14 @@
-"""Shared test helpers."""
+"""Shared fixtures.  Plain AppTest helper functions are in ``apptest_helpers.py`` beside this
+file (importable as ``apptest_helpers``: pyproject.toml puts ``tests/`` on ``sys.path``)."""
 
 import sys
 from pathlib import Path
 
 import pytest
+
+# Plain ``assert`` in the helpers gets pytest's detailed messages, as in a test module (must
+# run before the first import of the module).
+pytest.register_assert_rewrite("apptest_helpers")
 
 #: Public benchmark data on the development machines (not part of the project).
 SHARED_DATASETS = Path(__file__).resolve().parents[1].parent / "shared" / "datasets"

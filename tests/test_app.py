@@ -8,35 +8,36 @@ menu does: app.py (shared sidebar, URL state) runs first, then the page.
 
 from __future__ import annotations
 
-import base64
-import html
 import io
-import json
 import math
 import re
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
-from markdown_it import MarkdownIt
+from apptest_helpers import (
+    PAGES,
+    SAMPLE_DIR,
+    array,
+    assert_clean,
+    chart,
+    click_load,
+    download,
+    goto,
+    keyed,
+    load_upload,
+    start,
+    texts,
+    upload,
+    visible,
+    widget,
+)
 from streamlit.testing.v1 import AppTest
 
 from sblr import SparseSBLRClassifier
 from sblr.interpret import cooccurrence
 from sblr.samples import load_sample
-from sblr.textsafe import WORD_JOINER
 
-ROOT = Path(__file__).resolve().parents[1]
-SAMPLE_DIR = ROOT / "sample_data"
-PAGES = [
-    "pages/data.py",
-    "pages/model.py",
-    "pages/coefficients.py",
-    "pages/contributions.py",
-    "pages/explain.py",
-    "pages/path.py",
-]
 #: The main chart each page must draw (its st.plotly_chart key).
 PAGE_CHART = {
     "pages/data.py": "cooccurrence",
@@ -46,34 +47,23 @@ PAGE_CHART = {
 }
 PLANTED_LABELS = ["daylight", "birdsong", "rain", "thunder", "frost", "spring_tide", "noise"]
 SETTINGS_KEYS = {"model", "gamma", "lam", "k"}
+#: An upload's link: the settings and ``data``, a random id of the server's copy (never the data).
+UPLOAD_KEYS = SETTINGS_KEYS | {"data"}
 
 
-pytestmark = pytest.mark.usefixtures("navigation_mode")
+def link_id(at: AppTest) -> str:
+    """The URL's ``data`` id: 128 random bits as 22 URL-safe base64 characters."""
+    token = at.query_params["data"]
+    assert re.fullmatch(r"[A-Za-z0-9_-]{22}", token), token
+    return token
+
+
+# Every test here starts the app in AppTest: seconds each, so out of the fast suite.
+pytestmark = [pytest.mark.usefixtures("navigation_mode"), pytest.mark.slow]
 
 
 # ----------------------------------------------------------------------------- helpers
-def start(query: dict[str, str] | None = None) -> AppTest:
-    """A new session on the home page (optionally opened with URL query parameters)."""
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
-    for name, value in (query or {}).items():
-        at.query_params[name] = value
-    at.run()
-    assert_clean(at)
-    return at
-
-
-def assert_clean(at: AppTest) -> None:
-    assert not at.exception, [e.value for e in at.exception]
-    assert not at.error, [e.value for e in at.error]
-
-
-def goto(at: AppTest, page: str) -> AppTest:
-    at.switch_page(page)
-    at.run()
-    assert_clean(at)
-    return at
-
-
+# Shared AppTest helpers (start, goto, chart, upload ...) are in tests/apptest_helpers.py.
 def sidebar_data(at: AppTest) -> str:
     """The sidebar's data line, e.g. ``**Data:** planted · 500 × 8 · 7 labels``."""
     lines = [m.value for m in at.sidebar.markdown if m.value.startswith("**Data:**")]
@@ -85,81 +75,9 @@ def metrics(at: AppTest) -> dict[str, str]:
     return {m.label: m.value for m in at.metric}
 
 
-_MARKDOWN = MarkdownIt("commonmark").enable(["table", "strikethrough"])
-
-
-def visible(markdown: str) -> str:
-    """The text a reader sees of a Markdown string (tags dropped, entities decoded)."""
-    return (
-        html.unescape(re.sub(r"<[^>]+>", "", _MARKDOWN.render(markdown)))
-        .replace(WORD_JOINER, "")
-        .strip()
-    )
-
-
-def texts(elements) -> str:
-    """The visible text of Markdown elements (titles, captions, alerts ...), one per line."""
-    return "\n".join(visible(str(e.value)) for e in elements)
-
-
-def chart(at: AppTest, key: str) -> dict:
-    """The plotly figure (as JSON) of the st.plotly_chart with this key."""
-    found = [c for c in at.get("plotly_chart") if c.proto.id.endswith(f"-{key}")]
-    assert len(found) == 1, f"no plotly chart with key {key!r}"
-    return json.loads(found[0].proto.spec)
-
-
-def array(value) -> np.ndarray:
-    """A plotly array, decoding the binary ``{dtype, bdata, shape}`` form."""
-    if isinstance(value, dict) and "bdata" in value:
-        out = np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"])
-        if "shape" in value:
-            out = out.reshape([int(n) for n in str(value["shape"]).split(",")])
-        return out
-    return np.asarray(value)
-
-
-def download(at: AppTest, files: dict[str, bytes], label: str) -> bytes:
-    buttons = [b for b in at.get("download_button") if b.proto.label == label]
-    assert len(buttons) == 1, f"no download button {label!r}"
-    proto = buttons[0].proto
-    file_id = proto.deferred_file_id or proto.url.rsplit("/", 1)[1].split(".")[0]
-    return files[file_id]
-
-
-def widget(widgets, label: str):
-    """The one widget of ``widgets`` (e.g. ``at.selectbox``) with this label (keys vary)."""
-    found = [w for w in widgets if w.label == label]
-    assert len(found) == 1, f"{len(found)} widgets labelled {label!r}"
-    return found[0]
-
-
-def keyed(widgets, key: str):
-    """The one widget of ``widgets`` whose key is ``key`` or ``key:<file id>`` (per-file keys)."""
-    found = [w for w in widgets if w.key == key or str(w.key).startswith(key + ":")]
-    assert len(found) == 1, f"{len(found)} widgets keyed {key!r}"
-    return found[0]
-
-
-def upload(at: AppTest, name: str, data: bytes, key: str = "upload_file") -> AppTest:
-    keyed(at.get("file_uploader"), key).set_value((name, data, "application/octet-stream"))
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
-
-
-def click_load(at: AppTest) -> AppTest:
-    at.button(key="upload_load").click()
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
-
-
 def upload_wine_as_cellar(at: AppTest) -> AppTest:
     """Load wine.csv as an upload named cellar.csv (multi-class, target "class")."""
-    upload(at, "cellar.csv", (SAMPLE_DIR / "wine.csv").read_bytes())
-    widget(at.selectbox, "Target column").set_value("class")
-    click_load(at)
+    load_upload(at, "cellar.csv", (SAMPLE_DIR / "wine.csv").read_bytes(), target="class")
     assert_clean(at)
     assert sidebar_data(at) == "**Data:** cellar · 178 × 13 · 3 classes"
     return at
@@ -240,11 +158,13 @@ def test_arff_with_xml_upload():
     assert "mine (your upload)" in texts(at.subheader)
     # The sidebar and the URL follow the upload on the same click.
     assert sidebar_data(at) == "**Data:** mine · 500 × 8 · 7 labels"
-    assert set(at.query_params) == SETTINGS_KEYS
+    assert set(at.query_params) == UPLOAD_KEYS
+    link = link_id(at)
     for page in PAGES:
         goto(at, page)
         assert sidebar_data(at) == "**Data:** mine · 500 × 8 · 7 labels"
-        assert set(at.query_params) == SETTINGS_KEYS, "an upload must not reach the URL"
+        assert set(at.query_params) == UPLOAD_KEYS, "only the upload's id may reach the URL"
+        assert link_id(at) == link
     goto(at, "pages/data.py")
     assert at.title[0].value == "Data: mine"
 
@@ -268,7 +188,8 @@ def test_csv_multiclass_upload():
     assert metrics(at)["Instances"] == "178"
     assert metrics(at)["Task"] == "multi-class"
     assert "cellar (your upload)" in texts(at.subheader)
-    assert set(at.query_params) == SETTINGS_KEYS
+    assert set(at.query_params) == UPLOAD_KEYS
+    link_id(at)
     goto(at, "pages/model.py")
     assert {"Accuracy ↑", "Macro-F1 ↑"} <= set(metrics(at))
 
@@ -279,7 +200,9 @@ def test_csv_multilabel_upload():
     at.radio(key="upload_task").set_value("multi-label: several 0/1 label columns")
     at.run()
     assert "Choose the label columns" in texts(at.info)
-    assert not at.button, "nothing to load before label columns are chosen"
+    assert not [b for b in at.button if b.key == "upload_load"], (
+        "nothing to load before label columns are chosen"
+    )
     widget(at.multiselect, "Label columns (0/1)").set_value(PLANTED_LABELS)
     at.run()
     click_load(at)
@@ -548,9 +471,12 @@ def test_upload_keeps_data_out_of_the_url():
     at.run()
     click_load(at)
     assert_clean(at)
-    assert at.query_params == {"model": "SML", "gamma": "scale", "lam": "0.001", "k": "0"}
+    link_id(at)  # the upload's id, not its data
+    settings = {k: v for k, v in at.query_params.items() if k != "data"}
+    assert settings == {"model": "SML", "gamma": "scale", "lam": "0.001", "k": "0"}
     # Back to a sample: it returns to the URL.
-    at.button[0].click()  # "Use this sample instead of my upload" (wine is still chosen)
+    # "Use this sample instead of my upload" (wine is still chosen)
+    widget(at.button, "Use this sample instead of my upload").click()
     at.run()
     assert_clean(at)
     assert sidebar_data(at) == "**Data:** wine · 178 × 13 · 3 classes"

@@ -4,33 +4,31 @@ errors never show a traceback, a shared server bounds its work (issue: hardening
 from __future__ import annotations
 
 import csv
-import html
 import io
-import re
 import threading
 import time
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from apptest_helpers import (
+    PAGES,
+    SAMPLE_DIR,
+    assert_clean,
+    assert_no_exception,
+    button_file,
+    click_load,
+    goto,
+    keyed,
+    load_upload,
+    rendered,
+    start,
+    upload,
+)
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from markdown_it import MarkdownIt
 from streamlit.testing.v1 import AppTest
 
-from sblr.textsafe import WORD_JOINER
-
-ROOT = Path(__file__).resolve().parents[1]
-SAMPLE_DIR = ROOT / "sample_data"
-PAGES = [
-    "pages/data.py",
-    "pages/model.py",
-    "pages/coefficients.py",
-    "pages/contributions.py",
-    "pages/explain.py",
-    "pages/path.py",
-]
 #: Pages whose title or heading names the sidebar's class k.
 CLASS_HEADINGS = {
     "pages/contributions.py": "title",
@@ -53,15 +51,9 @@ MARKDOWN_ELEMENTS = (
     "info",
     "success",
 )
-_MD = MarkdownIt("commonmark").enable(["table", "strikethrough"])
 
-pytestmark = pytest.mark.usefixtures("navigation_mode")
-
-
-def rendered(markdown: str) -> str:
-    out = _MD.render(markdown)
-    assert "<img" not in out and "<a " not in out, f"user text became markup: {out!r}"
-    return html.unescape(re.sub(r"<[^>]+>", "", out)).replace(WORD_JOINER, "").strip()
+# Every test here starts the app in AppTest: seconds each, so out of the fast suite.
+pytestmark = [pytest.mark.usefixtures("navigation_mode"), pytest.mark.slow]
 
 
 def visible_texts(at: AppTest) -> list[str]:
@@ -85,54 +77,19 @@ def classes_csv(names: list[str], seed: int = 0) -> bytes:
     return frame.to_csv(index=False).encode()
 
 
-def start(query=None) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
-    for name, value in (query or {}).items():
-        at.query_params[name] = value
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
-
-
-def keyed(widgets, key: str):
-    found = [w for w in widgets if w.key == key or str(w.key).startswith(key + ":")]
-    assert len(found) == 1, f"{len(found)} widgets keyed {key!r}"
-    return found[0]
-
-
-def load_upload(at: AppTest, file_name: str, data: bytes, target: str | None = "class"):
-    keyed(at.get("file_uploader"), "upload_file").set_value(
-        (file_name, data, "application/octet-stream")
-    )
-    at.run()
-    if target is not None:
-        keyed(at.selectbox, "upload_target").set_value(target)
-    at.button(key="upload_load").click()
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
-
-
-def goto(at: AppTest, page: str) -> AppTest:
-    at.switch_page(page)
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
-
-
 def choose_class(at: AppTest, name: str) -> None:
     """Pick the sidebar's class k by its name (the box shows names, holds indices)."""
     (box,) = [w for w in at.sidebar.selectbox if w.label == "Class k"]
     box.set_value(box.options.index(name))
     at.run()
-    assert not at.exception, [e.value for e in at.exception]
+    assert_no_exception(at)
 
 
 # ----------------------------------------------------------------------------- markdown
 def test_hostile_class_names_are_shown_as_text_on_every_page(downloads):
     names = [*HOSTILE, "plain"]
     at = start()
-    load_upload(at, "![d](http:127.0.0.1:9)_x_.csv", classes_csv(names))
+    load_upload(at, "![d](http:127.0.0.1:9)_x_.csv", classes_csv(names), target="class")
     assert not at.error, [e.value for e in at.error]
     home = "\n".join(visible_texts(at))
     assert "![d](http:127.0.0.1:9)_x_ (your upload)" in home
@@ -165,7 +122,7 @@ def test_hostile_class_names_are_shown_as_text_on_every_page(downloads):
 )
 def test_any_class_name_round_trips_through_the_headings(name):
     at = start()
-    load_upload(at, "names.csv", classes_csv([name, "plain", "other"]))
+    load_upload(at, "names.csv", classes_csv([name, "plain", "other"]), target="class")
     assert not at.error, [e.value for e in at.error]
     for page, kind in CLASS_HEADINGS.items():
         goto(at, page)
@@ -194,15 +151,14 @@ def _formula_cells(cells: list[str]) -> list[str]:
 def test_csv_downloads_neutralize_formulas(downloads):
     names = ["=cmd|' /C calc'!A0", "@SUM(A1:A2)", "+1+2", "-2+3"]
     at = start()
-    load_upload(at, "formulas.csv", classes_csv(names))
+    load_upload(at, "formulas.csv", classes_csv(names), target="class")
     checked = 0
     for page in ("pages/coefficients.py", "pages/contributions.py", "pages/model.py"):
         goto(at, page)
         for button in at.get("download_button"):
             if not button.proto.label.endswith("(CSV)"):
                 continue
-            file_id = button.proto.url.rsplit("/", 1)[1].split(".")[0]
-            cells = _csv_cells(downloads[file_id])
+            cells = _csv_cells(button_file(downloads, button))
             assert _formula_cells(cells) == [], (button.proto.label, _formula_cells(cells))
             checked += 1
             if page != "pages/model.py":
@@ -213,14 +169,10 @@ def test_csv_downloads_neutralize_formulas(downloads):
 # ----------------------------------------------------------------------------- errors
 def test_arff_text_with_infinite_integer_in_a_txt_upload_shows_a_message():
     arff = b"@relation r\n@attribute a INTEGER\n@attribute c {x,y}\n@data\ninf,x\n1,y\n2,x\n"
-    at = start()
-    keyed(at.get("file_uploader"), "upload_file").set_value(("odd.txt", arff, "text/plain"))
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
+    at = upload(start(), "odd.txt", arff)
     if any(b.key == "upload_load" for b in at.button):
-        at.button(key="upload_load").click()
-        at.run()
-    assert not at.exception, [e.value for e in at.exception]
+        click_load(at)
+    assert_no_exception(at)
     (error,) = at.error
     assert "Traceback" not in error.value and "/" not in rendered(error.value).split(":", 1)[0]
 
@@ -232,8 +184,7 @@ def test_unexpected_failure_in_a_page_shows_no_traceback_or_path(monkeypatch):
         raise RuntimeError("boom in /srv/secret/path.py")
 
     monkeypatch.setattr(sblr.interpret, "contribution_table", broken)
-    at = goto(start(), "pages/contributions.py")
-    assert not at.exception
+    at = goto(start(), "pages/contributions.py", errors_ok=True)
     (error,) = at.error
     assert "RuntimeError" in error.value
     assert "/srv/secret" not in error.value and "boom" not in error.value
@@ -249,8 +200,7 @@ def test_data_error_in_a_page_shows_its_message(monkeypatch):
         raise DataError("The label **matrix** is odd.")
 
     monkeypatch.setattr(sblr.interpret, "contribution_table", refuse)
-    at = goto(start(), "pages/contributions.py")
-    assert not at.exception
+    at = goto(start(), "pages/contributions.py", errors_ok=True)
     (error,) = at.error
     assert rendered(error.value) == "The label **matrix** is odd."
 
@@ -276,14 +226,11 @@ def test_upload_key_is_length_prefixed():
 
 def test_label_options_do_not_carry_over_to_the_next_arff():
     planted = (SAMPLE_DIR / "planted.arff").read_bytes()
-    at = start()
-    keyed(at.get("file_uploader"), "upload_file").set_value(("a.arff", planted, "text/plain"))
-    at.run()
+    at = upload(start(), "a.arff", planted)
     keyed(at.number_input, "upload_n_labels").set_value(7)
     at.run()
     other = planted.replace(b"@relation", b"% another file\n@relation", 1)
-    keyed(at.get("file_uploader"), "upload_file").set_value(("b.arff", other, "text/plain"))
-    at.run()
+    upload(at, "b.arff", other)
     assert keyed(at.number_input, "upload_n_labels").value == 0
 
 
@@ -373,20 +320,15 @@ def test_sparse_upload_runs_every_page():
 
     from pages import common
 
-    at = start()
-    keyed(at.get("file_uploader"), "upload_file").set_value(
-        ("wide.arff", sparse_arff(), "application/octet-stream")
-    )
-    at.run()
+    at = upload(start(), "wide.arff", sparse_arff())
     keyed(at.number_input, "upload_n_labels").set_value(4)
     at.run()
-    at.button(key="upload_load").click()
-    at.run()
-    assert not at.exception and not at.error, [e.value for e in [*at.exception, *at.error]]
+    click_load(at)
+    assert_clean(at)
     ds = at.session_state["upload"]["dataset"]
     assert sp.issparse(ds.X) and ds.X.shape == (150, 3000)
     for page in [*PAGES, "pages/compare.py"]:
-        goto(at, page)
+        goto(at, page, errors_ok=True)
         assert not at.error, (page, [e.value for e in at.error])
     goto(at, "pages/explain.py")
     assert not at.get("data_editor") or all(

@@ -37,6 +37,7 @@ def _rel(A, B):
     return np.linalg.norm(A - B) / np.linalg.norm(B)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("approx", ["nystroem", "rff"])
 def test_error_shrinks_with_n_components(data, exact, approx):
     X, y = data
@@ -122,6 +123,7 @@ def test_default_is_auto_exact_on_small_data_and_params_stored():
     assert f.approx_ is None and not hasattr(f, "S_")
 
 
+@pytest.mark.slow
 def test_auto_switches_to_nystroem_at_the_documented_size():
     """From AUTO_APPROX_ROWS training rows on, "auto" approximates; the result stays close."""
     from sblr import SparseSBLRClassifier

@@ -298,6 +298,7 @@ def test_br_svm_constant_labels_score_plus_or_minus_one(multilabel):
 
 
 # --------------------------------------------------------------------------- all baselines
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(BASELINES))
 def test_wine_accuracy(wine, name):
     X, y = wine
@@ -337,6 +338,7 @@ def test_factories():
 EXPECTED_FAILED_CHECKS = {}
 
 
+@pytest.mark.slow
 @parametrize_with_checks(
     [MLkNNClassifier(), IBLRClassifier(), BRSVMClassifier()],
     expected_failed_checks=lambda estimator: EXPECTED_FAILED_CHECKS,

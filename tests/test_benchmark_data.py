@@ -1,10 +1,13 @@
 """Quality on the paper's benchmark data, with (gamma, lambda) chosen on training folds only."""
 
 import numpy as np
+import pytest
 from sklearn.model_selection import KFold, StratifiedKFold
 
 from sblr import SparseSBLRClassifier, load_dataset, metrics
 from sblr.tuning import tune
+
+pytestmark = pytest.mark.slow
 
 
 def _cv_with_inner_selection(ds, score):

@@ -46,6 +46,7 @@ def bench(tmp_path_factory):
     return argv, out
 
 
+@pytest.mark.slow
 def test_benchmark_writes_results(bench):
     _, out = bench
     names = {p.name for p in out.iterdir()}
@@ -76,6 +77,7 @@ def test_benchmark_writes_results(bench):
     assert hyper.query("method == 'mlknn'").k.eq(10).all()
 
 
+@pytest.mark.slow
 def test_benchmark_tables_md(bench):
     _, out = bench
     md = (out / "tables.md").read_text(encoding="utf-8")
@@ -89,6 +91,7 @@ def test_benchmark_tables_md(bench):
     assert "SparseSBLR" in html and "CD = " in html
 
 
+@pytest.mark.slow
 def test_benchmark_rerun_uses_the_cache(bench, monkeypatch):
     argv, out = bench
     before = (out / "results.csv").read_text()
@@ -108,6 +111,7 @@ def test_help_exits_zero(capsys):
     assert "--scheduler ADDRESS" in text and "--dask {local}" in text
 
 
+@pytest.mark.slow
 def test_python_dash_m(tmp_path):
     done = subprocess.run(
         [sys.executable, "-m", "sblr", "--help"], capture_output=True, text=True, cwd=ROOT
@@ -248,6 +252,7 @@ def test_a_value_error_of_a_fold_is_one_line(tmp_path, capsys):
     assert "got 1 class" in _one_error_line(capsys)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("method", list(METHODS))
 def test_overflowing_values_never_give_a_traceback(method, tmp_path, capsys):
     rng = np.random.default_rng(0)
@@ -268,6 +273,7 @@ def _headerless(sep):
     return pd.read_csv(WINE).to_csv(sep=sep, header=False, index=False)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("suffix", [".dat", ".txt", ".data", ""])
 def test_data_options_apply_to_every_delimited_text_file(suffix, tmp_path, capsys):
     path = tmp_path / f"wine{suffix}"
@@ -292,6 +298,7 @@ def _unescaped_pipes(line):
     return len(re.findall(r"(?<!\\)\|", line))
 
 
+@pytest.mark.slow
 def test_written_files_neutralize_formulas_and_markdown(tmp_path):
     wine = pd.read_csv(WINE)
     for name in ["=cmd", "@sum", "a|b"]:
@@ -318,6 +325,7 @@ def test_evaluate_fixed_params(capsys):
     assert "Accuracy ↑" in out and "mean" in out
 
 
+@pytest.mark.slow
 def test_evaluate_selects_per_fold(capsys):
     assert main(["evaluate", str(PLANTED), "--method", "br_svm", *FAST]) == 0
     out = capsys.readouterr().out
@@ -330,6 +338,8 @@ def _fail(*args, **kwargs):
     raise AssertionError("must not run")
 
 
+@pytest.mark.slow
+@pytest.mark.dask
 def test_evaluate_on_a_local_dask_cluster(capsys):
     pytest.importorskip("distributed")
     argv = ["evaluate", str(WINE), "--target", "class", "--method", "ncm", *FAST]

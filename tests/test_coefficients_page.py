@@ -2,28 +2,36 @@
 
 Every number drawn is checked against models fitted here, independently of the dashboard's
 caches, and against β̃ = β · sd computed here with numpy (population sd of the leave-one-out
-training evidence).  Helpers are copied from ``tests/test_app.py``.
+training evidence).  The AppTest helpers are those of ``tests/apptest_helpers.py``.
 """
 
 from __future__ import annotations
 
-import base64
 import html
 import io
-import json
 import re
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from apptest_helpers import (
+    array,
+    assert_clean,
+    chart,
+    download,
+    goto,
+    keyed,
+    load_upload,
+    rerun,
+    start,
+)
 from streamlit.testing.v1 import AppTest
 
 from sblr import SBLRClassifier, SparseSBLRClassifier, load_dataset
 from sblr.samples import load_sample
 
-ROOT = Path(__file__).resolve().parents[1]
-pytestmark = pytest.mark.usefixtures("navigation_mode")
+# Every test here starts the app in AppTest: seconds each, so out of the fast suite.
+pytestmark = [pytest.mark.usefixtures("navigation_mode"), pytest.mark.slow]
 
 #: The λ slider's grid (pages/common.LOG_GRID), every 4th point: 1e-5, 1e-4, ..., 1e2.
 LOG_LAMS = [-5.0, -4.0, -3.0, -2.0, -1.0, 0.0, 1.0, 2.0]
@@ -32,62 +40,6 @@ TOP_N = 30  # classes the Coefficients page draws by default past 30
 
 
 # ----------------------------------------------------------------------------- helpers
-def start(query: dict[str, str] | None = None) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300)
-    for name, value in (query or {}).items():
-        at.query_params[name] = value
-    at.run()
-    assert_clean(at)
-    return at
-
-
-def assert_clean(at: AppTest) -> None:
-    assert not at.exception, [e.value for e in at.exception]
-    assert not at.error, [e.value for e in at.error]
-
-
-def goto(at: AppTest, page: str) -> AppTest:
-    at.switch_page(page)
-    at.run()
-    assert_clean(at)
-    return at
-
-
-def rerun(at: AppTest) -> AppTest:
-    at.run()
-    assert_clean(at)
-    return at
-
-
-def chart(at: AppTest, key: str) -> dict:
-    found = [c for c in at.get("plotly_chart") if c.proto.id.endswith(f"-{key}")]
-    assert len(found) == 1, f"no plotly chart with key {key!r}"
-    return json.loads(found[0].proto.spec)
-
-
-def array(value) -> np.ndarray:
-    if isinstance(value, dict) and "bdata" in value:
-        out = np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"])
-        if "shape" in value:
-            out = out.reshape([int(n) for n in str(value["shape"]).split(",")])
-        return out
-    return np.asarray(value)
-
-
-def download(at: AppTest, files: dict[str, bytes], label: str) -> bytes:
-    buttons = [b for b in at.get("download_button") if b.proto.label == label]
-    assert len(buttons) == 1, f"no download button {label!r}"
-    proto = buttons[0].proto
-    file_id = proto.deferred_file_id or proto.url.rsplit("/", 1)[1].split(".")[0]
-    return files[file_id]
-
-
-def keyed(widgets, key: str):
-    found = [w for w in widgets if w.key == key or str(w.key).startswith(key + ":")]
-    assert len(found) == 1, f"{len(found)} widgets keyed {key!r}"
-    return found[0]
-
-
 def many_classes_csv() -> bytes:
     """45 well separated classes, 8 rows each; names with markup characters."""
     rng = np.random.default_rng(0)
@@ -101,14 +53,9 @@ def many_classes_csv() -> bytes:
 
 
 def upload_many(at: AppTest) -> AppTest:
-    keyed(at.get("file_uploader"), "upload_file").set_value(
-        ("many.csv", many_classes_csv(), "text/csv")
-    )
-    at.run()
-    [target] = [s for s in at.selectbox if s.label == "Target column"]
-    target.set_value("label")
-    at.button(key="upload_load").click()
-    return rerun(at)
+    load_upload(at, "many.csv", many_classes_csv(), target="label")
+    assert_clean(at)
+    return at
 
 
 def dataset(name: str):

@@ -1,9 +1,12 @@
 """scikit-learn's standard estimator checks on every sblr estimator."""
 
+import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from sblr import SBLRClassifier, SimilarityFeaturizer, SMLClassifier, SparseSBLRClassifier
 from sblr.tuning import SBLRCV, SparseSBLRCV
+
+pytestmark = pytest.mark.slow
 
 # Expected failures, each with its reason.
 FEATURIZER_XFAIL = {

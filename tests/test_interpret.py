@@ -614,6 +614,7 @@ def exact_permutation_p(w, d):
     return np.mean(np.abs(null) >= abs(rho) - 1e-12)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(4))
 def test_check_claim_p_value_matches_the_exact_permutation_distribution(seed):
     rng = np.random.default_rng(seed)

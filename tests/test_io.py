@@ -443,6 +443,7 @@ def test_fuzz_random_bytes(raw, fmt):
     assert _only_data_error(raw, format=fmt, name="f.arff") in OUTCOMES
 
 
+@pytest.mark.slow
 @FUZZ_SETTINGS
 @given(raw=mutated_text(), fmt=FORMATS, n_labels=st.sampled_from([None, 1, 2]))
 def test_fuzz_mutated_fixtures(raw, fmt, n_labels):
@@ -472,6 +473,7 @@ def test_fuzz_read_mulan_xml(raw):
 # --------------------------------------------------------------------------- benchmark data
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("name", "shape", "n_labels", "cardinality"),
     [
@@ -494,6 +496,7 @@ def test_shared_multilabel(name, shape, n_labels, cardinality, shared_datasets):
     assert np.isfinite(ds.X).all()
 
 
+@pytest.mark.slow
 def test_shared_yeast_label_columns_follow_xml_order(shared_datasets):
     path = shared_datasets / "multilabel" / "yeast.arff"
     by_xml = load_dataset(path)
@@ -504,6 +507,7 @@ def test_shared_yeast_label_columns_follow_xml_order(shared_datasets):
         np.testing.assert_array_equal(by_xml.y[:, j], by_header.y[:, k])
 
 
+@pytest.mark.slow
 def test_shared_genbase_drops_protein(shared_datasets):
     ds = load_dataset(shared_datasets / "multilabel" / "genbase.arff")
     assert "protein" not in ds.feature_names

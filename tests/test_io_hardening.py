@@ -64,6 +64,7 @@ def as_sparse_row(values: list[str]) -> str:
     return "{" + ", ".join(entries) + "}"
 
 
+@pytest.mark.slow
 @FUZZ
 @given(table=mixed_tables())
 def test_sparse_arff_equals_dense_parse_of_the_same_table(table):
@@ -120,6 +121,7 @@ def large_sparse_arff(n_attributes: int, n_rows: int, n_labels: int, seed: int =
     return ("\n".join(lines) + "\n").encode(), nnz
 
 
+@pytest.mark.slow
 def test_large_sparse_arff_loads_to_csr_without_densifying():
     raw, nnz = large_sparse_arff(10_000, 2_000, n_labels=4)  # 0.28 MB of text
     tracemalloc.start()

@@ -339,6 +339,7 @@ def _same(a, b):
     return (math.isnan(a) and math.isnan(b)) or math.isclose(a, b, rel_tol=1e-12, abs_tol=1e-12)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(_ranking_problem())
 def test_ranking_metrics_match_slow_definitions(problem):
@@ -350,6 +351,7 @@ def test_ranking_metrics_match_slow_definitions(problem):
     assert _same(coverage(Yt, Sc), cov)
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(_ranking_problem())
 def test_coverage_is_sklearn_minus_one_without_empty_rows(problem):
@@ -386,6 +388,7 @@ def test_vectorized_average_precision_equals_scikit_learn_with_ties():
     assert average_precision(Y, S) == pytest.approx(label_ranking_average_precision_score(Y, S))
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(
     st.integers(1, 30).flatmap(

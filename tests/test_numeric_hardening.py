@@ -57,6 +57,7 @@ def _separable(multilabel):
     return X, y
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
 @pytest.mark.parametrize("multilabel", [False, True], ids=["multiclass", "multilabel"])
 def test_overflowing_range_gives_the_evidence_of_the_unscaled_data(multilabel, sparse):
@@ -74,6 +75,7 @@ def test_overflowing_range_gives_the_evidence_of_the_unscaled_data(multilabel, s
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
 @pytest.mark.parametrize("multilabel", [False, True], ids=["multiclass", "multilabel"])
 @pytest.mark.parametrize("model", MODELS, ids=lambda m: m.__name__)

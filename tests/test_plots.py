@@ -602,9 +602,35 @@ def test_metric_bars_grouped_by_model():
     assert fig.data[0].marker.color != fig.data[1].marker.color
 
 
+#: Oracle for the class colours, spelled out here: Plotly's qualitative palettes "Plotly"
+#: (up to 10 classes) and "Dark24" (up to 24; repeated past 24).
+PLOTLY10 = ["#636EFA", "#EF553B", "#00CC96", "#AB63FA", "#FFA15A"]
+PLOTLY10 += ["#19D3F3", "#FF6692", "#B6E880", "#FF97FF", "#FECB52"]
+DARK24 = ["#2E91E5", "#E15F99", "#1CA71C", "#FB0D0D", "#DA16FF", "#222A2A", "#B68100"]
+DARK24 += ["#750D86", "#EB663B", "#511CFB", "#00A08B", "#FB00D1", "#FC0080", "#B2828D"]
+DARK24 += ["#6C7C32", "#778AAE", "#862A16", "#A777F1", "#620042", "#1616A7", "#DA60CA"]
+DARK24 += ["#6C4516", "#0D2A63", "#AF0038"]
+
+
 def test_class_colors_consistent():
-    assert class_colors(6) == class_colors(6)[:6]
-    assert len(set(class_colors(24))) == 24
+    assert class_colors(6) == PLOTLY10[:6]
+    assert class_colors(10) == PLOTLY10
+    assert class_colors(11) == DARK24[:11]
+    assert class_colors(24) == DARK24 and len(set(DARK24)) == 24
+    assert class_colors(30) == DARK24 + DARK24[:6]
+    # Every figure draws class t in colour t of its palette: the PCA scatter ...
+    for m, palette in ((6, PLOTLY10), (12, DARK24)):
+        names = [f"c{t}" for t in range(m)]
+        y = np.arange(5 * m) % m  # every class present, in code order
+        X = np.random.default_rng(m).normal(size=(5 * m, 3))
+        fig = pca_scatter(X, y, class_names=names)
+        colours = {trace.name: trace.marker.color for trace in fig.data}
+        assert colours == {names[t]: palette[t] for t in range(m)}
+    # ... and the regularization path (one line per class).
+    coefs_k = np.random.default_rng(0).normal(size=(3, 6))
+    fig = regularization_path([1e-2, 1e-1, 1.0], coefs_k, NAMES6)
+    colours = {trace.name: trace.line.color for trace in fig.data}
+    assert colours == {NAMES6[t]: PLOTLY10[t] for t in range(6)}
 
 
 def test_figure_html_is_standalone():
@@ -615,6 +641,7 @@ def test_figure_html_is_standalone():
         figure_html("not a figure")
 
 
+@pytest.mark.slow
 def test_pca_scatter_keeps_sparse_data_sparse():
     """A sparse matrix whose dense form would need 32 GB is projected without densifying."""
     import scipy.sparse as sp

@@ -131,6 +131,7 @@ def test_selection_sees_training_rows_only(dataset, request, monkeypatch):
     assert bad_res.rows != clean_res.rows
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("method", "selection"),
     [("br_svm", "holdout"), ("br_svm", "inner_kfold"), ("sparse_sblr", "inner_kfold")],
@@ -216,6 +217,7 @@ def test_folds_partition_and_stratify(wine, planted):
     assert np.ptp(np.array(counts), axis=0).max() <= 1  # stratified
 
 
+@pytest.mark.slow
 def test_parallel_equals_serial(wine):
     kw = {"folds": 3, "grid": GRID, "progress": False}
     serial, h1 = run_benchmark([wine], ["sblr", "br_svm"], n_jobs=1, **kw)
@@ -225,6 +227,8 @@ def test_parallel_equals_serial(wine):
     assert h1[cols].equals(h2[cols])
 
 
+@pytest.mark.slow
+@pytest.mark.dask
 def test_dask_cluster_equals_local(wine, planted, tmp_path):
     """The same tasks on a Dask cluster (a LocalCluster on 127.0.0.1 reached by its tcp://
     address, and scheduler="local") give exactly the local results; the cache is written here."""
@@ -251,6 +255,7 @@ def test_dask_cluster_equals_local(wine, planted, tmp_path):
     pd.testing.assert_frame_equal(own, run_benchmark([wine], ["sblr"], **kw)[0])
 
 
+@pytest.mark.slow
 def test_unreachable_or_malformed_scheduler_is_a_clear_error(wine, monkeypatch):
     pytest.importorskip("distributed")
     monkeypatch.setattr(protocol, "SCHEDULER_TIMEOUT", "1s")
@@ -323,6 +328,7 @@ def _fail(*args, **kwargs):
     raise AssertionError("must not run")
 
 
+@pytest.mark.slow
 def test_sparse_data_give_the_scores_of_their_dense_copy():
     """A sparse ARFF (CSR X) runs every method; scores equal those of the same data dense."""
     import dataclasses

@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text()
 
@@ -20,6 +22,7 @@ def test_readme_opens_with_the_two_fresh_machine_commands():
     assert 'eval "$test_command"' in ci
 
 
+@pytest.mark.slow
 def test_library_example_runs(tmp_path):
     code = re.search(r"```python\n(.*?)```", README, flags=re.S).group(1)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}

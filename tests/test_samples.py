@@ -57,6 +57,7 @@ def test_regeneration_is_byte_identical(tmp_path):
         assert (tmp_path / name).read_bytes() == (SAMPLE_DIR / name).read_bytes(), name
 
 
+@pytest.mark.slow
 def test_generator_command_line(tmp_path):
     subprocess.run(
         [sys.executable, str(GENERATOR), "--out", str(tmp_path)], check=True, capture_output=True

@@ -17,6 +17,7 @@ def planted():
     return load_sample("planted")
 
 
+@pytest.mark.slow
 def test_planted_pairs_are_stable_and_noise_is_not_used(planted):
     model = SparseSBLRClassifier(gamma=PLANTED_GAMMA, lam=PLANTED_LAM).fit(planted.X, planted.y)
     result = bootstrap_coefficients(model, model.featurizer_.training_evidence(), n_resamples=50)

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[1]
 #: Seconds each to import (scipy.stats ~2-3 s under load); statsmodels comes with
 #: scikit-posthocs, distributed with dask.

@@ -87,6 +87,7 @@ def test_mean_std_table():
     assert list(t.index) == [("d", "sblr"), ("d", "sml")]  # the paper's method order
 
 
+@pytest.mark.slow
 def test_friedman_matches_scipy_and_the_textbook_formula():
     rng = np.random.default_rng(3)
     vals = rng.random((6, 4))  # 6 data sets x 4 methods, no ties

@@ -132,6 +132,7 @@ def _is_number(text: str) -> bool:
     return True
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.text(min_size=1, max_size=12), min_size=1, max_size=6))
 def test_no_csv_cell_can_start_a_formula(names):

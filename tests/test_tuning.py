@@ -49,6 +49,7 @@ def test_multiclass_selection_equals_brute_force_refits():
     assert res.best_score == best
 
 
+@pytest.mark.slow
 def test_multilabel_selection_uses_ranking_scores_and_lower_is_better():
     X, Y = make_multilabel_classification(n_samples=200, n_features=6, n_classes=4, random_state=1)
     gammas, lams = [1.0, 0.1], [1e-2, 1e-3]
@@ -170,6 +171,7 @@ def test_cv_estimator_selects_what_gridsearchcv_selects_on_the_same_split():
     assert np.count_nonzero(cv_est.coef_path_[0]) <= np.count_nonzero(cv_est.coef_path_[-1])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("multilabel", [False, True])
 def test_inner_kfold_selection_equals_grid_search_cv(multilabel):
     """cv=k scores every grid point on the same folds as GridSearchCV and picks the same one."""
@@ -264,6 +266,7 @@ def test_coefficient_path_and_tune_refuse_models_they_cannot_refit():
         tune(LogisticRegression(), X, y)
 
 
+@pytest.mark.slow
 def test_one_standard_error_rule_picks_the_largest_lambda_within_one_se():
     """Oracle: the rule worked by hand from the per-fold score table."""
     from sblr.samples import load_sample
