@@ -46,7 +46,6 @@ def main(argv=None):
     if args.threads is not None:
         os.environ["SBLR_NUM_THREADS"] = str(args.threads)
 
-    import numpy as np
     from sklearn.datasets import make_multilabel_classification
     from sklearn.linear_model import LogisticRegression
 
@@ -75,9 +74,7 @@ def main(argv=None):
                 LogisticRegression(solver="newton-cholesky", C=1e6, max_iter=100).fit(F, Y[:, k])
 
     t_sk, _ = _timed(sklearn_loop, args.repeats)
-    t_sblr, sblr = _timed(
-        lambda: SBLRClassifier(gamma=0.01).fit_from_evidence(f, F), args.repeats
-    )
+    t_sblr, sblr = _timed(lambda: SBLRClassifier(gamma=0.01).fit_from_evidence(f, F), args.repeats)
     t_sparse, sparse = _timed(
         lambda: SparseSBLRClassifier(gamma=0.01, lam=1e-4).fit_from_evidence(f, F), args.repeats
     )
@@ -85,9 +82,7 @@ def main(argv=None):
     print("| logistic layer (evidence cached) | time | × scikit-learn loop | KKT (max) |")
     print("|---|---:|---:|---:|")
     print(f"| scikit-learn newton-cholesky loop, C = 1e6 | {t_sk:.2f} s | 1.00 | — |")
-    print(
-        f"| SBLR | {t_sblr:.2f} s | {t_sblr / t_sk:.2f} | {sblr.kkt_violation_.max():.1e} |"
-    )
+    print(f"| SBLR | {t_sblr:.2f} s | {t_sblr / t_sk:.2f} | {sblr.kkt_violation_.max():.1e} |")
     print(
         f"| SparseSBLR, λ = 1e-4 | {t_sparse:.2f} s | {t_sparse / t_sk:.2f} | "
         f"{sparse.kkt_violation_.max():.1e} |"

@@ -1012,7 +1012,7 @@ def cached_path(ds, key, gamma, targets):
     if missing:
         f, F = waiting_for_worker(_cached_evidence)(ds, key, gamma)
         what = (
-            f"class “{ds.class_names[missing[0]]}”"
+            f"class “{esc(ds.class_names[missing[0]])}”"  # progress text is Markdown
             if len(missing) == 1
             else f"{len(missing)} classes"
         )

@@ -82,7 +82,6 @@ TASK_METRICS = {
 }
 
 
-
 @dataclass(frozen=True)
 class MethodSpec:
     """A method of the comparison.

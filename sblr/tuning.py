@@ -41,6 +41,7 @@ from sblr.similarity import (
 #: The paper's grid for both gamma and lambda.
 PAPER_GRID = (1e2, 1e1, 1e0, 1e-1, 1e-2, 1e-3, 1e-4, 1e-5)
 
+
 @dataclass(frozen=True)
 class TuningResult:
     """Outcome of :func:`tune`.

@@ -30,8 +30,10 @@ PAGES = [
     "pages/model.py",
     "pages/coefficients.py",
     "pages/contributions.py",
+    "pages/evidence.py",
     "pages/explain.py",
     "pages/path.py",
+    "pages/lesson.py",
 ]
 #: Seconds one script run may take (AppTest's default_timeout).  Generous: a run that fits
 #: SBLR on the 45-class upload of test_coefficients_page.py takes tens of seconds on two cores.

@@ -1,10 +1,16 @@
 """Shared fixtures.  Plain AppTest helper functions are in ``apptest_helpers.py`` beside this
 file (importable as ``apptest_helpers``: pyproject.toml puts ``tests/`` on ``sys.path``)."""
 
+import os
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
+
+# The dashboard keeps uploads for their links in SBLR_SHARE_DIR: during the tests, a folder of
+# this run, not the machine's shared one (the browser tests' servers inherit it).
+os.environ.setdefault("SBLR_SHARE_DIR", tempfile.mkdtemp(prefix="sblr-test-shared-"))
 
 # Plain ``assert`` in the helpers gets pytest's detailed messages, as in a test module (must
 # run before the first import of the module).

@@ -52,8 +52,10 @@ PAGES = {
     "Compare methods": ("compare", None),
     "Coefficients β": ("coefficients", "Coefficients β"),
     "Class contributions": ("contributions", None),
+    "Evidence space": ("evidence", None),
     "Explain a prediction": ("explain", None),
     "Regularization path": ("path", None),
+    "Lesson: the planted data": ("lesson", "Lesson: what the planted data hides"),
 }
 
 
@@ -506,13 +508,24 @@ def test_names_from_a_file_are_shown_as_text(server_url, page):
                 wait_idle(pg)
                 title = pg.locator('[data-testid="stMain"] h1').first
                 assert title.locator('a:not([href^="#"]), img').count() == 0
+                pg.wait_for_timeout(200)
+                assert requests == [], f"{link} with class {name!r} fetched {requests}"
             assert_no_errors(pg, link)
             assert pg.locator('[data-testid="stMain"] img').count() == 0
         screenshot(pg, "odd_names_path")
-        for link in ("Data", "Coefficients β", "Explain a prediction", "Model & metrics"):
+        for link in (
+            "Data",
+            "Coefficients β",
+            "Evidence space",
+            "Explain a prediction",
+            "Model & metrics",
+            "Lesson: the planted data",
+        ):
             go_to(pg, link, None)
             assert_no_errors(pg, link)
             assert pg.locator('[data-testid="stMain"] a[href*="127.0.0.1"]').count() == 0
+            pg.wait_for_timeout(200)
+            assert requests == [], f"{link} fetched {requests}"
         pg.wait_for_timeout(500)
     assert requests == [], f"the page fetched {requests}"
 
