@@ -524,6 +524,7 @@ def init_state_from_url():
     q = st.query_params
     ignored = []
     shared_missing = None
+    st.session_state["_url_step"] = q.get("step")  # the lesson's step (pages/lesson.py)
     if "data" in q:
         shared_missing = open_shared(q["data"])
         if shared_missing is not None:
@@ -690,6 +691,8 @@ def _write_url(s):
             state["data"] = upload["share_id"]
     if "data" not in state and "data" in st.query_params:
         del st.query_params["data"]
+    if "step" in st.query_params:  # the lesson page puts it back; no other page has steps
+        del st.query_params["step"]
     for key, value in state.items():
         if st.query_params.get(key) != value:
             st.query_params[key] = value

@@ -116,7 +116,7 @@ st.markdown(
 )
 
 n = len(STEPS)
-wanted = st.query_params.get("step", "1")
+wanted = st.session_state.get("_url_step") or "1"  # the link's ?step=N
 first = int(wanted) if wanted.isdigit() and 1 <= int(wanted) <= n else 1
 st.session_state.setdefault("lesson_step", first)
 step = st.radio(
