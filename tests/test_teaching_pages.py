@@ -191,7 +191,6 @@ def test_every_lesson_step_has_its_address_and_shows_its_view():
     at.button(key="lesson_show").click()
     at.run()
     at.run()
-    assert "step" not in at.query_params  # the step belongs to the lesson page only
     assert at.query_params["gamma"] == "1" and at.query_params["lam"] == "0.0003162"
     assert at.query_params["k"] == "3" and at.query_params["model"] == "SparseSBLR"
 
