@@ -640,29 +640,30 @@ def sweep_lambda(pg, n_classes: int, label: str) -> None:
     assert len(set(seen)) == N_LAMBDA_STEPS, seen
 
 
+def _upload_arff(pg, server_url, name: str, data: bytes) -> None:
+    """Open the home page, upload one ARFF file (labels named in it) and load it."""
+    pg.goto(server_url + "/")
+    pg.get_by_role("heading", name=PAGES["Choose data"][1]).wait_for()
+    wait_idle(pg)
+    pg.get_by_role("tab", name="Upload ARFF or CSV").click()
+    panel = pg.locator('[data-testid="stTabPanel"]:visible')
+    panel.locator("input[type=file]").first.set_input_files(
+        {"name": name, "mimeType": "application/octet-stream", "buffer": data}
+    )
+    panel.get_by_role("button", name="Load this file").wait_for()
+    wait_idle(pg)
+    panel.get_by_role("button", name="Load this file").click()
+    pg.locator('[data-testid="stAlertContentSuccess"]').filter(
+        has_text=f"Loaded {name}."
+    ).wait_for()
+    wait_idle(pg)
+
+
 @pytest.mark.parametrize("data", ["planted", "wine", "upload"])
 def test_heatmaps_keep_cells_and_names_over_the_whole_lambda_slider(server_url, page, data):
     pg = page
     if data == "upload":
-        pg.goto(server_url + "/")
-        pg.get_by_role("heading", name=PAGES["Choose data"][1]).wait_for()
-        wait_idle(pg)
-        pg.get_by_role("tab", name="Upload ARFF or CSV").click()
-        panel = pg.locator('[data-testid="stTabPanel"]:visible')
-        panel.locator("input[type=file]").first.set_input_files(
-            {
-                "name": "birdsong_like.arff",
-                "mimeType": "application/octet-stream",
-                "buffer": _long_label_arff(),
-            }
-        )
-        panel.get_by_role("button", name="Load this file").wait_for()
-        wait_idle(pg)
-        panel.get_by_role("button", name="Load this file").click()
-        pg.locator('[data-testid="stAlertContentSuccess"]').filter(
-            has_text="Loaded birdsong_like.arff."
-        ).wait_for()
-        wait_idle(pg)
+        _upload_arff(pg, server_url, "birdsong_like.arff", _long_label_arff())
         go_to(pg, "Coefficients β", "Coefficients β")
         n_classes = 19
     else:
@@ -678,25 +679,7 @@ def test_a_long_fit_on_many_labels_shows_its_progress(server_url, page):
     """174 labels: the first Coefficients view fits 2 × 174 logistic problems; the page
     must say what it is doing (class i of m) while it works, never sit silent."""
     pg = page
-    pg.goto(server_url + "/")
-    pg.get_by_role("heading", name=PAGES["Choose data"][1]).wait_for()
-    wait_idle(pg)
-    pg.get_by_role("tab", name="Upload ARFF or CSV").click()
-    panel = pg.locator('[data-testid="stTabPanel"]:visible')
-    panel.locator("input[type=file]").first.set_input_files(
-        {
-            "name": "many_labels.arff",
-            "mimeType": "application/octet-stream",
-            "buffer": _long_label_arff(n_labels=174, n_rows=502),
-        }
-    )
-    panel.get_by_role("button", name="Load this file").wait_for()
-    wait_idle(pg)
-    panel.get_by_role("button", name="Load this file").click()
-    pg.locator('[data-testid="stAlertContentSuccess"]').filter(
-        has_text="Loaded many_labels.arff."
-    ).wait_for()
-    wait_idle(pg)
+    _upload_arff(pg, server_url, "many_labels.arff", _long_label_arff(n_labels=174, n_rows=502))
     nav = pg.locator('[data-testid="stSidebarNav"]')
     nav.get_by_role("link", name=re.compile(r"Coefficients β$")).click()
     progress = pg.locator('[data-testid="stProgress"]').filter(
