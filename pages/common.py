@@ -883,14 +883,20 @@ def cached_fit(ds, key, model, gamma, lam):
     return _fits().put(wanted, est)
 
 
-def sml_without_row(ds, gamma, row):
-    """SML fitted on every row but ``row`` (SML has no leave-one-out evidence of its own:
-    its set sizes come from similarity sums by label-set size)."""
+@st.cache_resource(max_entries=16, show_spinner="Fitting SML without this row…")
+def _cached_sml_without_row(_ds, key, gamma, row):
     from sblr.models import make_model
 
-    keep = np.arange(ds.n_samples) != row
-    with job_slot(wait=True):
-        return make_model("SML", gamma=gamma).fit(ds.X[keep], ds.y[keep])
+    keep = np.arange(_ds.n_samples) != row
+    with job_slot():
+        return make_model("SML", gamma=gamma).fit(_ds.X[keep], _ds.y[keep])
+
+
+def sml_without_row(ds, key, gamma, row):
+    """SML fitted on every row but ``row`` (SML has no leave-one-out evidence of its own:
+    its set sizes come from similarity sums by label-set size); kept per (data, γ, row), so
+    a λ or class change on the explain page does not refit it."""
+    return waiting_for_worker(_cached_sml_without_row)(ds, key, gamma, row)
 
 
 def _stored_fit(_ds, key, model, gamma, lam):

@@ -130,8 +130,7 @@ for other in common.MODEL_NAMES:
     fitted = model if other == model_name else common.cached_fit(ds, key, other, s.gamma, s.lam)
     if other == "SML":
         if not is_edited:  # a training row: SML without it, as the others see it
-            with st.spinner("Fitting SML without this row…"):
-                fitted = common.sml_without_row(ds, s.gamma, row)
+            fitted = common.sml_without_row(ds, key, s.gamma, row)
         P, pred = fitted.predict_proba(x[None, :]), fitted.predict(x[None, :])[0]
     else:
         e = evidence[None, :]
