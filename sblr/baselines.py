@@ -33,12 +33,14 @@ from numbers import Integral, Real
 import numpy as np
 from scipy import sparse
 from scipy.special import expit
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.linear_model import LogisticRegression
+from sklearn.multiclass import OneVsRestClassifier
 from sklearn.neighbors import KNeighborsClassifier, NearestCentroid, NearestNeighbors
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import MinMaxScaler
 from sklearn.svm import SVC
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -85,16 +87,6 @@ class _ScaledClassifier(ClassifierMixin, BaseEstimator):
         tags.classifier_tags.multi_label = True
         tags.target_tags.multi_output = True
         return tags
-
-
-def _check_k(k):
-    if not (isinstance(k, Integral) and not isinstance(k, bool) and k >= 1):
-        raise ValueError(f"k must be a positive integer; got {k!r}.")
-
-
-def _check_positive(name, value):
-    if not (isinstance(value, Real) and not isinstance(value, bool) and value > 0):
-        raise ValueError(f"{name} must be a positive number; got {value!r}.")
 
 
 def leave_one_out_neighbors(nn, X_fit, k):
@@ -152,7 +144,6 @@ class _NeighbourLabelClassifier(_ScaledClassifier):
     """Keeps the scaled training rows and counts labels among the k nearest."""
 
     def _fit_neighbours(self, X, y):
-        _check_k(self.k)
         Xs, Y = self._fit_targets(X, y)
         self.X_fit_, self.Y_fit_ = Xs, Y
         self.n_neighbors_ = int(min(self.k, Xs.shape[0] - 1))
@@ -251,10 +242,16 @@ class MLkNNClassifier(_NeighbourLabelClassifier):
     ((3, 11), 0.97)
     """
 
+    _parameter_constraints = {
+        "k": [Interval(Integral, 1, None, closed="left")],
+        "s": [Interval(Real, 0, None, closed="neither")],
+    }
+
     def __init__(self, *, k=10, s=1.0):
         self.k = k
         self.s = s
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
         """Count the labels among each training row's leave-one-out neighbours.
 
@@ -268,7 +265,6 @@ class MLkNNClassifier(_NeighbourLabelClassifier):
         -------
         self
         """
-        _check_positive("s", self.s)
         Y = self._fit_neighbours(X, y)
         s, k, (n, m) = float(self.s), self.n_neighbors_, Y.shape
         self.prior_ = (s + Y.sum(axis=0)) / (2.0 * s + n)
@@ -409,11 +405,18 @@ class IBLRClassifier(_NeighbourLabelClassifier):
     ((3, 3), 0.97)
     """
 
+    _parameter_constraints = {
+        "k": [Interval(Integral, 1, None, closed="left")],
+        "C": [Interval(Real, 0, None, closed="neither")],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+    }
+
     def __init__(self, *, k=10, C=1e4, max_iter=1000):
         self.k = k
         self.C = C
         self.max_iter = max_iter
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
         """Fit one logistic regression per label on the leave-one-out confidences.
 
@@ -427,9 +430,6 @@ class IBLRClassifier(_NeighbourLabelClassifier):
         -------
         self
         """
-        _check_positive("C", self.C)
-        if not (isinstance(self.max_iter, Integral) and self.max_iter > 0):
-            raise ValueError(f"max_iter must be a positive integer; got {self.max_iter!r}.")
         Y = self._fit_neighbours(X, y)
         Z = self.neighbour_label_fractions()
         m = Y.shape[1]
@@ -537,21 +537,20 @@ class IBLRClassifier(_NeighbourLabelClassifier):
 class BRSVMClassifier(_ScaledClassifier):
     """Binary relevance with one RBF support vector machine per class.
 
-    For each class l, ``sklearn.svm.SVC(kernel="rbf", C=C, gamma=gamma)`` is
-    fitted on the [-1, 1]-scaled features against the 0/1 column ``y_l``
-    (multi-label) or the one-vs-rest indicator of class l (multi-class, 3+
-    classes; two classes: a single SVM for ``classes_[1]``).
-    ``decision_function`` returns the SVMs' decision values; a class that is
-    constant in training has no SVM and scores +1 (always present) or -1
-    (never present).  Multi-label: label l is predicted when its score is
-    > 0; multi-class: ``argmax``.  There is no ``predict_proba`` (SVM scores
-    are not probabilities; Platt scaling would change the model).
+    ``OneVsRestClassifier(SVC(kernel="rbf", C=C, gamma=gamma))`` on the
+    [-1, 1]-scaled features (two classes: one SVM, for ``classes_[1]``), except
+    that a class constant in training gets no SVM and scores +1 (always
+    present) or -1 (never present), not scikit-learn's warning and 1 or 0.
+    ``decision_function`` returns the SVMs' decision values.  Multi-label:
+    label l is predicted when its score is > 0; multi-class: ``argmax``.  No
+    ``predict_proba`` (SVM scores are not probabilities; Platt scaling would
+    change the model).
 
     Parameters
     ----------
     C : float, default=1.0
         SVM regularization.
-    gamma : float or "scale", default="scale"
+    gamma : float, "scale" or "auto", default="scale"
         RBF width; ``"scale"`` is ``1 / (n_features * X.var())`` of the scaled
         training data (the same for every class).
 
@@ -559,6 +558,10 @@ class BRSVMClassifier(_ScaledClassifier):
     ----------
     classes_ : ndarray of shape (n_classes,)
     multilabel_ : bool
+    svm_classes_ : ndarray of shape (n_svms,)
+        Indices of the classes that have an SVM.
+    ovr_ : OneVsRestClassifier or None
+        The SVMs of ``svm_classes_``, in that order (None when there are none).
     estimators_ : list of SVC or None
         One per class (``None``: constant class, or class 0 of a binary problem).
     constant_scores_ : ndarray of shape (n_classes,)
@@ -576,10 +579,16 @@ class BRSVMClassifier(_ScaledClassifier):
     ((89, 3), 0.99)
     """
 
+    _parameter_constraints = {
+        "C": [Interval(Real, 0, None, closed="neither")],
+        "gamma": [StrOptions({"scale", "auto"}), Interval(Real, 0, None, closed="neither")],
+    }
+
     def __init__(self, *, C=1.0, gamma="scale"):
         self.C = C
         self.gamma = gamma
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
         """Fit one SVM per (non-constant) class.
 
@@ -593,27 +602,27 @@ class BRSVMClassifier(_ScaledClassifier):
         -------
         self
         """
-        _check_positive("C", self.C)
-        if not (isinstance(self.gamma, str) and self.gamma in ("scale", "auto")):
-            _check_positive("gamma", self.gamma)
         Xs, Y = self._fit_targets(X, y)
-        m = Y.shape[1]
-        self.estimators_ = [None] * m
-        self.constant_scores_ = np.zeros(m)
-        for label in [1] if self._binary() else range(m):
-            yl = Y[:, label]
-            if yl.min() == yl.max():
-                self.constant_scores_[label] = 1.0 if yl[0] == 1 else -1.0
-                continue
-            self.estimators_[label] = SVC(kernel="rbf", C=self.C, gamma=self.gamma).fit(Xs, yl)
+        constant = Y.min(axis=0) == Y.max(axis=0)
+        self.constant_scores_ = np.where(constant, 2.0 * Y[0] - 1.0, 0.0)
+        # two classes: a single SVM, for classes_[1]
+        self.svm_classes_ = np.array([1]) if self._binary() else np.flatnonzero(~constant)
+        self.ovr_, self.estimators_ = None, [None] * Y.shape[1]
+        if self.svm_classes_.size:
+            target = Y[:, self.svm_classes_]
+            if target.shape[1] == 1:  # OneVsRestClassifier takes one 0/1 column as 1-D
+                target = target[:, 0]
+            svm = SVC(kernel="rbf", C=self.C, gamma=self.gamma)
+            self.ovr_ = OneVsRestClassifier(svm).fit(Xs, target)
+            for label, svc in zip(self.svm_classes_, self.ovr_.estimators_, strict=True):
+                self.estimators_[label] = svc
         return self
 
     def _scores(self, X):
         Xs = self._scaled(X)
         S = np.tile(self.constant_scores_, (Xs.shape[0], 1))
-        for label, svc in enumerate(self.estimators_):
-            if svc is not None:
-                S[:, label] = svc.decision_function(Xs)
+        if self.ovr_ is not None:
+            S[:, self.svm_classes_] = self.ovr_.decision_function(Xs).reshape(Xs.shape[0], -1)
         return S
 
     def decision_function(self, X):

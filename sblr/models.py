@@ -16,17 +16,17 @@ from numbers import Integral, Real
 
 import numpy as np
 from scipy.special import expit, log_expit, logsumexp
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils._param_validation import Interval
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from sblr.exceptions import DataError
 from sblr.logistic import constant_intercept, fit_logistic, single_threaded_blas, worker_budget
 from sblr.similarity import (
-    check_approx_params,
+    SimilarityFeaturizer,
     check_evidence,
-    check_featurizer_params,
     featurizer_for,
     label_indicator,
 )
@@ -64,10 +64,11 @@ def fits_from_evidence(estimator):
 class _SimilarityClassifier(ClassifierMixin, BaseEstimator):
     """Shared plumbing: target handling, evidence, tags."""
 
+    # the evidence parameters are the featurizer's, declared there
+    _parameter_constraints = dict(SimilarityFeaturizer._parameter_constraints)
+
     def _fit_featurizer(self, X, y):
         """Validate the data and fit the featurizer (scaling, gamma, class indicator)."""
-        check_featurizer_params(self.kernel, self.gamma, self.normalize, self.working_memory)
-        check_approx_params(self.approx, self.kernel, self.n_components)
         X, y = validate_data(self, X, y, multi_output=True, dtype=np.float64, accept_sparse="csr")
         check_classification_targets(y)
         self.featurizer_ = featurizer_for(self).fit(X, y)
@@ -179,6 +180,7 @@ class SMLClassifier(_SimilarityClassifier):
         self.n_components = n_components
         self.random_state = random_state
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
         """Store the training rows and, for multi-label data, the set-size groups.
 
@@ -505,6 +507,15 @@ class _LogisticSimilarityClassifier(_SimilarityClassifier):
     #: See :func:`fits_from_evidence`.
     _fits_from_evidence = True
 
+    _parameter_constraints = {
+        **_SimilarityClassifier._parameter_constraints,
+        "ridge": [Interval(Real, 0, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="neither")],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "force_top1": ["boolean"],
+    }
+
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
         """Compute the leave-one-out evidence and fit one logistic model per class.
 
@@ -518,10 +529,10 @@ class _LogisticSimilarityClassifier(_SimilarityClassifier):
         -------
         self
         """
-        self._check_logistic_params()
         self._fit_featurizer(X, y)
         return self._fit_layer(self.featurizer_.training_evidence())
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit_from_evidence(self, featurizer, F, *, warm_start=None, progress=None):
         """Fit only the logistic layer, on a fitted featurizer's training evidence.
 
@@ -555,7 +566,6 @@ class _LogisticSimilarityClassifier(_SimilarityClassifier):
         return self._fit_from_evidence(featurizer, F, warm_start, progress)
 
     def _fit_from_evidence(self, featurizer, F, warm_start=None, progress=None):
-        self._check_logistic_params()
         F = np.asarray(F, dtype=np.float64)
         expected = featurizer.Y_fit_.shape
         if F.shape != expected:
@@ -628,15 +638,6 @@ class _LogisticSimilarityClassifier(_SimilarityClassifier):
 
     def _lam_value(self):
         return 0.0
-
-    def _check_logistic_params(self):
-        if not (isinstance(self.ridge, Real) and np.isfinite(self.ridge) and self.ridge >= 0):
-            raise ValueError(f"ridge must be a finite number >= 0; got {self.ridge!r}.")
-        if not (isinstance(self.tol, Real) and np.isfinite(self.tol) and self.tol > 0):
-            raise ValueError(f"tol must be a positive finite number; got {self.tol!r}.")
-        if not (isinstance(self.max_iter, Integral) and self.max_iter > 0):
-            raise ValueError(f"max_iter must be a positive integer; got {self.max_iter!r}.")
-        self._lam_value()
 
     def logits(self, X):
         """Per-class logits ``beta_0^k + sum_t beta_t^k f̄_t(x)``.
@@ -887,6 +888,11 @@ class SparseSBLRClassifier(_LogisticSimilarityClassifier):
     (True, 0.98)
     """
 
+    _parameter_constraints = {
+        **_LogisticSimilarityClassifier._parameter_constraints,
+        "lam": [Interval(Real, 0, None, closed="left")],
+    }
+
     def __init__(
         self,
         *,
@@ -917,8 +923,6 @@ class SparseSBLRClassifier(_LogisticSimilarityClassifier):
         self.random_state = random_state
 
     def _lam_value(self):
-        if not (isinstance(self.lam, Real) and np.isfinite(self.lam) and self.lam >= 0):
-            raise ValueError(f"lam must be a number >= 0; got {self.lam!r}.")
         return float(self.lam)
 
 

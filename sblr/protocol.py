@@ -8,7 +8,8 @@ fold and scored on the test fold:
   fold (stratified for multi-class data), score every grid point on it, keep
   the best (ties: the first in grid order, i.e. the larger value).  SML, SBLR
   and SparseSBLR use :func:`sblr.tuning.tune` (evidence computed once per
-  gamma and split); BR-SVM runs the same scheme over its (gamma, C) grid.
+  gamma and split); BR-SVM runs the same scheme over its (gamma, C) grid with
+  scikit-learn's ``GridSearchCV`` on that split.
 * ``selection="inner_kfold"``: the mean validation score over an inner
   ``inner_folds``-fold split of the training fold (NaN scores ignored);
   :func:`sblr.tuning.tune` with ``cv=inner_folds`` for the similarity models.
@@ -42,6 +43,7 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 from joblib import Parallel, delayed, parallel_config
+from sklearn.model_selection import GridSearchCV
 
 from sblr import metrics
 from sblr.baselines import (
@@ -251,19 +253,38 @@ def _grid_points(spec, grid):
     return points
 
 
-def _validation_scores(spec, points, X_fit, y_fit, X_val, y_val, metric):
-    """Score every grid point trained on (X_fit, y_fit), validated on (X_val, y_val)."""
-    multilabel = metrics.is_multilabel(y_fit)
-    values = np.full(len(points), np.nan)
-    for i, p in enumerate(points):
-        est = spec.build(**p).fit(X_fit, y_fit)
-        sc = _scores(est, X_val, multilabel)
-        values[i] = _metric_values([metric], y_val, est.predict(X_val), sc)[metric]
-    return values
+def _scorer(metric):
+    """``scorer(estimator, X, y)``: ``metric`` on (X, y) as :func:`run_fold` scores a test
+    fold (from ``decision_function`` scores on multi-label data, else from predictions)."""
+
+    def scorer(estimator, X, y):
+        scores = _scores(estimator, X, metrics.is_multilabel(y))
+        return metrics.score(metric, y, estimator.predict(X), scores)
+
+    return scorer
 
 
-def _best(points, scores, metric):
-    return dict(points[metrics.best_index(metric, scores)])
+def _search_scores(spec, points, X, y, splits, metric):
+    """Validation score of every grid point (columns) on every split (rows), by GridSearchCV.
+
+    ``splits`` are (fit, validation) row indices, passed as they are rather than as a
+    ``PredefinedSplit`` (which gives the fit rows in sorted order): libsvm's solution
+    depends on the row order within its tolerance, and the hold-out's order is shuffled.
+    """
+    search = GridSearchCV(
+        spec.build(),
+        [{name: [value] for name, value in p.items()} for p in points],  # keeps grid order
+        scoring=_scorer(metric),
+        cv=splits,
+        refit=False,  # run_fold refits the chosen point on the whole training fold
+        error_score="raise",
+    )
+    with warnings.catch_warnings():
+        # a NaN score (e.g. average precision of validation rows without labels) is
+        # handled by select_params: ignored in the mean over inner folds
+        warnings.filterwarnings("ignore", "One or more of the test scores are non-finite")
+        search.fit(X, y)
+    return np.array([search.cv_results_[f"split{i}_test_score"] for i in range(len(splits))])
 
 
 def select_params(
@@ -324,24 +345,19 @@ def select_params(
             random_state=random_state,
         )
         return dict(res.best_params)
-    points = _grid_points(spec, grid)
     if selection == "holdout":
         if len(y) < 10:
             raise DataError("Tuning needs at least 10 training rows (a 10% validation split).")
-        X_fit, X_val, y_fit, y_val = validation_split(X, y, 0.1, random_state)
-        scores = _validation_scores(spec, points, X_fit, y_fit, X_val, y_val, metric)
+        fit_rows, val_rows, _, _ = validation_split(np.arange(len(y)), y, 0.1, random_state)
+        splits = [(fit_rows, val_rows)]
     else:
-        inner = make_splits(y, scheme="kfold", n_splits=inner_folds, random_state=random_state)
-        table = np.array(
-            [
-                _validation_scores(spec, points, X[tr], y[tr], X[va], y[va], metric)
-                for tr, va in inner
-            ]
-        )
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN column stays NaN
-            scores = np.nanmean(table, axis=0)
-    return _best(points, scores, metric)
+        splits = make_splits(y, scheme="kfold", n_splits=inner_folds, random_state=random_state)
+    points = _grid_points(spec, grid)
+    table = _search_scores(spec, points, X, y, splits, metric)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN column stays NaN
+        scores = np.nanmean(table, axis=0)
+    return dict(points[metrics.best_index(metric, scores)])
 
 
 # --------------------------------------------------------------------------- one fold

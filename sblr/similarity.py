@@ -18,13 +18,14 @@ import math
 import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from numbers import Real
+from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
 from sklearn.kernel_approximation import Nystroem, RBFSampler
 from sklearn.metrics.pairwise import manhattan_distances
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.extmath import row_norms, safe_sparse_dot
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.sparsefuncs import mean_variance_axis, min_max_axis
@@ -1047,6 +1048,16 @@ class SimilarityFeaturizer(TransformerMixin, BaseEstimator):
     True
     """
 
+    _parameter_constraints = {
+        "kernel": [StrOptions(set(KERNELS)), callable],
+        "gamma": [StrOptions({"scale"}), Interval(Real, 0, None, closed="neither")],
+        "normalize": [StrOptions({"mean", "sum"})],
+        "working_memory": [Interval(Real, 0, None, closed="neither"), None],
+        "approx": [StrOptions({"auto", *APPROX_METHODS}), None],
+        "n_components": [Interval(Integral, 1, None, closed="left")],
+        "random_state": ["random_state"],
+    }
+
     def __init__(
         self,
         *,
@@ -1066,6 +1077,7 @@ class SimilarityFeaturizer(TransformerMixin, BaseEstimator):
         self.n_components = n_components
         self.random_state = random_state
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
         """Scale and store the training rows with their class indicator.
 
@@ -1080,8 +1092,14 @@ class SimilarityFeaturizer(TransformerMixin, BaseEstimator):
         -------
         self
         """
-        check_featurizer_params(self.kernel, self.gamma, self.normalize, self.working_memory)
-        check_approx_params(self.approx, self.kernel, self.n_components)
+        # a rule across two parameters, which _parameter_constraints cannot state
+        if self.approx in APPROX_METHODS and not (
+            isinstance(self.kernel, str) and self.kernel == "rbf"
+        ):
+            raise ValueError(
+                f"approx={self.approx!r} approximates the rbf kernel only; got "
+                f'kernel={self.kernel!r}. Use kernel="rbf" or approx=None.'
+            )
         X, y = validate_data(self, X, y, multi_output=True, dtype=np.float64, accept_sparse="csr")
         self.sparse_input_ = sp.issparse(X)
         if self.sparse_input_ and not (
@@ -1112,6 +1130,7 @@ class SimilarityFeaturizer(TransformerMixin, BaseEstimator):
     def _working_memory(self):
         return self.working_memory or DEFAULT_WORKING_MEMORY_MB
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit_transform(self, X, y):
         """Fit, then return the leave-one-out evidence of the training rows.
 
@@ -1203,43 +1222,6 @@ class SimilarityFeaturizer(TransformerMixin, BaseEstimator):
         tags.target_tags.required = True
         tags.target_tags.multi_output = True
         return tags
-
-
-def check_featurizer_params(kernel, gamma, normalize, working_memory):
-    """Raise ``ValueError`` naming the parameter when one is out of range."""
-    if not (callable(kernel) or kernel in KERNELS):
-        raise ValueError(f"kernel must be one of {KERNELS} or a callable; got {kernel!r}.")
-    if isinstance(gamma, str):
-        if gamma != "scale":
-            raise ValueError(f'gamma must be a positive number or "scale"; got {gamma!r}.')
-    elif isinstance(gamma, bool) or not (
-        isinstance(gamma, Real) and np.isfinite(gamma) and gamma > 0
-    ):
-        raise ValueError(f'gamma must be a positive number or "scale"; got {gamma!r}.')
-    if normalize not in ("mean", "sum"):
-        raise ValueError(f'normalize must be "mean" or "sum"; got {normalize!r}.')
-    if working_memory is not None and not (isinstance(working_memory, Real) and working_memory > 0):
-        raise ValueError(
-            f"working_memory must be a positive number of MiB; got {working_memory!r}."
-        )
-
-
-def check_approx_params(approx, kernel, n_components):
-    """Raise ``ValueError`` for a bad ``approx`` / ``n_components`` or a non-rbf kernel."""
-    if approx is None or (isinstance(approx, str) and approx == "auto"):
-        return
-    if isinstance(approx, str) and approx in APPROX_METHODS:
-        if not (isinstance(kernel, str) and kernel == "rbf"):
-            raise ValueError(
-                f"approx={approx!r} approximates the rbf kernel only; got kernel={kernel!r}. "
-                'Use kernel="rbf" or approx=None.'
-            )
-    else:
-        raise ValueError(f'approx must be "auto", None or one of {APPROX_METHODS}; got {approx!r}.')
-    if isinstance(n_components, bool) or not (
-        isinstance(n_components, (int, np.integer)) and n_components > 0
-    ):
-        raise ValueError(f"n_components must be a positive integer; got {n_components!r}.")
 
 
 def label_indicator(y):

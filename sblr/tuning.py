@@ -18,8 +18,11 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from sklearn.base import clone
+from numbers import Integral, Real
+
+from sklearn.base import _fit_context, clone
 from sklearn.utils import check_array
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import validate_data
 
@@ -418,6 +421,7 @@ class _TunedMixin:
         shared = {k: own[k] for k in base._get_param_names() if k in own}
         return base(**{**shared, **params})
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
         """Select the hyper-parameters on validation data, then refit on all rows.
 
@@ -430,8 +434,6 @@ class _TunedMixin:
         -------
         self
         """
-        self._check_logistic_params()
-        _check_cv(self.cv)
         X, y = validate_data(self, X, y, multi_output=True, dtype=np.float64, accept_sparse="csr")
         check_classification_targets(y)
         result = tune(
@@ -456,6 +458,18 @@ class _TunedMixin:
 
     def _fit_path(self, best, featurizer, F):
         pass
+
+
+def _cv_constraints(base, *grids):
+    """The base model's parameter constraints with its gamma (and lam) replaced by grids."""
+    out = {k: v for k, v in base._parameter_constraints.items() if k not in ("gamma", "lam")}
+    out.update({grid: ["array-like"] for grid in grids})
+    out.update(
+        metric=[StrOptions(set(metrics.LOWER_IS_BETTER)), None],
+        cv=[Interval(Integral, 2, None, closed="left"), None],
+        val_size=[Interval(Real, 0, 1, closed="neither")],
+    )
+    return out
 
 
 _CV_PARAMETERS = """
@@ -510,6 +524,8 @@ class SparseSBLRCV(_TunedMixin, SparseSBLRClassifier):
     >>> sorted(clf.best_params_), clf.coef_path_.shape
     (['gamma', 'lam'], (2, 3, 3))
     """
+
+    _parameter_constraints = _cv_constraints(SparseSBLRClassifier, "gammas", "lams")
 
     def __init__(
         self,
@@ -592,6 +608,8 @@ class SBLRCV(_TunedMixin, SBLRClassifier):
     >>> clf.best_params_["gamma"] in (10.0, 1.0, 0.1), clf.coef_.shape
     (True, (3, 3))
     """
+
+    _parameter_constraints = _cv_constraints(SBLRClassifier, "gammas")
 
     def __init__(
         self,

@@ -1,4 +1,5 @@
-"""Baselines: ML-kNN by hand, IBLR and BR-SVM against scikit-learn oracles, sklearn checks."""
+"""Baselines: ML-kNN by hand, IBLR and BR-SVM against scikit-learn oracles (the standard
+checks are in test_common.py)."""
 
 import warnings
 
@@ -12,7 +13,6 @@ from sklearn.model_selection import cross_val_score
 from sklearn.neighbors import NearestNeighbors
 from sklearn.pipeline import Pipeline
 from sklearn.svm import SVC
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from sblr.baselines import (
     BASELINES,
@@ -295,6 +295,14 @@ def test_br_svm_constant_labels_score_plus_or_minus_one(multilabel):
     S = clf.decision_function(X)
     np.testing.assert_array_equal(S[:, :2], np.tile([1.0, -1.0], (len(X), 1)))
     np.testing.assert_array_equal(clf.predict(X)[:, :2], np.tile([1, 0], (len(X), 1)))
+    # a single non-constant label: still its own SVM, the others score +1 / -1
+    Y[:, 3:] = 0
+    S = BRSVMClassifier().fit(X, Y).decision_function(X)
+    np.testing.assert_array_equal(
+        S[:, [0, 1, 3, 4, 5]], np.tile([1.0, -1, -1, -1, -1], (len(X), 1))
+    )
+    d = SVC().fit(_scaled(X, X), Y[:, 2]).decision_function(_scaled(X, X))
+    np.testing.assert_allclose(S[:, 2], d, rtol=1e-10, atol=1e-12)
 
 
 # --------------------------------------------------------------------------- all baselines
@@ -330,18 +338,3 @@ def test_factories():
         clone(pipe)
     assert BASELINES["knn"](k=3).steps[-1][1].n_neighbors == 3
     assert BASELINES["lr"](C=0.5).steps[-1][1].C == 0.5
-
-
-# --------------------------------------------------------------------------- sklearn checks
-# No expected failures: every check passes (MLkNN's decision_function is ``r - 0.5`` rather
-# than ``r`` because check_classifier_multioutput requires ``decision > 0 <=> predicted``).
-EXPECTED_FAILED_CHECKS = {}
-
-
-@pytest.mark.slow
-@parametrize_with_checks(
-    [MLkNNClassifier(), IBLRClassifier(), BRSVMClassifier()],
-    expected_failed_checks=lambda estimator: EXPECTED_FAILED_CHECKS,
-)
-def test_sklearn_compatible_estimator(estimator, check):
-    check(estimator)

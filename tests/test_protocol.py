@@ -140,11 +140,11 @@ def test_other_selections_ignore_poisoned_test_rows(wine, method, selection, mon
     splits = make_splits(wine.y, scheme="kfold", n_splits=3)
     train, test = splits[0]
     seen = []
-    real = protocol._validation_scores
+    real = protocol._search_scores
 
-    def spy(spec, points, X_fit, y_fit, X_val, y_val, metric):
-        seen.append(np.vstack([X_fit, X_val]))
-        return real(spec, points, X_fit, y_fit, X_val, y_val, metric)
+    def spy(spec, points, X, y, splits, metric):
+        seen.append(np.array(X))
+        return real(spec, points, X, y, splits, metric)
 
     real_tune = protocol.tune
 
@@ -152,13 +152,42 @@ def test_other_selections_ignore_poisoned_test_rows(wine, method, selection, mon
         seen.append(np.array(X))
         return real_tune(estimator, X, y, **kw)
 
-    monkeypatch.setattr(protocol, "_validation_scores", spy)
+    monkeypatch.setattr(protocol, "_search_scores", spy)
     monkeypatch.setattr(protocol, "tune", spy_tune)
     kw = {"grid": GRID, "selection": selection}
     clean = run_fold(wine, method, 0, splits, **kw)
     bad = run_fold(_poisoned(wine, test), method, 0, splits, **kw)
     assert bad.params == clean.params
     assert seen and all(len(s) == len(train) and np.abs(s).max() < 1e5 for s in seen)
+
+
+@pytest.mark.parametrize("selection", ["holdout", "inner_kfold"])
+def test_baseline_selection_equals_a_hand_loop(planted, selection):
+    """BR-SVM's GridSearchCV selection equals the paper's rule written out: fit every
+    (gamma, C) on the fit rows, score average precision on the validation rows, average
+    over the splits, keep the first best point in grid order."""
+    from sblr.baselines import BRSVMClassifier
+    from sblr.evaluation import validation_split
+    from sblr.metrics import average_precision
+
+    X, y = planted.X[:120], protocol.task_y(planted)[:120]
+    grid = (10.0, 1.0, 0.1, 0.01)
+    if selection == "holdout":
+        X_fit, X_val, y_fit, y_val = validation_split(X, y, 0.1, 0)
+        splits = [(X_fit, y_fit, X_val, y_val)]
+    else:
+        folds = make_splits(y, scheme="kfold", n_splits=3, random_state=0)
+        splits = [(X[tr], y[tr], X[va], y[va]) for tr, va in folds]
+    best, best_score = None, -np.inf
+    for gamma in grid:
+        for C in grid:
+            values = []
+            for X_fit, y_fit, X_val, y_val in splits:
+                svm = BRSVMClassifier(gamma=gamma, C=C).fit(X_fit, y_fit)
+                values.append(average_precision(y_val, svm.decision_function(X_val)))
+            if np.mean(values) > best_score:
+                best, best_score = {"gamma": gamma, "C": C}, np.mean(values)
+    assert select_params("br_svm", X, y, selection=selection, grid=grid) == best
 
 
 def test_select_params_inner_kfold_is_deterministic(wine):

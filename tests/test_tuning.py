@@ -232,8 +232,10 @@ def test_bad_cv_is_refused():
 
     X, y = load_wine(return_X_y=True)
     for bad in (1, 0, 2.5, True, "3"):
-        with pytest.raises(ValueError, match="cv must be None"):
+        with pytest.raises(ValueError, match="'cv' parameter of SparseSBLRCV"):
             SparseSBLRCV(cv=bad).fit(X, y)
+        with pytest.raises(ValueError, match="cv must be None"):
+            tune(SparseSBLRClassifier(), X, y, cv=bad)
     with pytest.raises(DataError, match="inner folds needs at least"):
         tune(SparseSBLRClassifier(), X[:7], y[:7], cv=5)
 
