@@ -43,7 +43,6 @@ import importlib.util
 import io
 import pstats
 import statistics
-import sys
 import time
 from contextlib import contextmanager
 from pathlib import Path
@@ -59,12 +58,14 @@ ROOT = Path(__file__).resolve().parents[1]
 
 streamlit.logger.set_log_level("error")  # no "No runtime found" warnings on import
 
-# pages/ is the app's folder, not a package: LOG_GRID is read from pages/common.py's file.
-_spec = importlib.util.spec_from_file_location("_dashboard_common", ROOT / "pages" / "common.py")
-_common = importlib.util.module_from_spec(_spec)
-sys.modules[_spec.name] = _common  # dataclasses look their module up there
-_spec.loader.exec_module(_common)
-LOG_GRID = _common.LOG_GRID
+# pages/ is the app's folder, not on this script's path: the sliders' grid is read from the
+# file that defines it (it imports nothing of pages/).
+_spec = importlib.util.spec_from_file_location(
+    "_dashboard_formatting", ROOT / "pages" / "_shared" / "formatting.py"
+)
+_formatting = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_formatting)
+LOG_GRID = _formatting.LOG_GRID
 
 YEAST = ROOT.parent / "shared" / "datasets" / "multilabel"
 SHAPE = (2417, 103, 14)

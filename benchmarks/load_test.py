@@ -41,7 +41,8 @@ The server's peak memory is sampled from /proc/<pid>/status (VmRSS of the
 server process and all its descendants, every 0.2 s); VmHWM of the server
 process is read at the end.
 
-Run from the repo root::
+Run from the repo root (with sblr importable: `pip install -e .` in the repository; it
+starts the server with :mod:`sblr.dashboard`)::
 
     python benchmarks/load_test.py --quick          # 4 sessions
     python benchmarks/load_test.py                  # 20 sessions
@@ -64,17 +65,16 @@ import math
 import os
 import re
 import signal
-import socket
-import subprocess
 import sys
 import tempfile
 import threading
 import time
-import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+
+from sblr.dashboard import start_dashboard, stop_dashboard, wait_until_healthy
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = Path("/usr/bin/chromium")
@@ -264,64 +264,6 @@ def make_upload(i: int) -> Upload:
 
 
 # ----------------------------------------------------------------------------- server
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def start_server(port: int, log_path: Path, app_dir: Path) -> subprocess.Popen:
-    cmd = [
-        sys.executable,
-        "-m",
-        "streamlit",
-        "run",
-        "app.py",
-        "--server.headless",
-        "true",
-        "--server.port",
-        str(port),
-        "--server.address",
-        "127.0.0.1",
-        "--browser.gatherUsageStats",
-        "false",
-    ]
-    with open(log_path, "wb") as out:
-        return subprocess.Popen(
-            cmd, cwd=app_dir, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
-        )
-
-
-def wait_healthy(url: str, proc: subprocess.Popen | None, timeout: float = 90.0) -> None:
-    deadline = time.monotonic() + timeout
-    while True:
-        if proc is not None and proc.poll() is not None:
-            raise RuntimeError(f"streamlit exited with {proc.returncode}")
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=3) as r:
-                if r.read().strip() == b"ok":
-                    return
-        except OSError:
-            pass
-        if time.monotonic() > deadline:
-            raise RuntimeError(f"{url}/_stcore/health did not answer 'ok' in {timeout:.0f} s")
-        time.sleep(0.25)
-
-
-def stop_server(proc: subprocess.Popen) -> None:
-    """SIGTERM the server's process group, SIGKILL it if it does not stop in 10 s."""
-    if proc.poll() is not None:
-        return
-    try:
-        os.killpg(proc.pid, signal.SIGTERM)
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait(timeout=10)
-    except ProcessLookupError:
-        pass
-
-
 def _status_kb(pid: int, field_name: str) -> int:
     try:
         with open(f"/proc/{pid}/status") as f:
@@ -884,15 +826,13 @@ def main(argv=None) -> int:
     try:
         if args.url:
             base = args.url.rstrip("/")
-            wait_healthy(base, None, timeout=10)
+            wait_until_healthy(base, timeout=10)
             pid = args.server_pid
         else:
-            port = args.port or free_port()
-            base = f"http://127.0.0.1:{port}"
             log = args.server_log or Path(tmp.name) / "streamlit-server.log"
-            proc = start_server(port, log, args.app_dir)
-            wait_healthy(base, proc)
-            pid = proc.pid
+            server = start_dashboard(args.app_dir, port=args.port or None, log=log)
+            base, proc, pid = server.url, server.process, server.process.pid
+            wait_until_healthy(base, proc, timeout=90, log=log)
         if pid is not None:
             sampler = RssSampler(pid)
             sampler.start()
@@ -926,7 +866,7 @@ def main(argv=None) -> int:
         if sampler is not None and sampler.is_alive():
             sampler.stop()
         if proc is not None:
-            stop_server(proc)
+            stop_dashboard(proc)
         tmp.cleanup()
 
 

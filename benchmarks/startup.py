@@ -33,14 +33,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
-import urllib.error
-import urllib.request
 from pathlib import Path
+
+from sblr.dashboard import ServerStartError, start_dashboard, stop_dashboard, wait_until_healthy
 
 #: The checkout: app.py and pages/ (the app, not part of the sblr package).
 ROOT = Path(__file__).resolve().parents[1]
@@ -103,52 +103,20 @@ def child(args: list[str], timeout: float) -> tuple[float, dict]:
     return seconds, report
 
 
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def server_up(timeout: float) -> float:
     """Seconds from starting ``streamlit run app.py`` until /_stcore/health answers ok."""
-    port = free_port()
-    cmd = [
-        sys.executable,
-        "-m",
-        "streamlit",
-        "run",
-        "app.py",
-        "--server.headless",
-        "true",
-        "--server.port",
-        str(port),
-        "--server.address",
-        "127.0.0.1",
-        "--browser.gatherUsageStats",
-        "false",
-    ]
-    url = f"http://127.0.0.1:{port}/_stcore/health"
-    t0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    try:
-        while time.perf_counter() - t0 < timeout:
-            if proc.poll() is not None:
-                raise SystemExit(f"streamlit exited ({proc.returncode}):\n{proc.stderr.read()}")
-            try:
-                with urllib.request.urlopen(url, timeout=1) as r:
-                    if r.status == 200 and r.read().strip() == b"ok":
-                        return time.perf_counter() - t0
-            except (urllib.error.URLError, ConnectionError, TimeoutError):
-                pass
-            time.sleep(0.02)
-        raise SystemExit(f"streamlit did not answer {url} within {timeout:g} s")
-    finally:
-        proc.terminate()
+    with tempfile.TemporaryDirectory() as tmp:
+        t0 = time.perf_counter()
+        server = start_dashboard(ROOT, log=Path(tmp) / "streamlit.log")
         try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+            wait_until_healthy(
+                server.url, server.process, timeout=timeout, interval=0.02, log=server.log
+            )
+            return time.perf_counter() - t0
+        except ServerStartError as exc:
+            raise SystemExit(str(exc)) from None
+        finally:
+            stop_dashboard(server.process)
 
 
 # ----------------------------------------------------------------------------- main

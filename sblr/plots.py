@@ -39,15 +39,18 @@ from __future__ import annotations
 import html
 import math
 from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
-import plotly.express as px
-import plotly.graph_objects as go
 import scipy.sparse as sp
-from plotly.subplots import make_subplots
 
 from sblr.exceptions import DataError
+
+# plotly is imported by the functions that draw (a second or so): the statistics, the report's
+# tables and the command line import this package's modules without drawing anything.
+if TYPE_CHECKING:
+    import plotly.graph_objects as go
 
 __all__ = [
     "BETA_ABS_COLORSCALE",
@@ -152,7 +155,9 @@ def class_colors(m: int) -> list[str]:
     >>> class_colors(3)
     ['#636EFA', '#EF553B', '#00CC96']
     """
-    palette = px.colors.qualitative.Plotly if m <= 10 else px.colors.qualitative.Dark24
+    from plotly.colors import qualitative
+
+    palette = qualitative.Plotly if m <= 10 else qualitative.Dark24
     return [palette[i % len(palette)] for i in range(m)]
 
 
@@ -417,6 +422,9 @@ def beta_heatmaps(
     >>> [a.text for a in fig.layout.annotations if a.text.startswith("all")]
     ['all β = 0 at λ = 0.1']
     """
+    import plotly.graph_objects as go
+    from plotly.subplots import make_subplots
+
     items = list(coefs.items()) if isinstance(coefs, Mapping) else [("β", coefs)]
     if not items:
         raise DataError("coefs is empty; give at least one (m, m) coefficient matrix.")
@@ -669,6 +677,8 @@ def cooccurrence_heatmap(
     >>> fig.data[0].zmax
     1.0
     """
+    import plotly.graph_objects as go
+
     C = _square(C, "C")
     if (C < 0).any():
         raise DataError("Co-occurrence counts must be >= 0.")
@@ -734,6 +744,8 @@ def selection_frequency_heatmap(
     >>> fig.data[0].zmax, fig.data[0].x
     (1.0, ('wren', 'jay'))
     """
+    import plotly.graph_objects as go
+
     S = _square(frequency, "frequency")
     if S.min() < 0 or S.max() > 1:
         raise DataError("Selection frequencies must lie in [0, 1].")
@@ -802,6 +814,8 @@ def label_frequency_bar(
     >>> list(fig.data[0].y), fig.data[0].orientation
     (['b', 'c', 'a'], 'h')
     """
+    import plotly.graph_objects as go
+
     counts = _float_array(counts, "counts", 1)
     if counts.size == 0:
         raise DataError("counts is empty.")
@@ -975,6 +989,9 @@ def pca_scatter(
     >>> sum(len(trace.x) for trace in fig.data)
     20
     """
+    import plotly.graph_objects as go
+    from plotly.colors import qualitative
+
     sparse = sp.issparse(X)
     if sparse:  # never densified: a sparse file can be far larger as a dense matrix
         X = sp.csr_matrix(X, dtype=np.float64)
@@ -1101,7 +1118,7 @@ def pca_scatter(
             palette = dict(zip(range(m), class_colors(m), strict=True))
         else:
             keep, rest = _group_codes(codes, order, _MAX_COLOURED)
-            cols = px.colors.qualitative.Dark24
+            cols = qualitative.Dark24
             palette = {g: cols[j % len(cols)] for j, g in enumerate(keep)}
         for g in keep:
             label = names[g] if g < m else "(no labels)"
@@ -1186,6 +1203,8 @@ def waterfall(
     >>> list(fig.data[0].measure), list(fig.data[0].x)
     (['relative', 'relative', 'relative', 'total'], [0.5, -1.5, 1.0, 0.0])
     """
+    import plotly.graph_objects as go
+
     if not isinstance(table, pd.DataFrame):
         raise DataError("table must be the DataFrame of InstanceContributions.waterfall(k).")
     missing = {"term", "contribution"} - set(table.columns)
@@ -1370,6 +1389,9 @@ def regularization_path(
     >>> len(fig.data), fig.layout.shapes[-1].x0
     (2, 0.1)
     """
+    import plotly.graph_objects as go
+    from plotly.colors import qualitative
+
     lams = _float_array(lams, "lams", 1)
     B = _float_array(coefs_k, "coefs_k", 2)
     if lams.size == 0:
@@ -1396,7 +1418,7 @@ def regularization_path(
         # only classes that are non-zero somewhere earn a colour and a legend entry
         n_named = min(max_legend, max(1, int(np.count_nonzero(importance))))
         coloured, grey = rank[:n_named].tolist(), rank[n_named:].tolist()
-        cols = px.colors.qualitative.Dark24
+        cols = qualitative.Dark24
         colours = {t: cols[j % len(cols)] for j, t in enumerate(coloured)}
     sym = "β̃" if standardized else "β"
     mode = "lines+markers" if x.size <= 30 else "lines"
@@ -1506,6 +1528,8 @@ def rank_agreement_figure(
     >>> len(fig.data), [float(v) for v in fig.data[0].y]  # sorted by λ: 0.01, 0.1, 1
     (1, [0.2, 0.5, nan])
     """
+    import plotly.graph_objects as go
+
     lams = _float_array(lams, "lams", 1)
     if lams.size == 0 or (lams <= 0).any():
         raise DataError("lams must be a non-empty array of positive values.")
@@ -1612,6 +1636,8 @@ def evidence_scatter(
     >>> [t.name for t in fig.data]
     ['not a', 'a']
     """
+    import plotly.graph_objects as go
+
     F = _float_array(F, "F", 2)
     member = np.asarray(member, dtype=bool)
     if member.shape != (F.shape[0],):
@@ -1699,6 +1725,8 @@ def pr_curve_figure(
     >>> [float(v) for v in fig.data[1].x], [float(v) for v in fig.data[1].y]
     ([0.5], [1.0])
     """
+    import plotly.graph_objects as go
+
     precision = _float_array(precision, "precision", 1)
     recall = _float_array(recall, "recall", 1)
     thresholds = _float_array(thresholds, "thresholds", 1)
@@ -1778,6 +1806,8 @@ def confusion_matrix_figure(
     >>> fig.data[0].text.tolist()
     [['5', '1'], ['0', '4']]
     """
+    import plotly.graph_objects as go
+
     cm = _square(cm, "cm")
     if (cm < 0).any():
         raise DataError("Confusion-matrix counts must be >= 0.")
@@ -1872,6 +1902,8 @@ def probability_bars(
     >>> list(fig.data[0].y), fig.layout.shapes[0].x0
     (['b', 'c', 'a'], 0.5)
     """
+    import plotly.graph_objects as go
+
     p = _float_array(proba, "proba", 1)
     if p.size == 0:
         raise DataError("proba is empty.")
@@ -1967,6 +1999,9 @@ def metric_bars(
     >>> list(fig.data[0].x)
     ['accuracy (↑ better)', 'hamming loss (↓ better)']
     """
+    import plotly.graph_objects as go
+    from plotly.colors import qualitative
+
     if not values:
         raise DataError("values is empty.")
     nested = all(isinstance(v, Mapping) for v in values.values())
@@ -1982,7 +2017,7 @@ def metric_bars(
         return f"{name} ({'↓' if lower.get(name, False) else '↑'} better)"
 
     fig = go.Figure()
-    fallback = px.colors.qualitative.Plotly
+    fallback = qualitative.Plotly
     for j, (model, vals) in enumerate(groups.items()):
         ys = []
         for name in metrics:
@@ -2039,6 +2074,8 @@ def figure_html(fig: go.Figure, context: Mapping[str, object] | None = None) -> 
     >>> "<html" in page.lower() and "plotly" in page and "data: a&lt;b&gt;" in page
     True
     """
+    import plotly.graph_objects as go
+
     if not isinstance(fig, go.Figure):
         raise DataError(f"figure_html needs a plotly Figure, got {type(fig).__name__}.")
     page = fig.to_html(include_plotlyjs=True, full_html=True)

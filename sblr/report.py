@@ -1,5 +1,9 @@
 """One self-contained HTML file of an analysis: its context, tables and figures.
 
+:func:`html_report` writes any list of sections; :func:`analysis_report` assembles the
+dashboard's report (hold-out metrics, both models' β̃, one class's contributions) from fitted
+models, so the dashboard and a script write the same file.
+
 Every piece of text that can come from a user's file (data set, class and column names) is
 HTML-escaped: tables through :meth:`pandas.DataFrame.to_html` (``escape=True``), headings and
 notes through :func:`html.escape`; figures are plotly figures, their text already escaped by
@@ -27,7 +31,7 @@ import pandas as pd
 
 from sblr.exceptions import DataError
 
-__all__ = ["html_report"]
+__all__ = ["analysis_report", "html_report"]
 
 _STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1200px; color: #222; }
@@ -88,3 +92,110 @@ def html_report(title: str, context: Mapping[str, object], sections: Sequence[tu
             parts.append(f"<p class='note'>{html.escape(str(section[2]))}</p>")
     parts.append("</body></html>")
     return "\n".join(parts)
+
+
+#: Above this many classes the report's β̃ heatmaps show the most connected ones only.
+REPORT_MAX_CLASSES = 30
+
+
+def analysis_report(
+    dataset, k, *, sblr_model, sparse_model, evidence, evaluation, model, context
+) -> str:
+    """The report of an analysis of ``dataset`` as one standalone HTML document.
+
+    Sections: the metrics of ``model`` on held-out rows, SBLR's and SparseSBLR's standardized
+    coefficients β̃ side by side (with co-occurrence), and the Class contributions table of
+    class ``k`` with the paper's claim ("larger dependency, larger |β̃|") tested on it.
+
+    Parameters
+    ----------
+    dataset : sblr.io.Dataset
+    k : int
+        The class whose contributions are reported.
+    sblr_model, sparse_model : fitted SBLRClassifier and SparseSBLRClassifier
+        Both fitted on every row of ``dataset``, on ``evidence``.
+    evidence : ndarray of shape (n_samples, n_classes)
+        The leave-one-out evidence the models were fitted on.
+    evaluation : sblr.evaluation.EvaluationResult
+        The scores of ``model`` on held-out rows.
+    model : str
+        The name of the model ``evaluation`` scored.
+    context : mapping of str to object
+        What the analysis is of (data, model, γ, λ, the evaluation split...): the table at
+        the top, followed by the class, the size and the number of classes.
+
+    Returns
+    -------
+    str
+    """
+    from sblr import plots
+    from sblr.interpret import (
+        check_claim,
+        class_affinity,
+        contribution_table,
+        cooccurrence,
+        standardized_coef,
+        top_classes,
+    )
+
+    Y = dataset.label_matrix()
+    names = dataset.class_names
+    sparse_name = f"SparseSBLR, λ = {sparse_model.lam:.3g}"
+    stds = {
+        "SBLR": standardized_coef(sblr_model, evidence),
+        sparse_name: standardized_coef(sparse_model, evidence),
+    }
+    fig = plots.beta_heatmaps(
+        stds,
+        names,
+        cooccurrence=cooccurrence(Y),
+        raw={"SBLR": sblr_model.coef_, sparse_name: sparse_model.coef_},
+        lams={sparse_name: sparse_model.lam},
+        classes=(
+            top_classes(list(stds.values()), REPORT_MAX_CLASSES)
+            if dataset.n_classes > REPORT_MAX_CLASSES
+            else None
+        ),
+    )
+    # Multi-class rows have one class each, so co-occurrence says nothing: the relation of
+    # class t to class k is then the mean evidence of t on k's rows.
+    multiclass = dataset.task == "multiclass"
+    measure = "mean evidence on k's rows" if multiclass else "p_k_given_t"
+    table = contribution_table(
+        {"SBLR beta": sblr_model, "SparseSBLR beta": sparse_model},
+        Y,
+        k,
+        class_names=names,
+        evidence=evidence,
+        relation=class_affinity(Y, evidence) if multiclass else None,
+        relation_name=measure if multiclass else None,
+        dependency=not multiclass,
+    )
+    at = table.index.get_loc(k)
+    claims = " ".join(
+        f"{name}: "
+        + check_claim(
+            table[name + "_std"].to_numpy(), table[measure].to_numpy(), target=at
+        ).sentence(measure.replace("p_k_given_t", "P(k | t)"))
+        for name in ("SBLR beta", "SparseSBLR beta")
+    )
+    metrics = evaluation.summary[["label", "mean"]].rename(columns={"label": "metric"})
+    return html_report(
+        f"sblr analysis of {dataset.name}",
+        {
+            **context,
+            "class k": names[k],
+            "rows × features": f"{dataset.n_samples} × {dataset.n_features}",
+            "classes": dataset.n_classes,
+        },
+        [
+            (f"Metrics of {model} on held-out rows", metrics.reset_index(drop=True)),
+            ("Standardized coefficients β̃ (both models, fitted on all rows)", fig),
+            (
+                f"Class contributions to {names[k]}",
+                table.reset_index(drop=True),
+                "beta: raw β; beta_std: β̃ = β · sd of the evidence column.",
+            ),
+            ("The paper's claim, tested for this class", claims),
+        ],
+    )

@@ -17,15 +17,11 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import signal
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
+
+from sblr.dashboard import ServerStartError, running_dashboard
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
@@ -69,71 +65,19 @@ def _unavailable(reason: str):
     pytest.skip(reason)
 
 
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _stop(proc: subprocess.Popen) -> None:
-    if proc.poll() is not None:
-        return
-    try:
-        os.killpg(proc.pid, signal.SIGTERM)
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait(timeout=10)
-    except ProcessLookupError:
-        pass
-
-
 @contextlib.contextmanager
 def streamlit_server(log_name: str):
     """``streamlit run app.py`` on 127.0.0.1:<free port>; yields its URL, stops it after.
 
     The server's output goes to ``test-artifacts/<log_name>``.
     """
-    port = _free_port()
     ARTIFACTS.mkdir(exist_ok=True)
     log = ARTIFACTS / log_name
-    cmd = [
-        sys.executable,
-        "-m",
-        "streamlit",
-        "run",
-        "app.py",
-        "--server.headless",
-        "true",
-        "--server.port",
-        str(port),
-        "--server.address",
-        "127.0.0.1",
-        "--browser.gatherUsageStats",
-        "false",
-    ]
-    with open(log, "wb") as out:
-        proc = subprocess.Popen(
-            cmd, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
-        )
-    url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + TIMEOUT_MS / 1000
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(f"streamlit exited with {proc.returncode}; see {log}")
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
-                    if r.read().strip() == b"ok":
-                        break
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail(f"streamlit did not answer /_stcore/health in time; see {log}")
-            time.sleep(0.2)
-        yield url
-    finally:
-        _stop(proc)
+        with running_dashboard(ROOT, log=log, timeout=TIMEOUT_MS / 1000) as server:
+            yield server.url
+    except ServerStartError as exc:
+        pytest.fail(str(exc))
 
 
 @pytest.fixture(scope="module")

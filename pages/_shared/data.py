@@ -1,0 +1,225 @@
+"""The data set every page works on: the samples, uploads, and the links that share them."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+
+import streamlit as st
+
+from pages._shared.formatting import esc
+from pages._shared.server import job_slot, waiting_for_worker
+from sblr import DataError, plots
+from sblr.io import list_columns, load_dataset
+from sblr.samples import DEFAULT_SAMPLE, load_sample
+
+__all__ = [
+    "MAX_ROWS",
+    "MAX_UPLOAD_MB",
+    "SHARE_DAYS",
+    "SHARE_MAX_MB",
+    "cached_sample",
+    "cached_upload",
+    "current_dataset",
+    "dataset_key",
+    "forget_shared",
+    "label_frequency_chart",
+    "list_columns_cached",
+    "open_shared",
+    "share_store",
+    "show_notes",
+    "try_upload",
+    "upload_digest",
+    "use_sample",
+]
+
+_log = logging.getLogger("sblr.dashboard")
+
+#: Largest upload accepted (also set as server.maxUploadSize in .streamlit/config.toml).
+MAX_UPLOAD_MB = 50
+#: Rows above which uploads are refused.  From AUTO_APPROX_ROWS (20,000) training rows on the
+#: models use approximate (Nystroem) evidence, O(n D d) instead of O(n^2 d); see approx_notice.
+MAX_ROWS = 200_000
+#: Shared links keep their data this many days (env ``SBLR_SHARE_DAYS``).
+SHARE_DAYS = float(os.environ.get("SBLR_SHARE_DAYS", "7"))
+#: All shared uploads together at most this many MB (env ``SBLR_SHARE_MAX_MB``); the least
+#: recently used go first.
+SHARE_MAX_MB = float(os.environ.get("SBLR_SHARE_MAX_MB", "2048"))
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def cached_sample(name):
+    """The sample data set ``name`` (sblr.samples), loaded once per server."""
+    return load_sample(name)
+
+
+@st.cache_resource(max_entries=8, show_spinner="Reading the file…")
+def cached_upload(digest, _data: bytes, name: str, _xml: bytes | None, n_labels, target):
+    """The loaded upload, keyed by the digest of its bytes (hashing 50 MB on every rerun
+    would eat the slider's time budget). Shared read-only: pages never modify a Dataset."""
+    with job_slot():
+        return load_dataset(_data, name=name, xml=_xml, n_labels=n_labels, target=target)
+
+
+def upload_digest(data: bytes, name: str, xml: bytes | None, n_labels, target) -> str:
+    """SHA-256 of an upload and its options, each part length-prefixed: two different
+    uploads (data, XML, name, options) can never share a key by moving bytes across parts."""
+    h = hashlib.sha256()
+    for part in (data, b"" if xml is None else b"x" + xml, repr((name, n_labels, target)).encode()):
+        h.update(len(part).to_bytes(8, "big"))
+        h.update(part)
+    return h.hexdigest()
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def list_columns_cached(data: bytes, name: str):
+    """The column names of a delimited upload (for the target and label choices)."""
+    return list_columns(data, name=name)
+
+
+def dataset_key():
+    """A string that identifies the current data (sample name or upload hash)."""
+    upload = st.session_state.get("upload")
+    if upload is not None:
+        return upload["key"]
+    return "sample:" + st.session_state.get("sample", DEFAULT_SAMPLE)
+
+
+def current_dataset():
+    """The dataset every page works on (a sample until the user uploads one)."""
+    upload = st.session_state.get("upload")
+    if upload is not None:
+        # Kept in the session: the shared cache holds only the last few uploads of the whole
+        # server, and re-reading a file on a rerun would cost a job slot and time.
+        return upload["dataset"]
+    return cached_sample(st.session_state.get("sample", DEFAULT_SAMPLE))
+
+
+@st.cache_resource
+def share_store():
+    """The server's store of uploads behind ``?data=<id>`` links (sblr.sharing)."""
+    import tempfile
+
+    from sblr.sharing import UploadStore
+
+    root = os.environ.get("SBLR_SHARE_DIR") or os.path.join(
+        tempfile.gettempdir(), "sblr-shared-uploads"
+    )
+    return UploadStore(
+        root,
+        max_item_mb=MAX_UPLOAD_MB + 10,
+        max_total_mb=SHARE_MAX_MB,
+        ttl_seconds=SHARE_DAYS * 86400,
+    )
+
+
+def _share(data, name, xml, n_labels, target):
+    """Keep an upload in the share store; its id, or None if the store cannot take it."""
+    parts = {"data": data} if xml is None else {"data": data, "xml": xml}
+    meta = {"name": name, "n_labels": n_labels, "target": target}
+    try:
+        return share_store().put(parts, meta)
+    except (DataError, OSError):
+        _log.exception("could not keep an upload for a shared link")
+        return None
+
+
+def open_shared(token):
+    """Load the data of a ``?data=<id>`` link into the session; the reason for the user if it
+    cannot be (expired, unknown, or no longer loading), else None."""
+    from sblr.sharing import SharedDataMissing
+
+    try:
+        parts, meta = share_store().get(token)
+    except SharedDataMissing as exc:
+        return str(exc)
+    target = meta.get("target")
+    target = tuple(target) if isinstance(target, list) else target
+    error = try_upload(
+        parts["data"], meta["name"], parts.get("xml"), meta.get("n_labels"), target, share=token
+    )
+    return None if error is None else f"This link's data no longer loads: {error}"
+
+
+def forget_shared():
+    """Remove the session's upload from the share store (its link stops working)."""
+    upload = st.session_state.get("upload")
+    if upload is not None and upload.get("share_id"):
+        share_store().delete(upload["share_id"])
+        upload["share_id"] = None
+
+
+def try_upload(data: bytes, name: str, xml: bytes | None, n_labels, target, share=True):
+    """Load an upload; keep it only if it loads, so the previous data stays usable.
+
+    ``share``: True keeps it in the share store under a new id (put in the URL, so a reload
+    or the link brings it back); an id: it came from that link.
+
+    Returns the error message for the user, or None on success.
+    """
+    if len(data) > MAX_UPLOAD_MB * 2**20:
+        size = len(data) / 2**20
+        return f"The file is {size:.0f} MB; the dashboard accepts up to {MAX_UPLOAD_MB} MB."
+    target = tuple(target) if isinstance(target, list) else target
+    key = "upload:" + upload_digest(data, name, xml, n_labels, target)
+    try:
+        ds = waiting_for_worker(cached_upload)(key, data, name, xml, n_labels, target)
+    except DataError as exc:
+        return str(exc)
+    if ds.task == "multilabel" and ds.n_classes < 2:
+        return (
+            f"Only one label column ({ds.class_names[0]!r}) was found. A multi-label data set "
+            "needs at least two labels; for a single 0/1 column choose it as the target of a "
+            "multi-class (two-class) problem instead."
+        )
+    if ds.n_samples > MAX_ROWS:
+        return (
+            f"The file has {ds.n_samples:,} rows; the dashboard accepts up to {MAX_ROWS:,} "
+            "(every page refits on all rows). Use the sblr library for larger data "
+            "(approximate evidence scales linearly in rows), or subsample."
+        )
+    share_id = share if isinstance(share, str) else None
+    if share is True:
+        share_id = _share(
+            data, name, xml, n_labels, list(target) if isinstance(target, tuple) else target
+        )
+    st.session_state["upload"] = {
+        "data": data,
+        "name": name,
+        "xml": xml,
+        "n_labels": n_labels,
+        "target": target,
+        "key": key,
+        "dataset": ds,
+        "share_id": share_id,
+    }
+    return None
+
+
+def use_sample(name):
+    """Work on the sample ``name`` from now on (the upload, if any, is dropped)."""
+    st.session_state.pop("upload", None)
+    st.session_state["sample"] = name
+
+
+def label_frequency_chart(ds):
+    """The home page's bar chart of how often each class occurs."""
+    st.plotly_chart(
+        plots.label_frequency_bar(
+            ds.label_matrix().sum(axis=0), ds.class_names, total=ds.n_samples
+        ),
+        key="home_frequencies",
+    )
+
+
+def show_notes(ds):
+    """What the loader did to the file: its warnings shown, every note in an expander."""
+    for note in ds.notes:
+        if note.startswith("Warning:"):  # the loader's loud notes: shown, not folded away
+            st.warning(esc(note))
+    if ds.notes:
+        label = "note" if len(ds.notes) == 1 else "notes"
+        with st.expander(f"What the loader did ({len(ds.notes)} {label})"):
+            for note in ds.notes:
+                st.markdown(f"- {esc(note)}")

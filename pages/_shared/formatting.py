@@ -1,0 +1,82 @@
+"""The sliders' grid, and how values, downloads and file names are written (no Streamlit)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from sblr.textsafe import escape_markdown as esc
+from sblr.textsafe import safe_filename, to_csv_bytes
+
+__all__ = [
+    "LOG_GRID",
+    "MAX_EDIT_FEATURES",
+    "context",
+    "context_name",
+    "dense_row",
+    "esc",
+    "fmt_gamma",
+    "fmt_value",
+    "grid_value",
+    "log_label",
+    "nearest_point",
+    "safe_filename",
+    "to_csv_bytes",
+]
+
+#: Slider grid: 10^-5 ... 10^2 in quarter decades (the paper's grid is every 4th point).
+LOG_GRID = [round(x, 2) for x in np.arange(-5.0, 2.0001, 0.25)]
+
+
+def log_label(log10):
+    """A point of the grid as the sliders write it (1e-2, 1e-3.25)."""
+    return f"1e{log10:g}"
+
+
+def grid_value(log10):
+    """The value of a grid point (10^log10)."""
+    return float(10.0**log10)
+
+
+def nearest_point(log10, grid=LOG_GRID):
+    """The grid point nearest to ``log10``."""
+    return min(grid, key=lambda g: abs(g - log10))
+
+
+def fmt_value(value):
+    """A grid value as the sliders write it (1e-2, 1e-3.25)."""
+    return log_label(round(math.log10(value) * 4) / 4)
+
+
+def fmt_gamma(gamma):
+    """γ as the sidebar shows it: "scale" or a grid value (1e-2)."""
+    return "scale" if gamma == "scale" else fmt_value(gamma)
+
+
+def context(ds, s, **extra):
+    """What a download is of: data set, model, γ, λ (and e.g. the evaluation split)."""
+    out = {"data": ds.name, "model": s.model, "gamma": fmt_gamma(s.gamma)}
+    if s.model == "SparseSBLR" or extra.pop("with_lam", False):
+        out["lambda"] = fmt_value(s.lam)
+    out.update(extra)
+    return out
+
+
+def context_name(ds, s, what, *extra, suffix, model=None, with_lam=True):
+    """A download's file name carrying its context: data, what, model, γ and λ."""
+    model = model or s.model
+    parts = [ds.name, what, model, f"gamma-{fmt_gamma(s.gamma)}"]
+    if with_lam and model == "SparseSBLR":
+        parts.append(f"lam-{fmt_value(s.lam)}")
+    return safe_filename(*parts, *extra, suffix=suffix)
+
+
+#: The explain page offers a row's values for editing up to this many features.
+MAX_EDIT_FEATURES = 200
+
+
+def dense_row(X, i):
+    """Row ``i`` of a dense or sparse feature matrix as a 1-D float array."""
+    row = X[i]
+    return np.asarray(row.toarray() if hasattr(row, "toarray") else row, dtype=float).ravel()

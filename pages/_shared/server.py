@@ -1,0 +1,119 @@
+"""What every session of the server shares: the job slots that bound the heavy computations
+running at once, and the error boundary around each part of a run."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import threading
+
+import streamlit as st
+
+from pages._shared.formatting import esc
+from sblr import DataError
+
+__all__ = ["MAX_JOBS", "ServerBusy", "error_boundary", "job_slot", "waiting_for_worker"]
+
+_log = logging.getLogger("sblr.dashboard")
+
+#: Heavy computations (loading an upload, distances, evidence, fits, folds, paths, tuning) that
+#: may run at once in this server process, whatever the number of sessions: each holds one
+#: slot, so a class of 20 students cannot start 20 fits on a 2-core machine at once.
+MAX_JOBS = max(1, int(os.environ.get("SBLR_MAX_JOBS", 0)) or (os.cpu_count() or 1))
+
+
+class ServerBusy(Exception):
+    """Every job slot is taken; raised inside a cached function, so nothing is cached."""
+
+
+@st.cache_resource
+def _job_slots():
+    # A resource, not a module global: Streamlit may re-import this module, the slots stay one.
+    return threading.BoundedSemaphore(MAX_JOBS)
+
+
+_held = threading.local()
+
+
+@contextlib.contextmanager
+def job_slot(*, wait: bool = False):
+    """Hold one of the server's ``MAX_JOBS`` job slots for a heavy computation.
+
+    Re-entrant per thread (a cached function calling another holds one slot). Without
+    ``wait`` it raises :class:`ServerBusy` when every slot is taken (used inside cached
+    functions: :func:`waiting_for_worker` retries them, showing that it waits); with
+    ``wait`` it blocks, showing a "waiting for a free worker" spinner.
+    """
+    if getattr(_held, "depth", 0):
+        _held.depth += 1
+        try:
+            yield
+        finally:
+            _held.depth -= 1
+        return
+    slots = _job_slots()
+    if not slots.acquire(blocking=False):
+        if not wait:
+            raise ServerBusy
+        with st.spinner(_BUSY_TEXT):
+            slots.acquire()
+    _held.depth = 1
+    try:
+        yield
+    finally:
+        _held.depth = 0
+        slots.release()
+
+
+_BUSY_TEXT = (
+    "Waiting for a free worker: the server is computing for other users "
+    f"(at most {MAX_JOBS} computations run at once)…"
+)
+
+
+def waiting_for_worker(func):
+    """``func`` (a cached function whose body holds a :func:`job_slot`), retried while the
+    server is busy, with a visible "waiting" spinner; cache hits never wait."""
+
+    def call(*args, **kwargs):
+        try:
+            return func(*args, **kwargs)
+        except ServerBusy:
+            pass
+        with st.spinner(_BUSY_TEXT):
+            while True:
+                slots = _job_slots()
+                if slots.acquire(timeout=0.5):  # a slot is free: give it back and retry
+                    slots.release()
+                    try:
+                        return func(*args, **kwargs)
+                    except ServerBusy:
+                        continue
+
+    return call
+
+
+@contextlib.contextmanager
+def error_boundary(*, stop: bool = False):
+    """Show what went wrong in the page's body as text, never as a traceback.
+
+    A :class:`~sblr.DataError` (a problem with the data or the settings) shows its message;
+    anything else a generic message, the traceback going to the server log. Streamlit's own
+    control flow (``st.stop``, ``st.rerun``, ``st.switch_page``) is not an ``Exception`` and
+    passes through. ``stop=True`` ends the run after showing the error.
+    """
+    try:
+        yield
+    except DataError as exc:
+        st.error(esc(exc))
+        if stop:
+            st.stop()
+    except Exception as exc:
+        _log.exception("dashboard page failed")
+        st.error(
+            f"Something went wrong while computing this page ({type(exc).__name__}). "
+            "Try other settings or other data; the details are in the server's log."
+        )
+        if stop:
+            st.stop()

@@ -1,0 +1,388 @@
+"""The sidebar's settings, the state a link carries, and moving between pages.
+
+The sidebar's widgets own their session-state keys (``K_*``); the URL holds the shareable
+part of that state (data, model, γ, λ, class), read once per session and written on every
+run.  Pages get ``(dataset, settings, data key)`` from :func:`page_context`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import streamlit as st
+
+from pages._shared.data import current_dataset, dataset_key, open_shared, use_sample
+from pages._shared.formatting import LOG_GRID, esc, grid_value, log_label, nearest_point
+from sblr._approx import AUTO_APPROX_ROWS, resolve_approx
+from sblr.samples import DEFAULT_SAMPLE, SAMPLES
+
+__all__ = [
+    "APPLY_GAMMA_CLASSES",
+    "BETA_VIEWS",
+    "K_APPLIED_GAMMA",
+    "K_CLASS",
+    "K_GAMMA_SCALE",
+    "K_LOG_GAMMA",
+    "K_LOG_LAM",
+    "K_MODEL",
+    "MODEL_NAMES",
+    "Settings",
+    "apply_pending_view",
+    "approx_notice",
+    "beta_view",
+    "follow_redirect",
+    "gamma_needs_apply",
+    "init_state_from_url",
+    "page_context",
+    "set_tuned",
+    "show_view",
+    "sidebar_settings",
+    "url_notice",
+]
+
+#: The names of sblr.models.MODELS (tested), written out: sblr.models imports scikit-learn.
+MODEL_NAMES = ["SML", "SBLR", "SparseSBLR"]
+
+# Session-state keys owned by the sidebar widgets.
+K_MODEL, K_GAMMA_SCALE, K_LOG_GAMMA, K_LOG_LAM, K_CLASS = (
+    "model",
+    "gamma_is_scale",
+    "log_gamma",
+    "log_lam",
+    "target_class",
+)
+
+
+#: The γ in use (the slider's value once applied): on large data (many classes or rows) a
+#: γ change recomputes the evidence and every fit, so it waits for the "Apply γ" button.
+K_APPLIED_GAMMA = "applied_log_gamma"
+#: From this many classes, or AUTO_APPROX_ROWS rows, γ is applied with a button.
+APPLY_GAMMA_CLASSES = 30
+
+
+def _apply_gamma():
+    st.session_state[K_APPLIED_GAMMA] = st.session_state[K_LOG_GAMMA]
+
+
+def gamma_needs_apply(ds):
+    """True for data on which a γ change is applied with a button, not on every slider step."""
+    return ds.n_classes >= APPLY_GAMMA_CLASSES or ds.n_samples >= AUTO_APPROX_ROWS
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The model the user has chosen in the sidebar."""
+
+    model: str
+    gamma: float | str
+    lam: float
+    k: int
+
+    def estimator(self):
+        from sblr.models import make_model
+
+        return make_model(self.model, gamma=self.gamma, lam=self.lam)
+
+
+def _grid_point(text, name, ignored):
+    """The slider point nearest to a URL value, or None (noted in ``ignored``) if unusable."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        ignored.append(f"{name}={text!r} is not a positive number")
+        return None
+    point = nearest_point(math.log10(value))
+    if abs(point - math.log10(value)) > 0.125:
+        ignored.append(
+            f"{name}={text!r} is outside the slider's range {log_label(LOG_GRID[0])} … "
+            f"{log_label(LOG_GRID[-1])}; using {log_label(point)}"
+        )
+    return point
+
+
+def init_state_from_url():
+    """On a session's first run, take the shareable state from the URL.
+
+    Values that cannot be used are ignored, and :func:`url_notice` says which.
+    """
+    if st.session_state.get("_url_read"):
+        return
+    st.session_state["_url_read"] = True
+    q = st.query_params
+    ignored = []
+    shared_missing = None
+    st.session_state["_url_step"] = q.get("step")  # the lesson's step (pages/lesson.py)
+    if "data" in q:
+        shared_missing = open_shared(q["data"])
+        if shared_missing is not None:
+            st.session_state["_share_missing"] = shared_missing
+    if "sample" in q and "data" not in q:
+        if q["sample"] in SAMPLES:
+            st.session_state["sample"] = q["sample"]
+        else:
+            ignored.append(f"sample={q['sample']!r} is not one of {', '.join(SAMPLES)}")
+    if "model" in q:
+        if q["model"] in MODEL_NAMES:
+            st.session_state[K_MODEL] = q["model"]
+        else:
+            ignored.append(f"model={q['model']!r} is not one of {', '.join(MODEL_NAMES)}")
+    gamma = q.get("gamma")
+    if gamma == "scale":
+        st.session_state[K_GAMMA_SCALE] = True
+    elif gamma is not None:
+        point = _grid_point(gamma, "gamma", ignored)
+        if point is not None:
+            st.session_state[K_LOG_GAMMA] = point
+            st.session_state[K_GAMMA_SCALE] = False
+    if "lam" in q:
+        point = _grid_point(q["lam"], "lam", ignored)
+        if point is not None:
+            st.session_state[K_LOG_LAM] = point
+    if "k" in q and shared_missing is None:  # a class index of other data would mislead
+        if q["k"].isdigit():
+            st.session_state[K_CLASS] = int(q["k"])
+            st.session_state["_url_k"] = int(q["k"])
+        else:
+            ignored.append(f"k={q['k']!r} is not a class number")
+    st.session_state["_url_ignored"] = ignored
+
+
+def url_notice(ds):
+    """Say which values of the link were ignored (once, on the page the link opened)."""
+    missing = st.session_state.pop("_share_missing", None)
+    if missing:
+        st.warning(
+            esc(missing)
+            + f" You are looking at the sample data “{esc(ds.name)}” instead, with the class "
+            "choice reset. Choose a sample, or upload the file again for a new link, on the "
+            "Choose data page.",
+            icon="⚠️",
+        )
+    ignored = st.session_state.pop("_url_ignored", [])
+    k = st.session_state.pop("_url_k", None)
+    if k is not None and k >= ds.n_classes:
+        ignored.append(f"k={k} is not a class of {ds.name!r} ({ds.n_classes} classes)")
+    if ignored:
+        st.warning(
+            "Some settings in the link could not be used and were ignored: "
+            + esc("; ".join(ignored))
+            + ".",
+            icon="⚠️",
+        )
+
+
+def sidebar_settings(ds):
+    """Model, gamma, lambda and target-class widgets; returns the Settings."""
+    _apply_pending_tune()
+    st.session_state.setdefault(K_MODEL, "SparseSBLR")
+    st.session_state.setdefault(K_GAMMA_SCALE, True)
+    st.session_state.setdefault(K_LOG_GAMMA, 0.0)
+    st.session_state.setdefault(K_LOG_LAM, -3.0)
+    k = st.session_state.get(K_CLASS, 0)
+    if not isinstance(k, (int, np.integer)) or not 0 <= k < ds.n_classes:
+        k = 0
+    # The class widget's key names the data: with one key for every data set, the browser
+    # would keep the previous data's choice (a class name not among the new classes).
+    class_key = f"{K_CLASS}:{dataset_key()}"
+    st.session_state.setdefault(class_key, int(k))
+    sb = st.sidebar
+    sb.selectbox(
+        "Model",
+        MODEL_NAMES,
+        key=K_MODEL,
+        help="SML decides from the evidence alone; SBLR and SparseSBLR learn β.",
+    )
+    scale = sb.toggle(
+        "γ = scale",
+        key=K_GAMMA_SCALE,
+        help="γ = 1 / (d · Var X) on the scaled training data, as scikit-learn's SVC.",
+    )
+    sb.select_slider(
+        "RBF width γ (log₁₀)",
+        LOG_GRID,
+        key=K_LOG_GAMMA,
+        format_func=log_label,
+        disabled=scale,
+        help="Φ(x, y) = exp(−γ‖x − y‖²). Larger γ: more local.",
+    )
+    chosen = st.session_state[K_LOG_GAMMA]
+    if K_APPLIED_GAMMA not in st.session_state or not gamma_needs_apply(ds):
+        st.session_state[K_APPLIED_GAMMA] = chosen
+    elif not scale and chosen != st.session_state[K_APPLIED_GAMMA]:
+        sb.caption(
+            f"γ in use: {log_label(st.session_state[K_APPLIED_GAMMA])}. On data this size "
+            f"({ds.n_classes} classes, {ds.n_samples:,} rows) a new γ recomputes the evidence "
+            "and every fit, so it waits for the button."
+        )
+        sb.button(
+            f"Apply γ = {log_label(chosen)}",
+            key="apply_gamma",
+            type="primary",
+            on_click=_apply_gamma,
+        )
+    sb.select_slider(
+        "L1 strength λ (log₁₀)",
+        LOG_GRID,
+        key=K_LOG_LAM,
+        format_func=log_label,
+        help="SparseSBLR's λ‖β‖₁ on the mean log-loss (larger λ: more zeros). The β, "
+        "contribution and path pages always show SparseSBLR, so λ applies there whatever "
+        "the model.",
+    )
+    st.session_state[K_CLASS] = sb.selectbox(
+        "Class k",
+        range(ds.n_classes),
+        key=class_key,
+        format_func=lambda k: ds.class_names[k],
+        help="The target class the contributions, explanation and path pages look at.",
+    )
+    s = Settings(
+        model=st.session_state[K_MODEL],
+        gamma="scale" if scale else grid_value(st.session_state[K_APPLIED_GAMMA]),
+        lam=grid_value(st.session_state[K_LOG_LAM]),
+        k=int(st.session_state[K_CLASS]),
+    )
+    _write_url(s)
+    approx_notice(ds)
+    return s
+
+
+def approx_notice(ds):
+    """Say so in the sidebar when the models use approximate evidence (large data)."""
+    mode = resolve_approx("auto", "rbf", ds.n_samples)
+    if mode is None:
+        return
+    from sblr.similarity import SimilarityFeaturizer
+
+    n_components = SimilarityFeaturizer().n_components
+    st.sidebar.info(
+        f"**Approximate evidence** ({ds.n_samples:,} rows). Models trained on "
+        f"{AUTO_APPROX_ROWS:,} rows or more use Nyström features (D = {n_components}) instead "
+        "of the exact sum, so time grows linearly with rows; on benchmark data the evidence "
+        "stays within about 1% of exact. Smaller training folds stay exact.",
+        icon="ℹ️",
+    )
+
+
+def _write_url(s):
+    state = {
+        "model": s.model,
+        "gamma": "scale" if s.gamma == "scale" else f"{s.gamma:.4g}",
+        "lam": f"{s.lam:.4g}",
+        "k": str(s.k),
+    }
+    upload = st.session_state.get("upload")
+    if upload is None:
+        state["sample"] = st.session_state.get("sample", DEFAULT_SAMPLE)
+    else:
+        if "sample" in st.query_params:
+            del st.query_params["sample"]
+        if upload.get("share_id"):
+            state["data"] = upload["share_id"]
+    if "data" not in state and "data" in st.query_params:
+        del st.query_params["data"]
+    if "step" in st.query_params:  # the lesson page puts it back; no other page has steps
+        del st.query_params["step"]
+    for key, value in state.items():
+        if st.query_params.get(key) != value:
+            st.query_params[key] = value
+
+
+def page_context(page_file):
+    """``(dataset, settings, data key)`` for a page; app.py draws the sidebar before it.
+
+    A folder named ``pages/`` beside the entry script makes Streamlit serve the
+    very first request of a fresh server in its legacy multipage mode, which
+    runs a linked page WITHOUT app.py.  Such a run goes through app.py (which
+    switches Streamlit to the st.navigation mode) and comes back to the page,
+    keeping the link's query parameters.
+    """
+    if "_settings" not in st.session_state:
+        st.session_state["_redirect"] = f"pages/{Path(page_file).name}"
+        st.switch_page("app.py", query_params=st.query_params.to_dict())
+    return current_dataset(), st.session_state["_settings"], dataset_key()
+
+
+def follow_redirect():
+    """In app.py after st.navigation: finish a redirect started by :func:`page_context`."""
+    target = st.session_state.pop("_redirect", None)
+    if target is not None:
+        st.switch_page(target, query_params=st.query_params.to_dict())
+
+
+def show_view(page, *, sample=None, model=None, gamma=None, lam=None, k=None):
+    """Open ``page`` with these sidebar settings (a lesson's "show me"): they are applied at
+    the start of the next run, before any widget is drawn (:func:`apply_pending_view`)."""
+    st.session_state["_pending_view"] = {
+        "sample": sample,
+        "model": model,
+        "gamma": gamma,
+        "lam": lam,
+        "k": k,
+    }
+    st.switch_page(page)
+
+
+def apply_pending_view():
+    """In app.py before the sidebar: the settings a :func:`show_view` asked for."""
+    view = st.session_state.pop("_pending_view", None)
+    if view is None:
+        return
+    if view["sample"] is not None:
+        use_sample(view["sample"])
+    if view["model"] is not None:
+        st.session_state[K_MODEL] = view["model"]
+    if view["gamma"] == "scale":
+        st.session_state[K_GAMMA_SCALE] = True
+    elif view["gamma"] is not None:
+        st.session_state[K_GAMMA_SCALE] = False
+        st.session_state[K_LOG_GAMMA] = nearest_point(math.log10(view["gamma"]))
+        st.session_state[K_APPLIED_GAMMA] = st.session_state[K_LOG_GAMMA]
+    if view["lam"] is not None:
+        st.session_state[K_LOG_LAM] = nearest_point(math.log10(view["lam"]))
+    if view["k"] is not None:
+        st.session_state[K_CLASS] = int(view["k"])
+        st.session_state[f"{K_CLASS}:{dataset_key()}"] = int(view["k"])
+
+
+def set_tuned(gamma, lam):
+    """Move the sliders to a tuning result on the next run (widgets are already drawn)."""
+    st.session_state["_pending_tune"] = (gamma, lam)
+
+
+def _apply_pending_tune():
+    pending = st.session_state.pop("_pending_tune", None)
+    if pending is None:
+        return
+    gamma, lam = pending
+    st.session_state[K_GAMMA_SCALE] = False
+    st.session_state[K_LOG_GAMMA] = nearest_point(math.log10(gamma))
+    st.session_state[K_APPLIED_GAMMA] = st.session_state[K_LOG_GAMMA]
+    if lam is not None:
+        st.session_state[K_LOG_LAM] = nearest_point(math.log10(lam))
+
+
+#: The β view every β page offers: key -> label.
+BETA_VIEWS = {"std": "standardized β̃ (per sd of evidence)", "raw": "raw β"}
+
+
+def beta_view(page):
+    """The "standardized β̃ / raw β" radio of a page; the choice follows the user between
+    pages (one radio key per page, the last choice under ``beta_view``). True for β̃."""
+    key = f"beta_view:{page}"
+    if key not in st.session_state:
+        st.session_state[key] = st.session_state.get("beta_view", "std")
+    st.radio(
+        "Coefficients shown",
+        list(BETA_VIEWS),
+        format_func=BETA_VIEWS.get,
+        key=key,
+        horizontal=True,
+    )
+    st.session_state["beta_view"] = st.session_state[key]
+    return st.session_state[key] == "std"

@@ -1,0 +1,78 @@
+"""sblr.report: the standalone HTML file and the analysis report assembled from fitted models."""
+
+from __future__ import annotations
+
+import dataclasses
+import html
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from sblr import DataError
+from sblr.evaluation import evaluate
+from sblr.models import SBLRClassifier, SparseSBLRClassifier
+from sblr.report import analysis_report, html_report
+from sblr.samples import load_sample
+
+
+def analysis(name, k, *, class_names=None):
+    """The report of sample ``name`` for class ``k``, with what it was made from."""
+    ds = load_sample(name)
+    if class_names is not None:
+        ds = dataclasses.replace(ds, class_names=class_names)
+    sblr_model = SBLRClassifier().fit(ds.X, ds.y)
+    sparse = SparseSBLRClassifier(lam=1e-3).fit(ds.X, ds.y)
+    F = sparse.featurizer_.training_evidence()
+    result = evaluate(SparseSBLRClassifier(lam=1e-3), ds.X, ds.y)
+    page = analysis_report(
+        ds,
+        k,
+        sblr_model=sblr_model,
+        sparse_model=sparse,
+        evidence=F,
+        evaluation=result,
+        model="SparseSBLR",
+        context={"data": ds.name, "evaluation": "25% hold-out split"},
+    )
+    return page, ds, sblr_model, sparse, F, result
+
+
+@pytest.mark.parametrize(("name", "k"), [("wine", 1), ("planted", 2)])
+def test_analysis_report_shows_the_numbers_it_was_given(name, k):
+    """Oracle: the evaluation's means, and class k's row of β̃ = β · sd(evidence) of both
+    models, computed here from the fitted models."""
+    page, ds, sblr_model, sparse, F, result = analysis(name, k)
+    text = html.unescape(page)
+    for value in result.summary["mean"]:
+        assert f"<td>{value:.4g}</td>" in page, value
+    sd = F.std(axis=0)
+    for model in (sblr_model, sparse):
+        for value in model.coef_[k] * sd:
+            assert f"<td>{value:.4g}</td>" in page, value
+    assert f"Class contributions to {ds.class_names[k]}" in text
+    assert "The paper's claim, tested for this class" in text
+    measure = "mean evidence on k's rows" if ds.task == "multiclass" else "P(k | t)"
+    assert measure in text
+    assert page.count("<script") >= 1  # plotly.js inlined: the file opens offline
+    for row in ("data", "evaluation", "class k", "rows × features", "classes"):
+        assert f"<th>{row}</th>" in text
+
+
+def test_analysis_report_escapes_the_users_text():
+    """Class names come from the user's file: text on the page, never markup."""
+    names = ["<b>x</b>", "y&z", "<script>alert(1)</script>", "d", "e", "f", "g"]
+    page = analysis("planted", 2, class_names=names)[0]  # multi-label: any names
+    assert "<script>alert(1)</script>" not in page and "<b>x</b>" not in page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+
+
+def test_html_report_sections():
+    table = pd.DataFrame({"metric": ["a"], "value": [np.pi]})
+    page = html_report("t", {"k": "v"}, [("T", table, "a note"), ("P", "plain <i>text</i>")])
+    assert "<td>3.142</td>" in page and "a note" in page
+    assert "plain &lt;i&gt;text&lt;/i&gt;" in page
+    with pytest.raises(DataError, match="DataFrame, a Figure or text"):
+        html_report("t", {}, [("bad", 1.0)])
+    with pytest.raises(DataError, match="heading, content"):
+        html_report("t", {}, [("only a heading",)])
