@@ -97,11 +97,14 @@ STEPS = [
         "title": "Explain one prediction",
         "text": (
             "For one row, thunder's logit is the intercept plus one term βₜ · f̄ₜ(x) per class. "
-            "The waterfall adds them up; pick a misclassified row with the row picker."
+            "The waterfall adds them up; pick a misclassified row with the row picker. Further "
+            "down, the same logit is split over the input features (hour, season, wind...), "
+            "against the most similar row on the other side, and “What if?” lets you change "
+            "the features that count most."
         ),
         "question": (
-            "For a row predicted as thunder, which term pushes it over the line? What would "
-            "you change in the row to make the model doubt?"
+            "For a row predicted as thunder, which term pushes it over the line? Which feature "
+            "would you change to make the model doubt, and does the waterfall agree when you do?"
         ),
         "page": "pages/explain.py",
         "view": {"model": "SparseSBLR", "gamma": 1.0, "lam": 10**-3.5, "k": 3},

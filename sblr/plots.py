@@ -2088,3 +2088,121 @@ def figure_html(fig: go.Figure, context: Mapping[str, object] | None = None) -> 
     return page.replace(
         "<body>", f'<body><p style="font-family: sans-serif; font-size: 13px">{line}</p>', 1
     )
+
+
+# --------------------------------------------------------------------------- feature attributions
+
+
+def attribution_waterfall(fa, *, title: str | None = None, keep: int = 10) -> go.Figure:
+    """Waterfall from the baseline row's output to this row's, one bar per feature.
+
+    Parameters
+    ----------
+    fa : sblr.attribution.FeatureAttribution
+        From :func:`sblr.attribution.feature_attributions`.
+    title : str, optional
+        Main title (shown as text); a line with the two outputs is added below.
+    keep : int, default 10
+        Features with the largest ``|attribution|`` that get their own bar; the
+        others are merged into one "other N features" bar, so the bars still add
+        up to the output.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        One horizontal ``go.Waterfall``: the baseline's output (an ``"absolute"``
+        bar, grey like the total), the features
+        (largest ``|attribution|`` first), maybe "other N features", and the
+        total: the row's output (its logit, or SML's evidence).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sblr.attribution import FeatureAttribution
+    >>> fa = FeatureAttribution(np.array([0.5, -2.0, 0.1, 0.2]), np.zeros(4), np.ones(4),
+    ...                         output=-0.2, output_baseline=1.0, k=0, quantity="logit",
+    ...                         gap=0.0, n_nodes=16, feature_names=["a", "b", "c", "d"])
+    >>> trace = attribution_waterfall(fa, keep=2).data[0]
+    >>> list(trace.y), [round(v, 6) for v in trace.x]
+    (['baseline row', 'b', 'a', 'other 2 features', 'this row'], [1.0, -2.0, 0.5, 0.3, -0.2])
+    """
+    import plotly.graph_objects as go
+
+    d = fa.attributions.shape[0]
+    names = fa.feature_names or [f"x{i}" for i in range(d)]
+    order = fa.top(d)
+    shown, rest = (order[:keep], order[keep:]) if d > keep + 1 else (order, order[:0])
+    what = "logit" if fa.quantity == "logit" else "evidence"
+    running = fa.output_baseline
+    bars = [
+        (
+            "baseline row",
+            fa.output_baseline,
+            f"{what} of the baseline row = {_fmt(fa.output_baseline)}",
+        )
+    ]
+    for i in shown:
+        a = float(fa.attributions[i])
+        running += a
+        bars.append(
+            (
+                str(names[i]),
+                a,
+                f"{_esc(str(names[i]))}: {_fmt(fa.x[i])} here, {_fmt(fa.baseline[i])} in the "
+                f"baseline<br>attribution = {_fmt(a)}<br>running total = {_fmt(running)}",
+            )
+        )
+    if rest.size:
+        other = float(fa.attributions[rest].sum())
+        running += other
+        bars.append(
+            (
+                f"other {rest.size} feature{'s' if rest.size != 1 else ''}",
+                other,
+                f"{rest.size} features with smaller |attribution|<br>summed = {_fmt(other)}"
+                f"<br>running total = {_fmt(running)}",
+            )
+        )
+    labels = _unique([b[0] for b in bars] + ["this row"])
+    values = [b[1] for b in bars] + [fa.output]
+    fig = go.Figure(
+        go.Waterfall(
+            orientation="h",
+            y=labels,
+            x=values,
+            measure=["absolute"] + ["relative"] * (len(bars) - 1) + ["total"],
+            text=[f"{v:+.3g}" for v in values[1:-1]],
+            textposition="outside",
+            cliponaxis=False,
+            hovertext=[b[2] for b in bars] + [f"{what} of this row = {_fmt(fa.output)}"],
+            hovertemplate="%{hovertext}<extra></extra>",
+            increasing={"marker": {"color": POSITIVE_COLOR}},
+            decreasing={"marker": {"color": NEGATIVE_COLOR}},
+            totals={"marker": {"color": TOTAL_COLOR}},
+            connector={"line": {"color": "#999999", "width": 1}},
+        )
+    )
+    fig.data[0].text = (f"{fa.output_baseline:.3g}", *fig.data[0].text, f"{fa.output:.3g}")
+    if what == "logit":
+        fig.add_vline(x=0, line={"color": "black", "width": 1, "dash": "dash"})
+    main = title or f"Features behind the {what}"
+    sub = (
+        f"{what}: {fa.output_baseline:.3g} for the baseline row → {fa.output:.3g} for this row; "
+        "red raises, blue lowers"
+    )
+    if rest.size:
+        sub += f"; {rest.size} smallest merged"
+    fig.update_layout(
+        **_titled(_esc(main), sub),
+        xaxis={"title": {"text": what}, "zeroline": False},
+        yaxis={
+            **_category_axis(labels, True),
+            "autorange": "reversed",
+            "ticktext": [_short(x, 24) for x in labels],
+        },
+        height=_height(len(labels), base=160, per=26, lo=320, hi=620),
+        showlegend=False,
+    )
+    fig.update_layout(margin_l=10)
+    fig.update_yaxes(automargin=True)
+    return fig

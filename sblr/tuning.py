@@ -15,11 +15,10 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
+from numbers import Integral, Real
 
 import numpy as np
 import pandas as pd
-from numbers import Integral, Real
-
 from sklearn.base import _fit_context, clone
 from sklearn.utils import check_array
 from sklearn.utils._param_validation import Interval, StrOptions

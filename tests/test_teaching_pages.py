@@ -150,6 +150,68 @@ def test_row_pickers_and_the_three_models_side_by_side():
     assert models.iloc[2, 2] == pytest.approx(proba[0, 3], abs=1e-6)
 
 
+def _logit_without_row(model, X, row, k):
+    """Class k's logit of the rows X for the model with training row `row` left out."""
+    f = model.featurizer_
+    Y_without = f.Y_fit_.copy()
+    Y_without[row] = 0
+    return model.logits_from_evidence(f.query_evidence(np.atleast_2d(X), Y=Y_without))[:, k]
+
+
+def test_feature_credits_and_what_if():
+    """Oracles: SparseSBLR fitted here; the contrast row found by hand on min-max scaled
+    features; the logits at both ends of the path from the public API; after an edit, the
+    model's own prediction of the edited row as a query."""
+    ds = load_sample("planted")
+    model = SparseSBLRClassifier(lam=1e-3).fit(ds.X, ds.y)
+    Y = ds.label_matrix()
+    k, row = 3, 5
+    at = goto(start({"k": str(k)}), "pages/explain.py")
+    keyed(at.number_input, "explain_row").set_value(row)
+    rerun(at)
+    # the baseline: the nearest row (scaled features) on the other side of thunder
+    Z = 2 * (ds.X - ds.X.min(0)) / (ds.X.max(0) - ds.X.min(0)) - 1
+    other = np.flatnonzero(Y[:, k] != Y[row, k])
+    j = int(other[np.argmin(((Z[other] - Z[row]) ** 2).sum(axis=1))])
+    assert f"Baseline: training row {j} " in texts(at.caption)
+    (trace,) = chart(at, "feature_waterfall")["data"]
+    values = array(trace["x"]).astype(float)
+    loo = model.logits_from_evidence(model.featurizer_.training_evidence()[row : row + 1])[0, k]
+    assert values[0] == pytest.approx(_logit_without_row(model, ds.X[j], row, k)[0], abs=1e-6)
+    assert values[-1] == pytest.approx(loo, abs=1e-6)
+    assert values[:-1].sum() == pytest.approx(loo, abs=1e-6)
+    assert list(trace["y"])[1:-1] != [] and len(trace["y"]) == ds.n_features + 2
+    top = [d.value for d in at.dataframe if "credited" in d.value.columns][0]
+    assert list(top["model"]) == ["SML", "SBLR", "SparseSBLR"]
+    assert top.iloc[2]["largest"].startswith(list(trace["y"])[1] + " (")
+
+    # the average row as the baseline
+    keyed(at.radio, "explain_baseline").set_value("mean")
+    rerun(at)
+    values = array(chart(at, "feature_waterfall")["data"][0]["x"]).astype(float)
+    mean = _logit_without_row(model, ds.X.mean(axis=0), row, k)[0]
+    assert values[0] == pytest.approx(mean, abs=1e-6)
+
+    # what if: the top-credited feature gets another value; the page explains the new row
+    inputs = [w for w in at.number_input if str(w.key).startswith("explain_whatif_")]
+    assert len(inputs) == min(10, ds.n_features)
+    first = inputs[0]
+    i = int(str(first.key).rsplit("_", 1)[1])  # explain_whatif_<data>_<row>_<feature>
+    x = ds.X[row].astype(float).copy()
+    x[i] = x[i] + 0.5
+    first.set_value(x[i])
+    rerun(at)
+    assert "features edited" in texts(at.caption)
+    values = array(chart(at, "feature_waterfall")["data"][0]["x"]).astype(float)
+    assert values[-1] == pytest.approx(model.logits(x[None, :])[0, k], abs=1e-6)
+    bars = chart(at, "probabilities")["data"][0]
+    proba = dict(zip(bars["y"], array(bars["x"]).astype(float), strict=True))
+    assert proba["thunder"] == pytest.approx(model.predict_proba(x[None, :])[0, k], abs=1e-6)
+    at.button(key="explain_whatif_reset").click()
+    rerun(at)
+    assert "leave-one-out evidence" in texts(at.caption)
+
+
 # ----------------------------------------------------------------------------- evidence space
 def test_evidence_space_line_is_where_pi_k_is_one_half():
     """Oracle: SparseSBLR fitted here; at every point of the drawn line, with the other
