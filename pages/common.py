@@ -56,7 +56,6 @@ from pages._shared.data import (
 )
 from pages._shared.formatting import (
     LOG_GRID,
-    MAX_EDIT_FEATURES,
     context,
     context_name,
     dense_row,
@@ -109,7 +108,6 @@ __all__ = [
     "K_LOG_LAM",
     "K_MODEL",
     "LOG_GRID",
-    "MAX_EDIT_FEATURES",
     "MAX_JOBS",
     "MAX_ROWS",
     "MAX_UPLOAD_MB",

@@ -11,7 +11,6 @@ from sblr.textsafe import safe_filename, to_csv_bytes
 
 __all__ = [
     "LOG_GRID",
-    "MAX_EDIT_FEATURES",
     "context",
     "context_name",
     "dense_row",
@@ -70,10 +69,6 @@ def context_name(ds, s, what, *extra, suffix, model=None, with_lam=True):
     if with_lam and model == "SparseSBLR":
         parts.append(f"lam-{fmt_value(s.lam)}")
     return safe_filename(*parts, *extra, suffix=suffix)
-
-
-#: The explain page offers a row's values for editing up to this many features.
-MAX_EDIT_FEATURES = 200
 
 
 def dense_row(X, i):
