@@ -229,6 +229,22 @@ def task_y(dataset):
     return np.unique(np.asarray(dataset.y).astype(str), return_inverse=True)[1]
 
 
+def benchmark_splits(dataset, folds=10, seed=0):
+    """The outer folds of :func:`run_benchmark` (and of the dashboard's compare page).
+
+    Stratified k-fold of :func:`task_y` (:func:`sblr.evaluation.make_splits`), so the
+    command line and the dashboard score the same test rows.
+
+    Examples
+    --------
+    >>> from sblr.samples import load_sample
+    >>> splits = benchmark_splits(load_sample("wine"), folds=3)
+    >>> len(splits), sum(len(test) for _, test in splits)
+    (3, 178)
+    """
+    return make_splits(task_y(dataset), scheme="kfold", n_splits=folds, random_state=seed)
+
+
 def _get_method(method):
     if method not in METHODS:
         raise ValueError(f"Unknown method {method!r}; choose from {', '.join(METHODS)}.")
@@ -572,7 +588,7 @@ def run_benchmark(
     methods : sequence of str
         Keys of :data:`METHODS`.
     folds : int
-        Number of CV folds (``make_splits(y, scheme="kfold", random_state=seed)``).
+        Number of CV folds (:func:`benchmark_splits`).
     selection, grid, inner_folds
         See :func:`run_fold`.
     params : dict, optional
@@ -609,7 +625,7 @@ def run_benchmark(
     grid = tuple(float(g) for g in grid)
     tasks, cached = [], {}
     for ds in datasets:
-        splits = make_splits(task_y(ds), scheme="kfold", n_splits=folds, random_state=seed)
+        splits = benchmark_splits(ds, folds, seed)
         data_hash = dataset_hash(ds) if cache_dir is not None else None
         for m in methods:
             if not METHODS[m].supports(ds.task):

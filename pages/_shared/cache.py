@@ -407,9 +407,8 @@ def pca_coordinates(ds, key):
 def _cached_compare_splits(_ds, key, folds):
     """The folds ``protocol.run_benchmark`` uses (seed 0), so results match the CLI's."""
     from sblr import protocol
-    from sblr.evaluation import make_splits
 
-    return make_splits(protocol.task_y(_ds), scheme="kfold", n_splits=folds, random_state=0)
+    return protocol.benchmark_splits(_ds, folds)
 
 
 @st.cache_data(max_entries=2048, show_spinner=False)
