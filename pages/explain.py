@@ -136,7 +136,8 @@ with st.expander("What if? Edit the values of the features that matter most"):
     st.button("Back to the row's own values", on_click=_reset, key="explain_whatif_reset")
     st.caption(
         "Listed by the size of their credit for this class on the unedited row (see “Which "
-        "features drive it” below). Change a value and every chart on the page follows: the "
+        "features drive it” below; equal credits, e.g. all 0: the features that differ most "
+        "from the baseline first). Change a value and every chart on the page follows: the "
         "row is then explained as a new query (every training row counts)."
     )
 if not np.isfinite(x).all():
@@ -260,16 +261,30 @@ if baseline_choice == "contrast" and contrast is None:
     st.caption(f"No training row {side_k} “{name_k}”: compared with the average row instead.")
 elif contrast is not None:
     other_classes = [ds.class_names[t] for t in np.flatnonzero(ds.label_matrix()[contrast])]
+    shown_classes = ", ".join(common.esc(n) for n in other_classes[:8]) or "none"
+    if len(other_classes) > 8:
+        shown_classes += f" and {len(other_classes) - 8} more"
     st.caption(
-        f"Baseline: training row {contrast} (true classes: "
-        f"{', '.join(common.esc(n) for n in other_classes) or 'none'}), the nearest row on "
-        "the scaled features, as the RBF kernel measures distance."
+        f"Baseline: training row {contrast} (true classes: {shown_classes}), the nearest row "
+        "on the scaled features, as the RBF kernel measures distance."
     )
 fa = by_model[model_name]
-fig_features = plots.attribution_waterfall(
-    fa, title=f"{model_name}: features behind the logit of {ds.class_names[k]}"
-)
-st.plotly_chart(fig_features, key="feature_waterfall")
+if not model.coef_[k].any():
+    st.info(
+        f"{model_name} keeps no class for “{name_k}” at λ = {common.fmt_value(s.lam)}: its "
+        "logit is the intercept for every row, so no feature moves it and every credit is 0. "
+        "Lower λ in the sidebar, or choose SBLR, to see features at work."
+    )
+elif not fa.attributions.any():
+    st.info(
+        "Every credit is 0: the logit is the same for this row and the baseline all along "
+        "the path (the evidence is 0 there: every training row is far away at this γ)."
+    )
+else:
+    fig_features = plots.attribution_waterfall(
+        fa, title=f"{model_name}: features behind the logit of {ds.class_names[k]}"
+    )
+    st.plotly_chart(fig_features, key="feature_waterfall")
 st.caption(
     f"The {ds.n_features:,} credits add up to "
     f"{fa.attributions.sum():.6g}; logit(x) − logit(x′) = {fa.output:.6g} − "
@@ -280,12 +295,15 @@ RANKS = ["largest", "2nd", "3rd", "4th", "5th"]
 rows = []
 for other, other_fa in by_model.items():
     top = other_fa.table(len(RANKS))
+    top = top[top["attribution"] != 0]
+    cells = {
+        RANKS[i]: f"{name} ({a:+.3g})"
+        for i, (name, a) in enumerate(zip(top["feature"], top["attribution"], strict=True))
+    }
     rows.append(
         {"model": other, "credited": "evidence" if other == "SML" else "logit"}
-        | {
-            RANKS[i]: f"{name} ({a:+.3g})"
-            for i, (name, a) in enumerate(zip(top["feature"], top["attribution"], strict=True))
-        }
+        | {rank: cells.get(rank, "") for rank in RANKS}
+        | ({} if cells else {RANKS[0]: "none: no feature moves it"})
     )
 st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", key="explain_top_features")
 st.caption(

@@ -74,6 +74,9 @@ class FeatureAttribution:
     n_nodes : int
         Quadrature nodes used along the path.
     feature_names : list of str or None
+    scaled_change : ndarray of shape (n_features,) or None
+        ``x - baseline`` on the scaled features (each training range mapped to
+        a width of 2), for ordering features whose attributions tie.
     """
 
     attributions: np.ndarray
@@ -86,10 +89,21 @@ class FeatureAttribution:
     gap: float
     n_nodes: int
     feature_names: list | None = None
+    scaled_change: np.ndarray | None = None
 
     def top(self, n=10) -> np.ndarray:
-        """Indices of the ``n`` features with the largest ``|attribution|`` (ties: index)."""
-        order = np.argsort(-np.abs(self.attributions), kind="stable")
+        """Indices of the ``n`` features with the largest ``|attribution|``.
+
+        Ties (e.g. all 0, when the output does not depend on the row) go to the
+        feature that differs most from the baseline on the scaled features
+        (:attr:`scaled_change`), then to the lower index.
+        """
+        change = (
+            np.zeros_like(self.attributions)
+            if self.scaled_change is None
+            else np.abs(self.scaled_change)
+        )
+        order = np.lexsort((np.arange(change.shape[0]), -change, -np.abs(self.attributions)))
         return order[: max(0, int(n))]
 
     def table(self, n=None) -> pd.DataFrame:
@@ -205,6 +219,7 @@ def feature_attributions(
         gap=gap,
         n_nodes=n_nodes,
         feature_names=None if feature_names is None else [str(n) for n in feature_names],
+        scaled_change=s_x - s_b,
     )
 
 

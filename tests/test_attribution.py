@@ -226,3 +226,19 @@ def test_bad_input_raises_typed_errors():
     rff = SBLRClassifier(gamma=1.0, approx="rff", n_components=20).fit(X, y)
     with pytest.raises(UnsupportedModelError, match="Nystroem"):
         feature_attributions(rff, X[0], 1)
+
+
+def test_a_model_whose_logit_ignores_the_row_credits_nothing_and_lists_by_change():
+    """SparseSBLR at a λ above every class's λ_max keeps no weight: the logit is the
+    intercept for every row, every credit is exactly 0, and the features are listed by how
+    much the row differs from the baseline (scaled)."""
+    X, y = _data()
+    model = SparseSBLRClassifier(gamma=1.0, lam=10.0).fit(X, y)
+    assert not model.coef_.any()
+    baseline = X[0].copy()
+    baseline[3] += 0.9 * np.ptp(X[:, 3])  # the largest scaled change
+    baseline[1] += 0.5 * np.ptp(X[:, 1])
+    fa = feature_attributions(model, X[0], 1, baseline=baseline)
+    assert not fa.attributions.any()
+    assert fa.output == fa.output_baseline == pytest.approx(model.intercept_[1])
+    assert list(fa.top(4)) == [3, 1, 0, 2]

@@ -212,6 +212,20 @@ def test_feature_credits_and_what_if():
     assert "leave-one-out evidence" in texts(at.caption)
 
 
+def test_feature_credits_say_when_the_logit_ignores_the_row():
+    """At the largest λ SparseSBLR keeps no class for thunder (oracle: the model fitted
+    here): no waterfall of zeros, a sentence instead."""
+    ds = load_sample("planted")
+    assert not SparseSBLRClassifier(lam=100.0).fit(ds.X, ds.y).coef_[3].any()
+    at = goto(start({"k": "3", "lam": "100", "model": "SparseSBLR"}), "pages/explain.py")
+    assert "keeps no class for “thunder”" in texts(at.info)
+    assert not [c for c in at.get("plotly_chart") if c.proto.id.endswith("-feature_waterfall")]
+    assert [c for c in at.get("plotly_chart") if c.proto.id.endswith("-waterfall")]
+    top = [d.value for d in at.dataframe if "credited" in d.value.columns][0].set_index("model")
+    assert top.loc["SparseSBLR", "largest"] == "none: no feature moves it"
+    assert top.loc["SBLR", "largest"].endswith(")")  # SBLR's dense β: features at work
+
+
 # ----------------------------------------------------------------------------- evidence space
 def test_evidence_space_line_is_where_pi_k_is_one_half():
     """Oracle: SparseSBLR fitted here; at every point of the drawn line, with the other
