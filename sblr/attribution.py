@@ -342,7 +342,8 @@ def _expansion(model, f, k, leave_out):
     w = fm.normalization_.T @ (f.S_ @ per_class)
     if leave_out is not None:  # its own approximate term, a constant (see approx_class_evidence)
         const -= f.self_sim_[leave_out] * float(Y[leave_out] @ per_class)
-    return np.asarray(fm.components_, dtype=np.float64), w, const
+    landmarks = fm.components_  # sparse when the training rows are
+    return (landmarks if sp.issparse(landmarks) else np.asarray(landmarks, float)), w, const
 
 
 def _integrate(Z, w, const, gamma, s_b, s_x):

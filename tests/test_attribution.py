@@ -145,11 +145,15 @@ def test_sparse_training_data_gives_the_attributions_of_the_dense_data():
     )
 
 
-def test_nystroem_evidence_completeness_and_leave_one_out_end():
+@pytest.mark.parametrize("sparse", [False, True])
+def test_nystroem_evidence_completeness_and_leave_one_out_end(sparse):
     X, Y = _multilabel(n=120)
-    model = SBLRClassifier(gamma=0.3, approx="nystroem", n_components=40).fit(X, Y)
+    X[X < 0] = 0.0  # zeros, for the sparse variant's sake
+    data = sp.csr_matrix(X) if sparse else X
+    model = SBLRClassifier(gamma=0.3, approx="nystroem", n_components=40).fit(data, Y)
+    assert sp.issparse(model.featurizer_.feature_map_.components_) == sparse
     fa = feature_attributions(model, X[9], 0)
-    expected = model.logits(X[9:10])[0, 0] - model.logits(fa.baseline[None, :])[0, 0]
+    expected = model.logits(data[9:10])[0, 0] - model.logits(fa.baseline[None, :])[0, 0]
     assert fa.attributions.sum() == pytest.approx(expected, abs=1e-9)
     loo = feature_attributions(model, X[9], 0, leave_out=9)
     F_train = model.featurizer_.training_evidence()
