@@ -28,9 +28,10 @@ Run from the repo root (with sblr importable: `pip install -e .` in the reposito
 
 Many labels (issue #12): ``--data labels174`` uploads a synthetic 502 × 68 set with 174
 labels, ``--data sparse45`` a synthetic sparse 978 × 1,449 set with 45 labels (both as MEKA
-ARFF), and times the first Coefficients view (budget 3 s), λ changes (0.5 s), γ changes
-applied with the sidebar's "Apply γ" button (2 s) and the regularization path of the sidebar's
-class (2 s)::
+ARFF), and times the first Coefficients view (budget 3 s), λ changes to values far apart
+(0.5 s), λ moved one grid step after looking at the view for ``--look`` seconds (0.5 s; the
+neighbouring fits are computed in the background meanwhile), γ changes applied with the
+sidebar's "Apply γ" button (2 s) and the regularization path of the sidebar's class (2 s)::
 
     python benchmarks/dashboard_latency.py --data labels174
 """
@@ -213,7 +214,13 @@ def load(at: AppTest, files, extra) -> float:
 
 # ----------------------------------------------------------------------------- many labels
 #: Issue #12's server-side budgets (seconds) on many-label data.
-MANY_BUDGET = {"first Coefficients view": 3.0, "λ change": 0.5, "γ change": 2.0, "path": 2.0}
+MANY_BUDGET = {
+    "first Coefficients view": 3.0,
+    "λ change": 0.5,
+    "λ step after a look": 0.5,
+    "γ change": 2.0,
+    "path": 2.0,
+}
 
 
 def many_label_arff(kind: str) -> tuple[str, bytes]:
@@ -250,7 +257,7 @@ def many_label_arff(kind: str) -> tuple[str, bytes]:
     return shape, ("\n".join(lines) + "\n").encode()
 
 
-def many_labels(kind: str, repeats: int) -> int:
+def many_labels(kind: str, repeats: int, look: float = 2.0) -> int:
     shape, data = many_label_arff(kind)
     print(f"data: synthetic {shape} (MEKA ARFF upload)")
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=900)
@@ -267,6 +274,15 @@ def many_labels(kind: str, repeats: int) -> int:
     for v in (-3.5, -2.5, -2.0, -4.0)[:repeats]:
         at.select_slider(key="log_lam").set_value(v)
         rows["λ change"].append(timed_run(at, f"λ = 1e{v:g}"))
+        check_page(at, "pages/coefficients.py", lam=10.0**v)
+    # A user moving the slider step by step, looking at each view for `look` seconds first
+    # (the fits at the neighbouring λ are computed meanwhile, in the background).
+    v = at.select_slider(key="log_lam").value
+    for _ in range(repeats):
+        time.sleep(look)
+        v -= 0.25
+        at.select_slider(key="log_lam").set_value(v)
+        rows["λ step after a look"].append(timed_run(at, f"λ one step to 1e{v:g}"))
         check_page(at, "pages/coefficients.py", lam=10.0**v)
     at.toggle(key="gamma_is_scale").set_value(False)
     cold.append(("γ = scale → 1e0 (toggle off)", timed_run(at, "gamma_is_scale off")))
@@ -302,6 +318,13 @@ def main(argv=None) -> int:
         "--profile-top", type=int, default=25, help="cProfile rows to print (0: no profile)"
     )
     parser.add_argument(
+        "--look",
+        type=float,
+        default=2.0,
+        help="--data labels174/sparse45: seconds a user looks at a view before moving the λ "
+        "slider one step (the next fits are computed meanwhile; default 2)",
+    )
+    parser.add_argument(
         "--data",
         choices=["yeast", "labels174", "sparse45"],
         default="yeast",
@@ -315,7 +338,7 @@ def main(argv=None) -> int:
     st.cache_data.clear()
     st.cache_resource.clear()
     if args.data != "yeast":
-        return many_labels(args.data, args.repeats)
+        return many_labels(args.data, args.repeats, args.look)
 
     description, files, extra = dataset()
     print(f"data: {description}")

@@ -260,7 +260,7 @@ def test_bad_link_values_are_ignored_with_a_note(query, said):
 def test_job_slots_bound_concurrent_work_and_wait_for_a_free_one():
     from pages._shared import server  # the module that holds the slots
 
-    slots = server._job_slots()
+    slots = server.job_slots()
     taken = 0
     while slots.acquire(blocking=False):
         taken += 1

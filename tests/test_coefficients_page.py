@@ -559,3 +559,41 @@ def test_big_downloads_are_made_only_when_clicked(oracles, downloads):
     np.testing.assert_allclose(
         csv.loc[("SBLR", "beta")].loc[names, names].to_numpy(), oracle.sblr.coef_, rtol=1e-6
     )
+
+
+def test_neighbouring_lambdas_are_fitted_ahead_on_many_classes(oracles):
+    """With many classes, SparseSBLR at the λ one grid step below and above the sidebar's is
+    fitted in the background; moving the slider one step uses that fit (the same object,
+    not a refit), whose β equal those of a fit done here (oracle)."""
+    import time
+
+    from pages._shared import cache
+
+    oracle = oracle_for(oracles, "many")
+    at = open_data("many")  # 45 classes, λ = 1e-3
+    assert at.select_slider(key="log_lam").value == -3.0
+    store = cache._fits()
+
+    def stored(lam):
+        return [
+            v for (k, model, g, l), v in store._items.items() if model == "SparseSBLR" and l == lam
+        ]
+
+    below, above = 10.0**-3.25, 10.0**-2.75
+    deadline = time.monotonic() + 120
+    while not (stored(below) and stored(above)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    (ahead,) = stored(below)
+    assert stored(above)
+    np.testing.assert_allclose(ahead.coef_, oracle.sparse(below), rtol=1e-8, atol=1e-10)
+    at.select_slider(key="log_lam").set_value(-3.25)
+    rerun(at)
+    (now,) = stored(below)
+    assert now is ahead  # used as fitted ahead, not fitted again
+    _, traces = panels(at)
+    assert f"SparseSBLR, λ = {below:.3g}" in traces
+    # and the next step down is on its way
+    deadline = time.monotonic() + 120
+    while not stored(10.0**-3.5) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert stored(10.0**-3.5)

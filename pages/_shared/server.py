@@ -13,7 +13,14 @@ import streamlit as st
 from pages._shared.formatting import esc
 from sblr import DataError
 
-__all__ = ["MAX_JOBS", "ServerBusy", "error_boundary", "job_slot", "waiting_for_worker"]
+__all__ = [
+    "MAX_JOBS",
+    "ServerBusy",
+    "error_boundary",
+    "job_slot",
+    "job_slots",
+    "waiting_for_worker",
+]
 
 _log = logging.getLogger("sblr.dashboard")
 
@@ -28,7 +35,8 @@ class ServerBusy(Exception):
 
 
 @st.cache_resource
-def _job_slots():
+def job_slots():
+    """The server's ``MAX_JOBS`` slots (a semaphore; :func:`job_slot` holds one)."""
     # A resource, not a module global: Streamlit may re-import this module, the slots stay one.
     return threading.BoundedSemaphore(MAX_JOBS)
 
@@ -52,7 +60,7 @@ def job_slot(*, wait: bool = False):
         finally:
             _held.depth -= 1
         return
-    slots = _job_slots()
+    slots = job_slots()
     if not slots.acquire(blocking=False):
         if not wait:
             raise ServerBusy
@@ -83,7 +91,7 @@ def waiting_for_worker(func):
             pass
         with st.spinner(_BUSY_TEXT):
             while True:
-                slots = _job_slots()
+                slots = job_slots()
                 if slots.acquire(timeout=0.5):  # a slot is free: give it back and retry
                     slots.release()
                     try:
