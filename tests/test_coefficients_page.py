@@ -576,7 +576,9 @@ def test_neighbouring_lambdas_are_fitted_ahead_on_many_classes(oracles):
 
     def stored(lam):
         return [
-            v for (k, model, g, l), v in store._items.items() if model == "SparseSBLR" and l == lam
+            fit
+            for (_, model, _, at_lam), fit in store._items.items()
+            if model == "SparseSBLR" and at_lam == lam
         ]
 
     below, above = 10.0**-3.25, 10.0**-2.75

@@ -218,6 +218,8 @@ import sblr
 from sblr.samples import SAMPLES, SAMPLE_DIR, load_sample
 out = Path(sys.argv[1])
 info = {"sblr": sblr.__file__, "sample_dir": str(SAMPLE_DIR), "version": sblr.__version__}
+import sblr.plots, sblr.attribution  # every subpackage shipped
+info["plots"] = sblr.plots.__file__
 for name in SAMPLES:
     ds = load_sample(name)
     np.savez(out / f"{name}.npz", X=ds.X, y=ds.y)
@@ -298,6 +300,7 @@ def test_installed_package_in_a_fresh_venv(tmp_path):
     site = Path(purelib).resolve()
     assert Path(info["sblr"]).resolve().is_relative_to(site), info["sblr"]
     assert Path(info["sample_dir"]).resolve() == site / "sblr" / "sample_data"
+    assert Path(info["plots"]).resolve() == site / "sblr" / "plots" / "__init__.py"
     import sblr
 
     assert info["version"] == sblr.__version__

@@ -169,6 +169,13 @@ class _Prefetcher:
                 self._thread = threading.Thread(target=self._run, daemon=True)
                 self._thread.start()
 
+    def join(self, timeout=None):
+        """Wait until the queue is empty and the thread has stopped (for tests)."""
+        with self._lock:
+            thread = self._thread
+        if thread is not None:
+            thread.join(timeout)
+
     def pending(self, wanted):
         """The event set when a queued or running prefetch of ``wanted`` is done, or None."""
         with self._lock:

@@ -1,0 +1,263 @@
+"""Shared conventions of the figures: colours, scales, sizes, input checks and layout helpers.
+
+The public constants and :func:`class_colors` are re-exported by :mod:`sblr.plots`; the
+private helpers are for the figure modules of this package only.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+
+import numpy as np
+
+from sblr.exceptions import DataError
+
+# --------------------------------------------------------------------------- conventions
+
+#: Positive beta / contribution (raises class k's logit).
+POSITIVE_COLOR = "#b2182b"
+#: Negative beta / contribution (lowers class k's logit).
+NEGATIVE_COLOR = "#2166ac"
+#: Totals (the logit bar of the waterfall).
+TOTAL_COLOR = "#4d4d4d"
+#: Catch-all groups ("other N classes") and not-predicted bars.
+OTHER_COLOR = "#c8c8c8"
+#: Classes predicted relevant in :func:`probability_bars`.
+PREDICTED_COLOR = "#1a9850"
+#: Single-colour count bars.
+COUNT_COLOR = "#6a51a3"
+#: One colour per model, used wherever models are compared.
+MODEL_COLORS = {"SML": "#7570b3", "SBLR": "#1b9e77", "SparseSBLR": "#d95f02"}
+
+#: Diverging scale for signed beta, symmetric around 0.  Exact zeros are drawn
+#: as gaps (white background); the jump at 0.5 gives every non-zero value at
+#: least a pale blue / pale red tint, so "small" and "exactly zero" differ.
+BETA_COLORSCALE = [
+    [0.0, "#053061"],
+    [0.2, "#2166ac"],
+    [0.38, "#92c5de"],
+    [0.5, "#d1e5f0"],
+    [0.5, "#fddbc7"],
+    [0.62, "#f4a582"],
+    [0.8, "#b2182b"],
+    [1.0, "#67001f"],
+]
+#: Sequential scale for |beta| (never white: white means exactly zero).
+BETA_ABS_COLORSCALE = [
+    [0.0, "#fee0d2"],
+    [0.35, "#fc9272"],
+    [0.7, "#de2d26"],
+    [1.0, "#67000d"],
+]
+#: Sequential scale for counts (never white: white means a zero count).
+COUNT_COLORSCALE = [
+    [0.0, "#efedf5"],
+    [0.4, "#9e9ac8"],
+    [0.75, "#6a51a3"],
+    [1.0, "#3f007d"],
+]
+
+#: Above this many classes, per-class tick labels are hidden (hover names them).
+MAX_TICK_LABELS = 30
+#: Largest figure height (px) any function here returns (per panel, for stacked panels).
+MAX_HEIGHT = 900
+_TICK_CHARS = 18  # tick labels longer than this are shortened with "…"
+_MAX_COLOURED = 20  # at most this many colours in a legend; the rest go grey
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def class_colors(m: int) -> list[str]:
+    """One colour per class index, the same in every figure for a given ``m``.
+
+    Parameters
+    ----------
+    m : int
+        Number of classes.
+
+    Returns
+    -------
+    list of str
+        Plotly's 10-colour qualitative palette for ``m <= 10``, the 24-colour
+        "Dark24" palette for ``m <= 24``; above that the 24 colours repeat
+        (figures with many classes colour only the largest groups).
+
+    Examples
+    --------
+    >>> class_colors(3)
+    ['#636EFA', '#EF553B', '#00CC96']
+    """
+    from plotly.colors import qualitative
+
+    palette = qualitative.Plotly if m <= 10 else qualitative.Dark24
+    return [palette[i % len(palette)] for i in range(m)]
+
+
+def _dense(a) -> np.ndarray:
+    if hasattr(a, "toarray"):  # scipy sparse
+        a = a.toarray()
+    return np.asarray(a)
+
+
+def _float_array(a, what: str, ndim: int, *, allow_nan: bool = False) -> np.ndarray:
+    arr = _dense(a)
+    try:
+        arr = arr.astype(float)
+    except (TypeError, ValueError):
+        raise DataError(f"{what} must be numeric.") from None
+    if arr.ndim != ndim:
+        raise DataError(f"{what} must be a {ndim}-D array, got shape {arr.shape}.")
+    if allow_nan:
+        if np.isinf(arr).any():
+            raise DataError(f"{what} contains infinite values.")
+    elif not np.isfinite(arr).all():
+        raise DataError(f"{what} contains NaN or infinite values.")
+    return arr
+
+
+def _square(a, what: str) -> np.ndarray:
+    arr = _float_array(a, what, 2)
+    if arr.shape[0] != arr.shape[1] or arr.shape[0] == 0:
+        raise DataError(f"{what} must be a non-empty square (m, m) matrix, got shape {arr.shape}.")
+    return arr
+
+
+def _names(class_names, m: int) -> list[str]:
+    if class_names is None:
+        return [str(t) for t in range(m)]
+    names = [str(c) for c in class_names]
+    if len(names) != m:
+        raise DataError(f"Got {len(names)} class names for {m} classes; they must match.")
+    return names
+
+
+def _unique(names: Sequence[str]) -> list[str]:
+    """Category labels: HTML-escaped, and distinct (duplicates get their index)."""
+    names = [_esc(name) for name in names]
+    seen: dict[str, int] = {}
+    for name in names:
+        seen[name] = seen.get(name, 0) + 1
+    return [f"{name} [{i}]" if seen[name] > 1 else name for i, name in enumerate(names)]
+
+
+def _esc(text: str) -> str:
+    """Escape &, < and > for plotly's pseudo-HTML (quotes stay readable)."""
+    return html.escape(str(text), quote=False)
+
+
+def _short(name: str, width: int = _TICK_CHARS) -> str:
+    return name if len(name) <= width else name[: width - 1] + "…"
+
+
+def _tick_texts(labels: Sequence[str], width: int = _TICK_CHARS) -> list[str]:
+    """Tick texts for escaped, distinct category labels: names longer than ``width``
+    characters are cut where the names still differ (end, middle or start: "label_1…",
+    "Emo…_Angry", "…ong_name_017"), the cut made on the text as read, never inside an
+    HTML entity such as ``&amp;``."""
+    text = [html.unescape(x) for x in labels]
+    if all(len(x) <= width for x in text):
+        return list(labels)
+
+    def cut(x: str, head: int) -> str:
+        if len(x) <= width:
+            return x
+        tail = width - 1 - head
+        return x[:head] + "…" + (x[-tail:] if tail else "")
+
+    for head in (width - 1, width // 2, 0):  # keep the start, both ends, the end
+        short = [cut(x, head) for x in text]
+        if len(set(short)) == len(short):
+            break
+    else:
+        short = [cut(x, width - 1) for x in text]
+    return [_esc(x) for x in short]
+
+
+def _height(n: int, *, base: int, per: int, lo: int, hi: int = MAX_HEIGHT) -> int:
+    return int(min(max(base + per * n, lo), hi, MAX_HEIGHT))
+
+
+def _titled(main: str, sub: str | None = None, *, extra: int = 0) -> dict:
+    """Layout entries for a left-aligned title (+ smaller subtitle lines) and a top
+    margin tall enough for all its lines (``extra`` px more, e.g. for subplot titles)."""
+    text = main if not sub else f"{main}<br><sup>{sub}</sup>"
+    lines = text.count("<br>") + 1
+    return {
+        "title": {
+            "text": text,
+            "x": 0.0,
+            "xanchor": "left",
+            "xref": "container",
+            "y": 1.0,
+            "yanchor": "top",
+            "yref": "container",
+            "pad": {"t": 12, "l": 12},
+        },
+        "margin": {"t": 36 + 19 * lines + extra},
+    }
+
+
+def _category_axis(labels: Sequence[str], show: bool, *, title: str | None = None) -> dict:
+    """Axis settings for one tick per class (shortened) or none at all."""
+    axis: dict = {
+        "type": "category",
+        "showgrid": False,
+        "zeroline": False,
+        "automargin": True,
+        # a thin frame, so that a panel of mostly exact zeros (drawn white) keeps its shape
+        "showline": True,
+        "mirror": True,
+        "linecolor": "#c8c8c8",
+    }
+    if title is not None:
+        axis["title"] = {"text": title}
+    if show:
+        axis.update(
+            tickmode="array",
+            tickvals=list(labels),
+            ticktext=_tick_texts(labels),
+            tickfont={"size": 11 if len(labels) <= 15 else 9},
+        )
+    else:
+        axis.update(showticklabels=False, ticks="")
+    return axis
+
+
+def _matrix_yaxis(labels, show: bool, *, title: str | None, x: str = "x") -> dict:
+    """Rows of a square class-by-class matrix: first class on top, square cells."""
+    return {
+        **_category_axis(labels, show, title=title),
+        "autorange": "reversed",
+        "scaleanchor": x,
+        "scaleratio": 1,
+        "constrain": "domain",
+        "constraintoward": "top",
+    }
+
+
+def _tick_note(m: int) -> str:
+    return (
+        f"{m} classes: tick labels hidden — hover for class names, drag to zoom, "
+        "double-click to reset"
+    )
+
+
+def _fmt(x: float) -> str:
+    return "n/a" if x is None or not np.isfinite(x) else f"{x:.3g}"
+
+
+def _matrix_layout(fig, title, sub, labels, show_ticks, *, x_title, y_title, height):
+    """The layout of a square class-by-class heatmap (co-occurrence, confusion, selection)."""
+    if not show_ticks:
+        sub += "<br>" + _tick_note(len(labels))
+    fig.update_layout(
+        **_titled(title, sub),
+        xaxis={**_category_axis(labels, show_ticks, title=x_title), "constrain": "domain"},
+        yaxis=_matrix_yaxis(labels, show_ticks, title=y_title),
+        plot_bgcolor="white",
+        height=height,
+        dragmode="zoom",
+    )
+    return fig

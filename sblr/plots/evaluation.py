@@ -1,0 +1,281 @@
+"""Figures of a model's evaluation: precision-recall curve, confusion matrix, metric bars."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from sblr.exceptions import DataError
+from sblr.plots._style import (
+    COUNT_COLOR,
+    COUNT_COLORSCALE,
+    MAX_TICK_LABELS,
+    MODEL_COLORS,
+    POSITIVE_COLOR,
+    _esc,
+    _float_array,
+    _fmt,
+    _height,
+    _matrix_layout,
+    _names,
+    _square,
+    _titled,
+    _unique,
+)
+
+# plotly is imported where a figure is drawn (see the package's __init__)
+if TYPE_CHECKING:
+    import plotly.graph_objects as go
+
+
+# --------------------------------------------------------------------------- precision-recall
+
+
+def pr_curve_figure(
+    precision, recall, thresholds, *, class_name=None, average_precision=None, threshold=None
+) -> go.Figure:
+    """Precision against recall of one class as its decision threshold moves.
+
+    Parameters
+    ----------
+    precision, recall, thresholds : array-like
+        :func:`sblr.metrics.pr_curve` (``thresholds`` one shorter than the others).
+    class_name : str, optional
+    average_precision : float, optional
+        Shown in the title.
+    threshold : float, optional
+        Marks the point of this threshold (rows with probability ≥ threshold are
+        predicted: the point of the smallest curve threshold at or above it).
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        A step line (trace 0) and, with ``threshold``, a marker (trace 1).
+
+    Examples
+    --------
+    >>> fig = pr_curve_figure([0.5, 1.0, 1.0], [1.0, 0.5, 0.0], [0.3, 0.8], threshold=0.5)
+    >>> [float(v) for v in fig.data[1].x], [float(v) for v in fig.data[1].y]
+    ([0.5], [1.0])
+    """
+    import plotly.graph_objects as go
+
+    precision = _float_array(precision, "precision", 1)
+    recall = _float_array(recall, "recall", 1)
+    thresholds = _float_array(thresholds, "thresholds", 1)
+    if precision.shape != recall.shape or thresholds.size not in (0, precision.size - 1):
+        raise DataError("precision, recall and thresholds do not come from one curve.")
+    name = _esc(str(class_name)) if class_name is not None else "class k"
+    fig = go.Figure(
+        go.Scatter(
+            x=recall,
+            y=precision,
+            mode="lines",
+            line={"shape": "hv", "color": POSITIVE_COLOR, "width": 2},
+            name="precision-recall",
+            customdata=np.r_[thresholds, np.nan] if thresholds.size else None,
+            hovertemplate="recall %{x:.3f}<br>precision %{y:.3f}"
+            + ("<br>threshold %{customdata:.3f}" if thresholds.size else "")
+            + "<extra></extra>",
+        )
+    )
+    if threshold is not None and thresholds.size:
+        # rows with p >= threshold are predicted: the curve's point of the smallest curve
+        # threshold at or above it (none: nothing predicted, the curve's last point)
+        above = np.flatnonzero(thresholds >= float(threshold))
+        i = int(above.min()) if above.size else len(thresholds)
+        fig.add_trace(
+            go.Scatter(
+                x=[recall[i]],
+                y=[precision[i]],
+                mode="markers",
+                marker={
+                    "size": 12,
+                    "color": "black",
+                    "symbol": "circle-open",
+                    "line": {"width": 3},
+                },
+                name=f"threshold {float(threshold):.2f}",
+                hovertemplate=f"threshold {float(threshold):.2f}<br>recall %{{x:.3f}}"
+                "<br>precision %{y:.3f}<extra></extra>",
+            )
+        )
+    ap = "" if average_precision is None else f" (average precision {average_precision:.3f})"
+    fig.update_layout(
+        **_titled(f"Precision-recall of {name}{ap}", "each point: one decision threshold"),
+        xaxis={"title": {"text": "recall"}, "range": [-0.02, 1.02]},
+        yaxis={"title": {"text": "precision"}, "range": [-0.02, 1.05]},
+        height=420,
+        showlegend=threshold is not None,
+    )
+    return fig
+
+
+# --------------------------------------------------------------------------- confusion matrix
+
+
+def confusion_matrix_figure(
+    cm, class_names: Sequence[str] | None = None, *, normalize: bool = False
+) -> go.Figure:
+    """Heatmap of a multi-class confusion matrix (rows = true, columns = predicted).
+
+    Parameters
+    ----------
+    cm : array-like of shape (m, m)
+        ``cm[i, j]`` = number of rows of true class i predicted as class j
+        (as :func:`sklearn.metrics.confusion_matrix`).
+    class_names : sequence of str, optional
+        Length ``m``.
+    normalize : bool, default False
+        Colour by the share of each true class (row) instead of the count;
+        cells then read "count (share)".
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        One heatmap; for m <= 20 each cell shows its number (``trace.text``);
+        ``customdata[i][j]`` = ``[count, share of true class i]``.
+
+    Examples
+    --------
+    >>> fig = confusion_matrix_figure([[5, 1], [0, 4]], ["no", "yes"])
+    >>> fig.data[0].text.tolist()
+    [['5', '1'], ['0', '4']]
+    """
+    import plotly.graph_objects as go
+
+    cm = _square(cm, "cm")
+    if (cm < 0).any():
+        raise DataError("Confusion-matrix counts must be >= 0.")
+    m = cm.shape[0]
+    labels = _unique(_names(class_names, m))
+    rows = cm.sum(axis=1, keepdims=True)
+    share = np.divide(cm, rows, out=np.zeros_like(cm), where=rows > 0)
+    z = share if normalize else cm
+    show_ticks = m <= MAX_TICK_LABELS
+    with_text = m <= 20
+    text = None
+    if with_text:
+        if normalize:
+            text = np.array(
+                [
+                    [f"{c:,.0f}<br>({s:.0%})" for c, s in zip(r, q, strict=True)]
+                    for r, q in zip(cm, share, strict=True)
+                ]
+            )
+        else:
+            text = np.array([[f"{c:,.0f}" for c in r] for r in cm])
+    total = cm.sum()
+    acc = np.trace(cm) / total if total > 0 else float("nan")
+    fig = go.Figure(
+        go.Heatmap(
+            z=z,
+            x=labels,
+            y=labels,
+            customdata=np.stack([cm, share], axis=-1),
+            text=text,
+            texttemplate="%{text}" if with_text else None,
+            zmin=0.0,
+            zmax=1.0 if normalize else float(max(cm.max(), 1.0)),
+            colorscale=COUNT_COLORSCALE,
+            colorbar={"title": {"text": "share of<br>true class" if normalize else "rows"}},
+            xgap=1 if show_ticks else 0,
+            ygap=1 if show_ticks else 0,
+            hovertemplate="true class: %{y}<br>predicted class: %{x}<br>rows = "
+            "%{customdata[0]:,.0f}<br>share of true class = %{customdata[1]:.1%}<extra></extra>",
+        )
+    )
+    sub = f"diagonal = correct; accuracy = {acc:.1%}" if total > 0 else "no rows"
+    return _matrix_layout(
+        fig,
+        "Confusion matrix: rows = true class, columns = predicted class",
+        sub,
+        labels,
+        show_ticks,
+        x_title="predicted class",
+        y_title="true class",
+        height=_height(m, base=360, per=12, lo=420, hi=780),
+    )
+
+
+# --------------------------------------------------------------------------- metrics
+
+
+def metric_bars(
+    values: Mapping[str, float] | Mapping[str, Mapping[str, float]],
+    *,
+    lower_is_better: Mapping[str, bool] | None = None,
+) -> go.Figure:
+    """Bar chart of evaluation metrics, optionally one group of bars per model.
+
+    Parameters
+    ----------
+    values : dict of str to float, or dict of str to dict of str to float
+        ``{metric: value}`` for one model, or ``{model: {metric: value}}``
+        to compare models (colours from :data:`MODEL_COLORS`).
+    lower_is_better : dict of str to bool, optional
+        Metrics for which lower is better get "(↓ better)" in their label,
+        the others "(↑ better)".
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        One bar trace (single model) or one per model (grouped).
+
+    Examples
+    --------
+    >>> fig = metric_bars({"accuracy": 0.9, "hamming loss": 0.1},
+    ...                   lower_is_better={"hamming loss": True})
+    >>> list(fig.data[0].x)
+    ['accuracy (↑ better)', 'hamming loss (↓ better)']
+    """
+    import plotly.graph_objects as go
+    from plotly.colors import qualitative
+
+    if not values:
+        raise DataError("values is empty.")
+    nested = all(isinstance(v, Mapping) for v in values.values())
+    groups = {str(k): dict(v) for k, v in values.items()} if nested else {"": dict(values)}
+    metrics: list[str] = []
+    for g in groups.values():
+        metrics += [str(k) for k in g if str(k) not in metrics]
+    lower = {str(k): bool(v) for k, v in (lower_is_better or {}).items()}
+
+    def label(name: str) -> str:
+        if not lower:
+            return name
+        return f"{name} ({'↓' if lower.get(name, False) else '↑'} better)"
+
+    fig = go.Figure()
+    fallback = qualitative.Plotly
+    for j, (model, vals) in enumerate(groups.items()):
+        ys = []
+        for name in metrics:
+            v = vals.get(name, np.nan)
+            try:
+                ys.append(float(v))
+            except (TypeError, ValueError):
+                raise DataError(f"Metric {name!r} of {model!r} is not a number: {v!r}.") from None
+        color = MODEL_COLORS.get(model, fallback[j % len(fallback)]) if nested else COUNT_COLOR
+        fig.add_trace(
+            go.Bar(
+                x=[label(n) for n in metrics],
+                y=ys,
+                name=model or "value",
+                marker_color=color,
+                text=[_fmt(v) for v in ys],
+                textposition="outside",
+                cliponaxis=False,
+                hovertemplate="%{x}<br>%{y:.4g}<extra>" + _esc(model) + "</extra>",
+            )
+        )
+    fig.update_layout(
+        **_titled("Evaluation metrics" + (" by model" if nested else "")),
+        barmode="group",
+        yaxis={"title": {"text": "value"}, "rangemode": "tozero"},
+        showlegend=nested,
+        height=420,
+    )
+    return fig

@@ -1,0 +1,556 @@
+"""Why a row gets its prediction: logit and feature-attribution waterfalls, the class
+probabilities of one row, the rows in the evidence space of two classes.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from sblr.exceptions import DataError
+from sblr.plots._style import (
+    MAX_TICK_LABELS,
+    NEGATIVE_COLOR,
+    OTHER_COLOR,
+    POSITIVE_COLOR,
+    PREDICTED_COLOR,
+    TOTAL_COLOR,
+    _category_axis,
+    _esc,
+    _float_array,
+    _fmt,
+    _height,
+    _names,
+    _short,
+    _titled,
+    _unique,
+)
+
+# plotly is imported where a figure is drawn (see the package's __init__)
+if TYPE_CHECKING:
+    import plotly.graph_objects as go
+
+
+# --------------------------------------------------------------------------- waterfall
+
+
+def waterfall(
+    table: pd.DataFrame,
+    *,
+    title: str | None = None,
+    max_classes: int = 25,
+    keep: int = 20,
+) -> go.Figure:
+    """Waterfall of one class's logit: intercept + each class's contribution.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        Output of :meth:`sblr.interpret.InstanceContributions.waterfall`:
+        columns ``term``, ``evidence`` (f̄_t(x)), ``beta`` (beta_t^k),
+        ``contribution`` (beta_t^k * f̄_t(x)); first row the intercept
+        (``term == "intercept"``).  With a ``beta_std`` column
+        (``waterfall(k, names, evidence_sd=...)``) each bar's hover also shows
+        the standardized β̃ = beta · sd(f̄_t) beside its contribution.
+    title : str, optional
+        Main title (e.g. "Why 'Pacific Wren' for this recording?").  A line
+        with the logit and probability is always added below it.
+    max_classes : int, default 25
+        With more class rows than this, only the ``keep`` largest
+        |contributions| get their own bar ...
+    keep : int, default 20
+        ... and the rest are merged into one "other N classes" bar, so the
+        bars still add up to the logit.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        One horizontal ``go.Waterfall`` trace, top to bottom: intercept,
+        class contributions (largest |contribution| first), possibly "other
+        N classes", and a ``"total"`` bar "logit".  ``measure`` is
+        ``"relative"`` for every bar except the last; the relative values
+        (``trace.x``) sum to the logit.  Red bars raise the logit, blue lower
+        it; the dashed line at 0 is logit 0, i.e. probability 0.5.
+
+    Raises
+    ------
+    DataError
+        Missing columns, or no rows.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> t = pd.DataFrame({"term": ["intercept", "b", "a"], "evidence": [float("nan"), 0.5, 0.5],
+    ...                   "beta": [float("nan"), -3.0, 2.0], "contribution": [0.5, -1.5, 1.0]})
+    >>> fig = waterfall(t)
+    >>> list(fig.data[0].measure), list(fig.data[0].x)
+    (['relative', 'relative', 'relative', 'total'], [0.5, -1.5, 1.0, 0.0])
+    """
+    import plotly.graph_objects as go
+
+    if not isinstance(table, pd.DataFrame):
+        raise DataError("table must be the DataFrame of InstanceContributions.waterfall(k).")
+    missing = {"term", "contribution"} - set(table.columns)
+    if missing:
+        raise DataError(
+            f"table lacks column(s) {sorted(missing)}; expected the output of "
+            "InstanceContributions.waterfall(k, class_names)."
+        )
+    if len(table) == 0:
+        raise DataError("table has no rows.")
+    if keep < 1 or max_classes < keep:
+        raise DataError("Need 1 <= keep <= max_classes.")
+    df = table.reset_index(drop=True)
+    terms = df["term"].astype(str)
+    contrib = pd.to_numeric(df["contribution"], errors="coerce").to_numpy(dtype=float)
+    if not np.isfinite(contrib).all():
+        raise DataError("table's contribution column has missing or non-finite values.")
+    beta = (
+        pd.to_numeric(df["beta"], errors="coerce").to_numpy(dtype=float)
+        if "beta" in df
+        else np.full(len(df), np.nan)
+    )
+    evid = (
+        pd.to_numeric(df["evidence"], errors="coerce").to_numpy(dtype=float)
+        if "evidence" in df
+        else np.full(len(df), np.nan)
+    )
+    beta_std = (
+        pd.to_numeric(df["beta_std"], errors="coerce").to_numpy(dtype=float)
+        if "beta_std" in df
+        else None
+    )
+    if "t" in df:  # the intercept row has no class index (robust to a class named "intercept")
+        is_intercept = df["t"].isna().to_numpy()
+    else:
+        is_intercept = (terms == "intercept").to_numpy()
+    intercept = float(contrib[is_intercept].sum())
+    cls = np.flatnonzero(~is_intercept)
+    cls = cls[np.argsort(-np.abs(contrib[cls]), kind="stable")]
+
+    bars: list[tuple[str, float, str]] = []  # (label, value, hover)
+    running = 0.0
+    if is_intercept.any():
+        running += intercept
+        bars.append(
+            (
+                "intercept",
+                intercept,
+                f"intercept β<sub>0</sub><sup>k</sup> = {_fmt(intercept)}"
+                f"<br>running total = {_fmt(running)}",
+            )
+        )
+    shown, rest = (cls[:keep], cls[keep:]) if len(cls) > max_classes else (cls, cls[:0])
+    for i in shown:
+        running += contrib[i]
+        bars.append(
+            (
+                terms[i],
+                float(contrib[i]),
+                f"evidence of {_esc(terms[i])}<br>contribution β·f̄ = {_fmt(contrib[i])}"
+                + (
+                    ""
+                    if beta_std is None
+                    else f"<br>β̃ = {_fmt(beta_std[i])} per sd of f̄ (standardized β)"
+                )
+                + f"<br>β = {_fmt(beta[i])}, f̄ = {_fmt(evid[i])}"
+                f"<br>running total = {_fmt(running)}",
+            )
+        )
+    if rest.size:
+        other = float(contrib[rest].sum())
+        running += other
+        bars.append(
+            (
+                f"other {rest.size} classes",
+                other,
+                f"{rest.size} classes with smaller |contribution|"
+                f"<br>summed contribution = {_fmt(other)}"
+                f"<br>largest single |contribution| = {_fmt(np.abs(contrib[rest]).max())}"
+                f"<br>running total = {_fmt(running)}",
+            )
+        )
+    logit = float(sum(v for _, v, _ in bars))
+    proba = 1.0 / (1.0 + math.exp(-logit)) if logit > -700 else 0.0
+    labels = _unique([b[0] for b in bars] + ["logit"])
+    values = [b[1] for b in bars] + [logit]
+    hovers = [b[2] for b in bars] + [f"logit = {_fmt(logit)}<br>π = sigmoid(logit) = {proba:.3f}"]
+    fig = go.Figure(
+        go.Waterfall(
+            orientation="h",
+            y=labels,
+            x=values,
+            measure=["relative"] * len(bars) + ["total"],
+            text=[f"{v:+.3g}" for v in values[:-1]] + [f"{logit:.3g}"],
+            textposition="outside",
+            cliponaxis=False,
+            hovertext=hovers,
+            hovertemplate="%{hovertext}<extra></extra>",
+            increasing={"marker": {"color": POSITIVE_COLOR}},
+            decreasing={"marker": {"color": NEGATIVE_COLOR}},
+            totals={"marker": {"color": TOTAL_COLOR}},
+            connector={"line": {"color": "#999999", "width": 1}},
+        )
+    )
+    fig.add_vline(x=0, line={"color": "black", "width": 1, "dash": "dash"})
+    main = title or (
+        "Logit of class k = β<sub>0</sub><sup>k</sup> + Σ<sub>t</sub> "
+        "β<sub>t</sub><sup>k</sup>·f̄<sub>t</sub>(x)"
+    )
+    sub = (
+        f"logit = {logit:.3g} → π = {proba:.3f}; red raises, blue lowers; "
+        "dashed line = logit 0 (π = 0.5)"
+    )
+    if rest.size:
+        sub += f"; {rest.size} smallest contributions merged"
+    fig.update_layout(
+        **_titled(_esc(main) if title else main, sub),
+        xaxis={"title": {"text": "contribution to the logit"}, "zeroline": False},
+        yaxis={
+            **_category_axis(labels, True),
+            "autorange": "reversed",
+            "ticktext": [_short(x, 24) for x in labels],
+        },
+        height=_height(len(labels), base=160, per=26, lo=320, hi=820),
+        showlegend=False,
+    )
+    fig.update_layout(margin_l=10)
+    fig.update_yaxes(automargin=True)
+    return fig
+
+
+# --------------------------------------------------------------------------- feature attributions
+
+
+def attribution_waterfall(fa, *, title: str | None = None, keep: int = 10) -> go.Figure:
+    """Waterfall from the baseline row's output to this row's, one bar per feature.
+
+    Parameters
+    ----------
+    fa : sblr.attribution.FeatureAttribution
+        From :func:`sblr.attribution.feature_attributions`.
+    title : str, optional
+        Main title (shown as text); a line with the two outputs is added below.
+    keep : int, default 10
+        Features with the largest ``|attribution|`` that get their own bar; the
+        others are merged into one "other N features" bar, so the bars still add
+        up to the output.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        One horizontal ``go.Waterfall``: the baseline's output (an ``"absolute"``
+        bar, grey like the total), the features
+        (largest ``|attribution|`` first), maybe "other N features", and the
+        total: the row's output (its logit, or SML's evidence).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sblr.attribution import FeatureAttribution
+    >>> fa = FeatureAttribution(np.array([0.5, -2.0, 0.1, 0.2]), np.zeros(4), np.ones(4),
+    ...                         output=-0.2, output_baseline=1.0, k=0, quantity="logit",
+    ...                         gap=0.0, n_nodes=16, feature_names=["a", "b", "c", "d"])
+    >>> trace = attribution_waterfall(fa, keep=2).data[0]
+    >>> list(trace.y), [round(v, 6) for v in trace.x]
+    (['baseline row', 'b', 'a', 'other 2 features', 'this row'], [1.0, -2.0, 0.5, 0.3, -0.2])
+    """
+    import plotly.graph_objects as go
+
+    d = fa.attributions.shape[0]
+    names = fa.feature_names or [f"x{i}" for i in range(d)]
+    order = fa.top(d)
+    shown, rest = (order[:keep], order[keep:]) if d > keep + 1 else (order, order[:0])
+    what = "logit" if fa.quantity == "logit" else "evidence"
+    running = fa.output_baseline
+    bars = [
+        (
+            "baseline row",
+            fa.output_baseline,
+            f"{what} of the baseline row = {_fmt(fa.output_baseline)}",
+        )
+    ]
+    for i in shown:
+        a = float(fa.attributions[i])
+        running += a
+        bars.append(
+            (
+                str(names[i]),
+                a,
+                f"{_esc(str(names[i]))}: {_fmt(fa.x[i])} here, {_fmt(fa.baseline[i])} in the "
+                f"baseline<br>attribution = {_fmt(a)}<br>running total = {_fmt(running)}",
+            )
+        )
+    if rest.size:
+        other = float(fa.attributions[rest].sum())
+        running += other
+        bars.append(
+            (
+                f"other {rest.size} feature{'s' if rest.size != 1 else ''}",
+                other,
+                f"{rest.size} features with smaller |attribution|<br>summed = {_fmt(other)}"
+                f"<br>running total = {_fmt(running)}",
+            )
+        )
+    labels = _unique([b[0] for b in bars] + ["this row"])
+    values = [b[1] for b in bars] + [fa.output]
+    fig = go.Figure(
+        go.Waterfall(
+            orientation="h",
+            y=labels,
+            x=values,
+            measure=["absolute"] + ["relative"] * (len(bars) - 1) + ["total"],
+            text=[f"{v:+.3g}" for v in values[1:-1]],
+            textposition="outside",
+            cliponaxis=False,
+            hovertext=[b[2] for b in bars] + [f"{what} of this row = {_fmt(fa.output)}"],
+            hovertemplate="%{hovertext}<extra></extra>",
+            increasing={"marker": {"color": POSITIVE_COLOR}},
+            decreasing={"marker": {"color": NEGATIVE_COLOR}},
+            totals={"marker": {"color": TOTAL_COLOR}},
+            connector={"line": {"color": "#999999", "width": 1}},
+        )
+    )
+    fig.data[0].text = (f"{fa.output_baseline:.3g}", *fig.data[0].text, f"{fa.output:.3g}")
+    if what == "logit":
+        fig.add_vline(x=0, line={"color": "black", "width": 1, "dash": "dash"})
+    main = title or f"Features behind the {what}"
+    sub = (
+        f"{what}: {fa.output_baseline:.3g} for the baseline row → {fa.output:.3g} for this row; "
+        "red raises, blue lowers"
+    )
+    if rest.size:
+        sub += f"; {rest.size} smallest merged"
+    fig.update_layout(
+        **_titled(_esc(main), sub),
+        xaxis={"title": {"text": what}, "zeroline": False},
+        yaxis={
+            **_category_axis(labels, True),
+            "autorange": "reversed",
+            "ticktext": [_short(x, 24) for x in labels],
+        },
+        height=_height(len(labels), base=160, per=26, lo=320, hi=620),
+        showlegend=False,
+    )
+    fig.update_layout(margin_l=10)
+    fig.update_yaxes(automargin=True)
+    return fig
+
+
+# --------------------------------------------------------------------------- probabilities
+
+
+def probability_bars(
+    proba,
+    class_names: Sequence[str] | None = None,
+    *,
+    threshold: float | None = 0.5,
+    true_classes: Iterable[int] | None = None,
+    max_bars: int = MAX_TICK_LABELS,
+) -> go.Figure:
+    """Horizontal bars of one row's predicted class probabilities, highest first.
+
+    Parameters
+    ----------
+    proba : array-like of shape (m,)
+        Predicted probabilities pi_k(x) in [0, 1].
+    class_names : sequence of str, optional
+        Length ``m``.
+    threshold : float or None, default 0.5
+        Multi-label decision: class k is predicted relevant when pi_k >= 0.5
+        (green bars; dashed line).  ``None`` (multi-class): only the most
+        probable class is green and no line is drawn.
+    true_classes : iterable of int, optional
+        Indices of the row's true classes: their bars get a black outline and
+        "true class" in the hover.
+    max_bars : int, default 30
+        Show only the ``max_bars`` most probable classes (the title says so).
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        One horizontal bar trace; x axis fixed to [0, 1].
+
+    Examples
+    --------
+    >>> fig = probability_bars([0.2, 0.9, 0.6], ["a", "b", "c"])
+    >>> list(fig.data[0].y), fig.layout.shapes[0].x0
+    (['b', 'c', 'a'], 0.5)
+    """
+    import plotly.graph_objects as go
+
+    p = _float_array(proba, "proba", 1)
+    if p.size == 0:
+        raise DataError("proba is empty.")
+    if (p < -1e-9).any() or (p > 1 + 1e-9).any():
+        raise DataError("Probabilities must lie in [0, 1].")
+    m = p.size
+    labels = _unique(_names(class_names, m))
+    if threshold is not None:
+        threshold = float(threshold)
+        if not 0 <= threshold <= 1:
+            raise DataError(f"threshold must be in [0, 1], got {threshold!r}.")
+        predicted = p >= threshold
+    else:
+        predicted = np.zeros(m, dtype=bool)
+        predicted[int(np.argmax(p))] = True
+    true = np.zeros(m, dtype=bool)
+    if true_classes is not None:
+        idx = np.asarray(list(true_classes), dtype=np.intp)
+        if idx.size and (idx.min() < 0 or idx.max() >= m):
+            raise DataError(f"true_classes must be class indices in [0, {m - 1}].")
+        true[idx] = True
+    order = np.argsort(-p, kind="stable")[: max(1, int(max_bars))]
+    y = [labels[i] for i in order]
+    hover = [
+        f"{labels[i]}<br>π = {p[i]:.3f}"
+        + ("<br>predicted" if predicted[i] else "")
+        + ("<br>true class" if true[i] else "")
+        for i in order
+    ]
+    fig = go.Figure(
+        go.Bar(
+            x=p[order],
+            y=y,
+            orientation="h",
+            marker={
+                "color": [PREDICTED_COLOR if predicted[i] else OTHER_COLOR for i in order],
+                "line": {"color": "black", "width": [2 if true[i] else 0 for i in order]},
+            },
+            text=[f"{p[i]:.2f}" + (" ✓" if true[i] else "") for i in order],
+            textposition="outside",
+            cliponaxis=False,
+            hovertext=hover,
+            hovertemplate="%{hovertext}<extra></extra>",
+        )
+    )
+    if threshold is not None:
+        fig.add_vline(x=threshold, line={"color": "black", "width": 1.5, "dash": "dash"})
+        sub = f"green = predicted relevant (π ≥ {threshold:g}, dashed line)"
+    else:
+        sub = "green = predicted class (the most probable)"
+    if true.any():
+        sub += "; outlined ✓ = true class"
+    if len(order) < m:
+        sub += f"<br>showing the {len(order)} most probable of {m} classes"
+    fig.update_layout(
+        **_titled("Predicted probabilities π<sub>k</sub>(x) for this row", sub),
+        xaxis={"range": [0, 1.08], "title": {"text": "predicted probability"}},
+        yaxis={**_category_axis(y, True), "autorange": "reversed"},
+        height=_height(len(order), base=150, per=24, lo=280, hi=860),
+        showlegend=False,
+    )
+    return fig
+
+
+# --------------------------------------------------------------------------- evidence space
+
+
+def evidence_scatter(
+    F,
+    t1: int,
+    t2: int,
+    member,
+    class_names: Sequence[str],
+    *,
+    k: int,
+    lines: Mapping[str, object] | None = None,
+    rows=None,
+    max_points: int = 5000,
+    random_state: int = 0,
+) -> go.Figure:
+    """Rows in the evidence space of two classes, coloured by membership of class k.
+
+    Parameters
+    ----------
+    F : array-like of shape (n, m)
+        Evidence of the rows.
+    t1, t2 : int
+        The classes on the x and y axis.
+    member : array-like of bool, shape (n,)
+        Whether each row carries class k.
+    class_names : sequence of str
+    k : int
+        The class the colours and lines are about.
+    lines : mapping of str to (f1, f2) or None, optional
+        Decision lines to draw, by name (e.g. :func:`sblr.interpret.decision_line`).
+    rows : array-like of int, optional
+        Row ids for the hover (default ``0 .. n-1``).
+    max_points : int, default 5000
+        More rows are subsampled (seeded) for drawing; the subtitle says so.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        Trace 0: rows without k, trace 1: rows with k, then one line per entry of ``lines``.
+
+    Examples
+    --------
+    >>> fig = evidence_scatter([[0.1, 0.2], [0.5, 0.1]], 0, 1, [False, True], ["a", "b"], k=0)
+    >>> [t.name for t in fig.data]
+    ['not a', 'a']
+    """
+    import plotly.graph_objects as go
+
+    F = _float_array(F, "F", 2)
+    member = np.asarray(member, dtype=bool)
+    if member.shape != (F.shape[0],):
+        raise DataError(f"member must have one value per row ({F.shape[0]}).")
+    names = _names(class_names, F.shape[1])
+    ids = np.arange(F.shape[0]) if rows is None else np.asarray(rows)
+    keep = np.arange(F.shape[0])
+    if F.shape[0] > max_points:
+        keep = np.sort(np.random.default_rng(random_state).choice(F.shape[0], max_points, False))
+    fig = go.Figure()
+    for flag, colour, label in (
+        (False, OTHER_COLOR, f"not {names[k]}"),
+        (True, POSITIVE_COLOR, names[k]),
+    ):
+        sel = keep[member[keep] == flag]
+        fig.add_trace(
+            go.Scattergl(
+                x=F[sel, t1],
+                y=F[sel, t2],
+                mode="markers",
+                marker={"size": 6, "color": colour, "opacity": 0.7 if flag else 0.45},
+                name=_esc(label),
+                customdata=ids[sel],
+                hovertemplate=f"row %{{customdata}}<br>f̄ of {_esc(names[t1])}: %{{x:.3g}}"
+                f"<br>f̄ of {_esc(names[t2])}: %{{y:.3g}}<extra>{_esc(label)}</extra>",
+            )
+        )
+    dashes = ["solid", "dash", "dot"]
+    y_lo, y_hi = F[:, t2].min(), F[:, t2].max()
+    pad = 0.05 * (y_hi - y_lo or 1.0)
+    for j, (name, line) in enumerate((lines or {}).items()):
+        if line is None:
+            continue
+        f1, f2 = (np.asarray(v, dtype=float) for v in line)
+        fig.add_trace(
+            go.Scatter(
+                x=f1,
+                y=f2,
+                mode="lines",
+                line={"color": "black", "width": 2, "dash": dashes[j % len(dashes)]},
+                name=_esc(str(name)),
+                hoverinfo="skip",
+            )
+        )
+    sub = "each point is a row (leave-one-out evidence); lines: where the model switches class k"
+    if keep.size < F.shape[0]:
+        sub += f"<br>{keep.size:,} of {F.shape[0]:,} rows drawn (a seeded sample)"
+    fig.update_layout(
+        **_titled(f"Rows in evidence space, coloured by {_esc(names[k])}", sub),
+        xaxis={"title": {"text": f"f̄ of {_esc(_short(names[t1], 40))}"}},
+        yaxis={
+            "title": {"text": f"f̄ of {_esc(_short(names[t2], 40))}"},
+            "range": [y_lo - pad, y_hi + pad],
+        },
+        height=560,
+        legend={"title": {"text": ""}},
+    )
+    return fig

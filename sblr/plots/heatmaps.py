@@ -1,0 +1,486 @@
+"""Class-by-class heatmaps: the coefficients β, label co-occurrence, SparseSBLR's selection
+frequency.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from sblr.exceptions import DataError
+from sblr.plots._style import (
+    BETA_ABS_COLORSCALE,
+    BETA_COLORSCALE,
+    COUNT_COLORSCALE,
+    MAX_HEIGHT,
+    MAX_TICK_LABELS,
+    _category_axis,
+    _esc,
+    _height,
+    _matrix_layout,
+    _names,
+    _square,
+    _tick_note,
+    _tick_texts,
+    _titled,
+    _unique,
+)
+
+# plotly is imported where a figure is drawn (see the package's __init__)
+if TYPE_CHECKING:
+    import plotly.graph_objects as go
+
+
+# --------------------------------------------------------------------------- beta heatmaps
+
+#: Width (px) of the plot area the heatmap layout assumes at least: the gap between panels
+#: (the left panel's colour bar, the right panel's row names) is a share of the width.
+_ASSUMED_PLOT_WIDTH = 800
+_CHAR_PX = 0.62  # average character width of tick text, in font sizes (generous)
+_COLORBAR_PX = 80  # a vertical colour bar with its tick labels
+
+
+def _tick_px(labels: Sequence[str], font: int) -> float:
+    """Generous width (px) of the longest tick label as drawn."""
+    longest = max((len(html.unescape(x)) for x in _tick_texts(labels)), default=0)
+    return longest * _CHAR_PX * font
+
+
+def beta_heatmaps(
+    coefs,
+    class_names: Sequence[str] | None = None,
+    *,
+    cooccurrence=None,
+    signed: bool = True,
+    titles: Sequence[str] | None = None,
+    raw=None,
+    lams: Mapping[str, float] | None = None,
+    shared_scale: bool = False,
+    classes: Sequence[int] | None = None,
+) -> go.Figure:
+    """Side-by-side heatmaps of the coefficient matrices beta_t^k, one per model.
+
+    Parameters
+    ----------
+    coefs : dict of str to array-like of shape (m, m), or one (m, m) array
+        ``{model name: matrix}`` with ``matrix[k, t]`` the weight of class
+        ``t``'s normalised evidence in class ``k``'s logit: raw beta
+        (``coef_``) or, with ``raw``, the standardized β̃
+        (:func:`sblr.interpret.standardized_coef`).  Same ``m`` for all.
+    class_names : sequence of str, optional
+        Length ``m``; default ``"0" .. "m-1"``.
+    cooccurrence : array-like of shape (m, m), optional
+        Label co-occurrence counts (:func:`sblr.interpret.cooccurrence`),
+        shown in the hover of every cell.
+    signed : bool, default True
+        True: a diverging scale symmetric around 0 (red positive, blue
+        negative).  False: absolute values on a sequential scale (as the
+        paper's figures).  In both, exact zeros are white.
+    titles : sequence of str, optional
+        One subplot title per model; default: the model name and how many of
+        the drawn coefficients are exactly zero, "name (z of N² β = 0)".
+    raw : dict of str to array-like of shape (m, m), optional
+        The raw beta of the same models, when ``coefs`` are β̃: the labels
+        then say β̃ and every cell's hover shows both.
+    lams : dict of str to float, optional
+        The L1 strength lambda of a model (by name): a panel whose drawn
+        coefficients are all zero says "all β = 0 at λ = …" (without lambda:
+        "all β = 0").
+    shared_scale : bool, default False
+        False: every panel has its own colour scale (±its largest |value|)
+        and its own colour bar, so a sparse model's small coefficients stay
+        visible next to a dense model's large ones.  True: one scale (±the
+        largest over all panels) and one colour bar.
+    classes : sequence of int, optional
+        Draw only these classes (rows and columns, in class order), e.g.
+        :func:`sblr.interpret.top_classes`; the subtitle says how many of
+        ``m`` are drawn.  Default: all.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        One heatmap per model (N = number of classes drawn).  Colour axes:
+        ``layout.coloraxis``, ``coloraxis2``, ... one per panel (one shared
+        ``coloraxis`` with ``shared_scale``), ``cmin``/``cmax`` = -M/+M signed
+        or 0/M absolute, M = the largest |value| of the panel (of all panels
+        when shared; 1 when all are zero); every trace also has
+        ``zmin``/``zmax``.  ``z`` is (N, N), NaN exactly where the value is 0
+        (drawn white).  Rows = target class k (first class at the top),
+        columns = evidence class t; every axis has the N class names as its
+        categories (``categoryarray``) and a fixed range, so a panel of zeros
+        keeps its cells.  ``customdata[k][t]`` = ``[value, co-occurrence (NaN
+        if not given)]`` plus ``raw beta`` with ``raw`` (float32, to keep the
+        figure small).  Up to :data:`MAX_TICK_LABELS` drawn classes, every
+        panel names its rows and columns (cut to 18 characters where the
+        names still differ; the hover has the full name); with more, tick
+        labels are hidden.  Panels sit side by side, the gap between them
+        holding a colour bar and the next panel's row names; with 16 to 30
+        drawn classes they are stacked, each the full width (up to
+        :data:`MAX_HEIGHT` per panel), so every column name stays readable.
+        The axis titles appear once: "class k (predicted)" on the first y
+        axis, "evidence of class t" as one annotation under the panels.
+        ``layout.annotations`` lists such notes first and the subplot titles
+        last, in model order.
+
+    Raises
+    ------
+    DataError
+        Empty ``coefs``, non-square or mismatched matrices, NaN values,
+        ``class_names``/``cooccurrence``/``titles``/``raw`` of the wrong
+        length, or ``classes`` out of range.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> fig = beta_heatmaps({"SBLR": np.array([[1.0, -3.0], [0.5, 2.0]])}, signed=False)
+    >>> fig.layout.coloraxis.cmin, fig.layout.coloraxis.cmax
+    (0.0, 3.0)
+    >>> fig = beta_heatmaps({"SparseSBLR": np.zeros((2, 2))}, lams={"SparseSBLR": 0.1})
+    >>> [a.text for a in fig.layout.annotations if a.text.startswith("all")]
+    ['all β = 0 at λ = 0.1']
+    """
+    import plotly.graph_objects as go
+    from plotly.subplots import make_subplots
+
+    items = list(coefs.items()) if isinstance(coefs, Mapping) else [("β", coefs)]
+    if not items:
+        raise DataError("coefs is empty; give at least one (m, m) coefficient matrix.")
+    mats = [(str(name), _square(B, f"coefs[{name!r}]")) for name, B in items]
+    m = mats[0][1].shape[0]
+    for name, B in mats:
+        if B.shape[0] != m:
+            raise DataError(
+                f"coefs[{name!r}] is {B.shape[0]}x{B.shape[0]} but the first matrix is {m}x{m}; "
+                "all models must have the same classes."
+            )
+    standardized = raw is not None
+    if standardized:
+        raw_items = dict(raw.items()) if isinstance(raw, Mapping) else {mats[0][0]: raw}
+        raws = []
+        for name, _ in mats:
+            if name not in raw_items:
+                raise DataError(f"raw has no matrix for the model {name!r}.")
+            R = _square(raw_items[name], f"raw[{name!r}]")
+            if R.shape[0] != m:
+                raise DataError(f"raw[{name!r}] is {R.shape[0]}x{R.shape[0]}, expected {m}x{m}.")
+            raws.append(R)
+    all_labels = _unique(_names(class_names, m))
+    if cooccurrence is not None:
+        C = _square(cooccurrence, "cooccurrence")
+        if C.shape[0] != m:
+            raise DataError(f"cooccurrence is {C.shape[0]}x{C.shape[0]} but beta is {m}x{m}.")
+    else:
+        C = np.full((m, m), np.nan)
+    if classes is None:
+        idx = np.arange(m)
+    else:
+        idx = np.asarray(classes, dtype=np.intp).reshape(-1)
+        if idx.size == 0 or idx.min() < 0 or idx.max() >= m or np.unique(idx).size != idx.size:
+            raise DataError(f"classes must be distinct class indices in [0, {m - 1}].")
+    sub_ix = np.ix_(idx, idx)
+    N = idx.size
+    labels = [all_labels[i] for i in idx]
+    shown_mats = [(name, B[sub_ix]) for name, B in mats]
+    if titles is None:
+        titles = [f"{name} ({int((B == 0).sum())} of {N * N} β = 0)" for name, B in shown_mats]
+    else:
+        titles = [str(t) for t in titles]
+        if len(titles) != len(mats):
+            raise DataError(f"Got {len(titles)} titles for {len(mats)} models.")
+    lams = {str(k): float(v) for k, v in (lams or {}).items()}
+
+    def scale(top: float) -> tuple[float, float]:
+        top = top if top > 0 else 1.0
+        return (-top, top) if signed else (0.0, top)
+
+    tops = [float(np.abs(B).max()) for _, B in shown_mats]
+    shared = scale(max(tops))
+    show_ticks = N <= MAX_TICK_LABELS
+    font = 11 if N <= 15 else 9
+    label_px = _tick_px(labels, font) if show_ticks else 0.0
+    n = len(mats)
+    # Past 15 named classes, panels side by side get too narrow to name every column:
+    # one panel per row, the full width each.
+    stacked = n > 1 and 15 < N <= MAX_TICK_LABELS
+    # x labels at -45° hang below a panel by about this much
+    drop_px = 0.71 * (label_px + font) + 8 if show_ticks else 4.0
+    plot_px = min(max(18 * N, 300), 560) if stacked else min(max(28 * N, 300), 520)
+    if stacked:
+        # below each upper panel: its column names, then the next panel's title
+        gap_px = drop_px + 44
+        spacing = gap_px / (n * plot_px + (n - 1) * gap_px)
+        fig = make_subplots(rows=n, cols=1, subplot_titles=titles, vertical_spacing=spacing)
+    else:
+        # between panels: the left panel's colour bar and the right panel's row names
+        gap_px = (label_px + 12 if show_ticks else 0) + (0 if shared_scale else _COLORBAR_PX) + 20
+        spacing = min(0.35, gap_px / _ASSUMED_PLOT_WIDTH) if n > 1 else 0.0
+        fig = make_subplots(rows=1, cols=n, subplot_titles=titles, horizontal_spacing=spacing)
+    sym = "β̃" if standardized else "β"
+    hover = f"target k: %{{y}}<br>evidence t: %{{x}}<br>{sym} = %{{customdata[0]:.3g}}"
+    if standardized:
+        hover += " (per sd of f̄<sub>t</sub>)<br>β = %{customdata[2]:.3g}"
+    if cooccurrence is not None:
+        hover += "<br>co-occurrence = %{customdata[1]:.0f}"
+    gap = 1 if show_ticks else 0
+    notes = []
+    for i, (name, B) in enumerate(shown_mats, start=1):
+        suffix = "" if i == 1 else str(i)
+        shown = B if signed else np.abs(B)
+        zmin, zmax = shared if shared_scale else scale(tops[i - 1])
+        axis_name = "coloraxis" if shared_scale or i == 1 else f"coloraxis{i}"
+        layers = [B, C[sub_ix]] + ([raws[i - 1][sub_ix]] if standardized else [])
+        fig.add_trace(
+            go.Heatmap(
+                # float32 halves the payload (174 classes: ~1 MB per model); hover shows 3 digits
+                z=np.where(B == 0, np.nan, shown).astype(np.float32),
+                x=labels,
+                y=labels,
+                customdata=np.stack(layers, axis=-1).astype(np.float32),
+                coloraxis=axis_name,
+                zmin=zmin,
+                zmax=zmax,
+                xgap=gap,
+                ygap=gap,
+                hoverongaps=True,
+                hovertemplate=hover + f"<extra>{_esc(name)}</extra>",
+                name=name,
+            ),
+            row=i if stacked else 1,
+            col=1 if stacked else i,
+        )
+        all_zero = not B.any()
+        if all_zero:
+            at = f" at λ = {lams[name]:.3g}" if name in lams else ""
+            notes.append(
+                {
+                    "text": f"all β = 0{at}",
+                    "xref": f"x{suffix} domain",
+                    "yref": f"y{suffix} domain",
+                    "x": 0.5,
+                    "y": 0.5,
+                    "showarrow": False,
+                    "font": {"size": 13, "color": "#555555"},
+                    "bgcolor": "rgba(255,255,255,0.85)",
+                }
+            )
+        x_axis = {**_category_axis(labels, show_ticks), "tickangle": -45}
+        y_axis = _category_axis(labels, show_ticks, title="class k (predicted)" if i == 1 else None)
+        for axis, rng in ((x_axis, [-0.5, N - 0.5]), (y_axis, [N - 0.5, -0.5])):
+            # fixed categories and range: a panel of zeros (all gaps) keeps its cells and names
+            axis.update(categoryorder="array", categoryarray=labels, range=rng, autorange=False)
+        fig.update_layout({f"xaxis{suffix}": x_axis, f"yaxis{suffix}": y_axis})
+        if not shared_scale or i == n:
+            x_dom = fig.layout[f"xaxis{suffix}"].domain
+            y_dom = (0.0, 1.0) if shared_scale else fig.layout[f"yaxis{suffix}"].domain
+            fig.update_layout(
+                {
+                    axis_name: {
+                        "colorscale": BETA_COLORSCALE if signed else BETA_ABS_COLORSCALE,
+                        "cmin": zmin,
+                        "cmax": zmax,
+                        # an all-zero panel has no colours to explain
+                        "showscale": shared_scale or not all_zero,
+                        "colorbar": {
+                            "title": {"text": sym if signed else f"|{sym}|", "side": "top"},
+                            "x": x_dom[1] + 0.01,
+                            "xanchor": "left",
+                            "y": (y_dom[0] + y_dom[1]) / 2,
+                            "yanchor": "middle",
+                            "len": y_dom[1] - y_dom[0],
+                            "thickness": 12,
+                        },
+                    }
+                }
+            )
+    notes.append(  # the one x-axis title, under the lowest column names
+        {
+            "text": "evidence of class t",
+            "xref": "paper",
+            "yref": "paper",
+            "x": 0.5,
+            "y": 0.0,
+            "yanchor": "top",
+            "yshift": -(drop_px + 6),
+            "showarrow": False,
+            "font": {"size": 14},
+        }
+    )
+    for title in fig.layout.annotations:  # subplot titles: clear of the panel frame
+        title.update(yshift=4, font={"size": 13})
+    # the notes first: pages and tests find each model's subplot title by its name
+    fig.layout.annotations = tuple(notes) + tuple(fig.layout.annotations)
+
+    t = "<sub>t</sub><sup>k</sup>"
+    if standardized:
+        main = (
+            f"Standardized coefficients β̃{t} = β{t}·sd(f̄<sub>t</sub>): change of class k's "
+            "logit per standard deviation of class t's evidence"
+        )
+    else:
+        main = f"Coefficients β{t}: weight of class t's evidence in class k's logit"
+    if signed:
+        sub = "red = raises class k's probability, blue = lowers it, white = exactly 0 (ignored)"
+    else:
+        main = main.replace(f"{sym}{t}", f"|{sym}{t}|", 1)
+        sub = f"darker = larger |{sym}|, white = exactly 0 (evidence ignored)"
+    sub += (
+        "; one colour scale for all panels"
+        if shared_scale
+        else "; each panel has its own colour scale"
+    )
+    if N < m:
+        sub += f"<br>{N} of {m} classes shown"
+    if not show_ticks:
+        sub += "<br>" + _tick_note(N)
+    layout = _titled(main, sub, extra=24)
+    bottom = int(drop_px + 40)
+    # room on the right for the last colour bar, whether or not it is drawn
+    layout["margin"].update(b=bottom, r=_COLORBAR_PX)
+    rows = n if stacked else 1
+    height = layout["margin"]["t"] + rows * plot_px + (rows - 1) * gap_px + bottom
+    fig.update_layout(
+        **layout,
+        plot_bgcolor="white",
+        height=int(min(height, MAX_HEIGHT * rows)),
+        dragmode="zoom",
+    )
+    return fig
+
+
+# --------------------------------------------------------------------------- co-occurrence
+
+
+def cooccurrence_heatmap(
+    C, class_names: Sequence[str] | None = None, *, cap_diagonal: bool = True
+) -> go.Figure:
+    """Heatmap of label co-occurrence counts (diagonal = class sizes).
+
+    Parameters
+    ----------
+    C : array-like of shape (m, m)
+        ``C[a, b]`` = number of rows in which classes ``a`` and ``b`` are both
+        relevant (:func:`sblr.interpret.cooccurrence`).
+    class_names : sequence of str, optional
+        Length ``m``.
+    cap_diagonal : bool, default True
+        Cap the colour scale at the largest off-diagonal count, so the class
+        sizes on the diagonal do not wash out the pairs (the hover still shows
+        the exact count).  Ignored when all off-diagonal counts are 0
+        (multi-class data).
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        One heatmap; zero counts are white; ``customdata`` holds the counts.
+
+    Examples
+    --------
+    >>> fig = cooccurrence_heatmap([[3, 1], [1, 2]], ["a", "b"])
+    >>> fig.data[0].zmax
+    1.0
+    """
+    import plotly.graph_objects as go
+
+    C = _square(C, "C")
+    if (C < 0).any():
+        raise DataError("Co-occurrence counts must be >= 0.")
+    m = C.shape[0]
+    labels = _unique(_names(class_names, m))
+    off = C[~np.eye(m, dtype=bool)]
+    capped = cap_diagonal and off.size > 0 and off.max() > 0
+    zmax = float(off.max()) if capped else float(max(C.max(), 1.0))
+    show_ticks = m <= MAX_TICK_LABELS
+    gap = 1 if show_ticks else 0
+    fig = go.Figure(
+        go.Heatmap(
+            z=np.where(C == 0, np.nan, C),
+            x=labels,
+            y=labels,
+            customdata=C,
+            zmin=0.0,
+            zmax=zmax,
+            colorscale=COUNT_COLORSCALE,
+            colorbar={"title": {"text": "rows" + ("<br>(capped)" if capped else "")}},
+            xgap=gap,
+            ygap=gap,
+            hoverongaps=True,
+            hovertemplate="%{y} & %{x}<br>rows with both = %{customdata:.0f}<extra></extra>",
+        )
+    )
+    sub = "diagonal = class size, white = never together"
+    if capped:
+        sub += "; colours capped at the largest off-diagonal count"
+    return _matrix_layout(
+        fig,
+        "Label co-occurrence: number of rows in which both classes are relevant",
+        sub,
+        labels,
+        show_ticks,
+        x_title="class",
+        y_title="class",
+        height=_height(m, base=400, per=10, lo=460, hi=780),
+    )
+
+
+def selection_frequency_heatmap(
+    frequency, class_names: Sequence[str] | None = None, *, n_resamples: int | None = None
+) -> go.Figure:
+    """Share of bootstrap resamples in which each ``β[k, t]`` is non-zero.
+
+    Parameters
+    ----------
+    frequency : array-like of shape (m, m)
+        ``StabilityResult.selection_frequency`` (values in [0, 1]).
+    class_names : sequence of str, optional
+    n_resamples : int, optional
+        Named in the title.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        One heatmap, rows = class k, columns = evidence class t, 0 white to 1 dark.
+
+    Examples
+    --------
+    >>> fig = selection_frequency_heatmap([[1.0, 0.2], [0.0, 0.9]], ["wren", "jay"])
+    >>> fig.data[0].zmax, fig.data[0].x
+    (1.0, ('wren', 'jay'))
+    """
+    import plotly.graph_objects as go
+
+    S = _square(frequency, "frequency")
+    if S.min() < 0 or S.max() > 1:
+        raise DataError("Selection frequencies must lie in [0, 1].")
+    m = S.shape[0]
+    labels = _unique(_names(class_names, m))
+    show_ticks = m <= MAX_TICK_LABELS
+    gap = 1 if show_ticks else 0
+    fig = go.Figure(
+        go.Heatmap(
+            z=S,
+            x=labels,
+            y=labels,
+            zmin=0.0,
+            zmax=1.0,
+            colorscale=COUNT_COLORSCALE,
+            colorbar={"title": {"text": "share of<br>resamples"}, "tickformat": ".0%"},
+            xgap=gap,
+            ygap=gap,
+            hovertemplate="class k: %{y}<br>evidence of t: %{x}<br>β ≠ 0 in %{z:.0%} of "
+            "resamples<extra></extra>",
+        )
+    )
+    times = f" ({n_resamples} bootstrap resamples)" if n_resamples else ""
+    return _matrix_layout(
+        fig,
+        f"Selection frequency of SparseSBLR's β{times}",
+        "how often β[k, t] ≠ 0 when the rows are resampled; dark = always used",
+        labels,
+        show_ticks,
+        x_title="evidence of class t",
+        y_title="class k",
+        height=_height(m, base=400, per=10, lo=460, hi=780),
+    )

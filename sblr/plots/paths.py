@@ -1,0 +1,277 @@
+"""Figures along the λ grid: the regularization path of β and the rank agreement of |β̃|
+with the label dependencies.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from sblr.exceptions import DataError
+from sblr.plots._style import (
+    _MAX_COLOURED,
+    OTHER_COLOR,
+    _esc,
+    _float_array,
+    _names,
+    _short,
+    _titled,
+    class_colors,
+)
+
+# plotly is imported where a figure is drawn (see the package's __init__)
+if TYPE_CHECKING:
+    import plotly.graph_objects as go
+
+
+def regularization_path(
+    lams,
+    coefs_k,
+    class_names: Sequence[str] | None = None,
+    *,
+    current_lam: float | None = None,
+    target_name: str | None = None,
+    max_legend: int = _MAX_COLOURED,
+    standardized: bool = False,
+) -> go.Figure:
+    """Coefficients beta_t^k of one target class k along a lambda grid (lasso path).
+
+    Parameters
+    ----------
+    lams : array-like of shape (L,)
+        Penalty values lambda > 0 (any order; e.g. :data:`sblr.tuning.PAPER_GRID`).
+    coefs_k : array-like of shape (L, m)
+        ``coefs_k[i, t]`` = beta_t^k at ``lams[i]`` (e.g.
+        ``coefficient_path(...)[0][:, k, :]``).
+    class_names : sequence of str, optional
+        Names of the evidence classes t, length ``m``.
+    current_lam : float, optional
+        Draws a dashed vertical line at this lambda (the fitted model's).
+    target_name : str, optional
+        Name of the target class k, for the title.
+    standardized : bool, default False
+        ``coefs_k`` are the standardized β̃ = beta · sd(f̄_t)
+        (:func:`sblr.interpret.standardized_coef`): titles and hover say β̃.
+    max_legend : int, default 20
+        With more classes, only the ``max_legend`` classes with the largest
+        max |beta| along the path (and only those non-zero somewhere on it) are
+        coloured and named in the legend; the others are thin grey lines (hover
+        still names them).
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        One line trace per evidence class (``m`` traces; grey ones first so
+        the coloured ones are drawn on top); log-scale x axis with **lambda
+        decreasing from left to right** (strong penalty, few non-zero beta
+        on the left); the current lambda is ``layout.shapes`` line with
+        ``x0 == x1 == current_lam``.
+
+    Examples
+    --------
+    >>> fig = regularization_path([1.0, 0.1, 0.01], [[0, 0], [0.5, 0], [1.0, -0.2]], ["a", "b"],
+    ...                           current_lam=0.1)
+    >>> len(fig.data), fig.layout.shapes[-1].x0
+    (2, 0.1)
+    """
+    import plotly.graph_objects as go
+    from plotly.colors import qualitative
+
+    lams = _float_array(lams, "lams", 1)
+    B = _float_array(coefs_k, "coefs_k", 2)
+    if lams.size == 0:
+        raise DataError("lams is empty.")
+    if B.shape[0] != lams.size:
+        raise DataError(
+            f"coefs_k has {B.shape[0]} rows but there are {lams.size} lambda values; "
+            "expected shape (n_lams, n_classes)."
+        )
+    if (lams <= 0).any():
+        raise DataError("All lambda values must be > 0 to be drawn on a log axis.")
+    m = B.shape[1]
+    if m == 0:
+        raise DataError("coefs_k has no classes (0 columns).")
+    names = _names(class_names, m)
+    order = np.argsort(lams, kind="stable")
+    x, B = lams[order], B[order]
+    importance = np.abs(B).max(axis=0)
+    rank = np.argsort(-importance, kind="stable")
+    if m <= max_legend:
+        coloured, grey = list(range(m)), []
+        colours = dict(zip(range(m), class_colors(m), strict=True))
+    else:
+        # only classes that are non-zero somewhere earn a colour and a legend entry
+        n_named = min(max_legend, max(1, int(np.count_nonzero(importance))))
+        coloured, grey = rank[:n_named].tolist(), rank[n_named:].tolist()
+        cols = qualitative.Dark24
+        colours = {t: cols[j % len(cols)] for j, t in enumerate(coloured)}
+    sym = "β̃" if standardized else "β"
+    mode = "lines+markers" if x.size <= 30 else "lines"
+    fig = go.Figure()
+    for t in sorted(grey):
+        fig.add_trace(
+            go.Scatter(
+                x=x,
+                y=B[:, t],
+                mode="lines",
+                name=_esc(names[t]),
+                line={"color": OTHER_COLOR, "width": 1},
+                showlegend=False,
+                hovertemplate=f"evidence t: {_esc(names[t])}<br>λ = %{{x:.3g}}"
+                f"<br>{sym} = %{{y:.3g}}<extra></extra>",
+            )
+        )
+    for t in coloured:
+        fig.add_trace(
+            go.Scatter(
+                x=x,
+                y=B[:, t],
+                mode=mode,
+                name=_esc(_short(names[t], 28)),
+                line={"color": colours[t], "width": 2},
+                marker={"size": 5},
+                hovertemplate=f"evidence t: {_esc(names[t])}<br>λ = %{{x:.3g}}"
+                f"<br>{sym} = %{{y:.3g}}<extra></extra>",
+            )
+        )
+    fig.add_hline(y=0, line={"color": "#888888", "width": 1})
+    if current_lam is not None:
+        lam = float(current_lam)
+        if not (np.isfinite(lam) and lam > 0):
+            raise DataError(f"current_lam must be a positive number, got {current_lam!r}.")
+        fig.add_vline(x=lam, line={"color": "black", "width": 1.5, "dash": "dash"})
+        fig.add_annotation(
+            x=math.log10(lam),  # annotations on log axes take log10 positions
+            y=1.0,
+            yref="paper",
+            text=f"current λ = {lam:.3g}",
+            showarrow=False,
+            yanchor="bottom",
+            font={"size": 11},
+        )
+    target = f"class k = {_esc(str(target_name))}" if target_name is not None else "class k"
+    sub = "each line = evidence class t; λ decreases to the right (weaker penalty, more β ≠ 0)"
+    if standardized:
+        sub += "<br>β̃ = β·sd(f̄<sub>t</sub>): change of the logit per sd of class t's evidence"
+    if grey:
+        sub += (
+            f"<br>the {len(coloured)} of {m} classes with the largest |{sym}| are coloured and "
+            "named; the rest are grey (hover names them)"
+        )
+    sym_tk = f"{sym}<sub>t</sub><sup>k</sup>"
+    fig.update_layout(
+        **_titled(f"Regularization path of {sym_tk} for target {target}", sub),
+        xaxis={
+            "type": "log",
+            "autorange": "reversed",
+            "title": {"text": "λ (L1 penalty, log scale, decreasing →)"},
+            "exponentformat": "power",
+        },
+        yaxis={"title": {"text": sym_tk + (" (per sd of f̄<sub>t</sub>)" if standardized else "")}},
+        legend={"title": {"text": "evidence class t"}},
+        hovermode="closest",
+        height=520,
+    )
+    return fig
+
+
+def rank_agreement_figure(
+    lams,
+    curves: Mapping[str, object],
+    *,
+    current_lam: float | None = None,
+    target_name: str | None = None,
+    nonzero=None,
+) -> go.Figure:
+    """Spearman(|β̃ₜᵏ|, a dependency of k on t) along λ: where does the paper's claim hold?
+
+    Parameters
+    ----------
+    lams : array-like of shape (L,)
+        Penalty values λ > 0.
+    curves : mapping of str to array-like of shape (L,)
+        One line per entry, e.g. ``{"co-occurrence": rho1, "P(k | t)": rho2}``
+        (:func:`sblr.interpret.rank_agreement_path`); NaN (undefined) leaves a gap.
+        A name ending in ``"(mean over classes)"`` is drawn dotted.
+    current_lam : float, optional
+        Dashed vertical line at the sidebar's λ.
+    target_name : str, optional
+        Name of class k, for the title.
+    nonzero : array-like of shape (L,), optional
+        Number of non-zero βₜᵏ (t ≠ k) at each λ, shown in the hover (a ρ over two
+        non-zero weights means little).
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        One trace per curve (x = λ, log axis decreasing to the right as on the path
+        plot, y = ρ in [-1, 1]) and a zero line.
+
+    Examples
+    --------
+    >>> fig = rank_agreement_figure([1.0, 0.1, 0.01], {"co-occurrence": [np.nan, 0.5, 0.2]})
+    >>> len(fig.data), [float(v) for v in fig.data[0].y]  # sorted by λ: 0.01, 0.1, 1
+    (1, [0.2, 0.5, nan])
+    """
+    import plotly.graph_objects as go
+
+    lams = _float_array(lams, "lams", 1)
+    if lams.size == 0 or (lams <= 0).any():
+        raise DataError("lams must be a non-empty array of positive values.")
+    order = np.argsort(lams, kind="stable")
+    x = lams[order]
+    nz = None if nonzero is None else np.asarray(nonzero)[order]
+    fig = go.Figure()
+    palette = ["#1b7837", "#762a83", "#b35806", "#2166ac"]
+    for j, (name, rho) in enumerate(curves.items()):
+        y = _float_array(rho, f"curve {name!r}", 1, allow_nan=True)
+        if y.size != lams.size:
+            raise DataError(f"Curve {name!r} has {y.size} values for {lams.size} λ values.")
+        y = y[order]
+        dotted = str(name).endswith("(mean over classes)")
+        fig.add_trace(
+            go.Scatter(
+                x=x,
+                y=y,
+                mode="lines+markers" if x.size <= 30 else "lines",
+                name=_esc(str(name)),
+                line={
+                    "color": palette[j % len(palette)],
+                    "width": 2,
+                    "dash": "dot" if dotted else "solid",
+                },
+                customdata=None if nz is None else nz,
+                hovertemplate=f"{_esc(str(name))}<br>λ = %{{x:.3g}}<br>ρ = %{{y:.2f}}"
+                + ("<br>non-zero β: %{customdata}" if nz is not None else "")
+                + "<extra></extra>",
+                connectgaps=False,
+            )
+        )
+    fig.add_hline(y=0, line={"color": "#888888", "width": 1})
+    if current_lam is not None:
+        lam = float(current_lam)
+        if not (np.isfinite(lam) and lam > 0):
+            raise DataError(f"current_lam must be a positive number, got {current_lam!r}.")
+        fig.add_vline(x=lam, line={"color": "black", "width": 1.5, "dash": "dash"})
+    target = f"class k = {_esc(str(target_name))}" if target_name is not None else "class k"
+    fig.update_layout(
+        **_titled(
+            f"Does |β̃| follow the dependency? Spearman ρ along λ, target {target}",
+            "ρ > 0: classes that depend more on k get larger weights (the paper's claim); "
+            "gaps: undefined (all β = 0)",
+        ),
+        xaxis={
+            "type": "log",
+            "autorange": "reversed",
+            "title": {"text": "λ (L1 penalty, log scale, decreasing →)"},
+            "exponentformat": "power",
+        },
+        yaxis={"title": {"text": "Spearman ρ over t ≠ k"}, "range": [-1.05, 1.05]},
+        legend={"title": {"text": "dependency of k on t"}},
+        hovermode="closest",
+        height=380,
+    )
+    return fig
