@@ -108,12 +108,15 @@ def attributions(fitted, x, *, leave_out=None):
 
 # the unedited row's attributions order the features offered for editing
 original_fa = attributions(model, x_row, leave_out=row)
+MAX_LISTED = min(100, ds.n_features)
+if not 1 <= st.session_state.get("explain_n_edit", 1) <= MAX_LISTED:  # other data before
+    st.session_state["explain_n_edit"] = min(10, MAX_LISTED)
+st.session_state.setdefault("explain_n_edit", min(10, MAX_LISTED))
 with st.expander("What if? Edit the values of the features that matter most"):
     n_list = st.number_input(
         "Features listed (largest credit for this class first)",
         min_value=1,
-        max_value=ds.n_features,
-        value=min(10, ds.n_features),
+        max_value=MAX_LISTED,
         key="explain_n_edit",
     )
     listed = original_fa.top(n_list)

@@ -338,3 +338,19 @@ def test_report_is_one_self_contained_file_of_the_analysis(downloads):
     for value in sparse.coef_[1] * sd:  # class k's row of the contributions table
         assert f"<td>{value:.4g}</td>" in page, value
     assert "The paper's claim, tested for this class" in html.unescape(page)
+
+
+def test_what_if_list_length_follows_new_data():
+    """Listing all 13 features of wine, then switching to the planted sample (8 features):
+    the page falls back to 10 features or fewer instead of failing on an out-of-range value."""
+    at = start()
+    at.radio(key="sample_choice").set_value("wine")
+    rerun(at)
+    at = goto(at, "pages/explain.py")
+    keyed(at.number_input, "explain_n_edit").set_value(13)
+    rerun(at)
+    assert len([w for w in at.number_input if str(w.key).startswith("explain_whatif_")]) == 13
+    at.session_state["sample"] = "planted"  # as the home page's sample choice does
+    rerun(at)
+    assert keyed(at.number_input, "explain_n_edit").value == 8
+    assert len([w for w in at.number_input if str(w.key).startswith("explain_whatif_")]) == 8
