@@ -18,6 +18,7 @@ import contextlib
 import os
 import re
 from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
@@ -347,6 +348,71 @@ def test_new_data_resets_class_and_column_choices(server_url, page):
     go_to(pg, "Explain a prediction", None)
     assert_no_errors(pg, "Explain a prediction on tiny.csv")
     screenshot(pg, "new_data_explain")
+
+
+GAMMA_LABEL = "RBF width γ (log₁₀)"
+#: The lazily loaded scripts that draw the sidebar's selectboxes, toggle and sliders.
+SIDEBAR_WIDGET_SCRIPTS = re.compile(r"/static/js/(Selectbox|Checkbox|Slider)\.[\w-]+\.js$")
+
+
+def sidebar_values(pg) -> dict:
+    sidebar = pg.locator('[data-testid="stSidebarUserContent"]')
+    return {
+        "model": pg.get_by_role("combobox", name="Model").input_value(),
+        "γ = scale": sidebar.locator("input[type=checkbox]").first.is_checked(),
+        "γ": pg.get_by_role("slider", name=GAMMA_LABEL).get_attribute("aria-valuetext"),
+        "λ": pg.get_by_role("slider", name=LAMBDA_LABEL).get_attribute("aria-valuetext"),
+        "class": pg.get_by_role("combobox", name="Class k").input_value(),
+    }
+
+
+@pytest.mark.parametrize("action", ["one page link", "two page links", "an upload"])
+def test_sidebar_keeps_its_settings_when_the_browser_is_slow_to_draw_it(server_url, page, action):
+    """The user acts before the browser has drawn the sidebar's widgets (a slow or loaded
+    machine, a page link clicked early). Regression test: the browser then reported no
+    value for them, so Streamlit dropped the settings on a page change, or the widgets
+    were drawn at their first option (SML, γ = scale off, γ = λ = 1e-5) and that was
+    sent back as the user's choice. Holding the widgets' scripts makes the race certain."""
+    pg = page
+    held, holding = [], [True]
+    pg.route(
+        SIDEBAR_WIDGET_SCRIPTS,
+        lambda route: held.append(route) if holding[0] else route.continue_(),
+    )
+    pg.goto(server_url + "/?model=SBLR&gamma=0.01&lam=0.01&k=2")
+    pg.get_by_role("heading", name=PAGES["Choose data"][1]).wait_for()
+    wait_idle(pg)
+    if action == "an upload":
+        _upload_csv(pg, "cellar.csv", (ROOT / "sample_data" / "wine.csv").read_bytes())
+        expected_class = "cultivar_3"  # the URL's k=2 is a class of the new data too
+    else:
+        go_to(pg, "Model & metrics", PAGES["Model & metrics"][1])
+        if action == "two page links":
+            go_to(pg, "Class contributions", None)
+        expected_class = "rain"
+    assert held, "the sidebar's widget scripts were not requested: the test holds nothing"
+    holding[0] = False
+    for route in held:
+        route.continue_()
+    pg.get_by_role("combobox", name="Model").wait_for()
+    wait_idle(pg)
+    # One more run sends the browser's values to the server, as any next click would.
+    go_to(pg, "Data", None)
+    assert_no_errors(pg, f"after {action}")
+    assert sidebar_values(pg) == {
+        "model": "SBLR",
+        "γ = scale": False,
+        "γ": "1e-2",
+        "λ": "1e-2",
+        "class": expected_class,
+    }
+    query = parse_qs(urlsplit(pg.url).query)
+    assert {key: query.get(key) for key in ("model", "gamma", "lam", "k")} == {
+        "model": ["SBLR"],
+        "gamma": ["0.01"],
+        "lam": ["0.01"],
+        "k": ["2"],
+    }, pg.url
 
 
 def test_shared_link_on_a_fresh_server(browser):

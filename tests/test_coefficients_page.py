@@ -573,12 +573,13 @@ def test_neighbouring_lambdas_are_fitted_ahead_on_many_classes(oracles):
     at = open_data("many")  # 45 classes, λ = 1e-3
     assert at.select_slider(key="log_lam").value == -3.0
     store = cache._fits()
+    data_key = at.session_state["upload"]["key"]
 
     def stored(lam):
         return [
             fit
-            for (_, model, _, at_lam), fit in store._items.items()
-            if model == "SparseSBLR" and at_lam == lam
+            for (key, model, gamma, at_lam), fit in store._items.items()
+            if (key, model, gamma, at_lam) == (data_key, "SparseSBLR", "scale", lam)
         ]
 
     below, above = 10.0**-3.25, 10.0**-2.75

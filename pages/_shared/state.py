@@ -56,6 +56,15 @@ K_MODEL, K_GAMMA_SCALE, K_LOG_GAMMA, K_LOG_LAM, K_CLASS = (
 )
 
 
+#: Every sidebar widget's ``persist_state``.  The server keeps a widget's value, but a browser
+#: that has not drawn the sidebar yet (a page link clicked, or a file uploaded, while a run is
+#: still rendering on a slow machine) reports no value for it.  Without persistence Streamlit
+#: then drops the value on a page change, or sends the widget without it, so the browser draws
+#: the first option (SML, γ = scale off, γ = λ = 1e-5) and sends that back as the user's
+#: choice.  "session" keeps the value and makes the server send it whenever the browser did not
+#: report one.  (These widgets live in app.py and are drawn on every page.)
+_PERSIST = "session"
+
 #: The γ in use (the slider's value once applied): on large data (many classes or rows) a
 #: γ change recomputes the evidence and every fit, so it waits for the "Apply γ" button.
 K_APPLIED_GAMMA = "applied_log_gamma"
@@ -195,17 +204,20 @@ def sidebar_settings(ds):
         "Model",
         MODEL_NAMES,
         key=K_MODEL,
+        persist_state=_PERSIST,
         help="SML decides from the evidence alone; SBLR and SparseSBLR learn β.",
     )
     scale = sb.toggle(
         "γ = scale",
         key=K_GAMMA_SCALE,
+        persist_state=_PERSIST,
         help="γ = 1 / (d · Var X) on the scaled training data, as scikit-learn's SVC.",
     )
     sb.select_slider(
         "RBF width γ (log₁₀)",
         LOG_GRID,
         key=K_LOG_GAMMA,
+        persist_state=_PERSIST,
         format_func=log_label,
         disabled=scale,
         help="Φ(x, y) = exp(−γ‖x − y‖²). Larger γ: more local.",
@@ -229,6 +241,7 @@ def sidebar_settings(ds):
         "L1 strength λ (log₁₀)",
         LOG_GRID,
         key=K_LOG_LAM,
+        persist_state=_PERSIST,
         format_func=log_label,
         help="SparseSBLR's λ‖β‖₁ on the mean log-loss (larger λ: more zeros). The β, "
         "contribution and path pages always show SparseSBLR, so λ applies there whatever "
@@ -238,6 +251,7 @@ def sidebar_settings(ds):
         "Class k",
         range(ds.n_classes),
         key=class_key,
+        persist_state=_PERSIST,
         format_func=lambda k: ds.class_names[k],
         help="The target class the contributions, explanation and path pages look at.",
     )
