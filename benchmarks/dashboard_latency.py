@@ -31,7 +31,9 @@ labels, ``--data sparse45`` a synthetic sparse 978 × 1,449 set with 45 labels (
 ARFF), and times the first Coefficients view (budget 3 s), λ changes to values far apart
 (0.5 s), λ moved one grid step after looking at the view for ``--look`` seconds (0.5 s; the
 neighbouring fits are computed in the background meanwhile), γ changes applied with the
-sidebar's "Apply γ" button (2 s) and the regularization path of the sidebar's class (2 s)::
+sidebar's "Apply γ" button at once (2 s) and after looking at the button for ``--look``
+seconds (2 s; the fits at the chosen γ are computed meanwhile) and the regularization path of
+the sidebar's class (2 s)::
 
     python benchmarks/dashboard_latency.py --data labels174
 """
@@ -219,6 +221,7 @@ MANY_BUDGET = {
     "λ change": 0.5,
     "λ step after a look": 0.5,
     "γ change": 2.0,
+    "γ applied after a look": 2.0,
     "path": 2.0,
 }
 
@@ -291,6 +294,15 @@ def many_labels(kind: str, repeats: int, look: float = 2.0) -> int:
         timed_run(at, f"γ slider to 1e{v:g} (not applied yet)")
         at.button(key="apply_gamma").click()
         rows["γ change"].append(timed_run(at, f"Apply γ = 1e{v:g}"))
+        check_page(at, "pages/coefficients.py")
+    # The γ slider moved, then "Apply γ" clicked after `look` seconds (the fits at the new γ
+    # are computed meanwhile, in the background).
+    for v in (1.0, -1.5, 1.5, -0.25)[:repeats]:
+        at.select_slider(key="log_gamma").set_value(v)
+        timed_run(at, f"γ slider to 1e{v:g} (not applied yet)")
+        time.sleep(look)
+        at.button(key="apply_gamma").click()
+        rows["γ applied after a look"].append(timed_run(at, f"Apply γ = 1e{v:g} after a look"))
         check_page(at, "pages/coefficients.py")
     at.switch_page("pages/path.py")
     rows["path"].append(timed_run(at, "path of the sidebar's class"))

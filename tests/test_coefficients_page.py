@@ -520,9 +520,21 @@ def test_gamma_waits_for_the_apply_button_on_many_classes():
     rerun(at)
     assert at.query_params["gamma"] == applied  # not applied yet
     assert any("waits for the button" in c.value for c in at.sidebar.caption)
+    # meanwhile both fits at γ = 0.1 are computed ahead; "Apply" uses them
+    from pages._shared import cache
+
+    cache._prefetcher().join(timeout=300)
+    key = at.session_state["upload"]["key"]
+    ahead = {
+        m: cache._fits().get((key, m, 0.1, lam))
+        for m, lam in (("SBLR", None), ("SparseSBLR", 10.0**-3))
+    }
+    assert all(fit is not None for fit in ahead.values()), ahead
     at.button(key="apply_gamma").click()
     rerun(at)
     assert at.query_params["gamma"] == "0.1"
+    for m, lam in (("SBLR", None), ("SparseSBLR", 10.0**-3)):  # used, not fitted again
+        assert cache._fits().get((key, m, 0.1, lam)) is ahead[m]
     assert not [b for b in at.button if b.key == "apply_gamma"]
     # the heatmaps are those of γ = 0.1: SBLR's β̃ equal an SBLR fitted here at γ = 0.1
     ds = dataset("many")
@@ -600,3 +612,35 @@ def test_neighbouring_lambdas_are_fitted_ahead_on_many_classes(oracles):
     while not stored(10.0**-3.5) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert stored(10.0**-3.5)
+
+
+def test_a_page_waits_for_a_fit_started_ahead_instead_of_fitting_it_again():
+    """A fit queued ahead and still running when the page needs it (here SBLR, held back
+    by the test for a second): the page waits for it and uses it; nothing is fitted twice."""
+    import threading
+
+    from pages._shared import cache
+
+    at = goto(start({"sample": "wine"}), "pages/model.py")  # SBLR not fitted yet on wine
+    key, model = "sample:wine", "SBLR"
+    release, calls = threading.Event(), []
+    ds = dataset("wine")
+
+    def slow_fit():
+        calls.append("ahead")
+        release.wait(30)
+        return SBLRClassifier(gamma="scale").fit(ds.X, ds.y)
+
+    wanted = (key, model, "scale", None)
+    assert cache._fits().get(wanted) is None
+    cache._prefetcher().request(wanted, slow_fit)
+    threading.Timer(1.0, release.set).start()
+    at.selectbox(key="model").set_value("SBLR")
+    at = goto(at, "pages/coefficients.py")
+    fit = cache._fits().get(wanted)
+    assert calls == ["ahead"] and fit is not None
+    (sblr_trace,) = [t for t in chart(at, "beta_heatmaps")["data"] if t["name"] == "SBLR"]
+    sd = fit.featurizer_.training_evidence().std(axis=0)
+    np.testing.assert_allclose(
+        np.nan_to_num(array(sblr_trace["z"]).astype(float)), fit.coef_ * sd, rtol=2e-3, atol=1e-6
+    )

@@ -237,6 +237,11 @@ def sidebar_settings(ds):
             type="primary",
             on_click=_apply_gamma,
         )
+        # While the user looks at the button, the fits at that γ are computed ahead.
+        from pages._shared.cache import prefetch_gamma
+
+        lam = grid_value(st.session_state.get(K_LOG_LAM, -3.0))
+        prefetch_gamma(ds, dataset_key(), grid_value(chosen), lam)
     sb.select_slider(
         "L1 strength λ (log₁₀)",
         LOG_GRID,
