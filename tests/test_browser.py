@@ -15,6 +15,7 @@ it silently.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
 from pathlib import Path
@@ -702,3 +703,64 @@ def test_a_long_fit_on_many_labels_shows_its_progress(server_url, page):
     assert pg.locator('[data-testid="stProgress"]').count() == 0  # removed when done
     pg.locator(".st-key-beta_heatmaps .js-plotly-plot").wait_for()
     screenshot(pg, "many_labels_coefficients")
+
+
+def data_summary(pg) -> str:
+    """The sidebar's "Data: name · rows × columns · classes" line."""
+    sidebar = pg.locator('[data-testid="stSidebarUserContent"]')
+    return sidebar.locator("p").filter(has_text="Data:").first.inner_text()
+
+
+def test_an_uploaded_data_set_travels_by_link(server_url, browser):
+    """Issue #13: upload in one browser, open the page's link in another (a session of its
+    own): the same data and the same view. Once the data has expired, the link says so and
+    shows a sample with the class choice reset, never other data under the old class."""
+    share_dir = Path(os.environ["SBLR_SHARE_DIR"])
+    contexts = []
+
+    def new_page():  # a browser context of its own: another person, another session
+        context = browser.new_context(viewport={"width": 1440, "height": 1000})
+        context.set_default_timeout(TIMEOUT_MS)
+        contexts.append(context)
+        pg = context.new_page()
+        pg.js_errors = []
+        pg.on("pageerror", lambda exc: pg.js_errors.append(str(exc)))
+        return pg
+
+    try:
+        teacher = new_page()
+        _upload_arff(teacher, server_url, "birdsong_like.arff", _long_label_arff())
+        go_to(teacher, "Coefficients β", "Coefficients β")
+        teacher.get_by_role("combobox", name="Class k").click()
+        teacher.get_by_role("option", name=re.compile("^Long-tailed Species 03 ")).click()
+        wait_idle(teacher)
+        link = teacher.url
+        token = parse_qs(urlsplit(link).query)["data"][0]
+        view = sidebar_values(teacher)
+        data_line = data_summary(teacher)
+        assert "birdsong_like" in data_line, data_line
+
+        student = new_page()
+        student.goto(link)
+        student.get_by_role("heading", name="Coefficients β").first.wait_for()
+        wait_idle(student)
+        assert_no_errors(student, "the shared link")
+        assert data_summary(student) == data_line
+        assert sidebar_values(student) == view
+        assert heatmap_state(student)["titles"] == heatmap_state(teacher)["titles"]
+
+        item = share_dir / token / "item.json"
+        info = json.loads(item.read_text(encoding="utf-8"))
+        info["created"] -= 8 * 86400  # a week and a day ago: past the 7 days
+        item.write_text(json.dumps(info), encoding="utf-8")
+        late = new_page()
+        late.goto(link)
+        late.locator('[data-testid="stApp"]').wait_for()
+        wait_idle(late)
+        late.get_by_text(re.compile("This link's data has expired")).first.wait_for()
+        assert "birdsong_like" not in data_summary(late)
+        assert sidebar_values(late)["class"] != view["class"]
+        screenshot(late, "shared_link_expired")
+    finally:
+        for context in contexts:
+            context.close()
