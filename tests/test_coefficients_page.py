@@ -619,8 +619,11 @@ def test_a_page_waits_for_a_fit_started_ahead_instead_of_fitting_it_again():
     by the test for a second): the page waits for it and uses it; nothing is fitted twice."""
     import threading
 
+    import streamlit as st
+
     from pages._shared import cache
 
+    st.cache_resource.clear()  # no fit stored by an earlier test
     at = goto(start({"sample": "wine"}), "pages/model.py")  # SBLR not fitted yet on wine
     key, model = "sample:wine", "SBLR"
     release, calls = threading.Event(), []
