@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import io
+import os
 import re
 
 import numpy as np
@@ -40,6 +41,12 @@ TOP_N = 30  # classes the Coefficients page draws by default past 30
 
 
 # ----------------------------------------------------------------------------- helpers
+WORK_AHEAD = pytest.mark.skipif(
+    os.cpu_count() < 2 and not os.environ.get("SBLR_MAX_JOBS"),
+    reason="the dashboard works ahead only with two job slots (one per core by default)",
+)
+
+
 def many_classes_csv() -> bytes:
     """45 well separated classes, 8 rows each; names with markup characters."""
     rng = np.random.default_rng(0)
@@ -509,6 +516,7 @@ def test_path_shows_the_claim_along_lambda(oracles):
 
 
 # ----------------------------------------------------------------------------- many classes
+@WORK_AHEAD
 def test_gamma_waits_for_the_apply_button_on_many_classes():
     at = upload_many(start())  # 45 classes
     goto(at, "pages/coefficients.py")
@@ -573,6 +581,7 @@ def test_big_downloads_are_made_only_when_clicked(oracles, downloads):
     )
 
 
+@WORK_AHEAD
 def test_neighbouring_lambdas_are_fitted_ahead_on_many_classes(oracles):
     """With many classes, SparseSBLR at the λ one grid step below and above the sidebar's is
     fitted in the background; moving the slider one step uses that fit (the same object,
@@ -612,6 +621,26 @@ def test_neighbouring_lambdas_are_fitted_ahead_on_many_classes(oracles):
     while not stored(10.0**-3.5) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert stored(10.0**-3.5)
+
+
+@WORK_AHEAD
+def test_fits_at_the_gamma_in_use_are_ready_before_the_first_coefficients_view():
+    """Just after an upload with many classes, on the home page, SBLR and SparseSBLR at the
+    γ in use are fitted in the background; the first Coefficients view uses them."""
+    import streamlit as st
+
+    from pages._shared import cache
+
+    st.cache_resource.clear()
+    at = upload_many(start())  # still on the home page
+    cache._prefetcher().join(timeout=300)
+    key = at.session_state["upload"]["key"]
+    wanted = {m: (key, m, "scale", lam) for m, lam in (("SBLR", None), ("SparseSBLR", 1e-3))}
+    ahead = {m: cache._fits().get(w) for m, w in wanted.items()}
+    assert all(fit is not None for fit in ahead.values()), ahead
+    goto(at, "pages/coefficients.py")
+    for m, w in wanted.items():
+        assert cache._fits().get(w) is ahead[m]  # used as fitted ahead
 
 
 def test_a_page_waits_for_a_fit_started_ahead_instead_of_fitting_it_again():

@@ -9,6 +9,7 @@ the cached functions (a UI element drawn inside one would be replayed on every c
 from __future__ import annotations
 
 import logging
+import sys
 import threading
 
 import numpy as np
@@ -205,11 +206,22 @@ class _Prefetcher:
                         self._store.put(wanted, fit())
                     finally:
                         self._slots.release()
+            except RuntimeError as exc:  # the server is shutting down: the thread goes too
+                if not sys.is_finalizing() and "shutdown" not in str(exc):
+                    logging.getLogger("sblr.dashboard").exception("prefetch of %s failed", wanted)
             except Exception:  # the page will fit it itself and show what went wrong
                 logging.getLogger("sblr.dashboard").exception("prefetch of %s failed", wanted)
             finally:
                 with self._lock:
                     self._pending.pop(wanted).set()
+
+
+def _may_work_ahead():
+    """Work ahead only with two job slots or more: with one, it could hold the slot a user's
+    own request is waiting for."""
+    from pages._shared.server import MAX_JOBS
+
+    return MAX_JOBS >= 2
 
 
 @st.cache_resource
@@ -223,7 +235,9 @@ def _prefetch_neighbours(ds, key, gamma, lam, f, F):
     """Queue SparseSBLR at the grid's λ one step below and above ``lam`` (many classes)."""
     from sblr._approx import AUTO_APPROX_ROWS
 
-    if ds.n_classes < PREFETCH_CLASSES and ds.n_samples < AUTO_APPROX_ROWS:
+    if (ds.n_classes < PREFETCH_CLASSES and ds.n_samples < AUTO_APPROX_ROWS) or not (
+        _may_work_ahead()
+    ):
         return
     from sblr.models import make_model
 
@@ -239,12 +253,13 @@ def _prefetch_neighbours(ds, key, gamma, lam, f, F):
 
 
 def prefetch_gamma(ds, key, gamma, lam):
-    """The sidebar's γ slider is at ``gamma``, not applied yet (many classes): fit SBLR and
-    SparseSBLR (at ``lam``) there in the background, so that "Apply γ" finds them stored.
-    Only where the evidence is cheap (exact, below AUTO_APPROX_ROWS rows)."""
+    """Fit SBLR and SparseSBLR (at ``lam``) at ``gamma`` in the background (many classes): the
+    sidebar asks for the γ in use (just after an upload, the first Coefficients view then
+    finds its fits) or for the γ waiting for "Apply γ" (the click finds them). Only where the
+    evidence is cheap (exact, below AUTO_APPROX_ROWS rows) and with two job slots or more."""
     from sblr._approx import AUTO_APPROX_ROWS
 
-    if ds.n_samples >= AUTO_APPROX_ROWS:
+    if ds.n_samples >= AUTO_APPROX_ROWS or not _may_work_ahead():
         return
     from sblr.evaluation import fold_evidence
     from sblr.models import make_model
