@@ -658,8 +658,9 @@ def test_a_page_waits_for_a_fit_started_ahead_instead_of_fitting_it_again():
     release, calls = threading.Event(), []
     ds = dataset("wine")
 
-    def slow_fit():
+    def slow_fit(progress):
         calls.append("ahead")
+        progress(1, 3)
         release.wait(30)
         return SBLRClassifier(gamma="scale").fit(ds.X, ds.y)
 

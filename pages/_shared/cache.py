@@ -159,11 +159,13 @@ class _Prefetcher:
         self._store, self._slots = store, slots
         self._lock = threading.Lock()
         self._pending = {}  # wanted -> threading.Event set when done
+        self._progress = {}  # wanted -> (done, total) of a fit under way
         self._queue = []
         self._thread = None
 
     def request(self, wanted, fit, group=None):
-        """Compute ``fit()`` and store it under ``wanted``, unless stored or queued.
+        """Compute ``fit(progress=...)`` and store it under ``wanted``, unless stored or queued
+        (``progress(done, total)``: what a page waiting for it shows).
 
         A ``group`` replaces the queued (not yet started) requests of the same group: the
         γ slider's latest position is the one worth fitting ahead.
@@ -193,6 +195,10 @@ class _Prefetcher:
         with self._lock:
             return self._pending.get(wanted)
 
+    def progress(self, wanted):
+        """``(done, total)`` classes of the fit of ``wanted`` under way, or None."""
+        return self._progress.get(wanted)
+
     def _run(self):
         while True:
             with self._lock:
@@ -203,7 +209,7 @@ class _Prefetcher:
             try:
                 if self._store.get(wanted) is None and self._slots.acquire(blocking=False):
                     try:  # only with a free slot: a busy server skips the work
-                        self._store.put(wanted, fit())
+                        self._store.put(wanted, fit(progress=self._reporter(wanted)))
                     finally:
                         self._slots.release()
             except RuntimeError as exc:  # the server is shutting down: the thread goes too
@@ -213,7 +219,14 @@ class _Prefetcher:
                 logging.getLogger("sblr.dashboard").exception("prefetch of %s failed", wanted)
             finally:
                 with self._lock:
+                    self._progress.pop(wanted, None)
                     self._pending.pop(wanted).set()
+
+    def _reporter(self, wanted):
+        def report(done, total):
+            self._progress[wanted] = (done, total)
+
+        return report
 
 
 def _may_work_ahead():
@@ -246,8 +259,9 @@ def _prefetch_neighbours(ds, key, gamma, lam, f, F):
         if 0 <= j < len(LOG_GRID):
             other = grid_value(LOG_GRID[j])
 
-            def fit(other=other):
-                return make_model("SparseSBLR", gamma=gamma, lam=other).fit_from_evidence(f, F)
+            def fit(progress, other=other):
+                model = make_model("SparseSBLR", gamma=gamma, lam=other)
+                return model.fit_from_evidence(f, F, progress=progress)
 
             _prefetcher().request((key, "SparseSBLR", gamma, other), fit)
 
@@ -277,8 +291,9 @@ def prefetch_gamma(ds, key, gamma, lam):
 
     for model, at_lam in (("SparseSBLR", lam), ("SBLR", None)):  # SBLR runs first
 
-        def fit(model=model, at_lam=at_lam):
-            return make_model(model, gamma=gamma, lam=at_lam).fit_from_evidence(*evidence())
+        def fit(progress, model=model, at_lam=at_lam):
+            est = make_model(model, gamma=gamma, lam=at_lam)
+            return est.fit_from_evidence(*evidence(), progress=progress)
 
         _prefetcher().request((key, model, gamma, at_lam), fit, group=("gamma", key, model))
 
@@ -292,9 +307,14 @@ def cached_fit(ds, key, model, gamma, lam):
     where = f"γ = {fmt_gamma(gamma)}" + (f", λ = {fmt_value(lam)}" if lam is not None else "")
     found = _fits().get(wanted)
     ahead = _prefetcher().pending(wanted) if found is None else None
-    if ahead is not None:
+    if ahead is not None:  # fitted ahead and not done yet: wait for it, showing its progress
+        bar = _Progress(lambda done, total: f"Fitting {model} ({where}): class {done} of {total}")
         with st.spinner(f"Fitting {model} ({where}), started ahead…"):
-            ahead.wait()
+            while not ahead.wait(0.1):
+                done_total = _prefetcher().progress(wanted)
+                if done_total is not None:
+                    bar(*done_total)
+        bar.close()
         found = _fits().get(wanted)
     if found is not None:
         if model == "SparseSBLR":
