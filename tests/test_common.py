@@ -55,4 +55,8 @@ def test_sklearn_compatible_estimator(estimator, check):
     [pytest.param(e, id=type(e).__name__) for e in {type(e): e for e in ESTIMATORS}.values()],
 )
 def test_parameter_constraints(estimator):
+    # every parameter has a declared constraint (scikit-learn's check below raises on any
+    # parameter whose invalid values are accepted, or whose valid ones are refused)
+    params = set(estimator.get_params(deep=False))
+    assert params == set(type(estimator)._parameter_constraints), type(estimator).__name__
     check_param_validation(type(estimator).__name__, estimator)
