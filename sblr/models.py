@@ -23,7 +23,17 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from sblr.exceptions import DataError
-from sblr.logistic import constant_intercept, fit_logistic, single_threaded_blas, worker_budget
+from sblr.logistic import (
+    _checked_problem,
+    _checked_start,
+    _kkt,
+    _newton,
+    base_rate_logit,
+    constant_intercept,
+    single_threaded_blas,
+    with_intercept,
+    worker_budget,
+)
 from sblr.similarity import (
     SimilarityFeaturizer,
     check_evidence,
@@ -373,47 +383,70 @@ def fit_logistic_layer(
         KKT violation of each solution (0 for constant classes).
     """
     q, m = Y.shape[1], F.shape[1]
+    Y = np.asarray(Y)
+    if Y.ndim != 2 or len(Y) != len(F):
+        raise DataError(f"F must be (n, m) and Y (n, q); got shapes {np.shape(F)} and {Y.shape}.")
+    F, _, lam, ridge = _checked_problem(F, np.zeros(len(F)), lam, ridge)
+    Y = np.asarray(Y, dtype=np.float64)
+    if not np.isin(Y, (0.0, 1.0)).all():
+        raise DataError("Y must hold 0/1 targets (no NaN, inf or other values).")
     coef = np.zeros((q, m))
     intercept = np.zeros(q)
     n_iter = np.zeros(q, dtype=int)
     kkt = np.zeros(q)
-    todo = []
-    for k in range(q):
-        yk = Y[:, k]
-        if yk.min() == yk.max():
-            intercept[k] = constant_intercept(yk)
-        else:
-            todo.append(k)
-
-    def solve(k):
-        return fit_logistic(
-            F,
-            Y[:, k],
-            lam,
-            ridge=ridge,
-            tol=tol,
-            max_iter=max_iter,
-            coef_init=None if coef_init is None else coef_init[k],
-            intercept_init=None if intercept_init is None else intercept_init[k],
-        )
-
-    def store(k, fit):
-        coef[k], intercept[k], n_iter[k], kkt[k] = fit.coef, fit.intercept, fit.n_iter, fit.kkt
-
-    done = q - len(todo)
+    live = np.flatnonzero(Y.min(axis=0) != Y.max(axis=0))
+    for k in np.setdiff1d(np.arange(q), live):
+        intercept[k] = constant_intercept(Y[:, k])
+    done = q - len(live)
     if progress is not None:
         progress(done, q)
+    if not len(live):
+        return coef, intercept, n_iter, kkt
+    # Start points of every live class, and their gradients in one product: the classes
+    # already optimal there (a warm start at the optimum, every β zero at a large λ) are
+    # done without a Newton step.  The others start from the same point alone (their
+    # own gradient, so each result equals fit_logistic's bit for bit).
+    Za = with_intercept(F)
+    theta = np.zeros((len(live), m + 1))
+    if coef_init is not None:
+        theta[:, 1:] = _checked_start("coef_init", coef_init, (q, m))[live]
+    if intercept_init is not None:
+        theta[:, 0] = _checked_start("intercept_init", intercept_init, (q,))[live]
+    elif coef_init is None:
+        theta[:, 0] = [base_rate_logit(Y[:, k]) for k in live]
+    reg = np.r_[0.0, ridge]
+    with single_threaded_blas():
+        resid = expit(Za @ theta.T) - Y[:, live]
+        grads = (Za.T @ resid).T / len(F) + reg * theta
+    todo = []
+    for i, k in enumerate(live):
+        violation = _kkt(grads[i, 0], grads[i, 1:], theta[i, 1:], lam)
+        if violation <= tol:
+            coef[k], intercept[k], kkt[k] = theta[i, 1:], theta[i, 0], violation
+            done += 1
+        else:
+            todo.append(i)
+    if progress is not None and done > q - len(live):
+        progress(done, q)
+
+    def solve(i):
+        return _newton(Za, Y[:, live[i]], lam, ridge, theta[i], tol, max_iter)
+
+    def store(i, fit):
+        k = live[i]
+        coef[k], intercept[k], n_iter[k], kkt[k] = fit.coef, fit.intercept, fit.n_iter, fit.kkt
+
     workers = min(worker_budget() if n_threads is None else int(n_threads), len(todo))
     with single_threaded_blas():
         if workers <= 1:
-            for k in todo:
-                store(k, solve(k))
+            for i in todo:
+                store(i, solve(i))
                 done += 1
                 if progress is not None:
                     progress(done, q)
         else:
             with ThreadPoolExecutor(max_workers=workers) as pool:
-                futures = {pool.submit(solve, k): k for k in todo}
+                futures = {pool.submit(solve, i): i for i in todo}
                 for future in as_completed(futures):
                     store(futures[future], future.result())
                     done += 1

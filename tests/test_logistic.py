@@ -186,3 +186,80 @@ def test_worker_budget_follows_the_environment(monkeypatch):
         worker_budget()
     monkeypatch.delenv("SBLR_NUM_THREADS")
     assert 1 <= worker_budget() <= 8
+
+
+def _lasso_by_sklearn(H, c, lam):
+    """min 1/2 x'Hx + c'x + lam |x|_1 as scikit-learn's Lasso: with H = L L',
+    1/2 |L'x + L^-1 c|^2 = 1/2 x'Hx + c'x + const, and Lasso's objective is
+    1/(2p) |y - A w|^2 + alpha |w|_1 (p rows), so A = L', y = -L^-1 c, alpha = lam / p."""
+    from sklearn.linear_model import Lasso
+
+    L = np.linalg.cholesky(H)
+    A, target = L.T, -np.linalg.solve(L, c)
+    fit = Lasso(alpha=lam / len(c), fit_intercept=False, tol=1e-14, max_iter=1_000_000)
+    return fit.fit(A, target).coef_
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_feature_sign_qp_equals_sklearn_lasso_on_correlated_quadratics(seed):
+    """The exact lasso step of the Newton method, against scikit-learn's coordinate descent
+    on the same quadratic; cold and warm starts, with many coordinates entering at once."""
+    from sblr.logistic import _lasso_qp
+
+    rng = np.random.default_rng(seed)
+    p = 30
+    common = rng.normal(size=(200, 1))
+    A = common + 0.2 * rng.normal(size=(200, p))  # strongly correlated columns
+    H = A.T @ A / 200
+    c = rng.normal(size=p)
+    lam = 0.05 * np.abs(c).max()
+    oracle = _lasso_by_sklearn(H, c, lam)
+    assert 3 <= np.count_nonzero(oracle) < p  # a non-trivial active set
+    for start in (np.zeros(p), rng.normal(size=p), oracle * (rng.uniform(size=p) < 0.5)):
+        x = _lasso_qp(H, c, np.full(p, lam), start)
+        np.testing.assert_allclose(x, oracle, atol=1e-7)
+        assert np.array_equal(np.sign(x), np.sign(np.round(oracle, 9)))
+
+
+def test_feature_sign_qp_drops_an_added_coordinate_that_comes_out_with_the_wrong_sign():
+    """Two violating coordinates added together: the joint solve gives the second the
+    wrong sign (x = (5.2, -4.8), objective 4.45 > 0 at the start).  Feature-sign search
+    must decrease the objective at every step, so that step may not be taken.  The
+    optimum, worked by hand, keeps only the first: x1 = (1 - 0.5) / 1 = 0.5, and then
+    |grad_2| = |0.99 * 0.5 - 0.9| = 0.405 <= 0.5."""
+    from sblr.logistic import _lasso_qp
+
+    H = np.array([[1.0, 0.99], [0.99, 1.0]])
+    c = np.array([-1.0, -0.9])
+    pen = np.full(2, 0.5)
+
+    def objective(x):
+        return 0.5 * x @ H @ x + c @ x + pen @ np.abs(x)
+
+    values = [objective(_lasso_qp(H, c, pen, np.zeros(2), max_iter=k)) for k in range(1, 6)]
+    assert values[0] < 0.0 and np.all(np.diff(values) <= 1e-15)
+    np.testing.assert_allclose(_lasso_qp(H, c, pen, np.zeros(2)), [0.5, 0.0], atol=1e-12)
+
+
+def test_layer_skips_classes_already_optimal_at_their_start():
+    """At lam >= lambda_max of a class (computed by the formula), its solution is beta = 0
+    with the base rate's logit as intercept: no Newton step.  Below, Newton steps."""
+    from sblr.models import fit_logistic_layer
+
+    F, Y = _many_class_problem()
+    live = [k for k in range(Y.shape[1]) if 0 < Y[:, k].sum() < len(Y)]
+    lam_k = np.array([lambda_max(F, Y[:, k]) for k in live])
+    lam = float(np.median(lam_k))
+    coef, b, n_iter, kkt = fit_logistic_layer(F, Y, lam, ridge=0.0)
+    for k, lmax in zip(live, lam_k, strict=True):
+        if lmax <= lam:
+            rate = Y[:, k].mean()
+            assert n_iter[k] == 0 and not coef[k].any()
+            assert b[k] == pytest.approx(np.log(rate / (1 - rate)), abs=1e-12)
+        else:
+            assert n_iter[k] > 0 and coef[k].any()
+        assert _kkt_by_hand(F, Y[:, k], coef[k], b[k], lam) <= 1e-6
+    # a warm start at the layer's own solution needs no step either
+    again = fit_logistic_layer(F, Y, lam, ridge=0.0, coef_init=coef, intercept_init=b)
+    assert not again[2].any()
+    np.testing.assert_array_equal(again[0], coef)
