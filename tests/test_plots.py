@@ -262,6 +262,17 @@ class TestBetaHeatmaps:
         with pytest.raises(DataError, match="raw"):
             beta_heatmaps({"SBLR": std}, raw={"other": raw})
 
+    def test_hover_keeps_beta_beyond_float32s_range(self):
+        """β on the evidence's scale reaches 1e40 and 1e-45 at a large γ: the hover must show
+        them (float32 would make them inf and 0); ordinary values stay float32 (payload)."""
+        raw = np.array([[2.5e40, 0.0], [-3e-45, 1.5]])
+        std = np.array([[0.5, 0.0], [-0.2, 0.1]])
+        fig = beta_heatmaps({"SBLR": std}, ["a", "b"], raw={"SBLR": raw})
+        cd = np.asarray(fig.data[0].customdata)
+        np.testing.assert_allclose(cd[..., 2], raw, rtol=1e-6)
+        plain = beta_heatmaps({"SBLR": std}, ["a", "b"], raw={"SBLR": std * 10})
+        assert np.asarray(plain.data[0].customdata).dtype == np.float32
+
     def test_16_to_30_classes_stack_the_panels_full_width(self):
         m = 24
         dense, sparse = _coefs(m, seed=6)

@@ -102,28 +102,23 @@ def beta_heatmaps(
     Returns
     -------
     plotly.graph_objects.Figure
-        One heatmap per model (N = number of classes drawn).  Colour axes:
-        ``layout.coloraxis``, ``coloraxis2``, ... one per panel (one shared
-        ``coloraxis`` with ``shared_scale``), ``cmin``/``cmax`` = -M/+M signed
-        or 0/M absolute, M = the largest |value| of the panel (of all panels
-        when shared; 1 when all are zero); every trace also has
-        ``zmin``/``zmax``.  ``z`` is (N, N), NaN exactly where the value is 0
-        (drawn white).  Rows = target class k (first class at the top),
-        columns = evidence class t; every axis has the N class names as its
-        categories (``categoryarray``) and a fixed range, so a panel of zeros
-        keeps its cells.  ``customdata[k][t]`` = ``[value, co-occurrence (NaN
-        if not given)]`` plus ``raw beta`` with ``raw`` (float32, to keep the
-        figure small).  Up to :data:`MAX_TICK_LABELS` drawn classes, every
-        panel names its rows and columns (cut to 18 characters where the
-        names still differ; the hover has the full name); with more, tick
-        labels are hidden.  Panels sit side by side, the gap between them
-        holding a colour bar and the next panel's row names; with 16 to 30
-        drawn classes they are stacked, each the full width (up to
-        :data:`MAX_HEIGHT` per panel), so every column name stays readable.
-        The axis titles appear once: "class k (predicted)" on the first y
-        axis, "evidence of class t" as one annotation under the panels.
-        ``layout.annotations`` lists such notes first and the subplot titles
-        last, in model order.
+        One heatmap per model (N = number of classes drawn).  Colour axes: ``layout.coloraxis``,
+        ``coloraxis2``, ...  one per panel (one shared ``coloraxis`` with ``shared_scale``),
+        ``cmin``/``cmax`` = -M/+M signed or 0/M absolute, M = the largest |value| of the panel (of
+        all panels when shared; 1 when all are zero); every trace also has ``zmin``/``zmax``.  ``z``
+        is (N, N), NaN exactly where the value is 0 (drawn white).  Rows = target class k (first
+        class at the top), columns = evidence class t; every axis has the N class names as its
+        categories (``categoryarray``) and a fixed range, so a panel of zeros keeps its cells.
+        ``customdata[k][t]`` = ``[value, co-occurrence (NaN if not given)]`` plus ``raw beta`` with
+        ``raw`` (float32, to keep the figure small, unless a value would not survive it).  Up to
+        :data:`MAX_TICK_LABELS` drawn classes, every panel names its rows and columns (cut to 18
+        characters where the names still differ; the hover has the full name); with more, tick
+        labels are hidden.  Panels sit side by side, the gap between them holding a colour bar and
+        the next panel's row names; with 16 to 30 drawn classes they are stacked, each the full
+        width (up to :data:`MAX_HEIGHT` per panel), so every column name stays readable.  The axis
+        titles appear once: "class k (predicted)" on the first y axis, "evidence of class t" as one
+        annotation under the panels.  ``layout.annotations`` lists such notes first and the subplot
+        titles last, in model order.
 
     Raises
     ------
@@ -235,10 +230,10 @@ def beta_heatmaps(
         fig.add_trace(
             go.Heatmap(
                 # float32 halves the payload (174 classes: ~1 MB per model); hover shows 3 digits
-                z=np.where(B == 0, np.nan, shown).astype(np.float32),
+                z=_compact(np.where(B == 0, np.nan, shown)),
                 x=labels,
                 y=labels,
-                customdata=np.stack(layers, axis=-1).astype(np.float32),
+                customdata=_compact(np.stack(layers, axis=-1)),
                 coloraxis=axis_name,
                 zmin=zmin,
                 zmax=zmax,
@@ -484,3 +479,13 @@ def selection_frequency_heatmap(
         y_title="class k",
         height=_height(m, base=400, per=10, lo=460, hi=780),
     )
+
+
+def _compact(values):
+    """``values`` as float32 (half the payload) when that keeps every value's three digits,
+    else as float64: β on the evidence's own scale can pass float32's range (1e-38 to 3e38)
+    when the evidence is tiny (a large γ), and would show as inf or 0."""
+    values = np.asarray(values, dtype=np.float64)
+    mags = np.abs(values[np.isfinite(values) & (values != 0)])
+    fits = mags.size == 0 or (mags.min() >= np.finfo(np.float32).tiny and mags.max() <= 3e38)
+    return values.astype(np.float32) if fits else values
