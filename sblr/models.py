@@ -368,7 +368,8 @@ def fit_logistic_layer(
         Warm start (e.g. the previous value on a lambda path).
     progress : callable, optional
         Called as ``progress(done, q)`` after each class's problem is solved, from the
-        calling thread (so it may update a user interface).
+        calling thread (so it may update a user interface).  An exception it raises stops
+        the layer at once (the classes not started are not solved) and propagates.
     n_threads : int, optional
         Problems solved at once, each with single-threaded BLAS (the problems are
         independent; NumPy releases the GIL).  Default :func:`sblr.logistic.worker_budget`.
@@ -447,11 +448,17 @@ def fit_logistic_layer(
         else:
             with ThreadPoolExecutor(max_workers=workers) as pool:
                 futures = {pool.submit(solve, i): i for i in todo}
-                for future in as_completed(futures):
-                    store(futures[future], future.result())
-                    done += 1
-                    if progress is not None:
-                        progress(done, q)
+                try:
+                    for future in as_completed(futures):
+                        store(futures[future], future.result())
+                        done += 1
+                        if progress is not None:
+                            progress(done, q)
+                except BaseException:
+                    # progress raised (a user interface stopping the work) or a class failed:
+                    # the classes not started yet are dropped, not solved for nothing
+                    pool.shutdown(wait=True, cancel_futures=True)
+                    raise
     return coef, intercept, n_iter, kkt
 
 

@@ -677,3 +677,65 @@ def test_a_page_waits_for_a_fit_started_ahead_instead_of_fitting_it_again():
     np.testing.assert_allclose(
         np.nan_to_num(array(sblr_trace["z"]).astype(float)), fit.coef_ * sd, rtol=2e-3, atol=1e-6
     )
+
+
+def test_a_user_waiting_for_a_fit_stops_the_work_ahead_and_is_served_next():
+    """The work-ahead thread is fitting A (slowly, class by class) with B and C queued when a
+    page needs B: A stops at its next class (and is not stored), B runs next although C was
+    queued after it (the queue is newest first), then C."""
+    import threading
+    import time
+
+    from pages._shared import cache
+
+    store, started = cache._Store(8), []
+    ahead = cache._Prefetcher(store, threading.BoundedSemaphore(2))
+    a_running = threading.Event()
+
+    def slow(name):
+        def fit(progress):
+            started.append(name)
+            for done in range(1, 201):  # up to 10 s: stopped long before
+                a_running.set()
+                time.sleep(0.05)
+                progress(done, 200)
+            return name
+
+        return fit
+
+    ahead.request("A", slow("A"))
+    assert a_running.wait(10)
+    ahead.request("B", lambda progress: started.append("B") or "B")
+    ahead.request("C", lambda progress: started.append("C") or "C")
+    t0 = time.perf_counter()
+    ahead.yield_to("B")
+    assert ahead.pending("B").wait(5)
+    waited = time.perf_counter() - t0
+    ahead.join(10)
+    assert started == ["A", "B", "C"]
+    assert store.get("A") is None and store.get("B") == "B" and store.get("C") == "C"
+    assert waited < 2.0  # A stopped at its next class, not after its 10 s
+
+
+def test_yield_to_the_fit_under_way_lets_it_finish():
+    """A page waiting for the very fit being computed ahead must not stop it."""
+    import threading
+
+    from pages._shared import cache
+
+    store, release = cache._Store(8), threading.Event()
+    ahead = cache._Prefetcher(store, threading.BoundedSemaphore(2))
+
+    def fit(progress):
+        progress(1, 2)
+        release.wait(10)
+        progress(2, 2)
+        return "A"
+
+    ahead.request("A", fit)
+    while ahead.progress("A") is None:
+        threading.Event().wait(0.01)
+    ahead.yield_to("A")
+    release.set()
+    ahead.join(10)
+    assert store.get("A") == "A"

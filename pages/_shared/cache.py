@@ -162,6 +162,8 @@ class _Prefetcher:
         self._progress = {}  # wanted -> (done, total) of a fit under way
         self._queue = []
         self._thread = None
+        self._running = None  # wanted of the fit under way
+        self._stop = threading.Event()  # set: the fit under way stops at its next class
 
     def request(self, wanted, fit, group=None):
         """Compute ``fit(progress=...)`` and store it under ``wanted``, unless stored or queued
@@ -199,6 +201,17 @@ class _Prefetcher:
         """``(done, total)`` classes of the fit of ``wanted`` under way, or None."""
         return self._progress.get(wanted)
 
+    def yield_to(self, wanted):
+        """A user waits for ``wanted``: stop the fit under way if it is another (at its next
+        class), and fit ``wanted`` next if it is queued, so the user's fit gets the cores.  The
+        stopped fit is dropped; the pages ask for it again when it is still worth having."""
+        with self._lock:
+            if self._running is not None and self._running != wanted:
+                self._stop.set()
+            for item in [q for q in self._queue if q[0] == wanted]:
+                self._queue.remove(item)
+                self._queue.append(item)  # popped next
+
     def _run(self):
         while True:
             with self._lock:
@@ -206,12 +219,16 @@ class _Prefetcher:
                     self._thread = None
                     return
                 wanted, fit, _ = self._queue.pop()  # the newest request first
+                self._running = wanted
+                self._stop.clear()
             try:
                 if self._store.get(wanted) is None and self._slots.acquire(blocking=False):
                     try:  # only with a free slot: a busy server skips the work
                         self._store.put(wanted, fit(progress=self._reporter(wanted)))
                     finally:
                         self._slots.release()
+            except _Stopped:  # a user's own fit came first
+                pass
             except RuntimeError as exc:  # the server is shutting down: the thread goes too
                 if not sys.is_finalizing() and "shutdown" not in str(exc):
                     logging.getLogger("sblr.dashboard").exception("prefetch of %s failed", wanted)
@@ -219,14 +236,21 @@ class _Prefetcher:
                 logging.getLogger("sblr.dashboard").exception("prefetch of %s failed", wanted)
             finally:
                 with self._lock:
+                    self._running = None
                     self._progress.pop(wanted, None)
                     self._pending.pop(wanted).set()
 
     def _reporter(self, wanted):
         def report(done, total):
+            if self._stop.is_set():
+                raise _Stopped
             self._progress[wanted] = (done, total)
 
         return report
+
+
+class _Stopped(Exception):
+    """Raised from a work-ahead fit's progress: a user's own fit takes the cores."""
 
 
 def _may_work_ahead():
@@ -308,6 +332,7 @@ def cached_fit(ds, key, model, gamma, lam):
     found = _fits().get(wanted)
     ahead = _prefetcher().pending(wanted) if found is None else None
     if ahead is not None:  # fitted ahead and not done yet: wait for it, showing its progress
+        _prefetcher().yield_to(wanted)
         bar = _Progress(lambda done, total: f"Fitting {model} ({where}): class {done} of {total}")
         with st.spinner(f"Fitting {model} ({where}), started ahead…"):
             while not ahead.wait(0.1):
@@ -322,6 +347,7 @@ def cached_fit(ds, key, model, gamma, lam):
         return found
     from sblr.models import make_model
 
+    _prefetcher().yield_to(wanted)
     est = make_model(model, gamma=gamma, lam=lam)
     if model == "SML":
         with st.spinner("Fitting SML…"), job_slot(wait=True):
