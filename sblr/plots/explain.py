@@ -38,6 +38,33 @@ if TYPE_CHECKING:
 # --------------------------------------------------------------------------- waterfall
 
 
+_WATERFALL_COLOURS = {
+    "increasing": {"marker": {"color": POSITIVE_COLOR}},
+    "decreasing": {"marker": {"color": NEGATIVE_COLOR}},
+    "totals": {"marker": {"color": TOTAL_COLOR}},
+    "connector": {"line": {"color": "#999999", "width": 1}},
+}
+
+
+def _waterfall_layout(fig, labels, titled, x_title, max_height):
+    """The layout both waterfalls share: one bar per row named on the left (first at the
+    top), the title block ``titled``, the x axis ``x_title``, a height that follows the rows."""
+    fig.update_layout(
+        **titled,
+        xaxis={"title": {"text": x_title}, "zeroline": False},
+        yaxis={
+            **_category_axis(labels, True),
+            "autorange": "reversed",
+            "ticktext": [_short(x, 24) for x in labels],
+        },
+        height=_height(len(labels), base=160, per=26, lo=320, hi=max_height),
+        showlegend=False,
+    )
+    fig.update_layout(margin_l=10)
+    fig.update_yaxes(automargin=True)
+    return fig
+
+
 def waterfall(
     table: pd.DataFrame,
     *,
@@ -190,10 +217,7 @@ def waterfall(
             cliponaxis=False,
             hovertext=hovers,
             hovertemplate="%{hovertext}<extra></extra>",
-            increasing={"marker": {"color": POSITIVE_COLOR}},
-            decreasing={"marker": {"color": NEGATIVE_COLOR}},
-            totals={"marker": {"color": TOTAL_COLOR}},
-            connector={"line": {"color": "#999999", "width": 1}},
+            **_WATERFALL_COLOURS,
         )
     )
     fig.add_vline(x=0, line={"color": "black", "width": 1, "dash": "dash"})
@@ -207,20 +231,9 @@ def waterfall(
     )
     if rest.size:
         sub += f"; {rest.size} smallest contributions merged"
-    fig.update_layout(
-        **_titled(_esc(main) if title else main, sub),
-        xaxis={"title": {"text": "contribution to the logit"}, "zeroline": False},
-        yaxis={
-            **_category_axis(labels, True),
-            "autorange": "reversed",
-            "ticktext": [_short(x, 24) for x in labels],
-        },
-        height=_height(len(labels), base=160, per=26, lo=320, hi=820),
-        showlegend=False,
+    return _waterfall_layout(
+        fig, labels, _titled(_esc(main) if title else main, sub), "contribution to the logit", 820
     )
-    fig.update_layout(margin_l=10)
-    fig.update_yaxes(automargin=True)
-    return fig
 
 
 # --------------------------------------------------------------------------- feature attributions
@@ -309,10 +322,7 @@ def attribution_waterfall(fa, *, title: str | None = None, keep: int = 10) -> go
             cliponaxis=False,
             hovertext=[b[2] for b in bars] + [f"{what} of this row = {_fmt(fa.output)}"],
             hovertemplate="%{hovertext}<extra></extra>",
-            increasing={"marker": {"color": POSITIVE_COLOR}},
-            decreasing={"marker": {"color": NEGATIVE_COLOR}},
-            totals={"marker": {"color": TOTAL_COLOR}},
-            connector={"line": {"color": "#999999", "width": 1}},
+            **_WATERFALL_COLOURS,
         )
     )
     fig.data[0].text = (f"{fa.output_baseline:.3g}", *fig.data[0].text, f"{fa.output:.3g}")
@@ -325,20 +335,7 @@ def attribution_waterfall(fa, *, title: str | None = None, keep: int = 10) -> go
     )
     if rest.size:
         sub += f"; {rest.size} smallest merged"
-    fig.update_layout(
-        **_titled(_esc(main), sub),
-        xaxis={"title": {"text": what}, "zeroline": False},
-        yaxis={
-            **_category_axis(labels, True),
-            "autorange": "reversed",
-            "ticktext": [_short(x, 24) for x in labels],
-        },
-        height=_height(len(labels), base=160, per=26, lo=320, hi=620),
-        showlegend=False,
-    )
-    fig.update_layout(margin_l=10)
-    fig.update_yaxes(automargin=True)
-    return fig
+    return _waterfall_layout(fig, labels, _titled(_esc(main), sub), what, 620)
 
 
 # --------------------------------------------------------------------------- probabilities
