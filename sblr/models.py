@@ -383,11 +383,11 @@ def fit_logistic_layer(
     kkt : ndarray of shape (q,)
         KKT violation of each solution (0 for constant classes).
     """
-    q, m = Y.shape[1], F.shape[1]
     Y = np.asarray(Y)
-    if Y.ndim != 2 or len(Y) != len(F):
+    if Y.ndim != 2 or np.ndim(F) != 2 or len(Y) != len(F):
         raise DataError(f"F must be (n, m) and Y (n, q); got shapes {np.shape(F)} and {Y.shape}.")
     F, _, lam, ridge = _checked_problem(F, np.zeros(len(F)), lam, ridge)
+    q, m = Y.shape[1], F.shape[1]
     Y = np.asarray(Y, dtype=np.float64)
     if not np.isin(Y, (0.0, 1.0)).all():
         raise DataError("Y must hold 0/1 targets (no NaN, inf or other values).")

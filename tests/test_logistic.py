@@ -287,3 +287,20 @@ def test_an_exception_from_progress_stops_the_layer_at_once(monkeypatch, n_threa
         models.fit_logistic_layer(F, Y, 1e-3, ridge=1e-6, n_threads=n_threads, progress=progress)
     live = sum(Y[:, k].min() != Y[:, k].max() for k in range(Y.shape[1]))
     assert live >= 30 and len(solved) <= 1 + 2 * n_threads
+
+
+def test_layer_rejects_bad_targets_and_shapes_with_a_typed_error():
+    from sblr.exceptions import DataError
+    from sblr.models import fit_logistic_layer
+
+    F, Y = _many_class_problem()
+    with pytest.raises(DataError, match="0/1"):
+        fit_logistic_layer(F, np.where(Y == 1, 2.0, 0.0))
+    with pytest.raises(DataError, match="shapes"):
+        fit_logistic_layer(F, Y[:, 0])
+    with pytest.raises(DataError, match="shapes"):
+        fit_logistic_layer(F[:-1], Y)
+    with pytest.raises(DataError, match="NaN or inf"):
+        fit_logistic_layer(np.where(F > 0.99, np.nan, F), Y)
+    with pytest.raises(ValueError, match="warm start"):
+        fit_logistic_layer(F, Y, coef_init=np.zeros((2, F.shape[1])))
