@@ -30,7 +30,9 @@ Many labels (issue #12): ``--data labels174`` uploads a synthetic 502 × 68 set 
 labels, ``--data sparse45`` a synthetic sparse 978 × 1,449 set with 45 labels (both as MEKA
 ARFF), and times the first Coefficients view (budget 3 s), λ changes to values far apart
 (0.5 s), λ moved one grid step after looking at the view for ``--look`` seconds (0.5 s; the
-neighbouring fits are computed in the background meanwhile), γ changes applied with the
+neighbouring fits are computed in the background meanwhile) and four steps or more after
+3 × ``--look`` seconds (0.5 s; the whole λ grid is fitted ahead, nearest first), γ changes
+applied with the
 sidebar's "Apply γ" button at once (2 s) and after looking at the button for ``--look``
 seconds (2 s; the fits at the chosen γ are computed meanwhile) and the regularization path of
 the sidebar's class (2 s)::
@@ -220,6 +222,7 @@ MANY_BUDGET = {
     "first Coefficients view": 3.0,
     "λ change": 0.5,
     "λ step after a look": 0.5,
+    "λ jump after a look": 0.5,
     "γ change": 2.0,
     "γ applied after a look": 2.0,
     "path": 2.0,
@@ -287,6 +290,19 @@ def many_labels(kind: str, repeats: int, look: float = 2.0) -> int:
         at.select_slider(key="log_lam").set_value(v)
         rows["λ step after a look"].append(timed_run(at, f"λ one step to 1e{v:g}"))
         check_page(at, "pages/coefficients.py", lam=10.0**v)
+    # The same user jumping four grid steps or more, to λ not seen yet, after looking
+    # 3 × `look` seconds (the whole λ grid is fitted ahead, nearest first).
+    before = v
+    for jump in (-1.0, +2.0, -2.5)[:repeats]:
+        time.sleep(3 * look)
+        v += jump
+        at.select_slider(key="log_lam").set_value(v)
+        rows["λ jump after a look"].append(timed_run(at, f"λ four steps to 1e{v:g}"))
+        check_page(at, "pages/coefficients.py", lam=10.0**v)
+    # back to the λ of before (fitted already), so the γ changes below fit what they did
+    # before this part was added (SparseSBLR at a small λ costs a second more)
+    at.select_slider(key="log_lam").set_value(before)
+    timed_run(at, f"λ back to 1e{before:g}")
     at.toggle(key="gamma_is_scale").set_value(False)
     cold.append(("γ = scale → 1e0 (toggle off)", timed_run(at, "gamma_is_scale off")))
     for v in (-1.0, -2.0, 0.5, -0.5)[:repeats]:

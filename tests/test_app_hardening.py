@@ -260,7 +260,8 @@ def test_bad_link_values_are_ignored_with_a_note(query, said):
 def test_job_slots_bound_concurrent_work_and_wait_for_a_free_one():
     from pages._shared import cache, server  # the module that holds the slots
 
-    cache._prefetcher().join(timeout=300)  # fits an earlier test's page queued ahead
+    cache._prefetcher().stop()  # fits an earlier test's page queued ahead
+    cache._prefetcher().join(timeout=300)
     slots = server.job_slots()
     taken = 0
     while slots.acquire(blocking=False):

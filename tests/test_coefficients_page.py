@@ -34,6 +34,18 @@ from sblr.samples import load_sample
 # Every test here starts the app in AppTest: seconds each, so out of the fast suite.
 pytestmark = [pytest.mark.usefixtures("navigation_mode"), pytest.mark.slow]
 
+
+@pytest.fixture(autouse=True)
+def no_work_ahead_left_running():
+    """Many-class views queue fits of the whole λ grid in the background: stop them when the
+    test ends, so they do not take the cores from the tests that follow."""
+    yield
+    from pages._shared import cache
+
+    cache._prefetcher().stop()
+    cache._prefetcher().join(timeout=60)
+
+
 #: The λ slider's grid (pages/common.LOG_GRID), every 4th point: 1e-5, 1e-4, ..., 1e2.
 LOG_LAMS = [-5.0, -4.0, -3.0, -2.0, -1.0, 0.0, 1.0, 2.0]
 MANY = 45  # classes of the synthetic upload
@@ -739,3 +751,59 @@ def test_yield_to_the_fit_under_way_lets_it_finish():
     release.set()
     ahead.join(10)
     assert store.get("A") == "A"
+
+
+def test_a_views_ring_of_lambdas_is_fitted_nearest_first_and_replaced_by_the_next_views():
+    """Every other λ of the grid is queued, nearest first; a new view's ring replaces the
+    queued (not started) part of the last one; stop() drops the queue and the fit under way."""
+    import threading
+
+    from pages._shared import cache
+
+    store, started, gate = cache._Store(64), [], threading.Event()
+    ahead = cache._Prefetcher(store, threading.BoundedSemaphore(2))
+
+    def fit_of(name, wait=False):
+        def fit(progress):
+            started.append(name)
+            progress(0, 1)
+            if wait:
+                gate.wait(10)
+            progress(1, 1)
+            return name
+
+        return fit
+
+    ahead.request("hold", fit_of("hold", wait=True))  # keeps the thread busy meanwhile
+    while not started:
+        threading.Event().wait(0.01)
+    ahead.request_all([(f"a{d}", fit_of(f"a{d}")) for d in (1, 2, 3, 4)], group="ring")
+    ahead.request_all([(f"b{d}", fit_of(f"b{d}")) for d in (1, 2, 3)], group="ring")
+    assert ahead.pending("a1") is None and ahead.pending("b1") is not None
+    gate.set()
+    ahead.join(10)
+    assert started == ["hold", "b1", "b2", "b3"]
+    assert store.get("a1") is None and store.get("b3") == "b3"
+    # a ring does not queue what is stored already
+    ahead.request_all([("b1", fit_of("again")), ("c", fit_of("c"))], group="ring")
+    ahead.join(10)
+    assert started[-1] == "c" and "again" not in started
+    # a request() comes before the ring, and stops a ring fit under way
+    gate.clear()
+    ahead.request_all([(f"e{d}", fit_of(f"e{d}", wait=d == 1)) for d in (1, 2)], group="ring")
+    while "e1" not in started:
+        threading.Event().wait(0.01)
+    ahead.request("gamma", fit_of("gamma"))
+    gate.set()
+    ahead.join(10)
+    assert started[-3:] == ["e1", "gamma", "e2"] and store.get("e1") is None
+    # stop(): the queue is dropped, the fit under way ends at its next class, unstored
+    gate.clear()
+    ahead.request("slow", fit_of("slow", wait=True))
+    while "slow" not in started:
+        threading.Event().wait(0.01)
+    ahead.request_all([("d1", fit_of("d1")), ("d2", fit_of("d2"))], group="ring")
+    ahead.stop()
+    gate.set()
+    ahead.join(10)
+    assert started[-1] == "slow" and store.get("slow") is None and store.get("d1") is None

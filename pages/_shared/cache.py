@@ -76,7 +76,8 @@ class _Store:
 
 @st.cache_resource
 def _fits():
-    return _Store(64)
+    # a SparseSBLR fit on 174 classes holds ~0.25 MB of its own (the evidence is shared)
+    return _Store(128)
 
 
 @st.cache_resource
@@ -138,20 +139,20 @@ def training_evidence(ds, key, gamma):
 
 
 #: From this many classes (or AUTO_APPROX_ROWS rows) a SparseSBLR fit takes long enough that
-#: the fits at the λ next to the one on screen are computed ahead, while the user looks.
+#: the fits at the other λ of the slider are computed ahead (nearest first), while the user looks.
 PREFETCH_CLASSES = 30
 
 
 class _Prefetcher:
-    """Fits models ahead in one background thread: SparseSBLR at the neighbouring λ grid
-    points, and both logistic models at a γ chosen on the slider but not applied yet.
+    """Fits models ahead in one background thread: SparseSBLR at the other λ grid points
+    (nearest first), and both logistic models at a γ chosen on the slider but not applied yet.
 
-    A user who moves the λ slider one step, or clicks "Apply γ" after choosing, then finds
-    the fit stored (issue #12: on 174 labels a λ change took 0.75 s, up to 2.4 s, a γ
-    change 3.3 s).  The results are the same as fitted on demand
-    (the same evidence, a deterministic solver).  The thread takes a job slot only when one
-    is free (users come first: a busy server skips the work), and a page that needs a fit
-    being prefetched waits for it instead of computing it twice.
+    A user who moves the λ slider, or clicks "Apply γ" after choosing, then finds the fit
+    stored (issue #12: on 174 labels a λ change took 0.75 s, up to 2.4 s, a γ change 3.3 s).
+    The results are the same as fitted on demand (the same evidence, a deterministic
+    solver).  The thread takes a job slot only when one is free (a busy server skips the
+    work); a page that needs a fit being prefetched waits for it instead of computing it
+    twice, and a page that needs another stops the one under way (users come first).
     """
 
     def __init__(self, store, slots):
@@ -163,6 +164,7 @@ class _Prefetcher:
         self._queue = []
         self._thread = None
         self._running = None  # wanted of the fit under way
+        self._running_low = False  # ... a λ of the ring (request_all)
         self._stop = threading.Event()  # set: the fit under way stops at its next class
 
     def request(self, wanted, fit, group=None):
@@ -180,10 +182,39 @@ class _Prefetcher:
                     self._queue.remove(item)
                     self._pending.pop(item[0]).set()
             self._pending[wanted] = threading.Event()
-            self._queue.append((wanted, fit, group))
+            self._queue.append((wanted, fit, group, False))
+            if self._running_low:  # a λ of the ring: this request comes first
+                self._stop.set()
             if self._thread is None or not self._thread.is_alive():
                 self._thread = threading.Thread(target=self._run, daemon=True)
                 self._thread.start()
+
+    def request_all(self, items, group):
+        """Queue ``[(wanted, fit)]``, the first to be fitted first, in place of the requests of
+        ``group`` still queued (not started): a new view's ring of λ replaces the last one's.
+        They come after every :meth:`request` (which also stops one of them under way)."""
+        with self._lock:
+            for item in [q for q in self._queue if q[2] == group]:
+                self._queue.remove(item)
+                self._pending.pop(item[0]).set()
+            for wanted, fit in reversed(items):  # the queue is newest first
+                if wanted in self._pending or self._store.get(wanted) is not None:
+                    continue
+                self._pending[wanted] = threading.Event()
+                self._queue.append((wanted, fit, group, True))
+            if self._queue and (self._thread is None or not self._thread.is_alive()):
+                self._thread = threading.Thread(target=self._run, daemon=True)
+                self._thread.start()
+
+    def stop(self):
+        """Drop every queued request and stop the fit under way at its next class (tests, and
+        a server that wants its cores back)."""
+        with self._lock:
+            for wanted, *_ in self._queue:
+                self._pending.pop(wanted).set()
+            self._queue.clear()
+            if self._running is not None:
+                self._stop.set()
 
     def join(self, timeout=None):
         """Wait until the queue is empty and the thread has stopped (for tests)."""
@@ -210,7 +241,7 @@ class _Prefetcher:
                 self._stop.set()
             for item in [q for q in self._queue if q[0] == wanted]:
                 self._queue.remove(item)
-                self._queue.append(item)  # popped next
+                self._queue.append((*item[:3], False))  # popped next
 
     def _run(self):
         while True:
@@ -218,8 +249,10 @@ class _Prefetcher:
                 if not self._queue:
                     self._thread = None
                     return
-                wanted, fit, _ = self._queue.pop()  # the newest request first
-                self._running = wanted
+                # the newest request first; the ring's λ after every other request
+                first = [i for i, q in enumerate(self._queue) if not q[3]] or [-1]
+                wanted, fit, _, low = self._queue.pop(first[-1])
+                self._running, self._running_low = wanted, low
                 self._stop.clear()
             try:
                 if self._store.get(wanted) is None and self._slots.acquire(blocking=False):
@@ -236,7 +269,7 @@ class _Prefetcher:
                 logging.getLogger("sblr.dashboard").exception("prefetch of %s failed", wanted)
             finally:
                 with self._lock:
-                    self._running = None
+                    self._running, self._running_low = None, False
                     self._progress.pop(wanted, None)
                     self._pending.pop(wanted).set()
 
@@ -269,7 +302,9 @@ def _prefetcher():
 
 
 def _prefetch_neighbours(ds, key, gamma, lam, f, F):
-    """Queue SparseSBLR at the grid's λ one step below and above ``lam`` (many classes)."""
+    """Queue SparseSBLR at every other λ of the slider's grid at this γ, nearest first (one
+    step below and above, then two, ...), in place of the last view's queue (many classes).
+    After a few seconds on a view, a jump of the slider finds its fit."""
     from sblr._approx import AUTO_APPROX_ROWS
 
     if (ds.n_classes < PREFETCH_CLASSES and ds.n_samples < AUTO_APPROX_ROWS) or not (
@@ -279,15 +314,18 @@ def _prefetch_neighbours(ds, key, gamma, lam, f, F):
     from sblr.models import make_model
 
     i = LOG_GRID.index(nearest_point(np.log10(lam)))
-    for j in (i + 1, i - 1):
-        if 0 <= j < len(LOG_GRID):
-            other = grid_value(LOG_GRID[j])
+    # nearest first; of two at the same distance, the smaller λ (the dearer fit)
+    order = sorted((j for j in range(len(LOG_GRID)) if j != i), key=lambda j: (abs(j - i), j))
+    items = []
+    for j in order:
+        other = grid_value(LOG_GRID[j])
 
-            def fit(progress, other=other):
-                model = make_model("SparseSBLR", gamma=gamma, lam=other)
-                return model.fit_from_evidence(f, F, progress=progress)
+        def fit(progress, other=other):
+            model = make_model("SparseSBLR", gamma=gamma, lam=other)
+            return model.fit_from_evidence(f, F, progress=progress)
 
-            _prefetcher().request((key, "SparseSBLR", gamma, other), fit)
+        items.append(((key, "SparseSBLR", gamma, other), fit))
+    _prefetcher().request_all(items, group=("λ", key))
 
 
 def prefetch_gamma(ds, key, gamma, lam):
