@@ -223,20 +223,28 @@ else:
         f"Multi-class: the bars show each σ(logit) divided by their sum "
         f"({proba[k]:.3f} for this class); the class with the largest logit is predicted."
     )
-fig = plots.waterfall(table, title=f"logit of {ds.class_names[k]} = {ic.logits[k]:.3f}")
-st.plotly_chart(fig, key="waterfall")
-st.download_button(
-    "Download waterfall (HTML)",
-    plots.figure_html(
-        fig,
-        common.context(ds, s, with_lam=model_name == "SparseSBLR")
-        | {"model": model_name, "row": row, "class": ds.class_names[k]},
-    ),
-    file_name=common.context_name(
-        ds, s, f"row{row}", ds.class_names[k], suffix=".html", model=model_name
-    ),
-    mime="text/html",
-)
+if not model.coef_[k].any():  # a waterfall of m bars of +0 says nothing
+    st.info(
+        f"{model_name} keeps no class for “{name_k}” at λ = {common.fmt_value(s.lam)}: every "
+        f"β of its logit is 0, so the logit is the intercept β₀ = {ic.logits[k]:.3f} for every "
+        "row and no class's evidence moves it. Lower λ in the sidebar, or choose SBLR, to see "
+        "which classes push it up or down."
+    )
+else:
+    fig = plots.waterfall(table, title=f"logit of {ds.class_names[k]} = {ic.logits[k]:.3f}")
+    st.plotly_chart(fig, key="waterfall")
+    st.download_button(
+        "Download waterfall (HTML)",
+        plots.figure_html(
+            fig,
+            common.context(ds, s, with_lam=model_name == "SparseSBLR")
+            | {"model": model_name, "row": row, "class": ds.class_names[k]},
+        ),
+        file_name=common.context_name(
+            ds, s, f"row{row}", ds.class_names[k], suffix=".html", model=model_name
+        ),
+        mime="text/html",
+    )
 
 st.subheader(f"Which features drive the logit of “{common.esc(ds.class_names[k])}”")
 with st.expander("How are features credited?"):

@@ -783,7 +783,9 @@ def check_claim(
     if not math.isfinite(rho):
         all_zero = n > 0 and not np.any(w)
         return ClaimCheck(math.nan, math.nan, n, "undefined", alpha, all_zero)
-    if 2.0 / math.factorial(n) >= alpha:  # the smallest two-sided p any ranking can reach
+    # the smallest two-sided p any ranking can reach, 2 / n!, in logs: n! passes the float
+    # range from n = 171 (174 labels: an OverflowError on the contributions page)
+    if math.exp(math.log(2.0) - math.lgamma(n + 1)) >= alpha:
         return ClaimCheck(float(rho), math.nan, n, "too few classes", alpha)
     rw = _average_ranks(w)
     rd = _average_ranks(d)

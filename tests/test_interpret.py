@@ -634,6 +634,10 @@ def test_check_claim_verdicts_on_planted_orderings():
     few = check_claim([3.0, 2, 1, 0], [3.0, 2, 1, 0])  # 4 classes: p >= 2/24 for any ranking
     assert few.verdict == "too few classes" and few.rho == 1.0
     assert check_claim([4.0, 3, 2, 1, 0], [4.0, 3, 2, 1, 0]).verdict == "supported"
+    # 174 labels (173 others): n! is beyond floats from 171 on; the test still runs
+    big = np.arange(174.0)
+    assert check_claim(big + 1, big, target=0).verdict == "supported"
+    assert check_claim(200 - big, big, target=0, n_permutations=99).verdict == "contradicted"
     # independent weights: "not supported" about 95% of the time at alpha = 0.05
     rng = np.random.default_rng(0)
     verdicts = [check_claim(rng.random(15), rng.random(15), seed=i).verdict for i in range(200)]

@@ -214,13 +214,16 @@ def test_feature_credits_and_what_if():
 
 def test_feature_credits_say_when_the_logit_ignores_the_row():
     """At the largest λ SparseSBLR keeps no class for thunder (oracle: the model fitted
-    here): no waterfall of zeros, a sentence instead."""
+    here): no waterfalls of zeros (classes or features), sentences instead, the first with
+    the intercept that is the logit of every row."""
     ds = load_sample("planted")
-    assert not SparseSBLRClassifier(lam=100.0).fit(ds.X, ds.y).coef_[3].any()
+    oracle = SparseSBLRClassifier(lam=100.0).fit(ds.X, ds.y)
+    assert not oracle.coef_[3].any()
     at = goto(start({"k": "3", "lam": "100", "model": "SparseSBLR"}), "pages/explain.py")
-    assert "keeps no class for “thunder”" in texts(at.info)
-    assert not [c for c in at.get("plotly_chart") if c.proto.id.endswith("-feature_waterfall")]
-    assert [c for c in at.get("plotly_chart") if c.proto.id.endswith("-waterfall")]
+    said = texts(at.info)
+    assert said.count("keeps no class for “thunder”") == 2
+    assert f"the intercept β₀ = {oracle.intercept_[3]:.3f} for every row" in said
+    assert not [c for c in at.get("plotly_chart") if c.proto.id.endswith("waterfall")]
     top = [d.value for d in at.dataframe if "credited" in d.value.columns][0].set_index("model")
     assert top.loc["SparseSBLR", "largest"] == "none: no feature moves it"
     assert top.loc["SBLR", "largest"].endswith(")")  # SBLR's dense β: features at work
