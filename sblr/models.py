@@ -11,7 +11,6 @@ how much class t's evidence counts for class k.
 from __future__ import annotations
 
 import warnings
-from concurrent.futures import ThreadPoolExecutor, as_completed
 from numbers import Integral, Real
 
 import numpy as np
@@ -23,17 +22,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from sblr.exceptions import DataError
-from sblr.logistic import (
-    _checked_problem,
-    _checked_start,
-    _kkt,
-    _newton,
-    base_rate_logit,
-    constant_intercept,
-    single_threaded_blas,
-    with_intercept,
-    worker_budget,
-)
+from sblr.logistic import fit_logistic_layer
 from sblr.similarity import (
     SimilarityFeaturizer,
     check_evidence,
@@ -341,127 +330,6 @@ def top_k_indicator(scores, k):
 
 
 # --------------------------------------------------------------------------- SBLR
-def fit_logistic_layer(
-    F,
-    Y,
-    lam=0.0,
-    *,
-    ridge=0.0,
-    tol=1e-6,
-    max_iter=100,
-    coef_init=None,
-    intercept_init=None,
-    progress=None,
-    n_threads=None,
-):
-    """One logistic regression per class on the evidence ``F``.
-
-    Parameters
-    ----------
-    F : ndarray of shape (n_samples, m)
-        Normalized class evidence of the training rows.
-    Y : ndarray of shape (n_samples, q)
-        0/1 targets, one column per problem (usually q = m).
-    lam, ridge, tol, max_iter
-        See :func:`sblr.logistic.fit_logistic`.
-    coef_init, intercept_init : ndarray of shape (q, m) and (q,), optional
-        Warm start (e.g. the previous value on a lambda path).
-    progress : callable, optional
-        Called as ``progress(done, q)`` after each class's problem is solved, from the
-        calling thread (so it may update a user interface).  An exception it raises stops
-        the layer at once (the classes not started are not solved) and propagates.
-    n_threads : int, optional
-        Problems solved at once, each with single-threaded BLAS (the problems are
-        independent; NumPy releases the GIL).  Default :func:`sblr.logistic.worker_budget`.
-        The result does not depend on it.
-
-    Returns
-    -------
-    coef : ndarray of shape (q, m)
-    intercept : ndarray of shape (q,)
-    n_iter : ndarray of shape (q,)
-    kkt : ndarray of shape (q,)
-        KKT violation of each solution (0 for constant classes).
-    """
-    Y = np.asarray(Y)
-    if Y.ndim != 2 or np.ndim(F) != 2 or len(Y) != len(F):
-        raise DataError(f"F must be (n, m) and Y (n, q); got shapes {np.shape(F)} and {Y.shape}.")
-    F, _, lam, ridge = _checked_problem(F, np.zeros(len(F)), lam, ridge)
-    q, m = Y.shape[1], F.shape[1]
-    Y = np.asarray(Y, dtype=np.float64)
-    if not np.isin(Y, (0.0, 1.0)).all():
-        raise DataError("Y must hold 0/1 targets (no NaN, inf or other values).")
-    coef = np.zeros((q, m))
-    intercept = np.zeros(q)
-    n_iter = np.zeros(q, dtype=int)
-    kkt = np.zeros(q)
-    live = np.flatnonzero(Y.min(axis=0) != Y.max(axis=0))
-    for k in np.setdiff1d(np.arange(q), live):
-        intercept[k] = constant_intercept(Y[:, k])
-    done = q - len(live)
-    if progress is not None:
-        progress(done, q)
-    if not len(live):
-        return coef, intercept, n_iter, kkt
-    # Start points of every live class, and their gradients in one product: the classes
-    # already optimal there (a warm start at the optimum, every β zero at a large λ) are
-    # done without a Newton step.  The others start from the same point alone (their
-    # own gradient, so each result equals fit_logistic's bit for bit).
-    Za = with_intercept(F)
-    theta = np.zeros((len(live), m + 1))
-    if coef_init is not None:
-        theta[:, 1:] = _checked_start("coef_init", coef_init, (q, m))[live]
-    if intercept_init is not None:
-        theta[:, 0] = _checked_start("intercept_init", intercept_init, (q,))[live]
-    elif coef_init is None:
-        theta[:, 0] = [base_rate_logit(Y[:, k]) for k in live]
-    reg = np.r_[0.0, ridge]
-    with single_threaded_blas():
-        resid = expit(Za @ theta.T) - Y[:, live]
-        grads = (Za.T @ resid).T / len(F) + reg * theta
-    todo = []
-    for i, k in enumerate(live):
-        violation = _kkt(grads[i, 0], grads[i, 1:], theta[i, 1:], lam)
-        if violation <= tol:
-            coef[k], intercept[k], kkt[k] = theta[i, 1:], theta[i, 0], violation
-            done += 1
-        else:
-            todo.append(i)
-    if progress is not None and done > q - len(live):
-        progress(done, q)
-
-    def solve(i):
-        return _newton(Za, Y[:, live[i]], lam, ridge, theta[i], tol, max_iter)
-
-    def store(i, fit):
-        k = live[i]
-        coef[k], intercept[k], n_iter[k], kkt[k] = fit.coef, fit.intercept, fit.n_iter, fit.kkt
-
-    workers = min(worker_budget() if n_threads is None else int(n_threads), len(todo))
-    with single_threaded_blas():
-        if workers <= 1:
-            for i in todo:
-                store(i, solve(i))
-                done += 1
-                if progress is not None:
-                    progress(done, q)
-        else:
-            with ThreadPoolExecutor(max_workers=workers) as pool:
-                futures = {pool.submit(solve, i): i for i in todo}
-                try:
-                    for future in as_completed(futures):
-                        store(futures[future], future.result())
-                        done += 1
-                        if progress is not None:
-                            progress(done, q)
-                except BaseException:
-                    # progress raised (a user interface stopping the work) or a class failed:
-                    # the classes not started yet are dropped, not solved for nothing
-                    pool.shutdown(wait=True, cancel_futures=True)
-                    raise
-    return coef, intercept, n_iter, kkt
-
-
 def solve_layer(
     F,
     Y,

@@ -269,12 +269,12 @@ def test_layer_skips_classes_already_optimal_at_their_start():
 def test_an_exception_from_progress_stops_the_layer_at_once(monkeypatch, n_threads):
     """A user interface stops a long fit by raising from ``progress`` (Streamlit's rerun):
     the exception comes through, and the classes not started are not solved."""
-    import sblr.models as models
+    import sblr.logistic as logistic
 
     F, Y = _many_class_problem(q=40)
     solved = []
-    newton = models._newton
-    monkeypatch.setattr(models, "_newton", lambda *a: solved.append(1) or newton(*a))
+    newton = logistic._newton
+    monkeypatch.setattr(logistic, "_newton", lambda *a: solved.append(1) or newton(*a))
 
     class Stop(Exception):
         pass
@@ -284,7 +284,7 @@ def test_an_exception_from_progress_stops_the_layer_at_once(monkeypatch, n_threa
             raise Stop
 
     with pytest.raises(Stop):
-        models.fit_logistic_layer(F, Y, 1e-3, ridge=1e-6, n_threads=n_threads, progress=progress)
+        logistic.fit_logistic_layer(F, Y, 1e-3, ridge=1e-6, n_threads=n_threads, progress=progress)
     live = sum(Y[:, k].min() != Y[:, k].max() for k in range(Y.shape[1]))
     assert live >= 30 and len(solved) <= 1 + 2 * n_threads
 
