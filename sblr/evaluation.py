@@ -257,14 +257,47 @@ def _scores(y_true, y_pred, scores, multilabel):
     return metrics.multiclass_report(y_true, y_pred)
 
 
-def score_fold(estimator, X, y, fold, classes=None):
-    """Fit ``estimator`` on one fold's training rows and score it on its test rows.
+def fit_fold(estimator, X, y, fold):
+    """A clone of ``estimator`` fitted on one fold's training rows.
 
     An estimator that can be fitted from cached evidence
     (:func:`sblr.models.fits_from_evidence`: SBLR, SparseSBLR) reuses a
     :class:`Fold`'s evidence (only the logistic layer is fitted); any other
     estimator (SML, the CV estimators, whose own selection then runs inside
     the fold), or a plain ``(train, test)`` pair, is fitted on ``X[train]``.
+    """
+    X = check_array(X, accept_sparse="csr", dtype=np.float64)
+    y = np.asarray(y)
+    train = fold.train if isinstance(fold, Fold) else fold[0]
+    est = clone(estimator)
+    if isinstance(fold, Fold) and fits_from_evidence(est):
+        est.fit_from_evidence(fold.featurizer, fold.F_train)
+    else:
+        est.fit(X[train], y[train])
+    return est
+
+
+def _on_test_rows(est, X, fold, method):
+    """``est.<method>`` of the fold's test rows: from the Fold's evidence when ``est`` was
+    fitted from it (``predict``, ``decision_function`` or ``predict_proba``)."""
+    test = fold.test if isinstance(fold, Fold) else fold[1]
+    if isinstance(fold, Fold) and fits_from_evidence(est):
+        by_evidence = {
+            "predict": est.predict_from_evidence,
+            "decision_function": est.decision_from_evidence,
+            "predict_proba": est.proba_from_evidence,
+        }
+        return by_evidence[method](fold.F_test)
+    X = check_array(X, accept_sparse="csr", dtype=np.float64)
+    return getattr(est, method)(X[test])
+
+
+def score_fold(estimator, X, y, fold, classes=None, *, prefit=False):
+    """Fit ``estimator`` on one fold's training rows (:func:`fit_fold`) and score it on its
+    test rows.
+
+    ``prefit=True``: ``estimator`` is already :func:`fit_fold`'s result for this fold (one
+    fit for both the scores and :func:`fold_probabilities`).
 
     Returns
     -------
@@ -273,31 +306,24 @@ def score_fold(estimator, X, y, fold, classes=None):
     confusion : ndarray of shape (n_classes, n_classes) or None
         Multi-class only, over ``classes`` (default: the classes of ``y``).
     """
-    X = check_array(X, accept_sparse="csr", dtype=np.float64)
     y = np.asarray(y)
     multilabel = is_multilabel(y)
     if classes is None:
         classes = np.arange(y.shape[1]) if multilabel else np.unique(y)
-    train, test = (fold.train, fold.test) if isinstance(fold, Fold) else fold
-    est = clone(estimator)
-    if isinstance(fold, Fold) and fits_from_evidence(est):
-        est.fit_from_evidence(fold.featurizer, fold.F_train)
-        y_pred = est.predict_from_evidence(fold.F_test)
-        scores = est.decision_from_evidence(fold.F_test)
-    else:
-        est.fit(X[train], y[train])
-        y_pred, scores = est.predict(X[test]), est.decision_function(X[test])
+    test = fold.test if isinstance(fold, Fold) else fold[1]
+    est = estimator if prefit else fit_fold(estimator, X, y, fold)
+    y_pred = _on_test_rows(est, X, fold, "predict")
+    scores = _on_test_rows(est, X, fold, "decision_function")
     values = _scores(y[test], y_pred, scores, multilabel)
     cm = None if multilabel else confusion_matrix(y[test], y_pred, labels=classes)
     return values, cm
 
 
-def fold_probabilities(estimator, X, y, fold):
+def fold_probabilities(estimator, X, y, fold, *, prefit=False):
     """Fit ``estimator`` on one fold's training rows; its ``predict_proba`` of the test rows.
 
-    As :func:`score_fold`, a :class:`Fold` gives its cached evidence to a model that can be
-    fitted from it.  For threshold and per-class views (:func:`sblr.metrics.per_label_report`),
-    which then need no refit.
+    As :func:`score_fold` (``prefit`` too).  For threshold and per-class views
+    (:func:`sblr.metrics.per_label_report`), which then need no refit.
 
     Returns
     -------
@@ -306,17 +332,10 @@ def fold_probabilities(estimator, X, y, fold):
     P : ndarray of shape (n_test, n_classes)
         Columns in the order of the classes (``np.unique(y)`` for multi-class labels).
     """
-    X = check_array(X, accept_sparse="csr", dtype=np.float64)
     y = np.asarray(y)
-    train, test = (fold.train, fold.test) if isinstance(fold, Fold) else fold
-    est = clone(estimator)
-    if isinstance(fold, Fold) and fits_from_evidence(est):
-        est.fit_from_evidence(fold.featurizer, fold.F_train)
-        P = est.proba_from_evidence(fold.F_test)
-    else:
-        est.fit(X[train], y[train])
-        P = est.predict_proba(X[test])
-    P = np.asarray(P, dtype=float)
+    test = fold.test if isinstance(fold, Fold) else fold[1]
+    est = estimator if prefit else fit_fold(estimator, X, y, fold)
+    P = np.asarray(_on_test_rows(est, X, fold, "predict_proba"), dtype=float)
     if not is_multilabel(y):  # a class missing from the training rows gets a column of 0
         classes = np.unique(y)
         full = np.zeros((len(test), len(classes)))

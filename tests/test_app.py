@@ -569,12 +569,27 @@ def test_wine_model_page_metrics_and_confusion_matrix():
     assert float(shown["Accuracy ↑"]) == pytest.approx(np.trace(cm) / cm.sum(), abs=5e-4)
     assert 0 < cm.sum() < 178
 
-    at.radio(key="eval_scheme").set_value("k-fold cross-validation")
-    at.run()
+    import sblr.evaluation
+
+    fits = []
+    original = sblr.evaluation.fit_fold
+
+    def counted(*args, **kwargs):
+        fits.append(1)
+        return original(*args, **kwargs)
+
+    sblr.evaluation.fit_fold = counted
+    try:
+        at.radio(key="eval_scheme").set_value("k-fold cross-validation")
+        at.run()
+    finally:
+        sblr.evaluation.fit_fold = original
     assert_clean(at)
     cm = array(chart(at, "confusion")["data"][0]["z"])
     assert cm.sum() == 178  # every row is a test row once
     assert all(m.delta and m.delta.startswith("± ") for m in at.metric)
+    # scores and probabilities (threshold view) from one fit per fold, not two
+    assert len(fits) == at.select_slider(key="eval_folds").value == 5
 
 
 # ----------------------------------------------------------------------------- 7. review fixes

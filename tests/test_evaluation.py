@@ -191,6 +191,14 @@ def test_fold_probabilities_equal_a_model_fitted_on_the_training_rows():
     (fold,) = fold_evidence(est, ds.X, ds.y, [(train, test)])
     rows, P = fold_probabilities(est, ds.X, ds.y, fold)
     np.testing.assert_array_equal(rows, test)
+    # one fit for both (the dashboard's fold cache): the same numbers as fitting each time
+    from sblr.evaluation import fit_fold, score_fold
+
+    fitted = fit_fold(est, ds.X, ds.y, fold)
+    np.testing.assert_array_equal(fold_probabilities(fitted, ds.X, ds.y, fold, prefit=True)[1], P)
+    assert (
+        score_fold(fitted, ds.X, ds.y, fold, prefit=True)[0] == score_fold(est, ds.X, ds.y, fold)[0]
+    )
     expected = (
         SparseSBLRClassifier(lam=1e-3).fit(ds.X[train], ds.y[train]).predict_proba(ds.X[test])
     )

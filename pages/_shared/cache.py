@@ -456,33 +456,44 @@ def _cached_fold(_ds, key, gamma, scheme, test_size, n_splits, i):
         return fold_evidence(model, _ds.X, _ds.y, [split], distances=[D])[0]
 
 
-@st.cache_data(max_entries=512, show_spinner=False)
-def _cached_fold_score(_ds, key, model, gamma, lam, scheme, test_size, n_splits, i):
-    """One fold's scores; SBLR/SparseSBLR reuse the fold's cached evidence."""
-    from sblr.evaluation import score_fold
+def _fold_of(_ds, key, model, gamma, scheme, test_size, n_splits, i):
+    """The fold as a model fits it: SML on its rows, SBLR/SparseSBLR on its cached evidence."""
+    if model == "SML":
+        return _cached_splits(_ds, key, scheme, test_size, n_splits)[i]
+    return _cached_fold(_ds, key, gamma, scheme, test_size, n_splits, i)
+
+
+@st.cache_resource(max_entries=128, show_spinner=False)
+def _cached_fold_model(_ds, key, model, gamma, lam, scheme, test_size, n_splits, i):
+    """One fold's model, fitted once for both its scores and its probabilities."""
+    from sblr.evaluation import fit_fold
     from sblr.models import make_model
 
     with job_slot():
-        if model == "SML":
-            fold = _cached_splits(_ds, key, scheme, test_size, n_splits)[i]
-        else:
-            fold = _cached_fold(_ds, key, gamma, scheme, test_size, n_splits, i)
-        est = make_model(model, gamma=gamma, lam=lam)
-        return score_fold(est, _ds.X, _ds.y, fold, _classes(_ds))
+        fold = _fold_of(_ds, key, model, gamma, scheme, test_size, n_splits, i)
+        return fit_fold(make_model(model, gamma=gamma, lam=lam), _ds.X, _ds.y, fold)
+
+
+@st.cache_data(max_entries=512, show_spinner=False)
+def _cached_fold_score(_ds, key, model, gamma, lam, scheme, test_size, n_splits, i):
+    """One fold's scores."""
+    from sblr.evaluation import score_fold
+
+    with job_slot():
+        fitted = _cached_fold_model(_ds, key, model, gamma, lam, scheme, test_size, n_splits, i)
+        fold = _fold_of(_ds, key, model, gamma, scheme, test_size, n_splits, i)
+        return score_fold(fitted, _ds.X, _ds.y, fold, _classes(_ds), prefit=True)
 
 
 @st.cache_data(max_entries=512, show_spinner=False)
 def _cached_fold_proba(_ds, key, model, gamma, lam, scheme, test_size, n_splits, i):
     """One fold's test rows and their probabilities (for the threshold and per-class views)."""
     from sblr.evaluation import fold_probabilities
-    from sblr.models import make_model
 
     with job_slot():
-        if model == "SML":
-            fold = _cached_splits(_ds, key, scheme, test_size, n_splits)[i]
-        else:
-            fold = _cached_fold(_ds, key, gamma, scheme, test_size, n_splits, i)
-        return fold_probabilities(make_model(model, gamma=gamma, lam=lam), _ds.X, _ds.y, fold)
+        fitted = _cached_fold_model(_ds, key, model, gamma, lam, scheme, test_size, n_splits, i)
+        fold = _fold_of(_ds, key, model, gamma, scheme, test_size, n_splits, i)
+        return fold_probabilities(fitted, _ds.X, _ds.y, fold, prefit=True)
 
 
 def _classes(ds):
