@@ -261,16 +261,18 @@ def _newton(Za, y, lam, ridge, theta, tol, max_iter):
     return LogisticFit(theta[1:].copy(), float(theta[0]), n_iter, kkt, kkt <= tol)
 
 
-def _checked_problem(Z, y, lam, ridge):
+def _checked_problem(Z, y, lam, ridge, *, many=False):
     """``Z``, ``y``, ``lam`` and ``ridge`` as floats, or a typed error naming what is wrong.
+    ``y`` is (n,), or with ``many`` (n, q): one problem per column (the layer).
 
     NaN or inf in the features would make every candidate of the Newton step
     NaN (no step is ever "better", and the solver would fail deep inside).
     """
     Z = np.asarray(Z, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
-    if Z.ndim != 2 or y.ndim != 1 or len(y) != Z.shape[0]:
-        raise DataError(f"Z must be (n, m) and y (n,); got shapes {Z.shape} and {y.shape}.")
+    if Z.ndim != 2 or y.ndim != (2 if many else 1) or len(y) != Z.shape[0]:
+        wanted = "(n, q)" if many else "(n,)"
+        raise DataError(f"Z must be (n, m) and y {wanted}; got shapes {Z.shape} and {y.shape}.")
     if not np.isfinite(Z).all():
         raise DataError(
             f"The features (evidence) hold {int((~np.isfinite(Z)).sum())} NaN or inf values; "
@@ -312,8 +314,11 @@ def _lasso_qp(H, c, pen, x0, max_iter=None):
     as in the one-at-a-time proof).  Added coordinates that come out with the
     wrong sign are dropped and the solve is repeated; a single added coordinate
     always comes out right, so this ends, and the minimizer is the same (the
-    problem is strictly convex).  The objective along the segment is a 1-D
-    piecewise quadratic, evaluated in closed form at every candidate step.
+    problem is strictly convex).  When a step stops at a zero crossing, dropping
+    every crossed coordinate at once is also tried (kept only if it lowers the
+    objective further; after a Newton step dozens cross, one per solve otherwise).
+    The objective along the segment is a 1-D piecewise quadratic, evaluated in
+    closed form at every candidate step.
     """
     p = len(c)
     max_iter = max_iter or 10 * p + 50
@@ -369,7 +374,6 @@ def _lasso_qp(H, c, pen, x0, max_iter=None):
         vals = slope * steps + 0.5 * curv * steps**2 + l1
         best = int(np.argmin(vals))  # ties: the full step (first)
         t = steps[best]
-        x = x.copy()
         x[idx] = new if best == 0 else old + t * d
         if best > 0:
             x[idx[np.flatnonzero(moving)[best - 1]]] = 0.0
@@ -377,10 +381,9 @@ def _lasso_qp(H, c, pen, x0, max_iter=None):
         # active set; re-solving would only chase rounding errors of an ill-conditioned H.
         solved = best == 0 and np.array_equal(np.sign(new[s_a != 0]), s_a[s_a != 0])
         if best > 0 and moving.sum() > 1:
-            # Stepping to the first crossing drops one coordinate per solve; after a Newton
-            # step dozens cross.  Also try dropping every one that crossed and solving on
-            # the rest: if its signs hold, that is the exact optimum of its active set, and
-            # it is kept when its objective is lower (so every step still decreases it).
+            # Dropping every crossed coordinate and solving on the rest: if its signs hold,
+            # that is the exact optimum of its active set, kept when its objective is lower
+            # (so every step still decreases it).
             keep = ~moving
             rest = idx[keep]
             s_r = s_a[keep]
@@ -455,14 +458,8 @@ def fit_logistic_layer(
     kkt : ndarray of shape (q,)
         KKT violation of each solution (0 for constant classes).
     """
-    Y = np.asarray(Y)
-    if Y.ndim != 2 or np.ndim(F) != 2 or len(Y) != len(F):
-        raise DataError(f"F must be (n, m) and Y (n, q); got shapes {np.shape(F)} and {Y.shape}.")
-    F, _, lam, ridge = _checked_problem(F, np.zeros(len(F)), lam, ridge)
+    F, Y, lam, ridge = _checked_problem(F, Y, lam, ridge, many=True)
     q, m = Y.shape[1], F.shape[1]
-    Y = np.asarray(Y, dtype=np.float64)
-    if not np.isin(Y, (0.0, 1.0)).all():
-        raise DataError("Y must hold 0/1 targets (no NaN, inf or other values).")
     coef = np.zeros((q, m))
     intercept = np.zeros(q)
     n_iter = np.zeros(q, dtype=int)
