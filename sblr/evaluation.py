@@ -257,6 +257,11 @@ def _scores(y_true, y_pred, scores, multilabel):
     return metrics.multiclass_report(y_true, y_pred)
 
 
+def _rows(fold):
+    """``(train, test)`` row indices of a :class:`Fold` or a plain pair."""
+    return (fold.train, fold.test) if isinstance(fold, Fold) else fold
+
+
 def fit_fold(estimator, X, y, fold):
     """A clone of ``estimator`` fitted on one fold's training rows.
 
@@ -268,7 +273,7 @@ def fit_fold(estimator, X, y, fold):
     """
     X = check_array(X, accept_sparse="csr", dtype=np.float64)
     y = np.asarray(y)
-    train = fold.train if isinstance(fold, Fold) else fold[0]
+    train, _ = _rows(fold)
     est = clone(estimator)
     if isinstance(fold, Fold) and fits_from_evidence(est):
         est.fit_from_evidence(fold.featurizer, fold.F_train)
@@ -278,9 +283,9 @@ def fit_fold(estimator, X, y, fold):
 
 
 def _on_test_rows(est, X, fold, method):
-    """``est.<method>`` of the fold's test rows: from the Fold's evidence when ``est`` was
-    fitted from it (``predict``, ``decision_function`` or ``predict_proba``)."""
-    test = fold.test if isinstance(fold, Fold) else fold[1]
+    """``est.<method>`` of the fold's test rows (``X`` checked by the caller): from the
+    Fold's evidence when ``est`` was fitted from it (``predict``, ``decision_function`` or
+    ``predict_proba``)."""
     if isinstance(fold, Fold) and fits_from_evidence(est):
         by_evidence = {
             "predict": est.predict_from_evidence,
@@ -288,8 +293,7 @@ def _on_test_rows(est, X, fold, method):
             "predict_proba": est.proba_from_evidence,
         }
         return by_evidence[method](fold.F_test)
-    X = check_array(X, accept_sparse="csr", dtype=np.float64)
-    return getattr(est, method)(X[test])
+    return getattr(est, method)(X[_rows(fold)[1]])
 
 
 def score_fold(estimator, X, y, fold, classes=None, *, prefit=False):
@@ -310,7 +314,8 @@ def score_fold(estimator, X, y, fold, classes=None, *, prefit=False):
     multilabel = is_multilabel(y)
     if classes is None:
         classes = np.arange(y.shape[1]) if multilabel else np.unique(y)
-    test = fold.test if isinstance(fold, Fold) else fold[1]
+    X = check_array(X, accept_sparse="csr", dtype=np.float64)
+    _, test = _rows(fold)
     est = estimator if prefit else fit_fold(estimator, X, y, fold)
     y_pred = _on_test_rows(est, X, fold, "predict")
     scores = _on_test_rows(est, X, fold, "decision_function")
@@ -333,7 +338,8 @@ def fold_probabilities(estimator, X, y, fold, *, prefit=False):
         Columns in the order of the classes (``np.unique(y)`` for multi-class labels).
     """
     y = np.asarray(y)
-    test = fold.test if isinstance(fold, Fold) else fold[1]
+    X = check_array(X, accept_sparse="csr", dtype=np.float64)
+    _, test = _rows(fold)
     est = estimator if prefit else fit_fold(estimator, X, y, fold)
     P = np.asarray(_on_test_rows(est, X, fold, "predict_proba"), dtype=float)
     if not is_multilabel(y):  # a class missing from the training rows gets a column of 0
