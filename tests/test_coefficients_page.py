@@ -550,8 +550,21 @@ def test_gamma_waits_for_the_apply_button_on_many_classes():
         for m, lam in (("SBLR", None), ("SparseSBLR", 10.0**-3))
     }
     assert all(fit is not None for fit in ahead.values()), ahead
-    at.button(key="apply_gamma").click()
-    rerun(at)
+    import sblr.evaluation
+
+    computed, original = [], sblr.evaluation.fold_evidence
+
+    def counted(model, *args, **kwargs):
+        computed.append(model.gamma)
+        return original(model, *args, **kwargs)
+
+    sblr.evaluation.fold_evidence = counted
+    try:
+        at.button(key="apply_gamma").click()
+        rerun(at)
+    finally:
+        sblr.evaluation.fold_evidence = original
+    assert 0.1 not in computed  # the page uses the evidence computed ahead, not its own
     assert at.query_params["gamma"] == "0.1"
     for m, lam in (("SBLR", None), ("SparseSBLR", 10.0**-3)):  # used, not fitted again
         assert cache._fits().get((key, m, 0.1, lam)) is ahead[m]

@@ -119,18 +119,37 @@ def _cached_distances(_ds, key, scheme, test_size, n_splits, i):
         return fold_distances(_ds.X, _ds.y, train, test)
 
 
+@st.cache_resource
+def _evidences():
+    return _Store(16)
+
+
+def _evidence_of_all_rows(ds, key, gamma, D, store):
+    """Featurizer fitted on all rows and its leave-one-out evidence, from the squared distances
+    ``D``; kept in ``store`` (:func:`_evidences`, passed in: the work-ahead thread makes no
+    st.* call) per (data, γ), for the pages and the work-ahead thread alike."""
+    found = store.get((key, gamma))
+    if found is None:
+        from sblr.evaluation import fold_evidence
+        from sblr.models import make_model
+
+        every = (np.arange(ds.n_samples), np.arange(0))
+        model = make_model("SBLR", gamma=gamma)
+        (fold,) = fold_evidence(model, ds.X, ds.y, [every], distances=[D])
+        found = store.put((key, gamma), (fold.featurizer, fold.F_train))
+    return found
+
+
 @st.cache_resource(max_entries=16, show_spinner="Computing class evidence…")
 def _cached_evidence(_ds, key, gamma):
     """Featurizer fitted on all rows and its leave-one-out evidence, per (data, gamma)."""
-    from sblr.evaluation import fold_evidence
-    from sblr.models import make_model
-
+    store = _evidences()
+    found = store.get((key, gamma))  # computed by the work ahead already
+    if found is not None:
+        return found
     with job_slot():
         D = _cached_distances(_ds, key, "all", None, None, 0)
-        every = (np.arange(_ds.n_samples), np.arange(0))
-        model = make_model("SBLR", gamma=gamma)
-        fold = fold_evidence(model, _ds.X, _ds.y, [every], distances=[D])
-    return fold[0].featurizer, fold[0].F_train
+        return _evidence_of_all_rows(_ds, key, gamma, D, store)
 
 
 def training_evidence(ds, key, gamma):
@@ -337,25 +356,18 @@ def prefetch_gamma(ds, key, gamma, lam):
 
     if ds.n_samples >= AUTO_APPROX_ROWS or not _may_work_ahead():
         return
-    from sblr.evaluation import fold_evidence
     from sblr.models import make_model
 
     D = waiting_for_worker(_cached_distances)(ds, key, "all", None, None, 0)
-    memo = []
-
-    def evidence():  # computed once, in the thread, for both fits
-        if not memo:
-            every = [(np.arange(ds.n_samples), np.arange(0))]
-            model = make_model("SBLR", gamma=gamma)
-            (fold,) = fold_evidence(model, ds.X, ds.y, every, distances=[D])
-            memo.append((fold.featurizer, fold.F_train))
-        return memo[0]
-
+    store = _evidences()
     for model, at_lam in (("SparseSBLR", lam), ("SBLR", None)):  # SBLR runs first
 
         def fit(progress, model=model, at_lam=at_lam):
-            est = make_model(model, gamma=gamma, lam=at_lam)
-            return est.fit_from_evidence(*evidence(), progress=progress)
+            # computed in the thread, once for both fits and for the page that follows
+            evidence = _evidence_of_all_rows(ds, key, gamma, D, store)
+            return make_model(model, gamma=gamma, lam=at_lam).fit_from_evidence(
+                *evidence, progress=progress
+            )
 
         _prefetcher().request((key, model, gamma, at_lam), fit, group=("gamma", key, model))
 
