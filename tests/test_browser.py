@@ -308,13 +308,14 @@ def test_upload_and_visit_every_page(server_url, page):
         screenshot(pg, f"{n:02d}_{name}_lambda_{new_value}")
 
 
-def _upload_csv(pg, name: str, data: bytes) -> None:
-    """Upload a CSV on the home page and load it with the default (last) target column."""
+def _upload(pg, name: str, data: bytes, mime: str = "text/csv") -> None:
+    """Upload a file on the home page (already open) and load it with the defaults: the last
+    column as the target of a CSV, the labels an ARFF names."""
     pg.get_by_role("tab", name="Upload ARFF or CSV").click()
     panel = pg.locator('[data-testid="stTabPanel"]:visible')
     panel.locator('[data-testid="stFileUploader"]').first.locator(
         "input[type=file]"
-    ).set_input_files({"name": name, "mimeType": "text/csv", "buffer": data})
+    ).set_input_files({"name": name, "mimeType": mime, "buffer": data})
     panel.get_by_role("button", name="Load this file").wait_for()
     wait_idle(pg)
     panel.get_by_role("button", name="Load this file").click()
@@ -334,7 +335,7 @@ def test_new_data_resets_class_and_column_choices(server_url, page):
     sidebar = pg.locator('[data-testid="stSidebarUserContent"]')
     class_k = pg.get_by_role("combobox", name="Class k")
     assert class_k.input_value() == "daylight"  # the planted sample's first class
-    _upload_csv(pg, "cellar.csv", (ROOT / "sample_data" / "wine.csv").read_bytes())
+    _upload(pg, "cellar.csv", (ROOT / "sample_data" / "wine.csv").read_bytes())
     assert "cellar · 178 × 13 · 3 classes" in sidebar.inner_text()
     assert class_k.input_value() == "cultivar_1"
     assert_no_errors(pg, "after loading cellar.csv")
@@ -343,7 +344,7 @@ def test_new_data_resets_class_and_column_choices(server_url, page):
     # another CSV with other columns: its own last column is the default target
     go_to(pg, "Choose data", PAGES["Choose data"][1])
     rows = "".join(f"{i % 7},{(i * 3) % 5},{'ab'[i % 2]}\n" for i in range(40))
-    _upload_csv(pg, "tiny.csv", ("x,z,colour\n" + rows).encode())
+    _upload(pg, "tiny.csv", ("x,z,colour\n" + rows).encode())
     assert "tiny · 40 × 2 · 2 classes" in sidebar.inner_text()
     assert class_k.input_value() == "a"
     go_to(pg, "Explain a prediction", None)
@@ -384,7 +385,7 @@ def test_sidebar_keeps_its_settings_when_the_browser_is_slow_to_draw_it(server_u
     pg.get_by_role("heading", name=PAGES["Choose data"][1]).wait_for()
     wait_idle(pg)
     if action == "an upload":
-        _upload_csv(pg, "cellar.csv", (ROOT / "sample_data" / "wine.csv").read_bytes())
+        _upload(pg, "cellar.csv", (ROOT / "sample_data" / "wine.csv").read_bytes())
         expected_class = "cultivar_3"  # the URL's k=2 is a class of the new data too
     else:
         go_to(pg, "Model & metrics", PAGES["Model & metrics"][1])
@@ -497,7 +498,7 @@ def test_names_from_a_file_are_shown_as_text(server_url, page):
         pg.goto(server_url + "/")
         pg.get_by_role("heading", name=PAGES["Choose data"][1]).wait_for()
         wait_idle(pg)
-        _upload_csv(pg, "odd_*name*_.csv", data)
+        _upload(pg, "odd_*name*_.csv", data)
         assert_no_errors(pg, "after loading odd names")
         pg.get_by_role("heading", name="odd_*name*_ (your upload)").wait_for()
         class_k = pg.get_by_role("combobox", name="Class k")
@@ -656,18 +657,7 @@ def _upload_arff(pg, server_url, name: str, data: bytes) -> None:
     pg.goto(server_url + "/")
     pg.get_by_role("heading", name=PAGES["Choose data"][1]).wait_for()
     wait_idle(pg)
-    pg.get_by_role("tab", name="Upload ARFF or CSV").click()
-    panel = pg.locator('[data-testid="stTabPanel"]:visible')
-    panel.locator("input[type=file]").first.set_input_files(
-        {"name": name, "mimeType": "application/octet-stream", "buffer": data}
-    )
-    panel.get_by_role("button", name="Load this file").wait_for()
-    wait_idle(pg)
-    panel.get_by_role("button", name="Load this file").click()
-    pg.locator('[data-testid="stAlertContentSuccess"]').filter(
-        has_text=f"Loaded {name}."
-    ).wait_for()
-    wait_idle(pg)
+    _upload(pg, name, data, mime="application/octet-stream")
 
 
 @pytest.mark.parametrize("data", ["planted", "wine", "upload"])
