@@ -592,7 +592,28 @@ def _load(
         table = _read_csv(text, header=header, ext=ext)
         labels = _csv_targets(table, target, n_labels)
     table.notes[:0] = notes
-    return _build_dataset(table, labels, drop=drop, missing=missing, name=_dataset_name(file_name))
+    ds = _build_dataset(table, labels, drop=drop, missing=missing, name=_dataset_name(file_name))
+    _check_characters(ds.class_names, "class named")
+    _check_characters(ds.feature_names, "column named")
+    _check_characters(ds.notes, "value (in the note)")
+    return ds
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _check_characters(texts: list[str], what: str) -> None:
+    """Reject names that are not text: an escape such as ``\\ud800`` in an ARFF file gives half
+    of a UTF-16 surrogate pair, which no page, file or browser can show (it cannot be
+    written as UTF-8)."""
+    for text in texts:
+        if _SURROGATE.search(text):
+            shown = _shorten(text.encode("utf-8", "backslashreplace").decode("ascii"))
+            raise DataError(
+                f"The file has a {what} '{shown}': an escape \\uD800-\\uDFFF there is half "
+                "of a UTF-16 surrogate pair, not a character. Write the character itself "
+                "(save the file as UTF-8) or remove the escape."
+            )
 
 
 def _read_bytes(source, name, *, what: str) -> tuple[bytes, Path | None]:
@@ -669,8 +690,14 @@ def _decode(data: bytes) -> tuple[str, list[str]]:
         try:
             text = data.decode("utf-8-sig")
         except UnicodeDecodeError:
-            text = data.decode("latin-1")
-            notes.append("the file is not valid UTF-8; decoded it as Latin-1")
+            # Windows-1252 (Excel's "CSV" on Western Windows) before Latin-1: the same
+            # letters, plus curly quotes, dashes and € where Latin-1 has control codes
+            try:
+                text = data.decode("cp1252")
+                notes.append("the file is not valid UTF-8; decoded it as Windows-1252")
+            except UnicodeDecodeError:
+                text = data.decode("latin-1")
+                notes.append("the file is not valid UTF-8; decoded it as Latin-1")
     if not text.strip():
         raise DataError("The file is empty. Choose a file with data in it.")
     if _looks_binary(text):
@@ -765,9 +792,12 @@ _ESCAPES = {
 
 def _read_arff(text: str, *, header_only: bool = False) -> tuple[_Table, str]:
     """Parse ARFF text into a table of columns; return it and the relation name."""
-    lines = text.replace("\r\n", "\n").split("\n")
+    if "\r" in text:  # Windows and old Mac line ends
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    lines = text.split("\n")
     data_at = next((i for i, line in enumerate(lines) if line.strip()[:5].upper() == "@DATA"), None)
-    head = text if data_at is None else "\n".join(lines[: data_at + 1])
+    header = [_header_line(line, i + 1) for i, line in enumerate(lines[:data_at])]
+    head = "\n".join(header + ([] if data_at is None else [lines[data_at]]))
     try:
         parsed = arff.loads(head)
     except arff.ArffException as exc:
@@ -800,6 +830,77 @@ def _read_arff(text: str, *, header_only: bool = False) -> tuple[_Table, str]:
     reader = _ArffData(names, kinds, categories)
     table = reader.read(lines, data_at + 1)
     return table, relation
+
+
+def _header_line(line: str, line_no: int) -> str:
+    """A header line as liac-arff should see it: without a trailing ``%`` comment (outside
+    quotes; Weka allows one), and checked where liac-arff's own check takes exponential
+    time: a nominal attribute's value list ``{a,b,...}`` that does not parse (a missing
+    ``}``, a value with a space) makes its regular expression try every split, minutes
+    for 30 values."""
+    if "%" in line and not line.lstrip().startswith("%"):
+        line = line[: _comment_at(line)].rstrip()
+    stripped = line.strip()
+    if stripped[:10].lower() != "@attribute" or "{" not in stripped:
+        return line
+    parts = stripped.split(" ", 1)
+    rest = parts[1].strip() if len(parts) > 1 else ""
+    end = _token_end(rest)
+    kind = rest[end:].strip()
+    if kind.startswith("{") and not _is_value_list(kind):
+        name = _unescape(rest[:end].strip("'\""))
+        shown = _shorten(kind)
+        why = (
+            "it does not end with '}'"
+            if not kind.endswith("}")
+            else "a value has a space or a quote in it (quote such values: 'a b'), or a "
+            "comma is missing"
+        )
+        raise DataError(
+            f"The ARFF file is malformed: line {line_no} declares the nominal attribute "
+            f"{_shorten(name)!r} with the value list {shown!r}, which is not a list "
+            f"{{a,b,...}}: {why}."
+        )
+    return line
+
+
+def _comment_at(line: str) -> int:
+    """Where a ``%`` comment starts outside quotes (``len(line)`` if none)."""
+    quote = None
+    i = 0
+    while i < len(line):
+        ch = line[i]
+        if quote:
+            if ch == "\\":
+                i += 1
+            elif ch == quote:
+                quote = None
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "%":
+            return i
+        i += 1
+    return len(line)
+
+
+def _token_end(text: str) -> int:
+    """End of the first token of ``text``: a quoted name (backslash escapes) or a word."""
+    if text[:1] in ("'", '"'):
+        match = re.match(_QUOTED, text)
+        return match.end() if match else len(text)
+    match = _WHITESPACE.search(text)
+    return match.start() if match else len(text)
+
+
+# A nominal value list as liac-arff parses it (its own pattern, checked in linear time):
+# quoted values, or values without spaces, commas, braces and a leading quote; the list is
+# read by one path (no alternative splits), so the check takes linear time.
+_LISTED = rf"(?:{_QUOTED}|[^\s,{{}}'\"][^\s,{{}}]*)?"  # a value, or nothing (as liac-arff)
+_VALUE_LIST = re.compile(rf"\{{\s*{_LISTED}\s*(?:,\s*{_LISTED}\s*)*\}}")
+
+
+def _is_value_list(kind: str) -> bool:
+    return _VALUE_LIST.fullmatch(kind) is not None
 
 
 def _arff_error_message(exc: arff.ArffException, text: str) -> str:
@@ -1241,12 +1342,14 @@ class _CsvLayout:
     rest: Iterator[tuple[int, list[str]]]
     notes: list[str]
     repeated: dict[str, list[int]]
+    spans: list[tuple[int, int]]  # (first, last) lines of the rows read that span lines
 
 
 def _csv_layout(text: str, *, header: bool, ext: str) -> _CsvLayout:
     """Read the header and up to ``_SAMPLE_ROWS`` rows: enough to name the columns."""
     sep = "\t" if ext == ".tsv" else _detect_separator(text)
-    rows = _csv_rows(text, sep)
+    spans: list[tuple[int, int]] = []
+    rows = _csv_rows(text, sep, spans)
     head = list(itertools.islice(rows, _SAMPLE_ROWS + 1))
     if not head:
         raise DataError("The file is empty. Choose a file with data in it.")
@@ -1278,7 +1381,7 @@ def _csv_layout(text: str, *, header: bool, ext: str) -> _CsvLayout:
             )
     else:
         names, repeated = [str(i) for i in range(len(first))], {}
-    return _CsvLayout(sep, names, has_header, head, rows, notes, repeated)
+    return _CsvLayout(sep, names, has_header, head, rows, notes, repeated, spans)
 
 
 def _csv_names(text: str, *, header: bool, ext: str) -> list[str]:
@@ -1347,6 +1450,13 @@ def _read_csv(text: str, *, header: bool, ext: str) -> _Table:
     for j, parts in texts.items():
         _text_column(table, j, np.concatenate(parts), decimal_comma)
     _drop_trailing_empty(table, layout.has_header)
+    if layout.spans:
+        shown = ", ".join(f"{a}–{b}" for a, b in layout.spans[:5])
+        shown += " and more" if len(layout.spans) > 5 else ""
+        table.notes.append(
+            f"{len(layout.spans)} quoted value(s) run over several lines (lines {shown}), each "
+            'read as one value: if that is not meant, look for a stray quote (")'
+        )
     return table
 
 
@@ -1363,8 +1473,9 @@ def _csv_columns(text: str, layout: _CsvLayout, columns: list[int], n_rows: int)
     return {j: [cells] for j, cells in found.items()}
 
 
-def _csv_rows(text: str, sep: str) -> Iterator[tuple[int, list[str]]]:
-    """Rows of CSV text as (line number, stripped cells); blank lines are skipped."""
+def _csv_rows(text: str, sep: str, spans=None) -> Iterator[tuple[int, list[str]]]:
+    """Rows of CSV text as (line number, stripped cells); blank lines are skipped. The first
+    and last lines of rows with a quoted value over several lines go to ``spans``."""
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     if sep == r"\s+":
@@ -1372,8 +1483,22 @@ def _csv_rows(text: str, sep: str) -> Iterator[tuple[int, list[str]]]:
             if cells := line.split():
                 yield line_no, cells
         return
+    if not text.endswith("\n"):
+        text += "\n"  # so that a quote never closed keeps the last line end in its cell
+    n_lines = text.count("\n")
     reader = csv.reader(io.StringIO(text), delimiter=sep, skipinitialspace=True)
+    end = 0
     for row in reader:
+        start, end = end + 1, reader.line_num
+        if end > start and end >= n_lines and any(c.endswith("\n") for c in row):
+            # a quote opened on line `start` is never closed: the rest of the file is one cell
+            raise DataError(
+                f'Could not read the CSV file: line {start} opens a quoted value (") that is '
+                f"never closed, so the {end - start} lines after it would be read as part of "
+                "that one value. Remove the stray quote or close it."
+            )
+        if end > start and spans is not None:
+            spans.append((start, end))
         if len(row) > 1 or (row and row[0].strip()):
             yield reader.line_num, [c.strip() for c in row]
 
@@ -1421,12 +1546,16 @@ def _header_names(cells: list[str]) -> tuple[list[str], dict[str, list[int]]]:
     for i, base in enumerate(names):
         positions.setdefault(base, []).append(i)
     used: set[str] = set()
+    last: dict[str, int] = {}  # the suffix a base name had last: the next is larger
     for i, base in enumerate(names):
-        name, k = base, 0
+        name, k = base, last.get(base, 0)
+        if k:
+            name = f"{base}.{k}"
         while name in used:
             k += 1
             name = f"{base}.{k}"
         used.add(name)
+        last[base] = k
         names[i] = name
     repeated = {n: p for n, p in positions.items() if len(p) > 1 and not n.startswith("Unnamed:")}
     return names, repeated
@@ -1585,8 +1714,17 @@ def _class_target(column: _Column, notes: list[str]) -> tuple[np.ndarray, list[s
         )
     if column.kind == "numeric":
         values = column.values
-        whole = np.all(values == np.round(values)) and np.all(np.abs(values) < 2**53)
-        y = values.astype(np.int64) if whole else values
+        integral = values == np.round(values)
+        huge = integral & (np.abs(values) >= 2**53)
+        if huge.any():
+            raise DataError(
+                f"The class column {column.name!r} holds whole numbers too long to be read "
+                f"exactly (2⁵³ ≈ 9.0e15 or more; the first at data row "
+                f"{int(np.flatnonzero(huge)[0]) + 1}): read as numbers, different codes this "
+                "long can become equal, which would merge their classes. Write the classes as "
+                "text (e.g. a letter before each code) or as shorter codes."
+            )
+        y = values.astype(np.int64) if integral.all() else values
     else:
         y = np.array(list(column.values), dtype=str)
     classes = np.unique(y)
@@ -1739,6 +1877,14 @@ def _plan_encoding(table: _Table, features: list[int], notes: list[str]) -> _Enc
             plan.positive.append(-1)
             plan.names.extend(f"{name}={c}" for c in categories)
     _note_encoding(log, notes)
+    names, repeated = _header_names(plan.names)
+    if repeated:  # e.g. the 0/1 column 'colour=red' of one-hot 'colour' beside a 'colour=red'
+        renamed = [names[i] for positions in repeated.values() for i in positions[1:]]
+        notes.append(
+            f"feature name(s) {_preview(list(repeated), 5)} were given to more than one "
+            f"column: renamed the later ones {_preview(renamed, 5)}"
+        )
+        plan.names = names
     return plan
 
 

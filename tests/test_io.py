@@ -539,7 +539,22 @@ def test_latin1_csv_is_decoded_with_a_note():
     rows = raw + "Wien,6,b\nMünchen,7,a\n"
     ds = load_dataset(rows.encode("latin-1"), name="x.csv", target="c")
     assert "city=München" in ds.feature_names
-    assert any("Latin-1" in n for n in ds.notes)
+    # Windows-1252 reads Latin-1's letters the same
+    assert any("not valid UTF-8; decoded it as Windows-1252" in n for n in ds.notes)
+    # bytes Windows-1252 leaves undefined (0x81) fall back to Latin-1
+    ds = load_dataset(rows.replace("Wien", "W\x81en").encode("latin-1"), name="x.csv", target="c")
+    assert "city=W\x81en" in ds.feature_names
+    assert any("decoded it as Latin-1" in n for n in ds.notes)
+
+
+def test_windows_1252_csv_keeps_its_quotes_dashes_and_euro_signs():
+    """Excel's CSV on Western Windows: curly quotes, dashes and € are bytes 0x80-0x9F, which
+    Latin-1 reads as control codes (the file was then refused as binary)."""
+    names = ["Köln “Nord”", "Zürich – Süd", "Preis €"]
+    rows = "team,x\n" + "".join(f"{names[i % 3]},{i}\n" for i in range(60))
+    ds = load_dataset(rows.encode("cp1252"), name="teams.csv", target="team")
+    assert ds.class_names == sorted(names)
+    assert ds.notes == ["the file is not valid UTF-8; decoded it as Windows-1252"]
 
 
 def test_numeric_header_row_gets_a_note():

@@ -444,3 +444,130 @@ def test_data_file_whose_first_row_is_data_keeps_it():
     assert load_dataset(named, name="iris.data", target="class").n_samples == 4
     as_csv = load_dataset(raw, name="iris.csv", target=-1)
     assert as_csv.n_samples == 3 and any("header=False" in n for n in as_csv.notes)
+
+
+# --------------------------------------------------------------------------- 6. found by an audit
+
+
+def _outcome_in_a_fresh_python(entry: str, raw: bytes, name: str, seconds: float = 120) -> str:
+    """``sblr.io.<entry>(raw, name=name)`` run by another Python, killed when it has not
+    returned after ``seconds``: a guard against a hang, not a timing (the call takes
+    milliseconds; it hung for minutes, in a regular expression that holds the GIL, so a
+    thread could not be waited for). Returns "ok" or "ErrorType: message"."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        f"from sblr.io import {entry} as entry\n"
+        "try:\n"
+        f"    entry(sys.stdin.buffer.read(), name={name!r})\n"
+        "    print('ok')\n"
+        "except Exception as exc:\n"
+        "    print(f'{type(exc).__name__}: {exc}')\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], input=raw, capture_output=True, timeout=seconds
+    )
+    return done.stdout.decode().strip()
+
+
+@pytest.mark.parametrize(
+    "kind, why",
+    [
+        ("{" + ",".join("x" * 40), "does not end with '}'"),  # the closing brace missing
+        ("{" + ",".join("x" * 40) + ", a b}", "a value has a space"),  # an unquoted space
+    ],
+)
+def test_a_bad_nominal_value_list_is_an_error_at_once(kind, why):
+    """liac-arff's pattern for ``{a,b,...}`` tries every split of a list it cannot match:
+    2^k steps for k values (8 s at 25, days at 40). The list is checked first, in linear
+    time, and the message names the line and the attribute."""
+    raw = arff_text([("a", "numeric"), ("class", kind)], ["1,x", "2,x"])
+    for entry in ("load_dataset", "list_columns"):
+        outcome = _outcome_in_a_fresh_python(entry, raw, "r.arff")
+        expected = f"DataError: .*line 3 declares the nominal attribute 'class'.*{why}"
+        assert re.match(expected, outcome), outcome
+
+
+def test_header_lines_may_end_in_a_comment_and_in_old_mac_line_ends():
+    """Weka reads ``%`` outside quotes as the start of a comment, on any line; a file may end
+    its lines with CR alone. Both used to give 'Bad @RELATION format' (and a comment after a
+    long value list, the hang above)."""
+    letters = ",".join("ABCDEFGHIJKLMNOPQRSTUVWXY")
+    lines = [
+        "@relation 'r % not a comment' % a comment",
+        "@attribute 'a%b' numeric % the % in the quoted name stays",
+        f"@attribute class {{{letters}}} % the 25 letters",
+        "@data",
+        "1,A",
+        "2,B",
+        "3,A",
+    ]
+    for end in ("\n", "\r\n", "\r"):
+        raw = end.join(lines).encode()
+        ds = load_dataset(raw, name="r.arff")
+        assert ds.feature_names == ["a%b"]
+        assert ds.class_names == ["A", "B"]
+        assert ds.y.tolist() == ["A", "B", "A"]
+
+
+def test_lone_surrogate_escapes_are_an_error_not_a_broken_name():
+    r"""``'\ud800'`` decodes to half a UTF-16 pair: no page could show the class (every page
+    failed with UnicodeEncodeError, the upload form with them)."""
+    raw = arff_text([("a", "numeric"), ("c", "{'\\ud800',b}")], ["1,'\\ud800'", "2,b", "3,b"])
+    with pytest.raises(DataError, match=r"class named '\\ud800'.*surrogate pair"):
+        load_dataset(raw, name="s.arff")
+    # a nominal feature's value becomes a column name ('f=\udfff') when one-hot encoded
+    f = ("f", "{'\\udfff',p,q}")
+    raw = arff_text([f, ("c", "{a,b}")], ["'\\udfff',a", "p,b", "q,a", "p,b", "q,a", "p,b"])
+    with pytest.raises(DataError, match=r"column named 'f=\\udfff'"):
+        load_dataset(raw, name="s.arff")
+    # an escape of a real character is that character
+    ds = load_dataset(arff_text([("a", "numeric"), ("c", "{'\\u00e9',b}")], ["1,b", "2,'\\u00e9'"]))
+    assert ds.class_names == ["b", "é"]
+
+
+def test_repeated_csv_names_are_renamed_in_linear_time():
+    """12,000 columns all named 'a' took 20 s (each repeat searched its suffix from .1, so
+    40,000 took minutes); the suffixes stay those pandas gives."""
+    header = ",".join(["a"] * 40_000 + ["cls"]) + "\n"
+    assert _outcome_in_a_fresh_python("list_columns", header.encode(), "d.csv", 60) == "ok"
+    names = list_columns(b"a,a,a.1,a,b\n", name="d.csv")
+    assert names == ["a", "a.1", "a.1.1", "a.2", "b"]  # the file's own 'a.1' was taken
+
+
+def test_a_quote_never_closed_is_an_error_and_one_over_lines_a_note():
+    rows = [f"{i},{i % 4},{'xy'[i % 2]}" for i in range(100)]
+    rows[49] = '49,3,"x'  # a stray quote: the rest of the file was one class value
+    raw = ("i,b,c\n" + "\n".join(rows) + "\n").encode()
+    with pytest.raises(DataError, match=r"line 51 opens a quoted value .* never closed"):
+        load_dataset(raw, name="q.csv", target="c")
+    with pytest.raises(DataError, match="never closed"):  # the same without the last line end
+        load_dataset(raw.rstrip(b"\n"), name="q.csv", target="c")
+    closed = b'i,b,c\n1,2,x\n3,4,"x\n5,6,y"\n7,8,y\n9,1,x\n'
+    ds = load_dataset(closed, name="q.csv", target="c")
+    assert ds.n_samples == 4
+    assert any("quoted value(s) run over several lines (lines 3–4)" in n for n in ds.notes)
+
+
+def test_long_integer_class_codes_are_an_error_not_merged_classes():
+    """1234567890123456789 and ...788 are the same float: their classes were merged."""
+    raw = b"a,c\n1,1234567890123456789\n2,1234567890123456788\n3,1234567890123456789\n4,7\n"
+    with pytest.raises(DataError, match=r"class column 'c' holds whole numbers too long.*row 1"):
+        load_dataset(raw, name="b.csv", target="c")
+    ds = load_dataset(b"a,c\n1,9007199254740991\n2,7\n3,7\n", name="b.csv", target="c")
+    assert ds.class_names == ["7", "9007199254740991"]  # below 2^53: exact
+
+
+def test_feature_names_made_by_encoding_never_repeat():
+    colours = ["red", "blue", "green", "red", "blue", "green", "red", "blue"]
+    own = [1, 0, 1, 0, 1, 1, 0, 0]
+    cells = enumerate(zip(colours, own, strict=True))
+    rows = "".join(f"{c},{o},{i / 2},{'ab'[i % 2]}\n" for i, (c, o) in cells)
+    ds = load_dataset(("col,col=red,f2,cls\n" + rows).encode(), name="c.csv", target="cls")
+    assert ds.feature_names == ["col=blue", "col=green", "col=red", "col=red.1", "f2"]
+    # the one-hot 'col=red' column is 1 where col is red; the file's own is kept beside it
+    np.testing.assert_array_equal(ds.X[:, 2], [c == "red" for c in colours])
+    np.testing.assert_array_equal(ds.X[:, 3], own)
+    assert any("renamed the later ones 'col=red.1'" in n for n in ds.notes)

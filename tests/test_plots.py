@@ -672,3 +672,19 @@ def test_pca_scatter_keeps_sparse_data_sparse():
     a, b = (np.abs(np.c_[t.x, t.y]) for t in fig.data)
     on_y, on_x = (a[:, 1] > a[:, 0]).mean(), (b[:, 0] > b[:, 1]).mean()
     assert min(on_y, on_x) > 0.95 or max(on_y, on_x) < 0.05
+
+
+def test_pca_of_values_near_the_float_limit_is_that_of_the_same_data_rescaled():
+    """A column of ±1e308 overflowed the standardization's variance: the Data page showed
+    only 'coordinates contains NaN or infinite values.' Standardizing does not depend on a
+    column's scale, so the coordinates must be those of the column divided by 1e308."""
+    from sblr.plots.data import pca_coordinates
+
+    rng = np.random.default_rng(0)
+    other = rng.normal(size=(30, 2))
+    signs = np.tile([1.0, -1.0], 15)
+    Z, var, _ = pca_coordinates(np.column_stack([1e308 * signs, other]))
+    Z_small, var_small, _ = pca_coordinates(np.column_stack([signs, other]))
+    assert np.isfinite(Z).all()
+    np.testing.assert_allclose(Z, Z_small, atol=1e-12)
+    np.testing.assert_allclose(var, var_small)

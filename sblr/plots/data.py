@@ -180,7 +180,11 @@ def pca_coordinates(X, *, random_state: int = 0):
     else:
         method = "PCA of the standardized features"
         pca = PCA(n_components=n_comp, random_state=random_state)
-        Z = pca.fit_transform(StandardScaler().fit_transform(X.toarray() if sparse else X))
+        # scaled by max |x| first (standardizing does not depend on it): the squares of
+        # values near the float limit (1e308) would overflow the variance
+        dense = X.toarray() if sparse else X
+        top = np.abs(dense).max(axis=0)
+        Z = pca.fit_transform(StandardScaler().fit_transform(dense / np.where(top > 0, top, 1.0)))
     var = np.asarray(pca.explained_variance_ratio_, dtype=float)
     if n_comp == 1:
         Z = np.column_stack([Z[:, 0], np.zeros(n)])
