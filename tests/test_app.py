@@ -654,3 +654,27 @@ def test_large_upload_uses_approximate_evidence_and_says_so():
     np.testing.assert_allclose(shown, nystroem.coef_, rtol=1e-6)  # plotly sends float32
     assert np.abs(shown - exact.coef_).max() > 0.05
     assert "approximate evidence (Nyström" in texts(at.caption)
+
+
+@pytest.mark.parametrize("sample", ["planted", "wine"])
+def test_gamma_scale_shows_its_value_and_leaving_it_starts_near_it(sample):
+    """'γ = scale' is a number the user never saw, and turning it off jumped to the slider's
+    γ = 1 (on wine, 15 times the scale γ): the sidebar states the value, and the slider
+    starts at the grid point nearest to it."""
+    ds = load_sample(sample)
+    X = np.asarray(ds.X, dtype=float)
+    lo, hi = X.min(axis=0), X.max(axis=0)
+    span = np.where(hi > lo, hi - lo, 1.0)
+    scaled = np.where(hi > lo, 2 * (X - lo) / span - 1, 0.0)  # [-1, 1], constant columns 0
+    by_hand = 1.0 / (X.shape[1] * scaled.var())
+    at = start({"sample": sample})
+    captions = texts(at.sidebar.caption)
+    assert f"γ = scale is {by_hand:.3g} on this data." in captions
+    at.toggle(key="gamma_is_scale").set_value(False)
+    at.run()
+    assert_clean(at)
+    grid = np.arange(-5.0, 2.0001, 0.25)  # the slider's points, 1e-5 ... 1e2
+    nearest = float(grid[np.argmin(np.abs(grid - math.log10(by_hand)))])
+    assert at.select_slider(key="log_gamma").value == pytest.approx(nearest)
+    assert float(at.query_params["gamma"]) == pytest.approx(10**nearest, rel=1e-3)
+    assert "γ = scale is" not in texts(at.sidebar.caption)

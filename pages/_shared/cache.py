@@ -372,6 +372,18 @@ def prefetch_gamma(ds, key, gamma, lam):
         _prefetcher().request((key, model, gamma, at_lam), fit, group=("gamma", key, model))
 
 
+@st.cache_resource(max_entries=16, show_spinner=False)
+def _cached_scale_gamma(_ds, key):
+    from sblr.similarity import SimilarityFeaturizer
+
+    return float(SimilarityFeaturizer(gamma="scale", approx=None).fit(_ds.X, _ds.y).gamma_)
+
+
+def scale_gamma(ds, key):
+    """The value of γ = "scale" on this data: 1 / (d · Var X) of the scaled rows."""
+    return _cached_scale_gamma(ds, key)
+
+
 def cached_fit(ds, key, model, gamma, lam):
     """A model fitted on all rows; SBLR/SparseSBLR reuse the cached evidence. A fit that is
     not stored yet shows a progress bar, class by class. With many classes, SparseSBLR at

@@ -14,9 +14,11 @@ from pathlib import Path
 import numpy as np
 import streamlit as st
 
+from pages._shared.cache import scale_gamma
 from pages._shared.data import current_dataset, dataset_key, open_shared, use_sample
 from pages._shared.formatting import LOG_GRID, esc, grid_value, log_label, nearest_point
 from sblr._approx import AUTO_APPROX_ROWS, resolve_approx
+from sblr.exceptions import DataError
 from sblr.samples import DEFAULT_SAMPLE, SAMPLES
 
 __all__ = [
@@ -74,6 +76,19 @@ APPLY_GAMMA_CLASSES = 30
 
 def _apply_gamma():
     st.session_state[K_APPLIED_GAMMA] = st.session_state[K_LOG_GAMMA]
+
+
+def _left_scale(ds):
+    """Turning "γ = scale" off puts the slider at the grid point nearest to the scale γ (not
+    at its last value, which may be 100 times larger), in use at once."""
+    if st.session_state.get(K_GAMMA_SCALE, True):
+        return
+    try:
+        point = nearest_point(math.log10(scale_gamma(ds, dataset_key())))
+    except (ValueError, DataError):  # no finite scale γ (e.g. constant data): keep the slider
+        return
+    st.session_state[K_LOG_GAMMA] = point
+    st.session_state[K_APPLIED_GAMMA] = point
 
 
 def gamma_needs_apply(ds):
@@ -211,8 +226,18 @@ def sidebar_settings(ds):
         "γ = scale",
         key=K_GAMMA_SCALE,
         persist_state=_PERSIST,
-        help="γ = 1 / (d · Var X) on the scaled training data, as scikit-learn's SVC.",
+        on_change=_left_scale,
+        args=(ds,),
+        help="γ = 1 / (d · Var X) on the scaled training data, as scikit-learn's SVC. "
+        "Turned off, the slider starts at the grid point nearest to it.",
     )
+    if scale:
+        try:
+            value = scale_gamma(ds, dataset_key())
+        except (ValueError, DataError):
+            value = None
+        if value is not None:
+            sb.caption(f"γ = scale is {value:.3g} on this data.")
     sb.select_slider(
         "RBF width γ (log₁₀)",
         LOG_GRID,
