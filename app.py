@@ -63,7 +63,9 @@ def _upload_form():
     st.caption(
         f"Mulan ARFF (dense or sparse; labels from a Mulan XML file, a number of labels, "
         f"or MEKA's -C in the relation name) or CSV. Up to {common.MAX_UPLOAD_MB} MB and "
-        f"{common.MAX_ROWS:,} rows. Your file stays in this browser session only."
+        f"{common.MAX_ROWS:,} rows. Once loaded, the file is kept on this server for "
+        f"{common.SHARE_DAYS:g} days under a private link (below), so a reload keeps it; "
+        "you can remove it at any time."
     )
     up = st.file_uploader(
         "Data file", type=["arff", "csv", "tsv", "data", "txt"], key="upload_file"

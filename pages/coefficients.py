@@ -139,9 +139,20 @@ col2.download_button(
 
 st.subheader("Which classes' evidence does SparseSBLR leave out?")
 summary = sparsity_summary(sparse_model.coef_, ds.class_names)
+n_zero = int(summary.n_zero.sum())
+if n_zero == m * m:
+    where = (
+        "lower λ in the sidebar to let classes in"
+        if s.lam > 10 ** min(common.LOG_GRID)
+        else "λ is at its smallest: at this γ the evidence varies too little between rows for "
+        "any class to enter; try another γ"
+    )
+    advice = f"no class's evidence enters any model; {where}."
+else:
+    advice = "raise λ in the sidebar for more zeros, lower it for fewer."
 st.caption(
-    f"{int(summary.n_zero.sum())} of {m * m} SparseSBLR coefficients are exactly zero at "
-    f"λ = {s.lam:.3g}; raise λ in the sidebar for more. A zero means unrelated OR redundant "
+    f"{n_zero} of {m * m} SparseSBLR coefficients are exactly zero at λ = {s.lam:.3g}: "
+    f"{advice} A zero means unrelated OR redundant "
     "(another class's evidence carries the same information): the Class contributions page "
     "reads each zero of the sidebar's class."
 )

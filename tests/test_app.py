@@ -678,3 +678,22 @@ def test_gamma_scale_shows_its_value_and_leaving_it_starts_near_it(sample):
     assert at.select_slider(key="log_gamma").value == pytest.approx(nearest)
     assert float(at.query_params["gamma"]) == pytest.approx(10**nearest, rel=1e-3)
     assert "γ = scale is" not in texts(at.sidebar.caption)
+
+
+def test_the_zero_count_advises_the_way_that_changes_it():
+    """At a λ where every β is zero the page said 'raise λ for more' (found on public data)."""
+    at = start({"sample": "wine", "lam": "100"})
+    goto(at, "pages/coefficients.py")
+    caption = texts(at.caption)
+    assert "9 of 9 SparseSBLR coefficients are exactly zero at λ = 100: no class's evidence " in (
+        caption
+    )
+    assert "lower λ in the sidebar to let classes in" in caption
+    assert "raise λ" not in caption
+    at.select_slider(key="log_lam").set_value(-3.0)
+    at.run()
+    match = re.search(
+        r"(\d+) of 9 SparseSBLR coefficients are exactly zero at λ = 0.001: ", texts(at.caption)
+    )
+    assert match and int(match.group(1)) < 9
+    assert "raise λ in the sidebar for more zeros, lower it for fewer." in texts(at.caption)
