@@ -74,7 +74,7 @@ def _upload_form():
         return
     data = up.getvalue()
     is_arff = up.name.lower().endswith(".arff")
-    xml, n_labels, target = None, None, None
+    xml, n_labels, target, drop = None, None, None, None
     if is_arff:
         # keys name the file: the label options of one ARFF must not carry over to the next
         xml_file = st.file_uploader(
@@ -117,8 +117,15 @@ def _upload_form():
             if not target:
                 st.info("Choose the label columns, then load.")
                 return
+        drop = st.multiselect(
+            "Leave out columns (IDs, row numbers)",
+            columns,
+            key=f"upload_drop:{up.file_id}",
+            help="Columns that are not measurements of a row: an ID or a row number lets a "
+            "model tell the classes apart when the file is sorted by class.",
+        )
     if st.button("Load this file", type="primary", key="upload_load"):
-        error = common.try_upload(data, up.name, xml, n_labels, target)
+        error = common.try_upload(data, up.name, xml, n_labels, target, drop=drop)
         if error:
             st.error(f"Could not use {common.esc(up.name)}: {common.esc(error)}")
             st.caption("The previously loaded data is still in use.")

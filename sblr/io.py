@@ -1838,7 +1838,13 @@ def _encode_features(
 
 def _plan_encoding(table: _Table, features: list[int], notes: list[str]) -> _Encoded:
     plan = _Encoded()
-    log: dict[str, list[str]] = {"id": [], "string": [], "binary": [], "onehot": []}
+    log: dict[str, list[str]] = {
+        "id": [],
+        "string": [],
+        "binary": [],
+        "onehot": [],
+        "counter": [],
+    }
     n_rows = table.n_rows
     for j in features:
         name, kind = table.names[j], table.kinds[j]
@@ -1846,6 +1852,8 @@ def _plan_encoding(table: _Table, features: list[int], notes: list[str]) -> _Enc
             plan.numeric.append(j)
             plan.numeric_at.append(len(plan.names))
             plan.names.append(name)
+            if _is_counter(table, j):
+                log["counter"].append(name)
             continue
         if kind == "string":
             log["string"].append(name)
@@ -1886,6 +1894,19 @@ def _plan_encoding(table: _Table, features: list[int], notes: list[str]) -> _Enc
         )
         plan.names = names
     return plan
+
+
+def _is_counter(table: _Table, j: int) -> bool:
+    """A number column that counts the rows: a different whole number on every row, in
+    increasing (or decreasing) order, such as a row number or a running ID. Kept (a sorted
+    measurement looks the same), but noted: in a file sorted by class it gives the class away."""
+    if table.n_rows < 10 or table.sparse:
+        return False
+    values = table.numbers(j)
+    if not np.isfinite(values).all() or not np.all(values == np.round(values)):
+        return False
+    steps = np.diff(values)
+    return bool(np.all(steps > 0) or np.all(steps < 0))
 
 
 def _is_id_like(table: _Table, j: int) -> bool:
@@ -2080,6 +2101,12 @@ def _note_encoding(log: dict[str, list[str]], notes: list[str]) -> None:
         )
     for entry in log["onehot"]:
         notes.append(f"one-hot encoded column {entry}")
+    if log["counter"]:
+        notes.append(
+            f"column(s) {_preview(log['counter'], 5)} hold a different whole number on every "
+            "row, in order (row numbers or IDs?): kept as features, but if the rows are sorted "
+            "by class such a column gives the class away. Leave it out if it is an ID"
+        )
 
 
 def _describe(exc: BaseException) -> str:

@@ -697,3 +697,34 @@ def test_the_zero_count_advises_the_way_that_changes_it():
     )
     assert match and int(match.group(1)) < 9
     assert "raise λ in the sidebar for more zeros, lower it for fewer." in texts(at.caption)
+
+
+def test_an_id_column_gets_a_note_and_can_be_left_out_also_through_the_link():
+    """A UCI-style file sorted by class with a row-number column: the column predicted the
+    class (glass: 91% hold-out accuracy with it, 63% without) and the upload form had no way
+    to leave it out."""
+    rng = np.random.default_rng(0)
+    classes = np.repeat(["a", "b", "c"], 20)  # sorted by class
+    X = rng.normal(size=(60, 3))
+    rows = "".join(
+        f"{i + 1},{x[0]:.4f},{x[1]:.4f},{x[2]:.4f},{c}\n"
+        for i, (x, c) in enumerate(zip(X, classes, strict=True))
+    )
+    data = ("row,f1,f2,f3,kind\n" + rows).encode()
+    at = start()
+    load_upload(at, "sorted.csv", data, target="kind")
+    assert_clean(at)
+    assert sidebar_data(at) == "**Data:** sorted · 60 × 4 · 3 classes"
+    notes = texts(at.markdown) + texts(at.caption) + texts(at.info) + texts(at.warning)
+    assert "'row' hold a different whole number on every row, in order" in notes
+    upload(at, "sorted.csv", data)
+    keyed(at.selectbox, "upload_target").set_value("kind")
+    keyed(at.multiselect, "upload_drop").set_value(["row"])
+    click_load(at)
+    assert_clean(at)
+    assert sidebar_data(at) == "**Data:** sorted · 60 × 3 · 3 classes"
+    assert at.session_state["upload"]["dataset"].feature_names == ["f1", "f2", "f3"]
+    # the link brings back the data with the column left out
+    again = start({"data": link_id(at)})
+    assert_clean(again)
+    assert sidebar_data(again) == "**Data:** sorted · 60 × 3 · 3 classes"

@@ -571,3 +571,21 @@ def test_feature_names_made_by_encoding_never_repeat():
     np.testing.assert_array_equal(ds.X[:, 2], [c == "red" for c in colours])
     np.testing.assert_array_equal(ds.X[:, 3], own)
     assert any("renamed the later ones 'col=red.1'" in n for n in ds.notes)
+
+
+@pytest.mark.parametrize(
+    "column, noted",
+    [
+        (list(range(1, 13)), True),  # row numbers
+        (list(range(120, 0, -10)), True),  # a running ID, decreasing
+        ([3, 1, 2, 4, 5, 6, 7, 8, 9, 10, 11, 12], False),  # not in order
+        ([1, 2, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11], False),  # a repeat
+        ([0.5 + i for i in range(12)], False),  # not whole numbers
+    ],
+)
+def test_a_column_counting_the_rows_gets_a_note(column, noted):
+    rows = "".join(f"{v},{i % 3},{'ab'[i // 6]}\n" for i, v in enumerate(column))
+    ds = load_dataset(("n,x,c\n" + rows).encode(), name="t.csv", target="c")
+    assert ds.feature_names == ["n", "x"]  # kept: a sorted measurement looks the same
+    said = any("'n' hold a different whole number on every row, in order" in n for n in ds.notes)
+    assert said is noted

@@ -55,18 +55,27 @@ def cached_sample(name):
 
 
 @st.cache_resource(max_entries=8, show_spinner="Reading the file…")
-def cached_upload(digest, _data: bytes, name: str, _xml: bytes | None, n_labels, target):
+def cached_upload(digest, _data: bytes, name: str, _xml: bytes | None, n_labels, target, drop=None):
     """The loaded upload, keyed by the digest of its bytes (hashing 50 MB on every rerun
-    would eat the slider's time budget). Shared read-only: pages never modify a Dataset."""
+    would eat the slider's time budget). Shared read-only: pages never modify a Dataset.
+    ``drop``: a tuple of column names to leave out."""
     with job_slot():
-        return load_dataset(_data, name=name, xml=_xml, n_labels=n_labels, target=target)
+        return load_dataset(
+            _data,
+            name=name,
+            xml=_xml,
+            n_labels=n_labels,
+            target=target,
+            drop=list(drop) if drop else None,
+        )
 
 
-def upload_digest(data: bytes, name: str, xml: bytes | None, n_labels, target) -> str:
+def upload_digest(data: bytes, name: str, xml: bytes | None, n_labels, target, drop=None) -> str:
     """SHA-256 of an upload and its options, each part length-prefixed: two different
     uploads (data, XML, name, options) can never share a key by moving bytes across parts."""
     h = hashlib.sha256()
-    for part in (data, b"" if xml is None else b"x" + xml, repr((name, n_labels, target)).encode()):
+    options = (name, n_labels, target) + ((tuple(drop),) if drop else ())
+    for part in (data, b"" if xml is None else b"x" + xml, repr(options).encode()):
         h.update(len(part).to_bytes(8, "big"))
         h.update(part)
     return h.hexdigest()
@@ -114,10 +123,12 @@ def share_store():
     )
 
 
-def _share(data, name, xml, n_labels, target):
+def _share(data, name, xml, n_labels, target, drop=None):
     """Keep an upload in the share store; its id, or None if the store cannot take it."""
     parts = {"data": data} if xml is None else {"data": data, "xml": xml}
     meta = {"name": name, "n_labels": n_labels, "target": target}
+    if drop:
+        meta["drop"] = list(drop)
     try:
         return share_store().put(parts, meta)
     except (DataError, OSError):
@@ -136,8 +147,15 @@ def open_shared(token):
         return str(exc)
     target = meta.get("target")
     target = tuple(target) if isinstance(target, list) else target
+    drop = tuple(meta["drop"]) if meta.get("drop") else None
     error = try_upload(
-        parts["data"], meta["name"], parts.get("xml"), meta.get("n_labels"), target, share=token
+        parts["data"],
+        meta["name"],
+        parts.get("xml"),
+        meta.get("n_labels"),
+        target,
+        share=token,
+        drop=drop,
     )
     return None if error is None else f"This link's data no longer loads: {error}"
 
@@ -150,11 +168,12 @@ def forget_shared():
         upload["share_id"] = None
 
 
-def try_upload(data: bytes, name: str, xml: bytes | None, n_labels, target, share=True):
+def try_upload(data: bytes, name: str, xml: bytes | None, n_labels, target, share=True, drop=None):
     """Load an upload; keep it only if it loads, so the previous data stays usable.
 
     ``share``: True keeps it in the share store under a new id (put in the URL, so a reload
-    or the link brings it back); an id: it came from that link.
+    or the link brings it back); an id: it came from that link. ``drop``: column names to
+    leave out (IDs, row numbers).
 
     Returns the error message for the user, or None on success.
     """
@@ -162,9 +181,10 @@ def try_upload(data: bytes, name: str, xml: bytes | None, n_labels, target, shar
         size = len(data) / 2**20
         return f"The file is {size:.0f} MB; the dashboard accepts up to {MAX_UPLOAD_MB} MB."
     target = tuple(target) if isinstance(target, list) else target
-    key = "upload:" + upload_digest(data, name, xml, n_labels, target)
+    drop = tuple(drop) if drop else None
+    key = "upload:" + upload_digest(data, name, xml, n_labels, target, drop)
     try:
-        ds = waiting_for_worker(cached_upload)(key, data, name, xml, n_labels, target)
+        ds = waiting_for_worker(cached_upload)(key, data, name, xml, n_labels, target, drop)
     except DataError as exc:
         return str(exc)
     if ds.task == "multilabel" and ds.n_classes < 2:
@@ -182,7 +202,7 @@ def try_upload(data: bytes, name: str, xml: bytes | None, n_labels, target, shar
     share_id = share if isinstance(share, str) else None
     if share is True:
         share_id = _share(
-            data, name, xml, n_labels, list(target) if isinstance(target, tuple) else target
+            data, name, xml, n_labels, list(target) if isinstance(target, tuple) else target, drop
         )
     st.session_state["upload"] = {
         "data": data,
@@ -190,6 +210,7 @@ def try_upload(data: bytes, name: str, xml: bytes | None, n_labels, target, shar
         "xml": xml,
         "n_labels": n_labels,
         "target": target,
+        "drop": drop,
         "key": key,
         "dataset": ds,
         "share_id": share_id,
