@@ -78,11 +78,19 @@ weight = {name: (name + "_std" if standardized else name) for name in models}
 shown = {weight[name]: name.replace("beta", sym) for name in models}
 
 st.subheader("The claim, tested on this data")
-st.markdown(
-    "**Hypothesis** (the paper's “Pacific Wren” discussion): the classes that occur together "
-    f"with “{common.esc(name_k)}” get the largest weights in its logit; classes that rarely "
-    "occur with it get small weights, and SparseSBLR sets them to exactly zero."
-)
+if multiclass:
+    st.markdown(
+        "**Hypothesis** (the paper's “Pacific Wren” discussion, stated for classes that cannot "
+        f"co-occur): the classes whose rows are most like the rows of “{common.esc(name_k)}” "
+        "(large A_kt) get the largest weights in its logit; classes unlike them get small "
+        "weights, and SparseSBLR sets them to exactly zero."
+    )
+else:
+    st.markdown(
+        "**Hypothesis** (the paper's “Pacific Wren” discussion): the classes that occur "
+        f"together with “{common.esc(name_k)}” get the largest weights in its logit; classes "
+        "that rarely occur with it get small weights, and SparseSBLR sets them to exactly zero."
+    )
 checks = []
 for name in models:
     for column, label in measures.items():
@@ -103,6 +111,14 @@ for col, (model_name, label, c) in zip(cols, checks, strict=True):
 for model_name, label, c in checks:
     st.markdown(
         f"- **{common.esc(model_name)}, {common.esc(label)}**: " + common.esc(c.sentence(label))
+    )
+if common.diagnostics(ds, key, s.gamma).unreliable:
+    st.warning(
+        "**Read SBLR's verdicts with care here:** at this γ SBLR's single coefficients are not "
+        "identifiable (the Coefficients page says why), so its ranking of the classes, and "
+        "any agreement of it with the data, may change with the solver's start. SparseSBLR's "
+        "are the ones to read.",
+        icon="⚠️",
     )
 st.caption(
     f"At γ = {common.fmt_gamma(s.gamma)}, λ = {common.fmt_value(s.lam)} (λ applies to SparseSBLR). "

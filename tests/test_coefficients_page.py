@@ -25,6 +25,7 @@ from apptest_helpers import (
     load_upload,
     rerun,
     start,
+    texts,
 )
 from streamlit.testing.v1 import AppTest
 
@@ -820,3 +821,18 @@ def test_a_views_ring_of_lambdas_is_fitted_nearest_first_and_replaced_by_the_nex
     gate.set()
     ahead.join(10)
     assert started[-1] == "slow" and store.get("slow") is None and store.get("d1") is None
+
+
+def test_contributions_page_states_the_multiclass_claim_and_warns_of_sblr_where_it_should():
+    """Found on public data: a multi-class page said 'the classes that occur together with k'
+    under a box saying classes never co-occur, and gave SBLR's ranking a 'supported' verdict
+    where the Coefficients page says SBLR's single β cannot be read."""
+    for gamma, unreliable in (("10", False), ("0.01", True)):  # as the oracle test above
+        at = goto(start({"sample": "wine", "gamma": gamma}), "pages/contributions.py")
+        page = texts(at.markdown)
+        assert "stated for classes that cannot co-occur" in page
+        assert "occur together with" not in page
+        warned = [w.value for w in at.warning if "Read SBLR's verdicts with care" in w.value]
+        assert bool(warned) is unreliable, gamma
+    at = goto(start(), "pages/contributions.py")  # planted: multi-label
+    assert "the classes that occur together with “daylight”" in texts(at.markdown)
