@@ -163,7 +163,15 @@ if run:
     st.session_state[K_REQUEST] = request
 
 if not request or request["key"] != key:
-    st.info("Choose methods, folds and a grid, then click **Run cross-validation**.")
+    if not methods:
+        st.info("Choose at least one method, then click **Run cross-validation**.")
+    elif too_slow:
+        st.info(
+            "**Run cross-validation** waits for a lighter choice: the quick grid, or the "
+            "methods without BR-SVM (see the warning above)."
+        )
+    else:
+        st.info("Choose methods, folds and a grid, then click **Run cross-validation**.")
     st.stop()
 
 shown_choice = (tuple(_order(methods)), int(folds), grid_name)

@@ -235,11 +235,15 @@ def test_brsvm_paper_grid_is_refused_on_large_data():
     at.run()
     assert "more than the page runs" in at.warning[0].value
     assert at.button(key="compare_run").disabled
+    # and the box below says what to change, not "click Run" (found on public data)
+    assert "waits for a lighter choice: the quick grid" in at.info[-1].value
+    assert "then click" not in at.info[-1].value
     # The quick grid is allowed, and so is the paper's grid without BR-SVM.
     at.radio(key="compare_grid").set_value("quick")
     at.run()
     assert not at.warning
     assert not at.button(key="compare_run").disabled
+    assert "then click **Run cross-validation**" in at.info[-1].value
     at.radio(key="compare_grid").set_value("paper")
     at.multiselect(key="compare_methods_multiclass").set_value(["sblr"])
     at.run()
