@@ -75,6 +75,11 @@ st.caption(f"{len(matching):,} of {ds.n_samples:,} rows: {shown or 'none'}")
 if not 0 <= st.session_state.get("explain_row", 0) < ds.n_samples:  # other data before
     st.session_state["explain_row"] = 0
 st.session_state.setdefault("explain_row", 0)
+if st.session_state.get("_explain_rows_of") != which:
+    # a new choice of rows: show one of them (the row shown may not be among them)
+    st.session_state["_explain_rows_of"] = which
+    if len(matching) and st.session_state["explain_row"] not in set(matching.tolist()):
+        st.session_state["explain_row"] = int(matching[0])
 row = st.number_input(
     f"Row number (0 … {ds.n_samples - 1})",
     min_value=0,

@@ -688,3 +688,50 @@ def test_pca_of_values_near_the_float_limit_is_that_of_the_same_data_rescaled():
     assert np.isfinite(Z).all()
     np.testing.assert_allclose(Z, Z_small, atol=1e-12)
     np.testing.assert_allclose(var, var_small)
+
+
+def test_waterfalls_give_exact_zeros_one_bar_not_one_each():
+    """Found on public data: SparseSBLR's class waterfall showed about 15 bars of '+0' before
+    'other 7 classes', and the feature waterfall listed features of credit 0 as drivers."""
+    from sblr.attribution import FeatureAttribution
+    from sblr.plots import attribution_waterfall, waterfall
+
+    contrib = [0.4, 0.0, -1.0, 0.0, 0.25, 0.0]
+    table = pd.DataFrame(
+        {
+            "term": ["intercept", *"abcdef"],
+            "evidence": [np.nan, 0.5, 0.0, 0.5, 0.3, 0.5, 0.2],
+            "beta": [np.nan, 0.8, 3.0, -2.0, 0.0, 0.5, 0.0],
+            "contribution": [-0.5, *contrib],
+        }
+    )
+    trace = waterfall(table).data[0]
+    assert list(trace.y) == ["intercept", "c", "a", "e", "3 classes adding 0", "logit"]
+    np.testing.assert_allclose(trace.x, [-0.5, -1.0, 0.4, 0.25, 0.0, -0.85])
+    # with more classes than max_classes, the zeros still do not take the kept places
+    wide = pd.DataFrame(
+        {
+            "term": ["intercept", *map(str, range(40))],
+            "contribution": [0.0] + [0.0] * 30 + [1.0] * 10,
+        }
+    )
+    assert list(waterfall(wide, max_classes=5, keep=3).data[0].y)[-3:] == [
+        "other 7 classes",
+        "30 classes adding 0",
+        "logit",
+    ]
+    fa = FeatureAttribution(
+        np.array([0.5, 0.0, -2.0, 0.0, 0.0]),
+        np.zeros(5),
+        np.ones(5),
+        output=-0.5,
+        output_baseline=1.0,
+        k=0,
+        quantity="logit",
+        gap=0.0,
+        n_nodes=16,
+        feature_names=list("pqrst"),
+    )
+    trace = attribution_waterfall(fa).data[0]
+    assert list(trace.y) == ["baseline row", "r", "p", "3 features with credit 0", "this row"]
+    np.testing.assert_allclose(trace.x, [1.0, -2.0, 0.5, 0.0, -0.5])

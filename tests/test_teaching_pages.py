@@ -135,6 +135,18 @@ def test_row_pickers_and_the_three_models_side_by_side():
     keyed(at.radio, "explain_which").set_value("misclassified")
     rerun(at)
     assert f"{len(wrong):,} of 500 rows: " + ", ".join(map(str, wrong[:12])) in texts(at.caption)
+    # a new choice of rows shows one of them at once (the row shown stayed, not one of them)
+    thunder = np.flatnonzero(ds.label_matrix()[:, 3])
+    other = int(np.setdiff1d(np.arange(500), thunder)[0])
+    keyed(at.radio, "explain_which").set_value("all")
+    keyed(at.number_input, "explain_row").set_value(other)
+    rerun(at)
+    keyed(at.radio, "explain_which").set_value("true")
+    rerun(at)
+    assert keyed(at.number_input, "explain_row").value == thunder[0]
+    keyed(at.radio, "explain_which").set_value("misclassified")
+    rerun(at)
+    assert keyed(at.number_input, "explain_row").value in set(wrong.tolist())
     for _ in range(3):
         at.button(key="explain_random").click()
         rerun(at)

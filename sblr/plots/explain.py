@@ -98,7 +98,8 @@ def waterfall(
     plotly.graph_objects.Figure
         One horizontal ``go.Waterfall`` trace, top to bottom: intercept,
         class contributions (largest |contribution| first), possibly "other
-        N classes", and a ``"total"`` bar "logit".  ``measure`` is
+        N classes", one bar "N classes adding 0" for the contributions that are
+        exactly 0 (β = 0 or no evidence), and a ``"total"`` bar "logit".  ``measure`` is
         ``"relative"`` for every bar except the last; the relative values
         (``trace.x``) sum to the logit.  Red bars raise the logit, blue lower
         it; the dashed line at 0 is logit 0, i.e. probability 0.5.
@@ -158,6 +159,7 @@ def waterfall(
     intercept = float(contrib[is_intercept].sum())
     cls = np.flatnonzero(~is_intercept)
     cls = cls[np.argsort(-np.abs(contrib[cls]), kind="stable")]
+    cls, nil = cls[contrib[cls] != 0], cls[contrib[cls] == 0]  # β = 0 or f̄ = 0: one bar
 
     bars: list[tuple[str, float, str]] = []  # (label, value, hover)
     running = 0.0
@@ -199,6 +201,15 @@ def waterfall(
                 f"<br>summed contribution = {_fmt(other)}"
                 f"<br>largest single |contribution| = {_fmt(np.abs(contrib[rest]).max())}"
                 f"<br>running total = {_fmt(running)}",
+            )
+        )
+    if nil.size:
+        bars.append(
+            (
+                f"{nil.size} class{'es' if nil.size != 1 else ''} adding 0",
+                0.0,
+                f"{nil.size} classes whose contribution is exactly 0 (β = 0, or no evidence "
+                f"of them in this row)<br>running total = {_fmt(running)}",
             )
         )
     logit = float(sum(v for _, v, _ in bars))
@@ -258,8 +269,9 @@ def attribution_waterfall(fa, *, title: str | None = None, keep: int = 10) -> go
     plotly.graph_objects.Figure
         One horizontal ``go.Waterfall``: the baseline's output (an ``"absolute"``
         bar, grey like the total), the features
-        (largest ``|attribution|`` first), maybe "other N features", and the
-        total: the row's output (its logit, or SML's evidence).
+        (largest ``|attribution|`` first), maybe "other N features", one bar
+        "N features with credit 0" for the exact zeros, and the total: the row's
+        output (its logit, or SML's evidence).
 
     Examples
     --------
@@ -277,7 +289,9 @@ def attribution_waterfall(fa, *, title: str | None = None, keep: int = 10) -> go
     d = fa.attributions.shape[0]
     names = fa.feature_names or [f"x{i}" for i in range(d)]
     order = fa.top(d)
-    shown, rest = (order[:keep], order[keep:]) if d > keep + 1 else (order, order[:0])
+    order, nil = order[fa.attributions[order] != 0], order[fa.attributions[order] == 0]
+    n = len(order)
+    shown, rest = (order[:keep], order[keep:]) if n > keep + 1 else (order, order[:0])
     what = "logit" if fa.quantity == "logit" else "evidence"
     running = fa.output_baseline
     bars = [
@@ -307,6 +321,15 @@ def attribution_waterfall(fa, *, title: str | None = None, keep: int = 10) -> go
                 other,
                 f"{rest.size} features with smaller |attribution|<br>summed = {_fmt(other)}"
                 f"<br>running total = {_fmt(running)}",
+            )
+        )
+    if nil.size:
+        bars.append(
+            (
+                f"{nil.size} feature{'s' if nil.size != 1 else ''} with credit 0",
+                0.0,
+                f"{nil.size} features whose credit is exactly 0 (e.g. the same value here and "
+                f"in the baseline)<br>running total = {_fmt(running)}",
             )
         )
     labels = _unique([b[0] for b in bars] + ["this row"])
