@@ -240,5 +240,16 @@ if stored and stored[0] == key:
         f"{model}, {tuned_by}: validation {res.metric.replace('_', ' ')} {res.best_score:.3f} "
         f"at {chosen}; the sliders now show it."
     )
+    edges = [
+        f"{'γ' if k == 'gamma' else 'λ'} = {v:.0e} is the grid's "
+        + ("largest" if v == max(PAPER_GRID) else "smallest")
+        for k, v in res.best_params.items()
+        if v in (max(PAPER_GRID), min(PAPER_GRID))
+    ]
+    if edges:
+        st.warning(
+            f"{'; '.join(edges)}: the best value may lie beyond the grid, so read the tuned "
+            "model as the best of these values, not the best there is."
+        )
     with st.expander("All grid points"):
         st.dataframe(res.scores, width="stretch")

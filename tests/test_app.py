@@ -356,6 +356,10 @@ def test_tune_moves_the_sliders(model):
     assert at.session_state["log_gamma"] == pytest.approx(math.log10(best["gamma"]))
     assert at.select_slider(key="log_gamma").value == pytest.approx(math.log10(best["gamma"]))
     assert at.query_params["gamma"] == f"{best['gamma']:.4g}"
+    # a value at an end of the grid is said to be one (the best may lie beyond)
+    at_edge = [v for v in best.values() if v in (1e2, 1e-5)]
+    warned = [w.value for w in at.warning if "may lie beyond the grid" in w.value]
+    assert bool(warned) == bool(at_edge), (best, warned)
     if model == "SparseSBLR":
         assert at.session_state["log_lam"] == pytest.approx(math.log10(best["lam"]))
         assert at.query_params["lam"] == f"{best['lam']:.4g}"
@@ -728,3 +732,21 @@ def test_an_id_column_gets_a_note_and_can_be_left_out_also_through_the_link():
     again = start({"data": link_id(at)})
     assert_clean(again)
     assert sidebar_data(again) == "**Data:** sorted · 60 × 3 · 3 classes"
+
+
+def test_tuning_says_when_its_choice_is_at_an_end_of_the_grid(monkeypatch):
+    """Found on public data: Tune chose λ = 1e-5, the grid's smallest, without a word."""
+    import sblr.tuning
+
+    real = sblr.tuning.tune
+
+    def only_the_largest_gamma(estimator, X, y, *, gammas, lams, **kwargs):
+        return real(estimator, X, y, gammas=(1e2,), lams=lams, **kwargs)
+
+    monkeypatch.setattr(sblr.tuning, "tune", only_the_largest_gamma)
+    at = goto(start({"model": "SML"}), "pages/model.py")
+    at.button(key="tune").click()
+    at.run()
+    assert_clean(at)
+    (warned,) = [w.value for w in at.warning if "may lie beyond the grid" in w.value]
+    assert warned.startswith("γ = 1e+02 is the grid's largest")
