@@ -735,3 +735,14 @@ def test_waterfalls_give_exact_zeros_one_bar_not_one_each():
     trace = attribution_waterfall(fa).data[0]
     assert list(trace.y) == ["baseline row", "r", "p", "3 features with credit 0", "this row"]
     np.testing.assert_allclose(trace.x, [1.0, -2.0, 0.5, 0.0, -0.5])
+
+
+def test_rank_agreement_curves_that_coincide_stay_visible():
+    """Found on public data: the co-occurrence curve was drawn exactly under the P(k | t) one."""
+    from sblr.plots import rank_agreement_figure
+
+    rho = [0.2, 0.5, 0.7]
+    fig = rank_agreement_figure([1.0, 0.1, 0.01], {"co-occurrence": rho, "P(k | t)": rho})
+    first, second = fig.data
+    assert first.line.width > second.line.width  # the first shows as a band around the second
+    assert (first.line.dash, first.marker.symbol) != (second.line.dash, second.marker.symbol)

@@ -238,11 +238,14 @@ def rank_agreement_figure(
                 y=y,
                 mode="lines+markers" if x.size <= 30 else "lines",
                 name=_esc(str(name)),
+                # each line its own width, dash and marker: two curves that coincide (two
+                # dependencies can rank the classes alike) both stay visible
                 line={
                     "color": palette[j % len(palette)],
-                    "width": 2,
-                    "dash": "dot" if dotted else "solid",
+                    "width": 5 if j == 0 else 2,
+                    "dash": "dot" if dotted else ("solid" if j % 2 == 0 else "dash"),
                 },
+                marker={"symbol": ["circle", "x", "diamond", "square"][j % 4], "size": 7},
                 customdata=None if nz is None else nz,
                 hovertemplate=f"{_esc(str(name))}<br>λ = %{{x:.3g}}<br>ρ = %{{y:.2f}}"
                 + ("<br>non-zero β: %{customdata}" if nz is not None else "")
