@@ -81,8 +81,8 @@ shown = (
 cols = st.columns(len(shown))
 for col, name in zip(cols, shown, strict=True):
     row = summary.loc[name]
-    spread = f"± {row['std']:.3f}" if scheme == "kfold" else None
-    col.metric(row["label"], f"{row['mean']:.3f}", spread, delta_color="off")
+    spread = f"± {row['std']:.3f} (sd over {n_splits} folds)" if scheme == "kfold" else None
+    col.metric(row["label"], f"{row['mean']:.3f}", spread, delta_color="off", delta_arrow="off")
 
 if ds.task == "multilabel":
     with st.expander("More metrics and per-fold values"):

@@ -592,6 +592,9 @@ def test_wine_model_page_metrics_and_confusion_matrix():
     cm = array(chart(at, "confusion")["data"][0]["z"])
     assert cm.sum() == 178  # every row is a test row once
     assert all(m.delta and m.delta.startswith("± ") for m in at.metric)
+    # the spread says what it is (it looked like a change, with an arrow)
+    assert all(m.delta.endswith(" (sd over 5 folds)") for m in at.metric)
+    assert all(m.proto.delta_arrow == m.proto.DeltaArrow.OFF for m in at.metric)
     # scores and probabilities (threshold view) from one fit per fold, not two
     assert len(fits) == at.select_slider(key="eval_folds").value == 5
 
