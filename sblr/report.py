@@ -80,7 +80,9 @@ def html_report(title: str, context: Mapping[str, object], sections: Sequence[tu
         heading, content = section[0], section[1]
         parts.append(f"<h2>{html.escape(str(heading))}</h2>")
         if isinstance(content, pd.DataFrame):
-            parts.append(content.to_html(escape=True, float_format=lambda v: f"{v:.4g}"))
+            parts.append(
+                content.to_html(escape=True, index=False, float_format=lambda v: f"{v:.4g}")
+            )
         elif isinstance(content, go.Figure):
             parts.append(content.to_html(include_plotlyjs=plotly_js, full_html=False))
             plotly_js = False
@@ -179,7 +181,16 @@ def analysis_report(
         ).sentence(measure.replace("p_k_given_t", "P(k | t)"))
         for name in ("SBLR beta", "SparseSBLR beta")
     )
-    metrics = evaluation.summary[["label", "mean"]].rename(columns={"label": "metric"})
+    metrics = evaluation.summary[["label", "mean"]].rename(
+        columns={"label": "metric", "mean": "value" if len(evaluation.per_fold) == 1 else "mean"}
+    )
+    readable = {
+        "cooccurrence": "co-occurrence",
+        "p_k_given_t": "P(k | t)",
+        "evidence_sd": "sd of the evidence",
+    }
+    for name in ("SBLR", "SparseSBLR"):
+        readable |= {f"{name} beta": f"{name} β", f"{name} beta_std": f"{name} β̃"}
     return html_report(
         f"sblr analysis of {dataset.name}",
         {
@@ -193,8 +204,8 @@ def analysis_report(
             ("Standardized coefficients β̃ (both models, fitted on all rows)", fig),
             (
                 f"Class contributions to {names[k]}",
-                table.reset_index(drop=True),
-                "beta: raw β; beta_std: β̃ = β · sd of the evidence column.",
+                table.rename(columns=readable),
+                "β: the raw coefficient; β̃ = β · sd of the evidence column.",
             ),
             ("The paper's claim, tested for this class", claims),
         ],

@@ -335,3 +335,20 @@ def test_sparse_upload_runs_every_page():
     whatif = [w for w in at.number_input if str(w.key).startswith("explain_whatif_")]
     assert len(whatif) == 10
     assert "The 3,000 credits add up to" in " ".join(rendered(c.value) for c in at.caption)
+
+
+def test_a_downloads_context_never_lists_its_options():
+    """'with_lam: True' reached the report's header whenever the model was SparseSBLR."""
+    from types import SimpleNamespace
+
+    from pages._shared.formatting import context
+
+    ds = SimpleNamespace(name="d")
+    for model in ("SparseSBLR", "SBLR"):
+        s = SimpleNamespace(model=model, gamma="scale", lam=1e-3)
+        assert context(ds, s, with_lam=True) == {
+            "data": "d",
+            "model": model,
+            "gamma": "scale",
+            "lambda": "1e-3",
+        }

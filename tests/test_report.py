@@ -76,3 +76,14 @@ def test_html_report_sections():
         html_report("t", {}, [("bad", 1.0)])
     with pytest.raises(DataError, match="heading, content"):
         html_report("t", {}, [("only a heading",)])
+
+
+def test_analysis_report_tables_have_readable_headers_and_no_index():
+    """Found on public data: a pandas index column 0-7, a 'mean' of one hold-out split, and
+    code names (beta_std, p_k_given_t) in the report."""
+    page, ds, *_ = analysis("planted", 2)
+    text = html.unescape(page)
+    for header in ("metric", "value", "class", "co-occurrence", "SBLR β", "SparseSBLR β̃"):
+        assert f"<th>{header}</th>" in text, header
+    for code in ("beta_std", "p_k_given_t", "cooccurrence", "<th>mean</th>", "<th></th>"):
+        assert code not in text, code

@@ -29,8 +29,13 @@ LOG_GRID = [round(x, 2) for x in np.arange(-5.0, 2.0001, 0.25)]
 
 
 def log_label(log10):
-    """A point of the grid as the sliders write it (1e-2, 1e-3.25)."""
-    return f"1e{log10:g}"
+    """A point of the grid as the sliders write it: 1e-2 at a whole decade, else the value
+    to two digits (5.6e-4 for 10^-3.25; "1e-3.25" is no number notation)."""
+    if log10 == round(log10):
+        return f"1e{int(round(log10))}"
+    exponent = math.floor(log10)
+    mantissa = 10.0 ** (log10 - exponent)
+    return f"{mantissa:.2g}e{exponent}"
 
 
 def grid_value(log10):
@@ -56,7 +61,8 @@ def fmt_gamma(gamma):
 def context(ds, s, **extra):
     """What a download is of: data set, model, γ, λ (and e.g. the evaluation split)."""
     out = {"data": ds.name, "model": s.model, "gamma": fmt_gamma(s.gamma)}
-    if s.model == "SparseSBLR" or extra.pop("with_lam", False):
+    with_lam = extra.pop("with_lam", False)  # an option, never a line of the context
+    if s.model == "SparseSBLR" or with_lam:
         out["lambda"] = fmt_value(s.lam)
     out.update(extra)
     return out
