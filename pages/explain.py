@@ -217,16 +217,19 @@ st.caption(
     "probability). Same γ for all three."
 )
 
-standardized = common.beta_view("explain")
-sd = evidence_sd(common.training_evidence(ds, key, s.gamma)) if standardized else None
+# The bars are the terms β·f̄, whichever view of β: the hover gives both β and β̃ (a
+# "β̃ / raw β" choice here changed nothing a user could see).
+sd = evidence_sd(common.training_evidence(ds, key, s.gamma))
 table = ic.waterfall(k, ds.class_names, evidence_sd=sd)
 if ds.task == "multilabel":
     st.subheader(f"Why π = {ic.proba[k]:.3f} for “{common.esc(ds.class_names[k])}”")
 else:
-    st.subheader(f"Why σ(logit) = {ic.proba[k]:.3f} for “{common.esc(ds.class_names[k])}”")
+    st.subheader(f"Why “{common.esc(ds.class_names[k])}” gets {proba[k]:.3f}")
     st.caption(
-        f"Multi-class: the bars show each σ(logit) divided by their sum "
-        f"({proba[k]:.3f} for this class); the class with the largest logit is predicted."
+        f"Multi-class: each class's own model gives σ(logit) ({ic.proba[k]:.3f} for this "
+        f"class); the bars and the table divide these by their sum, so they add up to 1 "
+        f"({proba[k]:.3f} here). The class with the largest logit is predicted. The waterfall "
+        "splits the logit."
     )
 if not model.coef_[k].any():  # a waterfall of m bars of +0 says nothing
     st.info(

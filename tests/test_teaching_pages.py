@@ -369,3 +369,21 @@ def test_what_if_list_length_follows_new_data():
     rerun(at)
     assert keyed(at.number_input, "explain_n_edit").value == 8
     assert len([w for w in at.number_input if str(w.key).startswith("explain_whatif_")]) == 8
+
+
+def test_explain_has_no_beta_view_choice_and_its_hover_gives_both():
+    """The 'standardized β̃ / raw β' radio changed nothing visible on Explain (its bars are
+    the terms β·f̄ either way): gone, and every class bar's hover names β and β̃."""
+    at = goto(start({"k": "3"}), "pages/explain.py")
+    assert not [r for r in at.radio if r.label == "Coefficients shown"]
+    hovers = [h for h in chart(at, "waterfall")["data"][0]["hovertext"] if h.startswith("evidence")]
+    assert hovers and all("β̃ = " in h and "β = " in h for h in hovers)
+
+
+def test_explain_multiclass_heading_gives_the_probability_of_the_bars_and_table():
+    """Found on public data: the heading said σ(logit) = 1.000, the table 0.979, the bar 0.98."""
+    at = goto(start({"sample": "wine", "k": "1", "model": "SparseSBLR"}), "pages/explain.py")
+    models = [d.value for d in at.dataframe if "model" in d.value.columns][0]
+    score = float(models.iloc[2, 2])  # SparseSBLR's row: the normalized probability
+    (heading,) = [h.value for h in at.subheader if h.value.startswith("Why")]
+    assert heading.endswith(f"gets {score:.3f}")
