@@ -176,7 +176,7 @@ fmt = {c: "{:.3g}" for c in numeric}
 if "selected in (resamples)" in view.columns:
     fmt["selected in (resamples)"] = "{:.0%}"
 if "P(k | t)" in view.columns:
-    fmt["P(k | t)"] = "{:.0%}"
+    fmt["P(k | t)"] = common.fmt_share
 st.dataframe(view.style.format(fmt, na_rep="–"), width="stretch", hide_index=True)
 download = table.join(zeros.drop(columns="class"))
 st.download_button(

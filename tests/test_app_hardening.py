@@ -352,3 +352,12 @@ def test_a_downloads_context_never_lists_its_options():
             "gamma": "scale",
             "lambda": "1e-3",
         }
+
+
+def test_a_share_above_zero_never_shows_as_zero_percent():
+    """Found on public data: co-occurrence 1 beside P(k | t) '0%' (1 row of 300)."""
+    from pages._shared.formatting import fmt_share
+
+    shares = (0.0, 1 / 300, 0.005, 0.0099, 0.01, 0.5, 1.0)
+    assert [fmt_share(v) for v in shares] == ["0%", "<1%", "<1%", "<1%", "1%", "50%", "100%"]
+    assert fmt_share(float("nan")) == "–"

@@ -53,6 +53,14 @@ def fmt_value(value):
     return log_label(round(math.log10(value) * 4) / 4)
 
 
+def fmt_share(value):
+    """A share as a whole percentage, except that one above 0 never shows as 0%: "<1%" (a
+    co-occurrence of 1 beside "0%" reads as a contradiction). Missing: "–"."""
+    if value is None or value != value:
+        return "–"
+    return "<1%" if 0 < value < 0.01 else f"{value:.0%}"
+
+
 def fmt_gamma(gamma):
     """γ as the sidebar shows it: "scale" or a grid value (1e-2)."""
     return "scale" if gamma == "scale" else fmt_value(gamma)
