@@ -594,7 +594,7 @@ def test_wine_model_page_metrics_and_confusion_matrix():
     assert all(m.delta and m.delta.startswith("± ") for m in at.metric)
     # the spread says what it is (it looked like a change, with an arrow)
     assert all(m.delta.endswith(" (sd over 5 folds)") for m in at.metric)
-    assert all(m.proto.delta_arrow == m.proto.DeltaArrow.OFF for m in at.metric)
+    assert all(m.proto.direction == m.proto.MetricDirection.NONE for m in at.metric)
     # scores and probabilities (threshold view) from one fit per fold, not two
     assert len(fits) == at.select_slider(key="eval_folds").value == 5
 

@@ -339,3 +339,32 @@ def test_tiled_rbf_evidence_memory_is_bounded():
     finally:
         tracemalloc.stop()
     assert peak < 0.2 * 8 * n * n  # a full kernel block would take 72 MB
+
+
+def test_scaling_needs_no_scikit_learn_and_its_sparse_statistics_match_dense_ones():
+    """sblr.scaling (the [-1, 1] scaling and γ = "scale") is imported by the dashboard's first
+    page, which must not load scikit-learn; its sparse column mean and variance (implicit
+    zeros included) must equal NumPy's on the dense matrix."""
+    import subprocess
+    import sys
+
+    import scipy.sparse as sp
+
+    from sblr.scaling import _column_mean_variance, scale_gamma
+
+    code = "import sys, sblr.scaling; print('sklearn' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+    rng = np.random.default_rng(0)
+    S = sp.lil_matrix(sp.random(300, 40, density=0.05, random_state=0) * 100 + sp.eye(300, 40))
+    S[:, [0, 39]] = 0.0  # columns without a stored value, first and last
+    S = sp.csr_matrix(S)
+    means, variances = _column_mean_variance(S)
+    dense = S.toarray()
+    np.testing.assert_allclose(means, dense.mean(axis=0), rtol=1e-13, atol=1e-15)
+    np.testing.assert_allclose(variances, dense.var(axis=0), rtol=1e-12, atol=1e-15)
+    # γ = scale of the sparse data equals that of the same data dense (shifted scaling)
+    assert scale_gamma(S) == pytest.approx(scale_gamma(dense), rel=1e-12)
+    assert (
+        scale_gamma(S) == SimilarityFeaturizer(gamma="scale").fit(S, rng.integers(0, 3, 300)).gamma_
+    )

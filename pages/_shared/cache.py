@@ -374,9 +374,9 @@ def prefetch_gamma(ds, key, gamma, lam):
 
 @st.cache_resource(max_entries=16, show_spinner=False)
 def _cached_scale_gamma(_ds, key):
-    from sblr.similarity import SimilarityFeaturizer
+    from sblr.scaling import scale_gamma as value_of_scale  # no scikit-learn: the first page
 
-    return float(SimilarityFeaturizer(gamma="scale", approx=None).fit(_ds.X, _ds.y).gamma_)
+    return float(value_of_scale(_ds.X))
 
 
 def scale_gamma(ds, key):
