@@ -666,7 +666,7 @@ def test_large_upload_uses_approximate_evidence_and_says_so():
 @pytest.mark.parametrize("sample", ["planted", "wine"])
 def test_gamma_scale_shows_its_value_and_leaving_it_starts_near_it(sample):
     """'γ = scale' is a number the user never saw, and turning it off jumped to the slider's
-    γ = 1 (on wine, 15 times the scale γ): the sidebar states the value, and the slider
+    γ = 1 (on genbase, 100 times the scale γ): the sidebar states the value, and the slider
     starts at the grid point nearest to it."""
     ds = load_sample(sample)
     X = np.asarray(ds.X, dtype=float)
