@@ -227,7 +227,9 @@ st.markdown(
     f"{len(task_metrics)} metric{'s' if len(task_metrics) > 1 else ''})."
 )
 st.dataframe(
-    ranks.style.apply(_bold_best(ranks), axis=0).format("{:.2f}", subset=["Average rank"]),
+    ranks.style.apply(_bold_best(ranks), axis=0)
+    .format("{:g}")  # a rank is 1, 2 or 2.5, never 5.000000
+    .format("{:.2f}", subset=["Average rank"]),
     key="compare_ranks",
 )
 

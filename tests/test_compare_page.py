@@ -80,6 +80,16 @@ def frame(at: AppTest, name: str) -> pd.DataFrame:
     return at.dataframe[FRAMES.index(name)].value
 
 
+def shown_values(element) -> pd.DataFrame:
+    """The cells of a styled st.dataframe as text, as the browser draws them (the Styler's
+    display values, which Streamlit sends beside the data)."""
+    import pyarrow as pa
+
+    styler = element.proto.arrow_data.styler
+    table = pa.ipc.open_stream(styler.display_values).read_all().to_pandas()
+    return table.loc[:, [c for c in table.columns if not str(c).startswith("__")]]
+
+
 def download_csv(at: AppTest, files: dict[str, bytes], label: str) -> pd.DataFrame:
     return pd.read_csv(io.BytesIO(download(at, files, label)))
 
@@ -148,6 +158,11 @@ def test_run_shows_metrics_ranks_and_hyperparameters(sample, fold_calls, downloa
 
     # Ranks follow the printed values: rank 1 for the best, lower-is-better respected.
     ranks = frame(at, "compare_ranks")
+    # as the browser shows them: 1, 2, 2.5 (not 1.000000), the average with two decimals
+    shown = shown_values(at.dataframe[FRAMES.index("compare_ranks")])
+    for i, column in enumerate(ranks.columns):
+        written = "{:.2f}" if column == "Average rank" else "{:g}"
+        assert list(shown.iloc[:, i]) == [written.format(v) for v in ranks[column]], column
     assert list(ranks.index) == labels
     assert list(ranks.columns) == [*table.columns, "Average rank"]
     printed = means(table)
