@@ -219,7 +219,7 @@ st.caption(
 
 # The bars are the terms β·f̄, whichever view of β: the hover gives both β and β̃ (a
 # "β̃ / raw β" choice here changed nothing a user could see).
-sd = evidence_sd(common.training_evidence(ds, key, s.gamma))
+sd = evidence_sd(F_train)
 table = ic.waterfall(k, ds.class_names, evidence_sd=sd)
 if ds.task == "multilabel":
     st.subheader(f"Why π = {ic.proba[k]:.3f} for “{common.esc(ds.class_names[k])}”")

@@ -5,9 +5,9 @@ to the training rows of that class (Ma & Chen, Eq. 2)::
 
     f_k(x) = sum_{j in D_k} Phi(x, x_j)
 
-The module keeps the math in small pure functions (:func:`minmax_fit`,
-:func:`minmax_transform`, :func:`resolve_gamma`, :func:`kernel_block`,
-:func:`class_evidence`) and wraps them in a scikit-learn transformer,
+The module keeps the math in small pure functions (:func:`kernel_block`,
+:func:`class_evidence`; the scaling, :func:`minmax_fit`, :func:`minmax_transform` and
+:func:`resolve_gamma`, are in :mod:`sblr.scaling`) and wraps them in a scikit-learn transformer,
 :class:`SimilarityFeaturizer`, that the classifiers in :mod:`sblr.models` use.
 """
 
@@ -35,6 +35,17 @@ from sblr._approx import AUTO_APPROX_ROWS, resolve_approx  # noqa: F401
 from sblr.exceptions import DataError
 from sblr.logistic import single_threaded_blas, worker_budget
 
+# The [-1, 1] scaling and γ = "scale" live in sblr.scaling (no scikit-learn there, so the
+# dashboard's first page can use them); the names stay importable from here.
+from sblr.scaling import (  # noqa: F401
+    _column_frame,
+    _scale_and_offset,
+    minmax_fit,
+    minmax_transform,
+    resolve_gamma,
+    scale_rows,
+)
+
 KERNELS = ("rbf", "laplacian", "linear", "cosine")
 APPROX_METHODS = ("nystroem", "rff")
 #: Kernels that accept sparse input: they depend on differences of rows only, so the
@@ -44,17 +55,6 @@ DEFAULT_WORKING_MEMORY_MB = 256
 
 
 # --------------------------------------------------------------------------- math
-# The scaling and γ = "scale" live in sblr.scaling (no scikit-learn there); used here.
-from sblr.scaling import (  # noqa: E402, F401
-    _column_frame,
-    _scale_and_offset,
-    minmax_fit,
-    minmax_transform,
-    resolve_gamma,
-    scale_rows,
-)
-
-
 def _sq_norms(A):
     if sp.issparse(A):
         return row_norms(A, squared=True)

@@ -341,20 +341,15 @@ def test_tiled_rbf_evidence_memory_is_bounded():
     assert peak < 0.2 * 8 * n * n  # a full kernel block would take 72 MB
 
 
-def test_scaling_needs_no_scikit_learn_and_its_sparse_statistics_match_dense_ones():
+def test_scalings_sparse_statistics_match_dense_ones():
     """sblr.scaling (the [-1, 1] scaling and γ = "scale") is imported by the dashboard's first
-    page, which must not load scikit-learn; its sparse column mean and variance (implicit
-    zeros included) must equal NumPy's on the dense matrix."""
-    import subprocess
-    import sys
-
+    page, which must not load scikit-learn (tests/test_startup.py checks the import); its
+    sparse column mean and variance (implicit zeros included) must equal NumPy's on the
+    dense matrix."""
     import scipy.sparse as sp
 
     from sblr.scaling import _column_mean_variance, scale_gamma
 
-    code = "import sys, sblr.scaling; print('sklearn' in sys.modules)"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "False"
     rng = np.random.default_rng(0)
     S = sp.lil_matrix(sp.random(300, 40, density=0.05, random_state=0) * 100 + sp.eye(300, 40))
     S[:, [0, 39]] = 0.0  # columns without a stored value, first and last

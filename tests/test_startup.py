@@ -45,6 +45,7 @@ def loaded_after(code: str) -> set[str]:
         ("import sblr", HEAVY),
         ("import pages.common", HEAVY),  # what app.py imports before its first page
         ("import sblr.stats", ("plotly",)),  # the statistics (and the CLI's) do not draw
+        ("import sblr.scaling", ("sklearn",)),  # the sidebar's "γ = scale is …" on any page
         # the library without drawing; the figure builders import plotly when they draw
         (
             "import sblr, sblr.stats, sblr.protocol, sblr.models, sblr.plots, sblr.report",

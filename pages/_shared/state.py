@@ -78,15 +78,21 @@ def _apply_gamma():
     st.session_state[K_APPLIED_GAMMA] = st.session_state[K_LOG_GAMMA]
 
 
+def _scale_value(ds):
+    """γ = "scale" on this data, or None where it has no finite value (e.g. constant data)."""
+    try:
+        return scale_gamma(ds, dataset_key())
+    except (ValueError, DataError):
+        return None
+
+
 def _left_scale(ds):
     """Turning "γ = scale" off puts the slider at the grid point nearest to the scale γ (not
     at its last value, which may be 100 times larger), in use at once."""
-    if st.session_state.get(K_GAMMA_SCALE, True):
+    value = None if st.session_state.get(K_GAMMA_SCALE, True) else _scale_value(ds)
+    if value is None:  # still on scale, or no finite scale γ: the slider stays
         return
-    try:
-        point = nearest_point(math.log10(scale_gamma(ds, dataset_key())))
-    except (ValueError, DataError):  # no finite scale γ (e.g. constant data): keep the slider
-        return
+    point = nearest_point(math.log10(value))
     st.session_state[K_LOG_GAMMA] = point
     st.session_state[K_APPLIED_GAMMA] = point
 
@@ -231,13 +237,9 @@ def sidebar_settings(ds):
         help="γ = 1 / (d · Var X) on the scaled training data, as scikit-learn's SVC. "
         "Turned off, the slider starts at the grid point nearest to it.",
     )
-    if scale:
-        try:
-            value = scale_gamma(ds, dataset_key())
-        except (ValueError, DataError):
-            value = None
-        if value is not None:
-            sb.caption(f"γ = scale is {value:.3g} on this data.")
+    value = _scale_value(ds) if scale else None
+    if value is not None:
+        sb.caption(f"γ = scale is {value:.3g} on this data.")
     sb.select_slider(
         "RBF width γ (log₁₀)",
         LOG_GRID,
