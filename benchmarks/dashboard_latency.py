@@ -304,8 +304,11 @@ def many_labels(kind: str, repeats: int, look: float = 2.0) -> int:
     at.select_slider(key="log_lam").set_value(before)
     timed_run(at, f"λ back to 1e{before:g}")
     at.toggle(key="gamma_is_scale").set_value(False)
-    cold.append(("γ = scale → 1e0 (toggle off)", timed_run(at, "gamma_is_scale off")))
-    for v in (-1.0, -2.0, 0.5, -0.5)[:repeats]:
+    cold.append(("γ = scale → its grid point (toggle off)", timed_run(at, "gamma_is_scale off")))
+    # (turned off, the slider starts at the grid point nearest to the scale γ, in use: the
+    # γ values below skip it, since choosing the γ in use shows no "Apply γ" button)
+    start = at.session_state["applied_log_gamma"]
+    for v in [g for g in (-1.0, -2.0, 0.5, -0.5, -1.25) if g != start][:repeats]:
         at.select_slider(key="log_gamma").set_value(v)
         timed_run(at, f"γ slider to 1e{v:g} (not applied yet)")
         at.button(key="apply_gamma").click()
@@ -313,7 +316,7 @@ def many_labels(kind: str, repeats: int, look: float = 2.0) -> int:
         check_page(at, "pages/coefficients.py")
     # The γ slider moved, then "Apply γ" clicked after `look` seconds (the fits at the new γ
     # are computed meanwhile, in the background).
-    for v in (1.0, -1.5, 1.5, -0.25)[:repeats]:
+    for v in [g for g in (1.0, -1.5, 1.5, -0.25, -1.75) if g != start][:repeats]:
         at.select_slider(key="log_gamma").set_value(v)
         timed_run(at, f"γ slider to 1e{v:g} (not applied yet)")
         time.sleep(look)

@@ -304,3 +304,70 @@ def test_layer_rejects_bad_targets_and_shapes_with_a_typed_error():
         fit_logistic_layer(np.where(F > 0.99, np.nan, F), Y)
     with pytest.raises(ValueError, match="warm start"):
         fit_logistic_layer(F, Y, coef_init=np.zeros((2, F.shape[1])))
+
+
+def _separable(n=200, m=5, seed=3):
+    """A nearly separable problem: far from its optimum the best Newton step is longer than 1."""
+    rng = np.random.default_rng(seed)
+    Z = rng.normal(size=(n, m))
+    y = (Z @ rng.normal(size=m) + 0.3 * rng.normal(size=n) > 0).astype(float)
+    return Z, y
+
+
+def test_first_newton_step_is_the_exact_newton_direction_at_the_best_length():
+    """Oracle, worked by hand: from the cold start (b = logit of the base rate, β = 0) the
+    Hessian Za' diag(w) Za / n + ridge and the Newton direction d = -H⁻¹g, and the length t
+    that minimizes the objective along d (SciPy's bounded scalar minimizer).  One step of
+    the solver (max_iter=1) must move along d (the Hessian there is taken from the Gram
+    matrix, every row having the same weight), to a length where the slope along d is 1% of
+    its start; the best length here is well above 1 (a plain backtracking search stops at 1)."""
+    from scipy.optimize import minimize_scalar
+
+    Z, y = _separable()
+    ridge = 1e-3
+    n, m = Z.shape
+    Za = np.hstack([np.ones((n, 1)), Z])
+    theta0 = np.r_[np.log(y.mean() / (1 - y.mean())), np.zeros(m)]
+    reg = np.r_[0.0, np.full(m, ridge)]
+
+    def objective(theta):
+        eta = Za @ theta
+        return np.mean(np.logaddexp(0, eta) - y * eta) + 0.5 * reg @ theta**2
+
+    p = 1 / (1 + np.exp(-(Za @ theta0)))
+    grad = Za.T @ (p - y) / n + reg * theta0
+    hess = (Za * (p * (1 - p))[:, None]).T @ Za / n + np.diag(reg)
+    d = -np.linalg.solve(hess, grad)
+    best = minimize_scalar(lambda t: objective(theta0 + t * d), bounds=(0, 50), method="bounded")
+    assert best.x > 1.2
+
+    fit = fit_logistic(Z, y, 0.0, ridge=ridge, max_iter=1)
+    step = np.r_[fit.intercept, fit.coef] - theta0
+    t = step @ d / (d @ d)
+    np.testing.assert_allclose(step, t * d, rtol=0, atol=1e-9 * np.abs(step).max())
+    # the length: the slope along d is at most 1% of its value at t = 0 (the stopping rule),
+    # so the objective is within 0.1% of the whole decrease from the best point on the line
+    def slope(t):
+        q = 1 / (1 + np.exp(-(Za @ (theta0 + t * d))))
+        return (Za.T @ (q - y) / n + reg * (theta0 + t * d)) @ d
+
+    assert abs(slope(t)) <= 0.01 * abs(slope(0.0))
+    gain = objective(theta0) - best.fun
+    assert objective(theta0 + step) - best.fun <= 1e-3 * gain
+
+
+def test_longer_newton_steps_keep_the_solution_and_take_fewer_steps(monkeypatch):
+    """The same solution (KKT, and scikit-learn's lbfgs on the same ridge problem) as with the
+    plain backtracking search it replaces (forced here by a best step of 1), in fewer steps."""
+    from sblr import logistic
+
+    Z, y = _separable(n=400, m=8, seed=5)
+    ridge = 1e-4
+    fast = fit_logistic(Z, y, 0.0, ridge=ridge, tol=1e-9)
+    monkeypatch.setattr(logistic, "_best_step", lambda *a: 1.0)
+    plain = fit_logistic(Z, y, 0.0, ridge=ridge, tol=1e-9)
+    assert fast.converged and plain.converged
+    assert fast.n_iter < plain.n_iter
+    np.testing.assert_allclose(fast.coef, plain.coef, rtol=1e-6)
+    sk = LogisticRegression(C=1 / (ridge * len(y)), tol=1e-12, max_iter=10_000).fit(Z, y)
+    np.testing.assert_allclose(fast.coef, sk.coef_[0], rtol=1e-4)
