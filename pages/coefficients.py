@@ -42,20 +42,20 @@ sblr_model = common.cached_fit(ds, key, "SBLR", s.gamma, s.lam)
 sparse_model = common.cached_fit(ds, key, "SparseSBLR", s.gamma, s.lam)
 sd = evidence_sd(common.training_evidence(ds, key, s.gamma))
 standardized = common.beta_view("coefficients")
-col1, col2 = st.columns([3, 2])
-signed = col1.radio(
+# one under the other: side by side, a narrow window cut the toggle's label to "One colour s…"
+signed = st.radio(
     "Colouring",
     ["signed β (diverging)", "|β| (as in the paper)"],
     horizontal=True,
     key="beta_colouring",
 ).startswith("signed")
-shared_scale = col2.toggle(
+shared_scale = st.toggle(
     "One colour scale for both panels",
     key="beta_shared_scale",
     help="Off: each panel has its own scale and colour bar, so SparseSBLR's small β stay "
     "visible beside SBLR's large ones.",
 )
-sparse_name = f"SparseSBLR, λ = {s.lam:.3g}"
+sparse_name = f"SparseSBLR, λ = {common.fmt_value(s.lam)}"
 raw = {"SBLR": sblr_model.coef_, sparse_name: sparse_model.coef_}
 std = {name: standardized_coef(c, sd=sd) for name, c in raw.items()}
 shown = std if standardized else raw
@@ -151,7 +151,8 @@ if n_zero == m * m:
 else:
     advice = "raise λ in the sidebar for more zeros, lower it for fewer."
 st.caption(
-    f"{n_zero} of {m * m} SparseSBLR coefficients are exactly zero at λ = {s.lam:.3g}: "
+    f"{n_zero} of {m * m} SparseSBLR coefficients are exactly zero at "
+    f"λ = {common.fmt_value(s.lam)}: "
     f"{advice} A zero means unrelated OR redundant "
     "(another class's evidence carries the same information): the Class contributions page "
     "reads each zero of the sidebar's class."
@@ -167,6 +168,7 @@ st.dataframe(
     ),
     width="stretch",
     hide_index=True,
+    column_config=common.name_columns("target class k"),
 )
 
 st.subheader("How sure is each β? (bootstrap stability)")
@@ -207,7 +209,8 @@ if result is not None:
     for t in used[:8]:
         st.markdown("- " + common.esc(result.sentence(k, t, ds.class_names)))
     if not used:
-        st.markdown(f"- no class's evidence is used for it in any resample at λ = {s.lam:.3g}.")
+        lam_text = common.fmt_value(s.lam)
+        st.markdown(f"- no class's evidence is used for it in any resample at λ = {lam_text}.")
     st.dataframe(
         pd.DataFrame(
             {
@@ -226,4 +229,5 @@ if result is not None:
         hide_index=True,
         width="stretch",
         key="stability_table",
+        column_config=common.name_columns("evidence class t"),
     )

@@ -98,8 +98,10 @@ for name in models:
             table[weight[name]].to_numpy(), table[column].to_numpy(), target=table.index.get_loc(k)
         )
         checks.append((name.replace(" beta", ""), label, c))
-cols = st.columns(len(checks))
-for col, (model_name, label, c) in zip(cols, checks, strict=True):
+# one row of metrics per model: four in a row cut their labels to "SparseSBL…" in a narrow window
+per_row = len(measures)
+cells = [col for i in range(0, len(checks), per_row) for col in st.columns(per_row)]
+for col, (model_name, label, c) in zip(cells, checks, strict=True):
     col.metric(
         f"{model_name}: ρ(|{sym}|, {label})",
         "n/a" if c.verdict == "undefined" else f"{c.rho:.2f}",
@@ -177,7 +179,12 @@ if "selected in (resamples)" in view.columns:
     fmt["selected in (resamples)"] = "{:.0%}"
 if "P(k | t)" in view.columns:
     fmt["P(k | t)"] = common.fmt_share
-st.dataframe(view.style.format(fmt, na_rep="–"), width="stretch", hide_index=True)
+st.dataframe(
+    view.style.format(fmt, na_rep="–"),
+    width="stretch",
+    hide_index=True,
+    column_config=common.name_columns("class"),
+)
 download = table.join(zeros.drop(columns="class"))
 st.download_button(
     "Download table (CSV)",

@@ -49,8 +49,8 @@ else:
     n_splits = right.select_slider("Folds k", [3, 5, 10], value=5, key="eval_folds")
     test_size = 0.25
 
-gamma_text = "scale" if s.gamma == "scale" else f"{s.gamma:.3g}"
-lam_text = f", λ = {s.lam:.3g}" if s.model == "SparseSBLR" else ""
+gamma_text = common.fmt_gamma(s.gamma)
+lam_text = f", λ = {common.fmt_value(s.lam)}" if s.model == "SparseSBLR" else ""
 st.markdown(f"**{s.model}** with γ = {gamma_text}{lam_text} on **{common.esc(ds.name)}**")
 
 bar = st.progress(0.0, text="Evaluating…")
@@ -154,6 +154,7 @@ st.dataframe(
     width="stretch",
     hide_index=True,
     key="per_label",
+    column_config=common.name_columns("class"),
 )
 truth_k = y_held[:, k] if ds.task == "multilabel" else (y_held == k)
 precision, recall, thresholds, ap = metrics.pr_curve(truth_k, P_held[:, k])

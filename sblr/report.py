@@ -29,6 +29,7 @@ from datetime import datetime, timezone
 
 import pandas as pd
 
+from sblr.display import fmt_value
 from sblr.exceptions import DataError
 
 __all__ = ["analysis_report", "html_report"]
@@ -142,7 +143,7 @@ def analysis_report(
 
     Y = dataset.label_matrix()
     names = dataset.class_names
-    sparse_name = f"SparseSBLR, λ = {sparse_model.lam:.3g}"
+    sparse_name = f"SparseSBLR, λ = {fmt_value(sparse_model.lam)}"
     stds = {
         "SBLR": standardized_coef(sblr_model, evidence),
         sparse_name: standardized_coef(sparse_model, evidence),

@@ -213,7 +213,7 @@ def test_csv_multilabel_upload():
     assert sidebar_data(at) == "**Data:** weather · 500 × 8 · 7 labels"
     assert metrics(at)["Label cardinality"] == "2.342"
     goto(at, "pages/coefficients.py")
-    assert set(betas(at)) == {"SBLR", "SparseSBLR, λ = 0.001"}
+    assert set(betas(at)) == {"SBLR", "SparseSBLR, λ = 1e-3"}
 
 
 def _truncated_arff() -> bytes:
@@ -292,7 +292,7 @@ def test_bad_upload_keeps_previous_data(name, data, prepare, expected):
 def test_lambda_and_gamma_sliders_change_beta():
     at = goto(start(), "pages/coefficients.py")
     before = betas(at)
-    sparse_before = before["SparseSBLR, λ = 0.001"]
+    sparse_before = before["SparseSBLR, λ = 1e-3"]
     zeros_before = zero_count(at)
     assert zeros_before == int(np.sum(sparse_before == 0))
 
@@ -301,7 +301,7 @@ def test_lambda_and_gamma_sliders_change_beta():
     assert_clean(at)
     assert at.query_params["lam"] == "0.01"
     after = betas(at)
-    sparse_after = after["SparseSBLR, λ = 0.01"]
+    sparse_after = after["SparseSBLR, λ = 1e-2"]
     assert not np.allclose(sparse_after, sparse_before)
     assert zero_count(at) == int(np.sum(sparse_after == 0))
     assert zero_count(at) > zeros_before
@@ -320,8 +320,8 @@ def test_lambda_and_gamma_sliders_change_beta():
     assert at.query_params["gamma"] == "10"
     moved = betas(at)
     assert not np.allclose(moved["SBLR"], after["SBLR"])
-    assert not np.allclose(moved["SparseSBLR, λ = 0.01"], sparse_after)
-    assert zero_count(at) == int(np.sum(moved["SparseSBLR, λ = 0.01"] == 0))
+    assert not np.allclose(moved["SparseSBLR, λ = 1e-2"], sparse_after)
+    assert zero_count(at) == int(np.sum(moved["SparseSBLR, λ = 1e-2"] == 0))
 
 
 def test_lambda_moves_the_sparse_coefficients_whatever_the_model():
@@ -655,7 +655,7 @@ def test_large_upload_uses_approximate_evidence_and_says_so():
     at.run()
     assert [i for i in at.sidebar.info if "Approximate evidence" in i.value]
     # the β drawn are those of the Nystroem model, not of the exact one
-    shown = betas(at)["SparseSBLR, λ = 0.001"]
+    shown = betas(at)["SparseSBLR, λ = 1e-3"]
     nystroem = SparseSBLRClassifier(lam=1e-3, approx="nystroem").fit(X, cls)
     exact = SparseSBLRClassifier(lam=1e-3, approx=None).fit(X, cls)
     np.testing.assert_allclose(shown, nystroem.coef_, rtol=1e-6)  # plotly sends float32
@@ -700,7 +700,7 @@ def test_the_zero_count_advises_the_way_that_changes_it():
     at.select_slider(key="log_lam").set_value(-3.0)
     at.run()
     match = re.search(
-        r"(\d+) of 9 SparseSBLR coefficients are exactly zero at λ = 0.001: ", texts(at.caption)
+        r"(\d+) of 9 SparseSBLR coefficients are exactly zero at λ = 1e-3: ", texts(at.caption)
     )
     assert match and int(match.group(1)) < 9
     assert "raise λ in the sidebar for more zeros, lower it for fewer." in texts(at.caption)

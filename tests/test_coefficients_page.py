@@ -217,7 +217,7 @@ def test_shared_colour_scale_toggle(oracles):
     oracle = oracle_for(oracles, "planted")
     at = open_data("planted")
     fig, traces = panels(at)
-    sblr, sparse = traces["SBLR"], traces["SparseSBLR, λ = 0.001"]
+    sblr, sparse = traces["SBLR"], traces["SparseSBLR, λ = 1e-3"]
     assert sblr["coloraxis"] != sparse["coloraxis"]
     ranges = [
         (fig["layout"][t["coloraxis"]]["cmin"], fig["layout"][t["coloraxis"]]["cmax"])
@@ -237,7 +237,7 @@ def test_shared_colour_scale_toggle(oracles):
 # ----------------------------------------------------------------------------- β̃ vs β
 def test_standardized_by_default_and_the_choice_is_shared_by_the_beta_pages(oracles):
     oracle = oracle_for(oracles, "planted")
-    raw = {"SBLR": oracle.sblr.coef_, "SparseSBLR, λ = 0.001": oracle.sparse(1e-3)}
+    raw = {"SBLR": oracle.sblr.coef_, "SparseSBLR, λ = 1e-3": oracle.sparse(1e-3)}
     at = open_data("planted")
     view = keyed(at.radio, "beta_view")
     assert view.value == "std"
@@ -284,7 +284,7 @@ def test_beta_csv_holds_raw_and_standardized(oracles, downloads):
     assert set(csv.index.get_level_values("coefficient")) == {"beta", "beta_std"}
     for model, coef in (
         ("SBLR", oracle.sblr.coef_),
-        ("SparseSBLR, λ = 0.001", oracle.sparse(1e-3)),
+        ("SparseSBLR, λ = 1e-3", oracle.sparse(1e-3)),
     ):
         beta = csv.loc[(model, "beta")].loc[names].to_numpy()
         beta_std = csv.loc[(model, "beta_std")].loc[names].to_numpy()

@@ -345,6 +345,7 @@ def test_first_newton_step_is_the_exact_newton_direction_at_the_best_length():
     step = np.r_[fit.intercept, fit.coef] - theta0
     t = step @ d / (d @ d)
     np.testing.assert_allclose(step, t * d, rtol=0, atol=1e-9 * np.abs(step).max())
+
     # the length: the slope along d is at most 1% of its value at t = 0 (the stopping rule),
     # so the objective is within 0.1% of the whole decrease from the best point on the line
     def slope(t):

@@ -194,7 +194,7 @@ class TestBetaHeatmaps:
     def test_all_zero_panel_keeps_its_cells_names_and_says_why(self):
         dense, _ = _coefs(6)
         zeros = np.zeros((6, 6))
-        name = "SparseSBLR, λ = 0.1"
+        name = "SparseSBLR, λ = 1e-1"
         fig = beta_heatmaps({"SBLR": dense, name: zeros}, NAMES6, lams={name: 0.1})
         sblr, sparse = fig.data
         assert np.isfinite(np.asarray(sblr.z, dtype=float)).all()  # SBLR's panel is intact
@@ -202,7 +202,7 @@ class TestBetaHeatmaps:
         assert z.shape == (6, 6) and np.isnan(z).all()  # white cells, hover still works
         assert sparse.hoverongaps is True
         (note,) = [a for a in fig.layout.annotations if a.text.startswith("all β = 0")]
-        assert note.text == "all β = 0 at λ = 0.1"
+        assert note.text == "all β = 0 at λ = 1e-1"  # as the slider writes it
         assert (note.xref, note.yref) == ("x2 domain", "y2 domain")
         assert fig.layout[sparse.coloraxis].showscale is False  # no colours to explain
         assert fig.layout[sblr.coloraxis].showscale is not False
@@ -369,7 +369,7 @@ def test_pca_scatter_subsamples_and_says_so():
     X, y = _blobs(3000)
     fig = pca_scatter(X, y, class_names=["a", "b", "c"], max_points=500)
     assert sum(len(trace.x) for trace in fig.data) == 500
-    assert "showing 500 of 3,000 rows" in fig.layout.title.text
+    assert "showing 500 of 3,000 rows" in fig.layout.title.text.replace("<br>", " ")
     assert fig.layout.xaxis.title.text.startswith("PC1 (")
     assert "% of variance" in fig.layout.yaxis.title.text
     assert [trace.name for trace in fig.data] == ["a", "b", "c"]
@@ -515,7 +515,10 @@ def test_regularization_path_one_trace_per_class_and_current_lambda():
     assert vlines[0].line.dash == "dash"
     assert fig.layout.annotations[0].x == pytest.approx(-2.0)  # log10 on a log axis
     assert "owl" in fig.layout.title.text
-    assert "λ = %{x" in fig.data[0].hovertemplate and "wren" in fig.data[0].hovertemplate
+    assert "λ = %{text}" in fig.data[0].hovertemplate and "wren" in fig.data[0].hovertemplate
+    # the hover writes λ as the slider does, point by point (sorted with x)
+    assert list(fig.data[0].text) == ["1e-3", "1e-2", "1e-1", "1e0", "1e1"]
+    assert fig.layout.annotations[0].text == "current λ = 1e-2"
 
 
 def test_regularization_path_standardized_labels():
@@ -746,3 +749,40 @@ def test_rank_agreement_curves_that_coincide_stay_visible():
     first, second = fig.data
     assert first.line.width > second.line.width  # the first shows as a band around the second
     assert (first.line.dash, first.marker.symbol) != (second.line.dash, second.marker.symbol)
+
+
+def test_long_titles_wrap_to_fit_a_narrow_chart_without_splitting_markup():
+    """Plotly cuts a title line that is wider than the chart (found at 800 px with the sidebar
+    open: the β heatmaps' title lost its second half). Lines are broken at spaces to at most
+    TITLE_CHARS / SUBTITLE_CHARS visible characters; the words, their order, the markup and
+    the user's escaped text are kept, and the top margin grows with the lines."""
+    import html
+    import re
+
+    from sblr.plots._style import SUBTITLE_CHARS, TITLE_CHARS, _titled
+
+    name = html.escape("Genus <speciosus> & var. 7")
+    main = (
+        f"Standardized coefficients β̃<sub>t</sub><sup>k</sup> of {name}: change of class k's "
+        "logit per sd"
+    )
+    sub = "red raises, blue lowers, white = 0 (ignored); each panel its own colour scale<br>3 of 6"
+    short = _titled("Short", "tiny")
+    layout = _titled(main, sub)
+    lines = layout["title"]["text"].split("<br>")
+    body = [line for line in lines if not line.startswith("<sup>")]
+    subs = [line[5:-6] for line in lines if line.startswith("<sup>")]
+    assert all(line.endswith("</sup>") for line in lines if line.startswith("<sup>"))
+
+    def visible(line):
+        return html.unescape(re.sub(r"<[^>]*>", "", line))
+
+    assert len(body) >= 2 and all(len(visible(line)) <= TITLE_CHARS for line in body)
+    assert all(len(visible(line)) <= SUBTITLE_CHARS for line in subs)
+    assert " ".join(body) == main  # same words, same order, markup and escapes intact
+    assert subs[-1] == "3 of 6" and " ".join(subs[:-1]) == sub.split("<br>")[0]
+    for line in lines:  # no tag cut in two, none left open
+        assert line.count("<sub>") == line.count("</sub>") and "<" not in re.sub(
+            r"<[^>]*>", "", line
+        )
+    assert layout["margin"]["t"] - short["margin"]["t"] == 19 * (len(lines) - 2)

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
+from sblr.display import fmt_value, log_label
 from sblr.textsafe import escape_markdown as esc
 from sblr.textsafe import safe_filename, to_csv_bytes
 
@@ -28,16 +27,6 @@ __all__ = [
 LOG_GRID = [round(x, 2) for x in np.arange(-5.0, 2.0001, 0.25)]
 
 
-def log_label(log10):
-    """A point of the grid as the sliders write it: 1e-2 at a whole decade, else the value
-    to two digits (5.6e-4 for 10^-3.25; "1e-3.25" is no number notation)."""
-    if log10 == round(log10):
-        return f"1e{int(round(log10))}"
-    exponent = math.floor(log10)
-    mantissa = 10.0 ** (log10 - exponent)
-    return f"{mantissa:.2g}e{exponent}"
-
-
 def grid_value(log10):
     """The value of a grid point (10^log10)."""
     return float(10.0**log10)
@@ -46,11 +35,6 @@ def grid_value(log10):
 def nearest_point(log10, grid=LOG_GRID):
     """The grid point nearest to ``log10``."""
     return min(grid, key=lambda g: abs(g - log10))
-
-
-def fmt_value(value):
-    """A grid value as the sliders write it (1e-2, 1e-3.25)."""
-    return log_label(round(math.log10(value) * 4) / 4)
 
 
 def fmt_share(value):

@@ -436,3 +436,10 @@ def beta_view(page):
     )
     st.session_state["beta_view"] = st.session_state[key]
     return st.session_state[key] == "std"
+
+
+def name_columns(*labels):
+    """``column_config`` for a table's columns of class names: a medium width, pinned at the
+    left. Long names (e.g. 50 characters) otherwise take the whole width of a narrow window
+    and push the numbers out of sight; cut to the width, a name shows in full on hover."""
+    return {label: st.column_config.TextColumn(width="medium", pinned=True) for label in labels}

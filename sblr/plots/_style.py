@@ -7,6 +7,7 @@ private helpers are for the figure modules of this package only.
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Sequence
 
 import numpy as np
@@ -179,14 +180,41 @@ def _height(n: int, *, base: int, per: int, lo: int, hi: int = MAX_HEIGHT) -> in
     return int(min(max(base + per * n, lo), hi, MAX_HEIGHT))
 
 
+#: Characters per title line: a chart in the dashboard's main column can be ~480 px wide (an
+#: 800 px window with the sidebar open), about 56 characters of the title's 17 px font and 80
+#: of the subtitle's smaller one.  Plotly does not wrap titles; a longer line is cut off.
+TITLE_CHARS, SUBTITLE_CHARS = 56, 80
+_TAG = re.compile(r"<[^>]*>")
+
+
+def _wrapped(text: str, width: int) -> list[str]:
+    """``text`` (Plotly's title markup) as lines of at most ``width`` visible characters,
+    broken at spaces only (its own ``<br>`` kept).  A tag never spans a space in these titles,
+    so no tag is split; an escaped name's ``&lt;`` counts as the one character it shows."""
+    lines = []
+    for line in text.split("<br>"):
+        current, length = [], 0
+        for word in line.split(" "):
+            size = len(html.unescape(_TAG.sub("", word)))
+            if current and length + 1 + size > width:
+                lines.append(" ".join(current))
+                current, length = [], 0
+            length += size + (1 if current else 0)
+            current.append(word)
+        lines.append(" ".join(current))
+    return lines
+
+
 def _titled(main: str, sub: str | None = None, *, extra: int = 0) -> dict:
-    """Layout entries for a left-aligned title (+ smaller subtitle lines) and a top
-    margin tall enough for all its lines (``extra`` px more, e.g. for subplot titles)."""
-    text = main if not sub else f"{main}<br><sup>{sub}</sup>"
-    lines = text.count("<br>") + 1
+    """Layout entries for a left-aligned title (+ smaller subtitle lines), wrapped to fit a
+    narrow chart, and a top margin tall enough for all its lines (``extra`` px more, e.g.
+    for subplot titles)."""
+    lines = _wrapped(main, TITLE_CHARS)
+    if sub:
+        lines += [f"<sup>{line}</sup>" for line in _wrapped(sub, SUBTITLE_CHARS)]
     return {
         "title": {
-            "text": text,
+            "text": "<br>".join(lines),
             "x": 0.0,
             "xanchor": "left",
             "xref": "container",
@@ -195,7 +223,7 @@ def _titled(main: str, sub: str | None = None, *, extra: int = 0) -> dict:
             "yref": "container",
             "pad": {"t": 12, "l": 12},
         },
-        "margin": {"t": 36 + 19 * lines + extra},
+        "margin": {"t": 36 + 19 * len(lines) + extra},
     }
 
 

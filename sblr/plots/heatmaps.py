@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from sblr.display import fmt_value
 from sblr.exceptions import DataError
 from sblr.plots._style import (
     BETA_ABS_COLORSCALE,
@@ -248,7 +249,7 @@ def beta_heatmaps(
         )
         all_zero = not B.any()
         if all_zero:
-            at = f" at λ = {lams[name]:.3g}" if name in lams else ""
+            at = f" at λ = {fmt_value(lams[name])}" if name in lams else ""
             notes.append(
                 {
                     "text": f"all β = 0{at}",

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from sblr.display import fmt_value
 from sblr.exceptions import DataError
 from sblr.plots._style import (
     _MAX_COLOURED,
@@ -110,6 +111,7 @@ def regularization_path(
         colours = {t: cols[j % len(cols)] for j, t in enumerate(coloured)}
     sym = "β̃" if standardized else "β"
     mode = "lines+markers" if x.size <= 30 else "lines"
+    lam_text = [fmt_value(v) for v in x]  # the hover writes λ as the slider does
     fig = go.Figure()
     for t in sorted(grey):
         fig.add_trace(
@@ -120,7 +122,8 @@ def regularization_path(
                 name=_esc(names[t]),
                 line={"color": OTHER_COLOR, "width": 1},
                 showlegend=False,
-                hovertemplate=f"evidence t: {_esc(names[t])}<br>λ = %{{x:.3g}}"
+                text=lam_text,
+                hovertemplate=f"evidence t: {_esc(names[t])}<br>λ = %{{text}}"
                 f"<br>{sym} = %{{y:.3g}}<extra></extra>",
             )
         )
@@ -133,7 +136,8 @@ def regularization_path(
                 name=_esc(_short(names[t], 28)),
                 line={"color": colours[t], "width": 2},
                 marker={"size": 5},
-                hovertemplate=f"evidence t: {_esc(names[t])}<br>λ = %{{x:.3g}}"
+                text=lam_text,
+                hovertemplate=f"evidence t: {_esc(names[t])}<br>λ = %{{text}}"
                 f"<br>{sym} = %{{y:.3g}}<extra></extra>",
             )
         )
@@ -147,7 +151,7 @@ def regularization_path(
             x=math.log10(lam),  # annotations on log axes take log10 positions
             y=1.0,
             yref="paper",
-            text=f"current λ = {lam:.3g}",
+            text=f"current λ = {fmt_value(lam)}",
             showarrow=False,
             yanchor="bottom",
             font={"size": 11},
@@ -247,7 +251,8 @@ def rank_agreement_figure(
                 },
                 marker={"symbol": ["circle", "x", "diamond", "square"][j % 4], "size": 7},
                 customdata=None if nz is None else nz,
-                hovertemplate=f"{_esc(str(name))}<br>λ = %{{x:.3g}}<br>ρ = %{{y:.2f}}"
+                text=[fmt_value(v) for v in x],
+                hovertemplate=f"{_esc(str(name))}<br>λ = %{{text}}<br>ρ = %{{y:.2f}}"
                 + ("<br>non-zero β: %{customdata}" if nz is not None else "")
                 + "<extra></extra>",
                 connectgaps=False,
