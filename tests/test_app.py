@@ -9,6 +9,7 @@ menu does: app.py (shared sidebar, URL state) runs first, then the page.
 from __future__ import annotations
 
 import io
+import json
 import math
 import re
 
@@ -523,6 +524,17 @@ def test_contributions_table_sorted_and_downloadable(downloads):
         "SparseSBLR: ρ(|β̃|, co-occurrence)",
         "SparseSBLR: ρ(|β̃|, P(k | t))",
     }
+    # in a narrow window the names column keeps a medium width at the left, so long class
+    # names do not push the numbers out of sight (found at 800 px with 50-character names)
+    config = json.loads(at.dataframe[0].proto.columns)
+    assert config["class"]["width"] == "medium" and config["class"]["pinned"] is True
+    # two metrics to a row (four cut their labels to "SparseSBL…"): one row per model
+    rows = [
+        [m.label.split(":")[0] for column in block.children.values() for m in column.get("metric")]
+        for block in at.main.children.values()
+        if block.type == "flex_container" and block.get("metric")
+    ]
+    assert rows == [["SBLR", "SBLR"], ["SparseSBLR", "SparseSBLR"]]
 
 
 def test_explain_a_chosen_row():
