@@ -200,21 +200,23 @@ def _lasso_by_sklearn(H, c, lam):
     return fit.fit(A, target).coef_
 
 
-@pytest.mark.parametrize("seed", range(4))
-def test_feature_sign_qp_equals_sklearn_lasso_on_correlated_quadratics(seed):
+@pytest.mark.parametrize(("seed", "p"), [(0, 30), (1, 30), (2, 30), (3, 30), (4, 120), (5, 120)])
+def test_feature_sign_qp_equals_sklearn_lasso_on_correlated_quadratics(seed, p):
     """The exact lasso step of the Newton method, against scikit-learn's coordinate descent
-    on the same quadratic; cold and warm starts, with many coordinates entering at once."""
-    from sblr.logistic import _lasso_qp
+    on the same quadratic; cold and warm starts, with many coordinates entering at once (at
+    p = 120 more than the _MAX_ADDED that enter together, so some wait for a later round)."""
+    from sblr.logistic import _MAX_ADDED, _lasso_qp
 
     rng = np.random.default_rng(seed)
-    p = 30
-    common = rng.normal(size=(200, 1))
-    A = common + 0.2 * rng.normal(size=(200, p))  # strongly correlated columns
-    H = A.T @ A / 200
+    common = rng.normal(size=(400, 1))
+    A = common + 0.2 * rng.normal(size=(400, p))  # strongly correlated columns
+    H = A.T @ A / 400
     c = rng.normal(size=p)
     lam = 0.05 * np.abs(c).max()
     oracle = _lasso_by_sklearn(H, c, lam)
     assert 3 <= np.count_nonzero(oracle) < p  # a non-trivial active set
+    if p > _MAX_ADDED:  # from zero, more coordinates violate than enter at once
+        assert np.count_nonzero(np.abs(c) > lam) > _MAX_ADDED
     for start in (np.zeros(p), rng.normal(size=p), oracle * (rng.uniform(size=p) < 0.5)):
         x = _lasso_qp(H, c, np.full(p, lam), start)
         np.testing.assert_allclose(x, oracle, atol=1e-7)
