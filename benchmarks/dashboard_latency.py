@@ -58,6 +58,8 @@ from streamlit.runtime.pages_manager import PagesManager
 from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1.local_script_runner import LocalScriptRunner
 
+from sblr.display import fmt_value
+
 #: The checkout: app.py and pages/ (the app, not part of the sblr package).
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -149,11 +151,13 @@ def check_page(at: AppTest, path: str, lam: float | None = None) -> None:
         charts = [c for c in at.get("plotly_chart") if c.proto.id.endswith("-beta_heatmaps")]
         assert len(charts) == 1, "the β heatmaps are missing"
         if lam is not None:
-            assert any(f"λ = {lam:.3g}" in c.value for c in at.caption), f"λ = {lam:.3g} not shown"
+            shown = f"λ = {fmt_value(lam)}"
+            assert any(shown in c.value for c in at.caption), f"{shown} not shown"
     else:
         assert any(m.label.startswith("Hamming loss") for m in at.metric), "no metrics shown"
         if lam is not None:
-            assert any(f"λ = {lam:.3g}" in m.value for m in at.markdown), f"λ = {lam:.3g} not shown"
+            shown = f"λ = {fmt_value(lam)}"
+            assert any(shown in m.value for m in at.markdown), f"{shown} not shown"
 
 
 def timed_run(at: AppTest, what: str) -> float:

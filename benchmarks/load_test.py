@@ -75,6 +75,7 @@ from pathlib import Path
 import numpy as np
 
 from sblr.dashboard import start_dashboard, stop_dashboard, wait_until_healthy
+from sblr.display import log_label
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = Path("/usr/bin/chromium")
@@ -350,9 +351,17 @@ class Run:
     errors: list[str] = field(default_factory=list)
 
 
+def _slider_value(text: str) -> float:
+    """The grid value a slider's aria-valuetext ("1e-2", "5.6e-3") stands for."""
+    for quarter in range(-20, 9):  # the sliders' grid: 10^-5 ... 10^2 in quarter decades
+        if log_label(quarter / 4) == text:
+            return 10.0 ** (quarter / 4)
+    raise ValueError(f"{text!r} is not a point of the sliders' grid")
+
+
 def _url_value(text: str) -> str:
-    """A slider's aria-valuetext ("1e-2.25") as the app writes it in the URL (f"{v:.4g}")."""
-    return re.escape(f"{10.0 ** float(text[2:]):.4g}")
+    """A slider's aria-valuetext ("5.6e-3") as the app writes it in the URL (f"{v:.4g}")."""
+    return re.escape(f"{_slider_value(text):.4g}")
 
 
 class Session:
@@ -495,10 +504,10 @@ class Session:
                 polling=POLL_MS,
                 timeout=30_000,
             )
-            value = 10.0 ** float((await slider.get_attribute("aria-valuetext"))[2:])
-            expect.append({"url": rf"[?&]{param}={re.escape(f'{value:.4g}')}(&|$)"})
+            text = await slider.get_attribute("aria-valuetext")
+            expect.append({"url": rf"[?&]{param}={_url_value(text)}(&|$)"})
             if param == "lam":
-                expect.append({"sel": CAPTION, "text": f"exactly zero at λ = {value:.3g}"})
+                expect.append({"sel": CAPTION, "text": f"exactly zero at λ = {text}"})
 
         await self.act(action, do, expect)
 
