@@ -704,7 +704,7 @@ def test_the_zero_count_advises_the_way_that_changes_it():
     at = start({"sample": "wine", "lam": "100"})
     goto(at, "pages/coefficients.py")
     caption = texts(at.caption)
-    assert "9 of 9 SparseSBLR coefficients are exactly zero at λ = 100: no class's evidence " in (
+    assert "9 of 9 SparseSBLR coefficients are exactly zero at λ = 1e2: no class's evidence " in (
         caption
     )
     assert "lower λ in the sidebar to let classes in" in caption
