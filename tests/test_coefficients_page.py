@@ -30,6 +30,7 @@ from apptest_helpers import (
 from streamlit.testing.v1 import AppTest
 
 from sblr import SBLRClassifier, SparseSBLRClassifier, load_dataset
+from sblr.display import fmt_value
 from sblr.samples import load_sample
 
 # Every test here starts the app in AppTest: seconds each, so out of the fast suite.
@@ -155,7 +156,7 @@ def test_heatmaps_have_cells_and_names_over_the_whole_lambda_slider(name, oracle
         at.select_slider(key="log_lam").set_value(log_lam)
         rerun(at)
         lam = 10.0**log_lam
-        sparse_name = f"SparseSBLR, λ = {lam:.3g}"
+        sparse_name = f"SparseSBLR, λ = {fmt_value(lam)}"
         expected = {
             "SBLR": oracle.std(oracle.sblr.coef_),
             sparse_name: oracle.std(oracle.sparse(lam)),
@@ -186,7 +187,7 @@ def test_heatmaps_have_cells_and_names_over_the_whole_lambda_slider(name, oracle
                 assert layout.get("showticklabels", True) is not False
             zeros = int((B == 0).sum())
             assert f"{trace_name} ({zeros} of {N * N} β = 0)" in notes
-            all_zero_note = f"all β = 0 at λ = {lam:.3g}"
+            all_zero_note = f"all β = 0 at λ = {fmt_value(lam)}"
             if trace_name == sparse_name:
                 assert (all_zero_note in notes) == (not B.any()), (log_lam, notes)
         assert ("of " + str(m) + " classes shown" in fig["layout"]["title"]["text"]) == (m > TOP_N)
@@ -644,7 +645,7 @@ def test_neighbouring_lambdas_are_fitted_ahead_on_many_classes(oracles):
     (now,) = stored(below)
     assert now is ahead  # used as fitted ahead, not fitted again
     _, traces = panels(at)
-    assert f"SparseSBLR, λ = {below:.3g}" in traces
+    assert f"SparseSBLR, λ = {fmt_value(below)}" in traces
     # and the next step down is on its way
     deadline = time.monotonic() + 120
     while not stored(10.0**-3.5) and time.monotonic() < deadline:
