@@ -261,11 +261,28 @@ def _metric_values(names, y_true, y_pred, scores):
     return {name: metrics.score(name, y_true, y_pred, scores) for name in names}
 
 
+def grid_values(grid, name):
+    """The values tried for the tuned parameter ``name``: ``grid`` itself (the same values for
+    every parameter, as in the paper), or its entry for ``name`` when ``grid`` maps names to
+    values.
+
+    Examples
+    --------
+    >>> grid_values([1.0, 0.1], "lam"), grid_values({"gamma": [1.0], "lam": [1e-3]}, "lam")
+    ([1.0, 0.1], [0.001])
+    """
+    if isinstance(grid, Mapping):
+        if name not in grid:
+            raise ValueError(f"the grid gives no values for {name!r}; it has {sorted(grid)}.")
+        return list(grid[name])
+    return list(grid)
+
+
 def _grid_points(spec, grid):
     """Every combination of the tuned parameters, in grid order (first parameter outer)."""
     points = [{}]
     for name in spec.tuned:
-        points = [{**p, name: float(v)} for p in points for v in grid]
+        points = [{**p, name: float(v)} for p in points for v in grid_values(grid, name)]
     return points
 
 
@@ -322,8 +339,9 @@ def select_params(
     X : ndarray of shape (n_samples, n_features)
     y : ndarray of shape (n_samples,) or (n_samples, n_classes)
     selection : {"holdout", "inner_kfold"}
-    grid : sequence of float
-        Values tried for every tuned parameter.
+    grid : sequence of float, or mapping of parameter name to sequence of float
+        Values tried for every tuned parameter, or for each by its name (``gamma``,
+        ``lam``, ``C``).
     inner_folds : int
         Folds of ``selection="inner_kfold"``.
     random_state : int
@@ -354,8 +372,8 @@ def select_params(
             spec.build(),
             X,
             y,
-            gammas=grid,
-            lams=grid,
+            gammas=grid_values(grid, "gamma"),
+            lams=grid_values(grid, "lam") if "lam" in spec.tuned else PAPER_GRID,  # SparseSBLR's
             metric=metric,
             cv=None if selection == "holdout" else inner_folds,
             random_state=random_state,
@@ -400,7 +418,8 @@ def run_fold(
     splits : list of (train, test) index arrays
         E.g. ``make_splits(y, scheme="kfold", n_splits=10)``.
     selection : {"holdout", "inner_kfold"}
-    grid : sequence of float
+    grid : sequence of float, or mapping of parameter name to sequence of float
+        See :func:`select_params`.
     inner_folds : int
     params : dict, optional
         Fixed hyper-parameters: no selection is run (parameters not given
@@ -622,7 +641,12 @@ def run_benchmark(
     if selection not in SELECTIONS:
         raise ValueError(f"selection must be one of {SELECTIONS}; got {selection!r}.")
     params = dict(params or {})
-    grid = tuple(float(g) for g in grid)
+    if isinstance(grid, Mapping):  # one grid per tuned parameter
+        grid = {name: tuple(float(v) for v in grid[name]) for name in sorted(grid)}
+        grid_setting = {name: list(values) for name, values in grid.items()}
+    else:
+        grid = tuple(float(g) for g in grid)
+        grid_setting = list(grid)
     tasks, cached = [], {}
     for ds in datasets:
         splits = benchmark_splits(ds, folds, seed)
@@ -643,7 +667,7 @@ def run_benchmark(
                 "folds": folds,
                 "seed": seed,
                 "selection": selection,
-                "grid": list(grid),
+                "grid": grid_setting,
                 "inner_folds": inner_folds if selection == "inner_kfold" else None,
                 "params": fixed,
             }

@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import sys
 import threading
+from collections.abc import Mapping
 
 import numpy as np
 import streamlit as st
@@ -705,6 +706,8 @@ def cached_compare_fold(_ds, key, method, fold, folds, grid):
     from sblr import protocol
 
     splits = _cached_compare_splits(_ds, key, folds)
+    if grid and isinstance(grid[0], tuple):  # (name, values) pairs: one grid per parameter
+        grid = dict(grid)
     with job_slot():
         return protocol.run_fold(_ds, method, fold, splits, grid=grid)
 
@@ -717,7 +720,10 @@ def compare_methods(ds, key, methods, folds, grid, progress=None):
     """
     from sblr.protocol import collect_results
 
-    grid = tuple(float(g) for g in grid)
+    if isinstance(grid, Mapping):  # one grid per parameter, as hashable (name, values) pairs
+        grid = tuple((name, tuple(float(v) for v in grid[name])) for name in sorted(grid))
+    else:
+        grid = tuple(float(g) for g in grid)
     total = len(methods) * folds
     done = []
     for i, method in enumerate(methods):
