@@ -19,7 +19,8 @@ def home():
     st.title("Similarity-based classification you can look inside")
     st.markdown(
         "Every class k gets **evidence** f̄ₖ(x): the mean RBF similarity of x to the training "
-        "rows of class k. **SML** predicts the classes with the most evidence. **SBLR** fits, "
+        "rows of class k. **SML** ranks the classes by the *summed* similarity fₖ(x) = |Dₖ|·f̄ₖ(x) "
+        "(so a large class gets more) and predicts those with the most. **SBLR** fits, "
         "for every class k, a logistic regression on the evidence of *all* classes, so its "
         "coefficient βₜᵏ says how much class t's evidence counts for class k. **SparseSBLR** "
         "adds an L1 penalty λ‖βᵏ‖₁ that sets the coefficients of irrelevant classes exactly "

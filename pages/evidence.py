@@ -19,8 +19,10 @@ with st.expander("What am I looking at? (the paper's idea in one picture)"):
         "the row to the training rows of class t. A row of class k tends to be close to other "
         "rows of k, so its f̄ₖ is large. Here every row is a point with two of these evidences "
         "as coordinates, red when it carries the sidebar's class k.\n\n"
-        "- **SML** decides from the evidence alone: the class with the most evidence wins "
-        "(multi-class), or the ξ(x) classes with the most (multi-label).\n"
+        "- **SML** decides from the evidence alone, summed rather than averaged: fₜ(x) = "
+        "|Dₜ|·f̄ₜ(x), the mean times the class's size, so large classes are favoured. The class "
+        "with the largest sum wins (multi-class), or the ξ(x) classes with the largest "
+        "(multi-label).\n"
         "- **SBLR / SparseSBLR** learn, for class k, a logistic regression on ALL evidences: "
         "the solid line is where SparseSBLR's π_k = 0.5, with the evidences not drawn held at "
         "their mean. When the second axis is a class whose evidence helps (β > 0) or hurts "
@@ -82,8 +84,8 @@ st.caption(
         else "The line may leave the picture where the other evidences alone already decide."
     )
     + (
-        " SML on multi-label data predicts the ξ(x) classes with the most evidence: a rule on "
-        "all evidences at once, not a line in two of them."
+        " SML on multi-label data predicts the ξ(x) classes with the largest summed evidence: "
+        "a rule on all evidences at once, not a line in two of them."
         if ds.task == "multilabel"
         else ""
     )

@@ -27,12 +27,14 @@ STEPS = [
         "title": "SML: decide from the evidence alone",
         "text": (
             "Every row gets one number per class, its evidence f̄ₜ(x): how similar it is, on "
-            "average, to the training rows of class t. SML predicts the classes with the most "
-            "evidence, nothing more. The Model page scores it on rows it has not seen."
+            "average, to the training rows of class t. SML adds these similarities up instead "
+            "of averaging them (fₜ = |Dₜ|·f̄ₜ, the mean times the class's size) and predicts the "
+            "classes with the largest sums, nothing more. The Model page scores it on rows it "
+            "has not seen."
         ),
         "question": (
             "Look at the per-class table: which label does SML get worst? Why could a rare "
-            "label such as frost be hard for a rule that only compares evidences?"
+            "label such as frost be hard for a rule that compares summed similarities?"
         ),
         "page": "pages/model.py",
         "view": {"model": "SML", "gamma": "scale", "lam": 1e-3, "k": 4},

@@ -286,6 +286,25 @@ def test_every_lesson_step_has_its_address_and_shows_its_view():
     assert at.query_params["k"] == "3" and at.query_params["model"] == "SparseSBLR"
 
 
+def test_sml_is_described_as_it_decides_from_summed_similarities():
+    """Found by a walkthrough: the home page, the evidence page and the lesson said SML takes
+    the class with the most MEAN evidence f̄. It compares sums (the mean times the class's
+    size), so it favours large classes; on planted, the classes with the largest mean
+    evidence differ from SML's prediction on most test rows. Oracle: the library's SML."""
+    ds = load_sample("planted")
+    sml = SMLClassifier(gamma=1.0).fit(ds.X, ds.y)
+    assert sml.normalize == "sum"
+    mean = sml.featurizer_.query_evidence(ds.X, normalize="mean")
+    total = sml.featurizer_.query_evidence(ds.X, normalize="sum")
+    assert not np.array_equal(mean.argmax(axis=1), total.argmax(axis=1))  # it matters here
+    at = start()
+    assert "*summed* similarity" in " ".join(m.value for m in at.markdown)
+    at = goto(start({"step": "2"}), "pages/lesson.py")
+    assert "adds these similarities up instead of averaging them" in texts(at.markdown)
+    at = goto(start(), "pages/evidence.py")
+    assert "summed rather than averaged" in texts(at.markdown)
+
+
 # ----------------------------------------------------------------------------- context
 @pytest.fixture
 def file_names(monkeypatch, downloads):
