@@ -72,7 +72,9 @@ STEPS = [
         "title": "The planted structure appears",
         "text": (
             "At γ = 1 and λ = 3·10⁻⁴ SparseSBLR keeps only a few weights besides each class's "
-            "own evidence. They are the rules the data was made with."
+            "own evidence. Most of them are the rules the data was made with (birdsong copies "
+            "daylight, thunder occurs only with rain, frost excludes daylight); a few are not: "
+            "the L1 penalty keeps what helps to predict, planted or not."
         ),
         "question": (
             "Read the rules off the heatmap: thunder ← ?, birdsong ← ?, and which weight is "

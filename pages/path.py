@@ -60,8 +60,10 @@ st.subheader("Where does the paper's claim hold?")
 st.markdown(
     "The claim: classes that depend more on k get larger weights |β̃ₜᵏ|. Each line is "
     "Spearman's ρ between the standardized weights of k (t ≠ k) and a dependency of k on t, "
-    "at every λ of the path. ρ near 1 confirms the claim at that λ, near 0 or below refutes it; "
-    "a gap means every weight is zero there."
+    "at every λ of the path. Above 0 the weights lean the claim's way at that λ, near 0 they "
+    "ignore the dependency, below 0 they go against it; whether a single ρ is more than chance "
+    "is what the Class contributions page tests (a permutation test at the sidebar's λ). "
+    "A gap means every weight is zero there."
 )
 F = common.training_evidence(ds, key, s.gamma)
 Y = ds.label_matrix()

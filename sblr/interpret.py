@@ -732,9 +732,9 @@ class ClaimCheck:
                 "opposite of the claim."
             )
         return (
-            f"Not supported ({nums}): a rank correlation this large arises by chance "
-            f"{self.p_value:.0%} of the time, so these data do not confirm that the weights "
-            f"follow {measure}."
+            f"Not supported ({nums}): shuffling the weights among the classes gives a rank "
+            f"correlation at least this far from 0 in {self.p_value:.0%} of shuffles, so these "
+            f"data do not confirm that the weights follow {measure}."
         )
 
 

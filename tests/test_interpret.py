@@ -622,6 +622,8 @@ def test_check_claim_p_value_matches_the_exact_permutation_distribution(seed):
     c = check_claim(np.r_[99.0, w], np.r_[99.0, d], target=0)  # the target is left out
     assert c.n == 7 and c.rho == pytest.approx(spearman(w, d))
     assert c.p_value == pytest.approx(exact_permutation_p(w, d), abs=0.012)  # 9,999 draws
+    if c.verdict == "not supported":  # the sentence says what the p-value is, not "chance"
+        assert f"at least this far from 0 in {c.p_value:.0%} of shuffles" in c.sentence()
 
 
 def test_check_claim_verdicts_on_planted_orderings():
