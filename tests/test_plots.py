@@ -786,3 +786,8 @@ def test_long_titles_wrap_to_fit_a_narrow_chart_without_splitting_markup():
             r"<[^>]*>", "", line
         )
     assert layout["margin"]["t"] - short["margin"]["t"] == 19 * (len(lines) - 2)
+    # an expression is never broken at its operator: "(π = 0.5)" stays on one line
+    sub = "x" * (SUBTITLE_CHARS - 6) + " (π = 0.5); white = exactly 0, β ≠ 0"
+    sub_lines = _titled("t", sub)["title"]["text"].split("<br>")[1:]
+    assert any("(π = 0.5);" in line for line in sub_lines), sub_lines
+    assert any("β ≠ 0" in line for line in sub_lines), sub_lines

@@ -189,12 +189,12 @@ _TAG = re.compile(r"<[^>]*>")
 
 def _wrapped(text: str, width: int) -> list[str]:
     """``text`` (Plotly's title markup) as lines of at most ``width`` visible characters,
-    broken at spaces only (its own ``<br>`` kept).  A tag never spans a space in these titles,
+    broken at spaces only, never next to an operator (its own ``<br>`` kept).  A tag never spans a space in these titles,
     so no tag is split; an escaped name's ``&lt;`` counts as the one character it shows."""
     lines = []
     for line in text.split("<br>"):
         current, length = [], 0
-        for word in line.split(" "):
+        for word in _glued(line.split(" ")):
             size = len(html.unescape(_TAG.sub("", word)))
             if current and length + 1 + size > width:
                 lines.append(" ".join(current))
@@ -203,6 +203,23 @@ def _wrapped(text: str, width: int) -> list[str]:
             current.append(word)
         lines.append(" ".join(current))
     return lines
+
+
+#: Words that stay on the line of their neighbours: "π = 0.5", "β ≠ 0" never break.
+_OPERATORS = frozenset("= ≠ < > ≤ ≥ → ← × · + − - ~ ≈".split())
+
+
+def _glued(words: list[str]) -> list[str]:
+    """``words`` with every operator joined to the words on both sides of it."""
+    out: list[str] = []
+    glue = False
+    for word in words:
+        if out and (glue or word in _OPERATORS):
+            out[-1] += " " + word
+        else:
+            out.append(word)
+        glue = word in _OPERATORS
+    return out
 
 
 def _titled(main: str, sub: str | None = None, *, extra: int = 0) -> dict:
