@@ -139,6 +139,25 @@ if ds.task == "multilabel":
             None if threshold == 0.5 else f"{change:+.3f} vs 0.5",
             delta_color="inverse" if metrics.LOWER_IS_BETTER[name] else "normal",
         )
+    counts = metrics.decision_counts(y_held, P_held, threshold)
+    if counts["empty_rows"] == counts["rows"]:
+        st.warning(
+            f"At this threshold {s.model} predicts no label for any of the {counts['rows']:,} "
+            "held-out rows, so nothing is predicted (micro-F1 is 0 and precision undefined). "
+            "Lower the threshold"
+            + (", or λ (or let Tune choose it)." if s.model == "SparseSBLR" else ".")
+        )
+    elif counts["empty_rows"]:
+        st.caption(
+            f"{s.model} predicts no label for {counts['empty_rows']:,} of the {counts['rows']:,} "
+            "held-out rows at this threshold."
+        )
+    if counts["absent_labels"]:
+        st.caption(
+            f"{counts['absent_labels']} of {ds.n_classes} classes occur in no held-out row and "
+            "are never predicted: macro-F1 counts each as F1 = 1 (Mulan's convention, so "
+            "micro- and macro-F1 can differ a lot); the table below leaves their F1 empty."
+        )
 else:
     threshold = None
     st.caption(

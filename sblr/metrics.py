@@ -841,6 +841,26 @@ def threshold_report(Y_true, P, threshold=0.5) -> dict[str, float]:
     }
 
 
+def decision_counts(Y_true, P, threshold=0.5) -> dict[str, int]:
+    """What the label decisions at ``threshold`` leave out, for the user to be told:
+    ``rows`` (all rows), ``empty_rows`` (rows given no label at all) and
+    ``absent_labels`` (labels neither true nor predicted in any row: macro-F1 scores each
+    of them 1, Mulan's convention, see :func:`macro_f1`).
+
+    Examples
+    --------
+    >>> decision_counts([[1, 0, 0], [0, 1, 0]], [[0.6, 0.1, 0.2], [0.3, 0.45, 0.1]])
+    {'rows': 2, 'empty_rows': 1, 'absent_labels': 1}
+    """
+    Y, P = _labels_from_proba(Y_true, P)
+    pred = P >= float(threshold)
+    return {
+        "rows": int(len(pred)),
+        "empty_rows": int((~pred.any(axis=1)).sum()),
+        "absent_labels": int((~pred.any(axis=0) & ~Y.astype(bool).any(axis=0)).sum()),
+    }
+
+
 def pr_curve(y_true, p):
     """Precision-recall curve of one class from its probabilities (scikit-learn's
     ``precision_recall_curve``) and its average precision.

@@ -70,6 +70,28 @@ def test_threshold_moves_every_label_metric_without_refitting():
     )
 
 
+def test_a_threshold_at_which_nothing_is_predicted_says_so():
+    """Found on 45 labels: SparseSBLR predicted no label for any held-out row and the page
+    showed micro-F1 0.000 beside macro-F1 0.067 without a word. Oracle: SparseSBLR fitted
+    here on the hold-out split's training rows, its decisions counted by hand."""
+    ds = load_sample("planted")
+    ((train, test),) = make_splits(ds.y, scheme="holdout", test_size=0.25)
+    P = SparseSBLRClassifier(lam=1e-3).fit(ds.X[train], ds.y[train]).predict_proba(ds.X[test])
+    at = goto(start({"k": "3"}), "pages/model.py")
+    for threshold in (0.5, 0.95):
+        keyed(at.slider, "threshold").set_value(threshold)
+        rerun(at)
+        empty = int((P < threshold).all(axis=1).sum())
+        notes = texts(at.caption) + " ".join(w.value for w in at.warning)
+        if empty == len(test):
+            assert f"predicts no label for any of the {len(test):,} held-out rows" in notes
+        elif empty:
+            assert f"predicts no label for {empty:,} of the {len(test):,} held-out rows" in notes
+        else:
+            assert "predicts no label" not in notes
+    assert empty > 0  # at 0.95 some rows get no label (the test would be empty otherwise)
+
+
 def test_multiclass_per_class_table_decides_by_the_largest_probability():
     ds = load_sample("wine")
     ((train, test),) = make_splits(ds.y, scheme="holdout", test_size=0.25)

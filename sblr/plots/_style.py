@@ -189,8 +189,9 @@ _TAG = re.compile(r"<[^>]*>")
 
 def _wrapped(text: str, width: int) -> list[str]:
     """``text`` (Plotly's title markup) as lines of at most ``width`` visible characters,
-    broken at spaces only, never next to an operator (its own ``<br>`` kept).  A tag never spans a space in these titles,
-    so no tag is split; an escaped name's ``&lt;`` counts as the one character it shows."""
+    broken at spaces only, never next to an operator (its own ``<br>`` kept).  A tag never
+    spans a space in these titles, so no tag is split; an escaped name's ``&lt;`` counts as
+    the one character it shows."""
     lines = []
     for line in text.split("<br>"):
         current, length = [], 0
