@@ -306,8 +306,8 @@ else:
     st.plotly_chart(fig_features, key="feature_waterfall")
 st.caption(
     f"The {ds.n_features:,} credits add up to "
-    f"{fa.attributions.sum():.6g}; logit(x) − logit(x′) = {fa.output:.6g} − "
-    f"{fa.output_baseline:.6g} = {fa.output - fa.output_baseline:.6g} "
+    f"{fa.attributions.sum():.4g}; logit(x) − logit(x′) = {fa.output:.4g} − "
+    f"({fa.output_baseline:.4g}) = {fa.output - fa.output_baseline:.4g} "
     f"(quadrature error {abs(fa.gap):.1e}, {fa.n_nodes} nodes on the path)."
 )
 RANKS = ["largest", "2nd", "3rd", "4th", "5th"]

@@ -254,14 +254,15 @@ if stored and stored[0] == key:
             "scores are optimistic. Tune again."
         )
     chosen = ", ".join(
-        f"{'γ' if k == 'gamma' else 'λ'} = {v:.0e}" for k, v in res.best_params.items()
+        f"{'γ' if k == 'gamma' else 'λ'} = {common.fmt_value(v)}"
+        for k, v in res.best_params.items()
     )
     st.success(
         f"{model}, {tuned_by}: validation {res.metric.replace('_', ' ')} {res.best_score:.3f} "
         f"at {chosen}; the sliders now show it."
     )
     edges = [
-        f"{'γ' if k == 'gamma' else 'λ'} = {v:.0e} is the grid's "
+        f"{'γ' if k == 'gamma' else 'λ'} = {common.fmt_value(v)} is the grid's "
         + ("largest" if v == max(PAPER_GRID) else "smallest")
         for k, v in res.best_params.items()
         if v in (max(PAPER_GRID), min(PAPER_GRID))

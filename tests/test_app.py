@@ -36,6 +36,7 @@ from apptest_helpers import (
 from streamlit.testing.v1 import AppTest
 
 from sblr import SparseSBLRClassifier
+from sblr.display import fmt_value
 from sblr.interpret import cooccurrence
 from sblr.samples import load_sample
 
@@ -369,12 +370,12 @@ def test_tune_moves_the_sliders(model):
 
     message = texts(at.success)
     assert f"{model}, inner 5-fold CV: validation average precision" in message
-    assert f"γ = {best['gamma']:.0e}" in message
+    assert f"γ = {fmt_value(best['gamma'])}" in message  # as the sliders write it
     assert ("λ = " in message) == (model == "SparseSBLR")
     if model == "SparseSBLR":
-        assert f"λ = {best['lam']:.0e}" in message
+        assert f"λ = {fmt_value(best['lam'])}" in message
     # The metrics above were recomputed with the tuned values.
-    assert f"{model} with γ = {best['gamma']:.3g}" in texts(at.markdown)
+    assert f"{model} with γ = {fmt_value(best['gamma'])}" in texts(at.markdown)
 
 
 @pytest.mark.parametrize(
@@ -764,4 +765,4 @@ def test_tuning_says_when_its_choice_is_at_an_end_of_the_grid(monkeypatch):
     at.run()
     assert_clean(at)
     (warned,) = [w.value for w in at.warning if "may lie beyond the grid" in w.value]
-    assert warned.startswith("γ = 1e+02 is the grid's largest")
+    assert warned.startswith("γ = 1e2 is the grid's largest")
