@@ -5,6 +5,7 @@ pickers and model comparison, the evidence-space page and the lesson."""
 from __future__ import annotations
 
 import html
+import re
 
 import numpy as np
 import pytest
@@ -428,3 +429,26 @@ def test_explain_multiclass_heading_gives_the_probability_of_the_bars_and_table(
     score = float(models.iloc[2, 2])  # SparseSBLR's row: the normalized probability
     (heading,) = [h.value for h in at.subheader if h.value.startswith("Why")]
     assert heading.endswith(f"gets {score:.3f}")
+
+
+def test_the_credit_sum_caption_reads_as_arithmetic():
+    """The caption said '5.40587 − -1.92905 = 7.33491': a double minus, and six digits where
+    the charts show three. Oracle: the numbers it prints add up as printed."""
+    at = goto(start({"k": "3", "model": "SparseSBLR"}), "pages/explain.py")
+    (caption,) = [c for c in at.caption if "credits add up to" in c.value]
+    text = caption.value
+    assert "− -" not in text and "- -" not in text
+    number = r"(-?\d[\d.e+-]*)"
+    found = re.search(
+        rf"credits add up to {number}; logit\(x\) − logit\(x′\) = {number} − \(?{number}\)? = "
+        rf"{number} ",
+        text,
+    )
+    assert found, text
+    total, out, base, diff = (float(g) for g in found.groups())
+    mantissas = [
+        g.split("e")[0].replace("-", "").replace(".", "").lstrip("0") for g in found.groups()
+    ]
+    assert all(len(digits) <= 4 for digits in mantissas), found.groups()  # as the charts
+    assert out - base == pytest.approx(diff, rel=2e-3, abs=2e-3)
+    assert total == pytest.approx(diff, rel=2e-3, abs=2e-3)
