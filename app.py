@@ -183,7 +183,7 @@ def _share_notice():
             f"{common.SHARE_DAYS:g} days from the upload (the server may drop it earlier when "
             "its space for uploads is full). The id in the link is 128 random bits: it "
             "cannot be guessed, but whoever has the link has the data.",
-            icon="🔗",
+            icon=":material/link:",
         )
         if st.button("Remove my data from the server", key="share_forget"):
             common.forget_shared()

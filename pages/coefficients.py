@@ -106,7 +106,7 @@ if diag.unreliable:
         + " Many different β then fit the data equally well, so single SBLR coefficients "
         "(even their signs) are not identifiable. Read SparseSBLR's β and check how stable "
         "they are below.",
-        icon="⚠️",
+        icon=":material/warning:",
     )
 
 col1, col2 = st.columns(2)

@@ -55,7 +55,7 @@ if multiclass:
         "is the **mean evidence of class t over the rows of class k**, A_kt (how similar, on "
         "average, k's rows are to t's rows; leave-one-out). A large A_kt means the two classes "
         "are easily confused, so t's evidence carries information about k.",
-        icon="ℹ️",
+        icon=":material/info:",
     )
     st.latex(r"A_{kt}=\frac{1}{|D_k|}\sum_{x_i\in D_k}\bar f_t(x_i)")
     related = "mean evidence on k's rows"
@@ -120,7 +120,7 @@ if common.diagnostics(ds, key, s.gamma).unreliable:
         "identifiable (the Coefficients page says why), so its ranking of the classes, and "
         "any agreement of it with the data, may change with the solver's start. SparseSBLR's "
         "are the ones to read.",
-        icon="⚠️",
+        icon=":material/warning:",
     )
 st.caption(
     f"At γ = {common.fmt_gamma(s.gamma)}, λ = {common.fmt_value(s.lam)} (λ applies to SparseSBLR). "

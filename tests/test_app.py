@@ -687,14 +687,19 @@ def test_gamma_scale_shows_its_value_and_leaving_it_starts_near_it(sample):
     span = np.where(hi > lo, hi - lo, 1.0)
     scaled = np.where(hi > lo, 2 * (X - lo) / span - 1, 0.0)  # [-1, 1], constant columns 0
     by_hand = 1.0 / (X.shape[1] * scaled.var())
-    at = start({"sample": sample})
+    grid = np.arange(-5.0, 2.0001, 0.25)  # the slider's points, 1e-5 ... 1e2
+    nearest = float(grid[np.argmin(np.abs(grid - math.log10(by_hand)))])
+    at = start({"sample": sample, "gamma": "100"})  # the slider's own γ far from it
+    at.toggle(key="gamma_is_scale").set_value(True)
+    at.run()
     captions = texts(at.sidebar.caption)
     assert f"γ = scale is {by_hand:.3g} on this data." in captions
+    # the greyed-out slider shows the grid point of the γ in use, not one not in use
+    assert at.select_slider(key="log_gamma").disabled
+    assert at.select_slider(key="log_gamma").value == pytest.approx(nearest)
     at.toggle(key="gamma_is_scale").set_value(False)
     at.run()
     assert_clean(at)
-    grid = np.arange(-5.0, 2.0001, 0.25)  # the slider's points, 1e-5 ... 1e2
-    nearest = float(grid[np.argmin(np.abs(grid - math.log10(by_hand)))])
     assert at.select_slider(key="log_gamma").value == pytest.approx(nearest)
     assert float(at.query_params["gamma"]) == pytest.approx(10**nearest, rel=1e-3)
     assert "γ = scale is" not in texts(at.sidebar.caption)

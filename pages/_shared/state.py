@@ -191,7 +191,7 @@ def url_notice(ds):
             + f" You are looking at the sample data “{esc(ds.name)}” instead, with the class "
             "choice reset. Choose a sample, or upload the file again for a new link, on the "
             "Choose data page.",
-            icon="⚠️",
+            icon=":material/warning:",
         )
     ignored = st.session_state.pop("_url_ignored", [])
     k = st.session_state.pop("_url_k", None)
@@ -202,7 +202,7 @@ def url_notice(ds):
             "Some settings in the link could not be used and were ignored: "
             + esc("; ".join(ignored))
             + ".",
-            icon="⚠️",
+            icon=":material/warning:",
         )
 
 
@@ -240,6 +240,9 @@ def sidebar_settings(ds):
     value = _scale_value(ds) if scale else None
     if value is not None:
         sb.caption(f"γ = scale is {value:.3g} on this data.")
+        # the greyed-out slider shows the grid point nearest to it, not a γ not in use
+        # (it showed 1e0 beside a scale γ of 0.01, and students read γ = 1)
+        st.session_state[K_LOG_GAMMA] = nearest_point(math.log10(value))
     sb.select_slider(
         "RBF width γ (log₁₀)",
         LOG_GRID,
@@ -315,7 +318,7 @@ def approx_notice(ds):
         f"{AUTO_APPROX_ROWS:,} rows or more use Nyström features (D = {n_components}) instead "
         "of the exact sum, so time grows linearly with rows; on benchmark data the evidence "
         "stays within about 1% of exact. Smaller training folds stay exact.",
-        icon="ℹ️",
+        icon=":material/info:",
     )
 
 
