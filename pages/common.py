@@ -63,6 +63,7 @@ from pages._shared.formatting import (
     fmt_gamma,
     fmt_share,
     fmt_value,
+    index_value,
     safe_filename,
     to_csv_bytes,
 )
@@ -142,6 +143,7 @@ __all__ = [
     "fmt_gamma",
     "fmt_share",
     "fmt_value",
+    "index_value",
     "follow_redirect",
     "forget_shared",
     "gamma_needs_apply",

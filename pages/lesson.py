@@ -124,7 +124,8 @@ st.markdown(
 
 n = len(STEPS)
 wanted = st.session_state.get("_url_step") or "1"  # the link's ?step=N
-first = int(wanted) if wanted.isdigit() and 1 <= int(wanted) <= n else 1
+first = common.index_value(wanted)
+first = first if first is not None and 1 <= first <= n else 1
 st.session_state.setdefault("lesson_step", first)
 step = st.radio(
     "Step",

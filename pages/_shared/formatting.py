@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from sblr.display import fmt_value, log_label
@@ -17,6 +19,7 @@ __all__ = [
     "fmt_gamma",
     "fmt_value",
     "grid_value",
+    "index_value",
     "log_label",
     "nearest_point",
     "safe_filename",
@@ -25,6 +28,17 @@ __all__ = [
 
 #: Slider grid: 10^-5 ... 10^2 in quarter decades (the paper's grid is every 4th point).
 LOG_GRID = [round(x, 2) for x in np.arange(-5.0, 2.0001, 0.25)]
+
+
+def index_value(text):
+    """A link's class or step number: ASCII digits only, at most six of them, else None.
+    (``str.isdigit`` also accepts "²" and "٣", which ``int`` rejects or reads as 3, and
+    ``int`` refuses more than 4,300 digits: either crashed every page opened from the link.)
+
+    >>> index_value("3"), index_value("²"), index_value("٣"), index_value("9" * 5000)
+    (3, None, None, None)
+    """
+    return int(text) if re.fullmatch(r"[0-9]{1,6}", text, flags=re.ASCII) else None
 
 
 def grid_value(log10):

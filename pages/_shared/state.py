@@ -16,7 +16,14 @@ import streamlit as st
 
 from pages._shared.cache import scale_gamma
 from pages._shared.data import current_dataset, dataset_key, open_shared, use_sample
-from pages._shared.formatting import LOG_GRID, esc, grid_value, log_label, nearest_point
+from pages._shared.formatting import (
+    LOG_GRID,
+    esc,
+    grid_value,
+    index_value,
+    log_label,
+    nearest_point,
+)
 from sblr._approx import AUTO_APPROX_ROWS, resolve_approx
 from sblr.exceptions import DataError
 from sblr.samples import DEFAULT_SAMPLE, SAMPLES
@@ -174,9 +181,10 @@ def init_state_from_url():
         if point is not None:
             st.session_state[K_LOG_LAM] = point
     if "k" in q and shared_missing is None:  # a class index of other data would mislead
-        if q["k"].isdigit():
-            st.session_state[K_CLASS] = int(q["k"])
-            st.session_state["_url_k"] = int(q["k"])
+        k = index_value(q["k"])
+        if k is not None:
+            st.session_state[K_CLASS] = k
+            st.session_state["_url_k"] = k
         else:
             ignored.append(f"k={q['k']!r} is not a class number")
     st.session_state["_url_ignored"] = ignored
