@@ -340,8 +340,10 @@ def cooccurrence(Y, classes=None) -> np.ndarray:
         np.issubdtype(arr.dtype, np.number) and np.isin(arr, (0, 1)).all()
     ):
         raise DataError("Y must be a 0/1 label indicator matrix (only 0 and 1 allowed).")
-    Yi = arr.astype(np.int64)
-    return Yi.T @ Yi
+    # by BLAS in float64 (exact: counts stay far below 2**53); an int64 product has no BLAS and
+    # took 46 s for 5,000 rows × 1,000 classes, where this takes a fraction of a second
+    Yf = arr.astype(np.float64)
+    return np.rint(Yf.T @ Yf).astype(np.int64)
 
 
 # --------------------------------------------------------------------------- coefficient tables

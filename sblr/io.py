@@ -239,10 +239,12 @@ class Dataset:
         if self.task == MULTILABEL:
             return np.asarray(self.y, dtype=int).copy()
         as_text = np.asarray(self.y).astype(str)
-        matrix = (as_text[:, None] == np.asarray(self.class_names, dtype=str)[None, :]).astype(int)
-        unknown = matrix.sum(axis=1) == 0
-        if unknown.any():
-            raise ValueError(f"class {as_text[unknown][0]!r} is not in class_names")
+        index = {name: j for j, name in enumerate(self.class_names)}
+        codes = np.array([index.get(v, -1) for v in as_text], dtype=np.intp)
+        if (codes < 0).any():
+            raise ValueError(f"class {as_text[codes < 0][0]!r} is not in class_names")
+        matrix = np.zeros((len(codes), len(self.class_names)), dtype=int)
+        matrix[np.arange(len(codes)), codes] = 1  # no n × m comparison of strings
         return matrix
 
     def summary(self) -> dict[str, Any]:
@@ -552,20 +554,24 @@ def _reading(what: str) -> Iterator[None]:
     raise DataError(message)
 
 
-def _check_memory(n_bytes: float, what: str) -> None:
+_FEWER = "Use fewer rows or columns, or store sparse data as sparse ARFF ({index value, ...} rows)."
+
+
+def _check_memory(n_bytes: float, what: str, advice: str = _FEWER) -> None:
     """Refuse, before allocating, a matrix larger than :data:`MAX_DENSE_MB`."""
     needed = n_bytes / 2**20
     if needed > MAX_DENSE_MB:
         raise DataError(
             f"The file is too large to load: {what} would need {needed:,.1f} MB, more than "
-            f"the loader's limit of {MAX_DENSE_MB:,} MB (sblr.io.MAX_DENSE_MB). Use fewer rows "
-            "or columns, or store sparse data as sparse ARFF ({index value, ...} rows)."
+            f"the loader's limit of {MAX_DENSE_MB:,} MB (sblr.io.MAX_DENSE_MB). {advice}"
         )
 
 
-def _check_dense(n_rows: int, n_columns: int, what: str) -> None:
+def _check_dense(n_rows: int, n_columns: int, what: str, advice: str = _FEWER) -> None:
     _check_memory(
-        8.0 * n_rows * n_columns, f"{what} ({n_rows:,} rows × {n_columns:,} columns, dense)"
+        8.0 * n_rows * n_columns,
+        f"{what} ({n_rows:,} rows × {n_columns:,} columns, dense)",
+        advice,
     )
 
 
@@ -1693,6 +1699,15 @@ def _build_dataset(table: _Table, labels: tuple[str, list[int]], *, drop, missin
         notes.append(f"dropped column(s) {_preview([table.names[i] for i in sorted(dropped)])}")
     if task == MULTICLASS:
         y, class_names = _class_target(table.column(target_idx[0]), notes)
+        # every class gets a column of evidence and of the label matrix (n × m, dense)
+        target = table.names[target_idx[0]]
+        _check_dense(
+            len(y),
+            len(class_names),
+            f"one column per class of {target!r}",
+            f"{len(class_names):,} classes in {len(y):,} rows: is {target!r} really a class, "
+            "and not an identifier or a number? Choose another target column.",
+        )
     else:
         _check_dense(table.n_rows, len(target_idx), "the label matrix")
         y, class_names = _label_target([table.column(i) for i in target_idx], notes)
@@ -1737,7 +1752,8 @@ def _class_target(column: _Column, notes: list[str]) -> tuple[np.ndarray, list[s
             "is it really a class and not a numeric feature?"
         )
     if column.kind == "nominal":
-        unused = [c for c in column.categories or [] if c not in set(class_names)]
+        present = set(class_names)
+        unused = [c for c in column.categories or [] if c not in present]
         if unused:
             notes.append(f"declared class(es) {_preview(unused, 5)} have no rows")
     return y, class_names

@@ -589,3 +589,32 @@ def test_a_column_counting_the_rows_gets_a_note(column, noted):
     assert ds.feature_names == ["n", "x"]  # kept: a sorted measurement looks the same
     said = any("'n' hold a different whole number on every row, in order" in n for n in ds.notes)
     assert said is noted
+
+
+def test_a_class_column_with_thousands_of_values_is_refused_at_once():
+    """Found by an audit: a 1.7 MB CSV whose 'class' has 10,000 values loaded, then the
+    dashboard's label matrix (200,000 × 10,000) failed with a MemoryError of 14.9 GiB; an
+    ARFF declaring 50,000 classes took 283 s (a set rebuilt per declared class). Every class
+    gets a dense column of evidence and of labels, so rows × classes is held to the loader's
+    dense limit, with the question that matters. The ARFF runs in another Python, killed
+    after 60 s (the old code needed minutes)."""
+    csv = "f,c\n" + "".join(f"{i % 97},k{i % 10000}\n" for i in range(200_000))
+    with pytest.raises(DataError, match=r"10,000 classes in 200,000 rows: is 'c' really a class"):
+        load_dataset(csv.encode(), name="m.csv", target="c")
+    k = 50_000
+    arff = (
+        "@relation r\n@attribute g numeric\n@attribute cls {"
+        + ",".join(f"v{i}" for i in range(k))
+        + "}\n@data\n"
+        + "".join(f"{i % 13},v{i % k}\n" for i in range(100_000))
+    )
+    outcome = _outcome_in_a_fresh_python("load_dataset", arff.encode(), "m.arff", 60)
+    assert outcome.startswith("DataError: ") and "is 'cls' really a class" in outcome, outcome
+
+
+def test_the_label_matrix_of_multiclass_data_is_one_hot_in_class_order():
+    """Oracle: the one-hot matrix written out by comparing every row with every class."""
+    ds = load_dataset(b"f,c\n1,b\n2,a\n3,c\n4,b\n", name="t.csv", target="c")
+    expected = np.array([[y == c for c in ds.class_names] for y in ds.y], dtype=int)
+    np.testing.assert_array_equal(ds.label_matrix(), expected)
+    assert ds.class_names == ["a", "b", "c"] and ds.label_matrix().dtype.kind == "i"
