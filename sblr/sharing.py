@@ -73,7 +73,8 @@ class UploadStore:
     Parameters
     ----------
     root : path
-        Folder of the store (created).
+        Folder of the store (created; it must belong to this process's account and be
+        closed to others, else :class:`PermissionError`).
     max_item_mb : float, default 60
     max_total_mb : float, default 2048
     ttl_seconds : float, default 7 days
@@ -96,6 +97,15 @@ class UploadStore:
             os.chmod(self.root, 0o700)
         except OSError:
             pass
+        if hasattr(os, "getuid"):
+            # A folder another account made first (e.g. in a shared /tmp) stays theirs: they
+            # could list every id, and an id is the key to its data. Refuse it.
+            info = self.root.stat()
+            if info.st_uid != os.getuid() or info.st_mode & 0o077:
+                raise PermissionError(
+                    f"The share store {str(self.root)!r} belongs to another account or is open "
+                    "to other accounts; set SBLR_SHARE_DIR to a folder of this server's own."
+                )
         self.max_item_bytes = int(max_item_mb * 2**20)
         self.max_total_bytes = int(max_total_mb * 2**20)
         self.ttl_seconds = float(ttl_seconds)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import os
 import re
 
 import pytest
@@ -104,3 +105,26 @@ def test_the_store_folder_is_private_to_the_server_account(tmp_path):
     store.put({"data": b"1"}, {})
     mode = stat.S_IMODE((tmp_path / "shared").stat().st_mode)
     assert mode & 0o077 == 0, oct(mode)
+
+
+@pytest.mark.skipif(
+    not hasattr(os, "geteuid") or os.geteuid() != 0, reason="giving a folder away needs root"
+)
+def test_a_store_folder_another_account_made_first_is_refused(tmp_path):
+    """Found by an audit: in a shared /tmp another account could make the store's folder
+    first (mode 0777), keep it, and list every id, the key to each upload. The store refuses
+    a folder it does not own, and the dashboard's default folder is per account."""
+    root = tmp_path / "shared"
+    root.mkdir(mode=0o777)
+    os.chown(root, 65534, 65534)  # nobody's
+    with pytest.raises(PermissionError, match="belongs to another account"):
+        UploadStore(root)
+    assert list(root.iterdir()) == []
+
+
+def test_the_dashboards_store_is_one_folder_per_account(monkeypatch, tmp_path):
+    from pages._shared import data
+
+    monkeypatch.delenv("SBLR_SHARE_DIR", raising=False)
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
+    assert data.share_store().root == tmp_path / f"sblr-shared-uploads-{os.getuid()}"

@@ -146,6 +146,19 @@ def test_a_forged_or_hostile_data_id_shows_the_sample_and_a_message():
         assert keyed(at.sidebar.selectbox, "target_class").value == 0
 
 
+def test_a_share_store_that_cannot_be_read_gives_a_message_not_a_crash(monkeypatch, tmp_path):
+    """The link's data is read before any page: an OSError there (the store refused as
+    another account's, a disk error) crashed every session opened from the link."""
+    root = tmp_path / "not-ours"
+    root.write_text("a file where the store's folder should be")
+    monkeypatch.setenv("SBLR_SHARE_DIR", str(root))
+    at = start({"data": "A" * 22})
+    assert not at.exception
+    assert any("cannot read its store of shared data" in w.value for w in at.warning)
+    line = [m.value for m in at.sidebar.markdown if m.value.startswith("**Data:**")][0]
+    assert "planted" in line
+
+
 # ----------------------------------------------------------------------------- explain
 def test_row_pickers_and_the_three_models_side_by_side():
     """Oracle: the models fitted here; the misclassified rows are those whose predicted

@@ -112,8 +112,10 @@ def share_store():
 
     from sblr.sharing import UploadStore
 
+    # one folder per account: another account's folder of the same name is refused
+    owner = f"-{os.getuid()}" if hasattr(os, "getuid") else ""
     root = os.environ.get("SBLR_SHARE_DIR") or os.path.join(
-        tempfile.gettempdir(), "sblr-shared-uploads"
+        tempfile.gettempdir(), f"sblr-shared-uploads{owner}"
     )
     return UploadStore(
         root,
@@ -145,6 +147,9 @@ def open_shared(token):
         parts, meta = share_store().get(token)
     except SharedDataMissing as exc:
         return str(exc)
+    except OSError:  # the store itself cannot be read (refused, disk): say so, never crash
+        _log.exception("could not read the share store")
+        return "This server cannot read its store of shared data now; the link's data is not open."
     target = meta.get("target")
     target = tuple(target) if isinstance(target, list) else target
     drop = tuple(meta["drop"]) if meta.get("drop") else None
