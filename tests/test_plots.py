@@ -156,7 +156,7 @@ class TestBetaHeatmaps:
         for axis in ("xaxis", "yaxis", "xaxis2", "yaxis2"):
             assert fig.layout[axis].showticklabels is False
         assert "tick labels hidden" in fig.layout.title.text
-        assert fig.layout.height <= MAX_HEIGHT
+        assert fig.layout.height <= MAX_HEIGHT * len(fig.data)  # per panel, stacked
         small = beta_heatmaps({"SBLR": dense[:6, :6]}, NAMES6)
         assert small.layout.height < fig.layout.height
         assert all(trace.hovertemplate for trace in fig.data)  # hover still names classes
@@ -179,9 +179,14 @@ class TestBetaHeatmaps:
         assert _colour_range(fig, b) == (-0.5, 0.5) == (b.zmin, b.zmax)
         bars = [fig.layout[t.coloraxis] for t in fig.data]
         assert all(bar.showscale is not False for bar in bars)
-        # each colour bar beside its own panel: right of it, left of the next one
-        assert fig.layout.xaxis.domain[1] < bars[0].colorbar.x < fig.layout.xaxis2.domain[0]
-        assert bars[1].colorbar.x > fig.layout.xaxis2.domain[1]
+        # each colour bar beside its own panel, right of it, at the panel's height: the panels
+        # are stacked, so no colour bar can reach the other panel's row names
+        for i, bar in enumerate(bars, start=1):
+            x_dom = fig.layout["xaxis" if i == 1 else f"xaxis{i}"].domain
+            y_dom = fig.layout["yaxis" if i == 1 else f"yaxis{i}"].domain
+            assert bar.colorbar.x > x_dom[1]
+            assert bar.colorbar.y == pytest.approx((y_dom[0] + y_dom[1]) / 2)
+        assert fig.layout.yaxis2.domain[1] < fig.layout.yaxis.domain[0]  # one above the other
 
         shared = beta_heatmaps({"SBLR": dense, "SparseSBLR": sparse}, ["a", "b"], shared_scale=True)
         a, b = shared.data

@@ -114,9 +114,10 @@ def beta_heatmaps(
         ``raw`` (float32, to keep the figure small, unless a value would not survive it).  Up to
         :data:`MAX_TICK_LABELS` drawn classes, every panel names its rows and columns (cut to 18
         characters where the names still differ; the hover has the full name); with more, tick
-        labels are hidden.  Panels sit side by side, the gap between them holding a colour bar and
-        the next panel's row names; with 16 to 30 drawn classes they are stacked, each the full
-        width (up to :data:`MAX_HEIGHT` per panel), so every column name stays readable.  The axis
+        labels are hidden.  Panels are stacked, each the full width (up to :data:`MAX_HEIGHT` per
+        panel), so every column name stays readable and no colour bar can reach the next panel's
+        row names, however narrow the chart (Plotly sizes the gap between panels side by side as a
+        share of the width; at 800-1000 px windows the colour bar covered the row names).  The axis
         titles appear once: "class k (predicted)" on the first y axis, "evidence of class t" as one
         annotation under the panels.  ``layout.annotations`` lists such notes first and the subplot
         titles last, in model order.
@@ -198,9 +199,10 @@ def beta_heatmaps(
     font = 11 if N <= 15 else 9
     label_px = _tick_px(labels, font) if show_ticks else 0.0
     n = len(mats)
-    # Past 15 named classes, panels side by side get too narrow to name every column:
-    # one panel per row, the full width each.
-    stacked = n > 1 and 15 < N <= MAX_TICK_LABELS
+    # One panel per row, the full width each: side by side, the gap between them (a colour bar
+    # and the next panel's row names) is a share of a width the figure cannot know, and in a
+    # narrow window the colour bar covered the row names.
+    stacked = n > 1
     # x labels at -45° hang below a panel by about this much
     drop_px = 0.71 * (label_px + font) + 8 if show_ticks else 4.0
     plot_px = min(max(18 * N, 300), 560) if stacked else min(max(28 * N, 300), 520)
