@@ -796,3 +796,21 @@ def test_long_titles_wrap_to_fit_a_narrow_chart_without_splitting_markup():
     sub_lines = _titled("t", sub)["title"]["text"].split("<br>")[1:]
     assert any("(π = 0.5);" in line for line in sub_lines), sub_lines
     assert any("β ≠ 0" in line for line in sub_lines), sub_lines
+
+
+def test_long_legends_go_under_the_plot_and_the_figure_grows_for_them():
+    """At 800 px a legend of 19 names of 50 characters at the right took 60% of the width and
+    left the scatter 120 px wide: many or long names go in rows under the plot, and the
+    figure grows by their rows so that the plot keeps its height; a few short names stay at
+    the right."""
+    names = [f"Long-tailed Species {t:02d} (Genus speciosus var. {t})" for t in range(19)]
+    rng = np.random.default_rng(0)
+    lams = 10.0 ** np.arange(-5, 2.01, 0.5)
+    long = regularization_path(lams, rng.normal(size=(lams.size, 19)), names)
+    short = regularization_path(lams, rng.normal(size=(lams.size, 3)), ["a", "b", "c"])
+    assert long.layout.legend.orientation == "h" and long.layout.legend.y < 0
+    assert short.layout.legend.orientation != "h"
+    assert long.layout.height >= short.layout.height + 22 * 10
+    # legend names are cut where the names differ, so each stays distinct
+    shown = [t.name for t in long.data if t.showlegend is not False]
+    assert len(set(shown)) == 19 and all(len(n) <= 28 for n in shown)

@@ -206,6 +206,23 @@ def _wrapped(text: str, width: int) -> list[str]:
     return lines
 
 
+def _legend(title: str, names: Sequence[str]) -> dict:
+    """A legend that leaves the plot its width: to the right for a few short names, else in
+    rows under the plot (at 800 px, 19 names of 50 characters took 60% of the width and
+    left the scatter 120 px wide)."""
+    longest = max((len(html.unescape(_TAG.sub("", str(n)))) for n in names), default=0)
+    legend: dict = {"title": {"text": title}}
+    if longest > 16 or len(names) > 8:
+        legend.update(orientation="h", x=0.0, xanchor="left", y=-0.24, yanchor="top", yref="paper")
+    return legend
+
+
+def _legend_px(legend: dict, n_entries: int) -> int:
+    """Height to add to a figure whose legend sits under the plot (two entries a row in a
+    narrow chart), so that the plot keeps its own height; 0 for a legend at the right."""
+    return 22 * ((n_entries + 1) // 2) + 20 if legend.get("orientation") == "h" else 0
+
+
 #: Words that stay on the line of their neighbours: "π = 0.5", "β ≠ 0" never break.
 _OPERATORS = frozenset("= ≠ < > ≤ ≥ → ← × · + − - ~ ≈".split())
 

@@ -19,6 +19,8 @@ from sblr.plots._style import (
     _esc,
     _float_array,
     _height,
+    _legend,
+    _legend_px,
     _names,
     _tick_note,
     _titled,
@@ -383,6 +385,8 @@ def pca_scatter(
         if multilabel:
             colour_note += " (the label present in the row that is most common in the data)"
 
+    entries = [t.name for t in fig.data if t.showlegend is not False]
+    legend = _legend("class" if not multilabel else "label", entries)
     fig.update_layout(
         **_titled(f"{method} — {sample_note}", _esc(colour_note)),
         xaxis={"title": {"text": f"PC1 ({var[0]:.1%} of variance)"}, "zeroline": False},
@@ -392,11 +396,8 @@ def pca_scatter(
             },
             "zeroline": False,
         },
-        legend={
-            "title": {"text": "class" if not multilabel else "label"},
-            "itemsizing": "constant",
-        },
-        height=560,
+        legend={**legend, "itemsizing": "constant"},
+        height=560 + _legend_px(legend, len(entries)),
         dragmode="zoom",
     )
     return fig

@@ -17,8 +17,10 @@ from sblr.plots._style import (
     OTHER_COLOR,
     _esc,
     _float_array,
+    _legend,
+    _legend_px,
     _names,
-    _short,
+    _tick_texts,
     _titled,
     class_colors,
 )
@@ -112,6 +114,8 @@ def regularization_path(
     sym = "β̃" if standardized else "β"
     mode = "lines+markers" if x.size <= 30 else "lines"
     lam_text = [fmt_value(v) for v in x]  # the hover writes λ as the slider does
+    # cut where the names differ ("Long-tail… var. 7)", not "Long-tailed Species 0…")
+    legend_names = _tick_texts([_esc(str(n)) for n in names], 28)
     fig = go.Figure()
     for t in sorted(grey):
         fig.add_trace(
@@ -133,7 +137,7 @@ def regularization_path(
                 x=x,
                 y=B[:, t],
                 mode=mode,
-                name=_esc(_short(names[t], 28)),
+                name=legend_names[t],
                 line={"color": colours[t], "width": 2},
                 marker={"size": 5},
                 text=lam_text,
@@ -166,6 +170,8 @@ def regularization_path(
             "named; the rest are grey (hover names them)"
         )
     sym_tk = f"{sym}<sub>t</sub><sup>k</sup>"
+    entries = [t.name for t in fig.data if t.showlegend is not False]
+    legend = _legend("evidence class t", entries)
     fig.update_layout(
         **_titled(f"Regularization path of {sym_tk} for target {target}", sub),
         xaxis={
@@ -175,9 +181,9 @@ def regularization_path(
             "exponentformat": "power",
         },
         yaxis={"title": {"text": sym_tk + (" (per sd of f̄<sub>t</sub>)" if standardized else "")}},
-        legend={"title": {"text": "evidence class t"}},
+        legend=legend,
         hovermode="closest",
-        height=520,
+        height=520 + _legend_px(legend, len(entries)),
     )
     return fig
 
