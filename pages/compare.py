@@ -244,12 +244,15 @@ shown["method"] = shown["method"].map(method_label)
 shown["fold"] = shown["fold"] + 1
 shown = shown.rename(columns=PARAM_LABELS)
 number = st.column_config.NumberColumn
+# γ, λ and C as the sliders write them (1e-2, 5.6e-4); k, a count, as a whole number
+written = {PARAM_LABELS[p]: common.fmt_value for p in ("gamma", "lam", "C") if p in hyper}
+if "k" in hyper:
+    written["k"] = "{:.0f}"
 st.dataframe(
-    shown,
+    shown.style.format(written, na_rep="–"),
     hide_index=True,
     key="compare_hyper",
     column_config={
-        **{PARAM_LABELS[p]: number(format="%g") for p in PARAM_LABELS if p in hyper},
         "select_seconds": number("selection (s)", format="%.2f"),
         "fit_seconds": number("final fit (s)", format="%.2f"),
     },

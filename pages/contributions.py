@@ -101,12 +101,17 @@ for name in models:
 # one row of metrics per model: four in a row cut their labels to "SparseSBL…" in a narrow window
 per_row = len(measures)
 cells = [col for i in range(0, len(checks), per_row) for col in st.columns(per_row)]
+unreliable = common.diagnostics(ds, key, s.gamma).unreliable
 for col, (model_name, label, c) in zip(cells, checks, strict=True):
+    # no green or red for SBLR where its single coefficients are not identifiable (below)
+    grey = unreliable and model_name == "SBLR"
     col.metric(
         f"{model_name}: ρ(|{sym}|, {label})",
         "n/a" if c.verdict == "undefined" else f"{c.rho:.2f}",
         delta=c.verdict,
-        delta_color={"supported": "normal", "contradicted": "inverse"}.get(c.verdict, "off"),
+        delta_color="off"
+        if grey
+        else {"supported": "normal", "contradicted": "inverse"}.get(c.verdict, "off"),
         delta_arrow="off",
         help=c.sentence(label),
     )
@@ -114,7 +119,7 @@ for model_name, label, c in checks:
     st.markdown(
         f"- **{common.esc(model_name)}, {common.esc(label)}**: " + common.esc(c.sentence(label))
     )
-if common.diagnostics(ds, key, s.gamma).unreliable:
+if unreliable:
     st.warning(
         "**Read SBLR's verdicts with care here:** at this γ SBLR's single coefficients are not "
         "identifiable (the Coefficients page says why), so its ranking of the classes, and "
@@ -124,7 +129,9 @@ if common.diagnostics(ds, key, s.gamma).unreliable:
     )
 st.caption(
     f"At γ = {common.fmt_gamma(s.gamma)}, λ = {common.fmt_value(s.lam)} (λ applies to SparseSBLR). "
-    "The path page shows how ρ changes along λ."
+    "The path page shows how ρ changes along λ. Each verdict is one test at the 5% level: "
+    "browsing many classes, expect about one test in twenty to come out “supported” or "
+    "“contradicted” by chance alone."
 )
 
 sparse = models["SparseSBLR beta"]

@@ -78,8 +78,9 @@ shown = (
     if ds.task == "multiclass"
     else ["hamming_loss", "ranking_loss", "one_error", "coverage", "average_precision"]
 )
-cols = st.columns(len(shown))
-for col, name in zip(cols, shown, strict=True):
+# at most three metrics a row: five in a row cut their labels to "Hamming l…" at 800 px
+cols = [col for i in range(0, len(shown), 3) for col in st.columns(3)]
+for col, name in zip(cols, shown, strict=False):
     row = summary.loc[name]
     spread = f"± {row['std']:.3f} (sd over {n_splits} folds)" if scheme == "kfold" else None
     col.metric(row["label"], f"{row['mean']:.3f}", spread, delta_color="off", delta_arrow="off")

@@ -771,3 +771,19 @@ def test_tuning_says_when_its_choice_is_at_an_end_of_the_grid(monkeypatch):
     assert_clean(at)
     (warned,) = [w.value for w in at.warning if "may lie beyond the grid" in w.value]
     assert warned.startswith("γ = 1e2 is the grid's largest")
+
+
+def test_sblr_verdicts_get_no_colour_where_its_coefficients_are_not_identifiable():
+    """A walkthrough found SBLR's green 'supported' badge beside the warning that its single
+    coefficients are not identifiable. On planted (collinear evidence: the warning is shown)
+    frost's SBLR verdicts are 'contradicted': grey, not red; the caption says that one test
+    in twenty comes out by chance."""
+    from streamlit.proto.Metric_pb2 import Metric
+
+    at = start({"k": "4"})  # frost
+    goto(at, "pages/contributions.py")
+    assert any("Read SBLR's verdicts with care" in w.value for w in at.warning)
+    sblr = [m for m in at.metric if m.label.startswith("SBLR:")]
+    assert [m.proto.delta for m in sblr] == ["contradicted", "contradicted"]
+    assert all(m.proto.color == Metric.MetricColor.GRAY for m in sblr)
+    assert "about one test in twenty" in texts(at.caption)

@@ -192,6 +192,11 @@ def test_run_shows_metrics_ranks_and_hyperparameters(sample, fold_calls, downloa
         # no weights on many data sets and made it look like the worst method)
         chosen = hyper.loc[hyper["method"] == "SparseSBLR", "λ"]
         assert len(chosen) == folds and set(chosen) <= set(QUICK["lam"])
+        # written as the sliders write them, "–" where a method has no such parameter
+        written = shown_values(at.dataframe[FRAMES.index("compare_hyper")])
+        lam_shown = written.iloc[:, list(hyper.columns).index("λ")]
+        assert set(lam_shown[hyper["method"] == "SparseSBLR"]) <= {"1e-3", "1e-4", "1e-5"}
+        assert set(lam_shown[hyper["method"] != "SparseSBLR"]) == {"–"}
 
     # CSV downloads: the long results and the hyper-parameters, in the CLI's format.
     results_csv = download_csv(at, downloads, "Download results (CSV)")
