@@ -373,3 +373,20 @@ def test_a_share_above_zero_never_shows_as_zero_percent():
     shares = (0.0, 1 / 300, 0.005, 0.0099, 0.01, 0.5, 1.0)
     assert [fmt_share(v) for v in shares] == ["0%", "<1%", "<1%", "<1%", "1%", "50%", "100%"]
     assert fmt_share(float("nan")) == "–"
+
+
+def test_a_file_of_millions_of_rows_is_refused_before_it_is_parsed(monkeypatch):
+    """Found by an audit: a 48 MB CSV of 12 million short rows was parsed in full (60 s and
+    0.8 GB of a worker) before the 200,000-row limit refused it. Its lines are counted first;
+    the loader is never called."""
+    from pages._shared import data
+
+    def no_parse(*args, **kwargs):
+        raise AssertionError("the file was parsed")
+
+    monkeypatch.setattr(data, "cached_upload", no_parse)
+    raw = b"f,c\n" + b"0,1\n1,0\n" * 450_001  # 900,003 lines in 3.6 MB
+    at = load_upload(start(), "rows.csv", raw, target="c")
+    assert any(
+        "900,003 lines, far more than the 200,000 rows" in rendered(e.value) for e in at.error
+    )
