@@ -263,7 +263,7 @@ def _newton(Za, y, lam, ridge, theta, tol, max_iter, gram=None):
         eta_d = Za @ d  # the linear predictor moves along eta + step * eta_d
         # Without an L1 term the step length minimizes the objective along d (a 1-D
         # Newton on O(n) sums): far from the optimum of a nearly separable problem the best
-        # step is 1.5-4, and taking it saves a quarter of the n (m+1)^2 Newton steps.
+        # step is 1.5-4, and taking it saves about a third of the n (m+1)^2 Newton steps.
         step = _best_step(eta, eta_d, y, reg * theta, reg * d, d, decrease) if lam == 0 else 1.0
         while step >= 1e-12:
             cand = theta + step * d

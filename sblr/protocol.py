@@ -373,7 +373,8 @@ def select_params(
             X,
             y,
             gammas=grid_values(grid, "gamma"),
-            lams=grid_values(grid, "lam") if "lam" in spec.tuned else PAPER_GRID,  # SparseSBLR's
+            # only SparseSBLR tunes λ (SML and SBLR ignore ``lams``)
+            lams=grid_values(grid, "lam") if "lam" in spec.tuned else PAPER_GRID,
             metric=metric,
             cv=None if selection == "holdout" else inner_folds,
             random_state=random_state,

@@ -37,9 +37,6 @@ if TYPE_CHECKING:
 
 # --------------------------------------------------------------------------- beta heatmaps
 
-#: Width (px) of the plot area the heatmap layout assumes at least: the gap between panels
-#: (the left panel's colour bar, the right panel's row names) is a share of the width.
-_ASSUMED_PLOT_WIDTH = 800
 _CHAR_PX = 0.62  # average character width of tick text, in font sizes (generous)
 _COLORBAR_PX = 80  # a vertical colour bar with its tick labels
 
@@ -201,21 +198,14 @@ def beta_heatmaps(
     n = len(mats)
     # One panel per row, the full width each: side by side, the gap between them (a colour bar
     # and the next panel's row names) is a share of a width the figure cannot know, and in a
-    # narrow window the colour bar covered the row names.
-    stacked = n > 1
-    # x labels at -45° hang below a panel by about this much
+    # narrow window the colour bar covered the row names.  x labels at -45° hang below a
+    # panel by about drop_px.
     drop_px = 0.71 * (label_px + font) + 8 if show_ticks else 4.0
-    plot_px = min(max(18 * N, 300), 560) if stacked else min(max(28 * N, 300), 520)
-    if stacked:
-        # below each upper panel: its column names, then the next panel's title
-        gap_px = drop_px + 44
-        spacing = gap_px / (n * plot_px + (n - 1) * gap_px)
-        fig = make_subplots(rows=n, cols=1, subplot_titles=titles, vertical_spacing=spacing)
-    else:
-        # between panels: the left panel's colour bar and the right panel's row names
-        gap_px = (label_px + 12 if show_ticks else 0) + (0 if shared_scale else _COLORBAR_PX) + 20
-        spacing = min(0.35, gap_px / _ASSUMED_PLOT_WIDTH) if n > 1 else 0.0
-        fig = make_subplots(rows=1, cols=n, subplot_titles=titles, horizontal_spacing=spacing)
+    plot_px = min(max(18 * N, 300), 560) if n > 1 else min(max(28 * N, 300), 520)
+    # below each upper panel: its column names, then the next panel's title
+    gap_px = drop_px + 44
+    spacing = gap_px / (n * plot_px + (n - 1) * gap_px)
+    fig = make_subplots(rows=n, cols=1, subplot_titles=titles, vertical_spacing=spacing)
     sym = "β̃" if standardized else "β"
     hover = f"target k: %{{y}}<br>evidence t: %{{x}}<br>{sym} = %{{customdata[0]:.3g}}"
     if standardized:
@@ -246,8 +236,8 @@ def beta_heatmaps(
                 hovertemplate=hover + f"<extra>{_esc(name)}</extra>",
                 name=name,
             ),
-            row=i if stacked else 1,
-            col=1 if stacked else i,
+            row=i,
+            col=1,
         )
         all_zero = not B.any()
         if all_zero:
@@ -337,7 +327,7 @@ def beta_heatmaps(
     bottom = int(drop_px + 40)
     # room on the right for the last colour bar, whether or not it is drawn
     layout["margin"].update(b=bottom, r=_COLORBAR_PX)
-    rows = n if stacked else 1
+    rows = n  # one panel a row
     height = layout["margin"]["t"] + rows * plot_px + (rows - 1) * gap_px + bottom
     fig.update_layout(
         **layout,
