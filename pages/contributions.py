@@ -161,16 +161,11 @@ else:
     )
 
 
-def _two_digits(r):
-    """A correlation to two decimals; one that rounds to zero reads 0.00, not -0.00."""
-    return f"{r:.2f}" if round(r, 2) != 0 else "0.00"
-
-
 view = table[["class", *measures, *shown]].rename(columns=shown)
 view = view.rename(columns={"cooccurrence": "co-occurrence", "p_k_given_t": "P(k | t)"})
 view["SparseSBLR zero"] = pd.Series(
     [
-        f"{r} (r = {_two_digits(v)}, r | S = {_two_digits(p)})"
+        f"{r} (r = {common.fmt_corr(v)}, r | S = {common.fmt_corr(p)})"
         for r, v, p in zip(zeros["reading"], zeros["r_with_k"], zeros["partial_r"], strict=True)
     ],
     index=zeros.index,

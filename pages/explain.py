@@ -304,10 +304,11 @@ else:
         fa, title=f"{model_name}: features behind the logit of {ds.class_names[k]}"
     )
     st.plotly_chart(fig_features, key="feature_waterfall")
+base = fa.output_baseline
+base_text = f"({base:.4g})" if base < 0 else f"{base:.4g}"  # "5.41 − (−1.93)", not "− -1.93"
 st.caption(
-    f"The {ds.n_features:,} credits add up to "
-    f"{fa.attributions.sum():.4g}; logit(x) − logit(x′) = {fa.output:.4g} − "
-    f"({fa.output_baseline:.4g}) = {fa.output - fa.output_baseline:.4g} "
+    f"The {ds.n_features:,} credits add up to {fa.attributions.sum():.4g}; logit(x) − "
+    f"logit(x′) = {fa.output:.4g} − {base_text} = {fa.output - base:.4g} "
     f"(quadrature error {abs(fa.gap):.1e}, {fa.n_nodes} nodes on the path)."
 )
 RANKS = ["largest", "2nd", "3rd", "4th", "5th"]

@@ -16,6 +16,7 @@ __all__ = [
     "context_name",
     "dense_row",
     "esc",
+    "fmt_corr",
     "fmt_gamma",
     "fmt_value",
     "grid_value",
@@ -57,6 +58,15 @@ def fmt_share(value):
     if value is None or value != value:
         return "–"
     return "<1%" if 0 < value < 0.01 else f"{value:.0%}"
+
+
+def fmt_corr(r):
+    """A correlation to two decimals; one that rounds to zero reads 0.00, never -0.00.
+
+    >>> fmt_corr(-0.004), fmt_corr(0.256)
+    ('0.00', '0.26')
+    """
+    return f"{r:.2f}" if round(r, 2) != 0 else "0.00"
 
 
 def fmt_gamma(gamma):
