@@ -127,4 +127,8 @@ def test_the_dashboards_store_is_one_folder_per_account(monkeypatch, tmp_path):
 
     monkeypatch.delenv("SBLR_SHARE_DIR", raising=False)
     monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
-    assert data.share_store().root == tmp_path / f"sblr-shared-uploads-{os.getuid()}"
+    data.share_store.clear()  # a cached resource: the store another test made is not this one
+    try:
+        assert data.share_store().root == tmp_path / f"sblr-shared-uploads-{os.getuid()}"
+    finally:
+        data.share_store.clear()  # the next test makes its own again

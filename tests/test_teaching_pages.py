@@ -149,10 +149,16 @@ def test_a_forged_or_hostile_data_id_shows_the_sample_and_a_message():
 def test_a_share_store_that_cannot_be_read_gives_a_message_not_a_crash(monkeypatch, tmp_path):
     """The link's data is read before any page: an OSError there (the store refused as
     another account's, a disk error) crashed every session opened from the link."""
+    from pages._shared import data
+
     root = tmp_path / "not-ours"
     root.write_text("a file where the store's folder should be")
     monkeypatch.setenv("SBLR_SHARE_DIR", str(root))
-    at = start({"data": "A" * 22})
+    data.share_store.clear()  # a cached resource: made anew from the setting above
+    try:
+        at = start({"data": "A" * 22})
+    finally:
+        data.share_store.clear()  # the next test makes its own store again
     assert not at.exception
     assert any("cannot read its store of shared data" in w.value for w in at.warning)
     line = [m.value for m in at.sidebar.markdown if m.value.startswith("**Data:**")][0]
