@@ -98,6 +98,7 @@ import re
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -366,6 +367,7 @@ def load_dataset(
     header: bool = True,
     drop: str | int | list | None = None,
     missing: str = "impute",
+    max_dense_mb: float | None = None,
 ) -> Dataset:
     """Load an ARFF or CSV file into a :class:`Dataset`.
 
@@ -397,6 +399,10 @@ def load_dataset(
         Columns (names or positions) to leave out, e.g. an ID column.
     missing : {"impute", "error"}, default "impute"
         Replace missing feature values by the column mean, or raise.
+    max_dense_mb : float, optional
+        The size limit of this load (default :data:`MAX_DENSE_MB`): a matrix built from the
+        file that would be larger is refused before it is allocated. A server taking files
+        from many users (the dashboard) sets a lower one.
 
     Returns
     -------
@@ -438,10 +444,12 @@ def load_dataset(
     """
     if missing not in ("impute", "error"):
         raise DataError(f"missing must be 'impute' or 'error', not {missing!r}")
+    if max_dense_mb is not None and not (np.isfinite(max_dense_mb) and max_dense_mb > 0):
+        raise ValueError(f"max_dense_mb must be a positive number; got {max_dense_mb!r}.")
     data, path = _read_bytes(source, name, what="data file")
     xml_data = None if xml is None else _read_bytes(xml, None, what="XML label file")[0]
     file_name = name or (path.name if path else _source_name(source))
-    with _reading("data file"):
+    with _reading("data file"), _size_limit(max_dense_mb):
         return _load(
             data,
             path,
@@ -557,13 +565,33 @@ def _reading(what: str) -> Iterator[None]:
 _FEWER = "Use fewer rows or columns, or store sparse data as sparse ARFF ({index value, ...} rows)."
 
 
+#: The size limit of the load running now, if :func:`load_dataset` was given one.
+_LIMIT_MB: ContextVar[float | None] = ContextVar("sblr_io_limit_mb", default=None)
+
+
+@contextmanager
+def _size_limit(limit_mb: float | None) -> Iterator[None]:
+    token = _LIMIT_MB.set(limit_mb)
+    try:
+        yield
+    finally:
+        _LIMIT_MB.reset(token)
+
+
 def _check_memory(n_bytes: float, what: str, advice: str = _FEWER) -> None:
-    """Refuse, before allocating, a matrix larger than :data:`MAX_DENSE_MB`."""
+    """Refuse, before allocating, a matrix larger than the load's limit (:data:`MAX_DENSE_MB`
+    unless :func:`load_dataset` was given ``max_dense_mb``)."""
     needed = n_bytes / 2**20
-    if needed > MAX_DENSE_MB:
+    limit = _LIMIT_MB.get()
+    if limit is None:
+        limit, which = MAX_DENSE_MB, "the loader's limit"
+        source = " (sblr.io.MAX_DENSE_MB)"
+    else:
+        which, source = "this load's limit", ""
+    if needed > limit:
         raise DataError(
             f"The file is too large to load: {what} would need {needed:,.1f} MB, more than "
-            f"the loader's limit of {MAX_DENSE_MB:,} MB (sblr.io.MAX_DENSE_MB). {advice}"
+            f"{which} of {limit:,g} MB{source}. {advice}"
         )
 
 

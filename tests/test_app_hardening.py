@@ -390,3 +390,20 @@ def test_a_file_of_millions_of_rows_is_refused_before_it_is_parsed(monkeypatch):
     assert any(
         "900,003 lines, far more than the 200,000 rows" in rendered(e.value) for e in at.error
     )
+
+
+def test_an_upload_is_held_to_the_dashboards_own_size_limit(monkeypatch):
+    """The dashboard loads uploads with its own, lower limit (pages/_shared/data.MAX_DENSE_MB,
+    a quarter of the library's): a file whose matrix would pass the library's limit but not
+    the server's is refused with the numbers, and the previous data stays."""
+    import sblr.io
+    from pages._shared import data
+
+    assert data.MAX_DENSE_MB < sblr.io.MAX_DENSE_MB
+    monkeypatch.setattr(data, "MAX_DENSE_MB", 0.005)  # 7.8 KB needed below
+    raw = b"f,c\n" + b"".join(b"%d,%d\n" % (i, i % 2) for i in range(1000))
+    at = load_upload(start(), "big.csv", raw, target="c")
+    shown = " ".join(rendered(e.value) for e in at.error)
+    assert "more than this load's limit of 0.005 MB" in shown
+    line = [m.value for m in at.sidebar.markdown if m.value.startswith("**Data:**")][0]
+    assert "planted" in line  # the sample stays

@@ -15,6 +15,7 @@ from sblr.io import list_columns, load_dataset
 from sblr.samples import DEFAULT_SAMPLE, load_sample
 
 __all__ = [
+    "MAX_DENSE_MB",
     "MAX_ROWS",
     "MAX_UPLOAD_MB",
     "SHARE_DAYS",
@@ -41,6 +42,11 @@ MAX_UPLOAD_MB = 50
 #: Rows above which uploads are refused.  From AUTO_APPROX_ROWS (20,000) training rows on the
 #: models use approximate (Nystroem) evidence, O(n D d) instead of O(n^2 d); see approx_notice.
 MAX_ROWS = 200_000
+#: Largest matrix an upload may make (MB, dense at 8 bytes a value), a quarter of the
+#: library's sblr.io.MAX_DENSE_MB: the pages keep scaled copies of it, and a server has many
+#: users. A 26 MB CSV of 64 text columns one-hot encoded to 1.95 GB and took the server to
+#: 6.2 GB (found by an audit).
+MAX_DENSE_MB = 512
 #: Shared links keep their data this many days (env ``SBLR_SHARE_DAYS``).
 SHARE_DAYS = float(os.environ.get("SBLR_SHARE_DAYS", "7"))
 #: All shared uploads together at most this many MB (env ``SBLR_SHARE_MAX_MB``); the least
@@ -67,6 +73,7 @@ def cached_upload(digest, _data: bytes, name: str, _xml: bytes | None, n_labels,
             n_labels=n_labels,
             target=target,
             drop=list(drop) if drop else None,
+            max_dense_mb=MAX_DENSE_MB,
         )
 
 
