@@ -444,7 +444,12 @@ def load_dataset(
     """
     if missing not in ("impute", "error"):
         raise DataError(f"missing must be 'impute' or 'error', not {missing!r}")
-    if max_dense_mb is not None and not (np.isfinite(max_dense_mb) and max_dense_mb > 0):
+    if max_dense_mb is not None and not (
+        isinstance(max_dense_mb, numbers.Real)
+        and not isinstance(max_dense_mb, bool)
+        and math.isfinite(max_dense_mb)
+        and max_dense_mb > 0
+    ):
         raise ValueError(f"max_dense_mb must be a positive number; got {max_dense_mb!r}.")
     data, path = _read_bytes(source, name, what="data file")
     xml_data = None if xml is None else _read_bytes(xml, None, what="XML label file")[0]

@@ -630,6 +630,6 @@ def test_a_load_can_be_given_a_lower_size_limit():
     with pytest.raises(DataError, match=r"more than this load's limit of 0\.005 MB\. Use fewer"):
         load_dataset(raw, name="t.csv", target="c", max_dense_mb=0.005)  # 7.8 KB needed
     assert load_dataset(raw, name="t.csv", target="c").X.shape == (1000, 1)  # limit not kept
-    for bad in (0, -1, float("nan"), float("inf")):
+    for bad in (0, -1, float("nan"), float("inf"), "512", True):
         with pytest.raises(ValueError, match="max_dense_mb must be a positive number"):
             load_dataset(raw, name="t.csv", target="c", max_dense_mb=bad)

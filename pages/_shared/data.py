@@ -11,6 +11,7 @@ import streamlit as st
 from pages._shared.formatting import esc
 from pages._shared.server import job_slot, waiting_for_worker
 from sblr import DataError, plots
+from sblr.io import MAX_DENSE_MB as LIBRARY_DENSE_MB
 from sblr.io import list_columns, load_dataset
 from sblr.samples import DEFAULT_SAMPLE, load_sample
 
@@ -46,7 +47,7 @@ MAX_ROWS = 200_000
 #: library's sblr.io.MAX_DENSE_MB: the pages keep scaled copies of it, and a server has many
 #: users. A 26 MB CSV of 64 text columns one-hot encoded to 1.95 GB and took the server to
 #: 6.2 GB (found by an audit).
-MAX_DENSE_MB = 512
+MAX_DENSE_MB = LIBRARY_DENSE_MB // 4  # 512
 #: Shared links keep their data this many days (env ``SBLR_SHARE_DAYS``).
 SHARE_DAYS = float(os.environ.get("SBLR_SHARE_DAYS", "7"))
 #: All shared uploads together at most this many MB (env ``SBLR_SHARE_MAX_MB``); the least
