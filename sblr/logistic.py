@@ -77,21 +77,8 @@ def kkt_violation(Z, y, beta, b, lam, ridge=0.0):
     0.0
     """
     r = expit(Z @ beta + b) - y
-    g = Z.T @ r / len(y) + ridge * beta
-    return _kkt(r.mean(), g, beta, lam)
-
-
-def _kkt(g0, g, beta, lam):
-    """KKT violation from the gradient: ``g0`` of the intercept, ``g`` of the coefficients."""
-    nz = beta != 0
-    viol = np.concatenate(
-        [
-            [abs(g0)],
-            np.abs(g[nz] + lam * np.sign(beta[nz])),
-            np.maximum(np.abs(g[~nz]) - lam, 0.0),
-        ]
-    )
-    return float(viol.max())
+    g = np.r_[r.mean(), Z.T @ r / len(y) + ridge * beta]
+    return float(_kkt_rows(g[None], np.r_[b, beta][None], lam)[0])
 
 
 def _solve_spd(H, rhs):
@@ -181,7 +168,10 @@ def fit_logistic(
         theta[0] = _checked_start("intercept_init", intercept_init, ())
     elif coef_init is None:
         theta[0] = base_rate_logit(y)
-    return _newton(with_intercept(Z), y, lam, ridge, theta, tol, max_iter)
+    theta, n_iter, kkt = _newton(with_intercept(Z), y[:, None], lam, ridge, theta, tol, max_iter)
+    return LogisticFit(
+        theta[0, 1:], float(theta[0, 0]), int(n_iter[0]), float(kkt[0]), bool(kkt[0] <= tol)
+    )
 
 
 def with_intercept(Z):
@@ -195,118 +185,182 @@ def base_rate_logit(y):
     return float(np.log(ybar / (1 - ybar)))
 
 
-def _newton(Za, y, lam, ridge, theta, tol, max_iter, gram=None):
-    """Proximal Newton from ``theta`` on the design ``Za = [1, Z]`` (checked inputs).
+def _newton(Za, Y, lam, ridge, theta, tol, max_iter, gram=None):
+    """Proximal Newton on the design ``Za = [1, Z]`` (checked inputs) for the problems of the
+    columns of ``Y`` (n, q) at once, in lockstep from the rows of ``theta`` (q, m + 1).
+
+    Each problem is solved exactly as alone: its own Hessian, Newton direction, step length
+    and stopping rule.  What is shared is the work around them: the gradients, the
+    directions' images ``Za d`` and the line searches of all the problems not yet solved
+    are one matrix product or one vectorized pass per step, instead of one small product and
+    a dozen Python-level calls per problem per step (which held the GIL for about a third of
+    the layer's time on 174 labels, so that a second thread gained little).
 
     ``gram`` is ``Za' Za`` if the caller has it (the layer computes it once for all its
     classes); it gives the Hessian wherever every coefficient is zero (a cold start):
     there every row has the same weight ``w``, so ``H = w / n · Za' Za``.
+
+    Returns ``(theta, n_iter, kkt)``: the solutions (q, m + 1), the Newton steps taken and
+    the KKT violation of each solution (recomputed from scratch).
     """
     n, p = Za.shape
-    Z = Za[:, 1:]
-    # The work arrays are reused across Newton steps (a fresh array of this size per
-    # step costs more in page faults than the product itself).
-    work = np.empty_like(Za)
-    H = np.empty((p, p))
-    diag = np.diag_indices(p)
-    theta = np.array(theta, dtype=np.float64)
+    q = Y.shape[1]
+    theta = np.array(theta, dtype=np.float64).reshape(q, p)
     reg = np.r_[0.0, ridge]
     pen = np.full(p, float(lam))
     pen[0] = 0.0
+    # The Hessian's work arrays are reused across problems and steps (a fresh array of
+    # this size per step costs more in page faults than the product itself).
+    work = np.empty_like(Za)
+    H = np.empty((p, p))
+    H_diag = H.reshape(-1)[:: p + 1]  # a view of H's diagonal
 
-    def smooth(eta, t):
-        # mean of log(1 + e^eta) - y * eta, computed without overflow; plus the ridge
-        return (np.logaddexp(0.0, eta) - y * eta).mean() + 0.5 * (reg * t) @ t
+    def objective(eta, t, y):
+        # per column: mean of log(1 + e^eta) - y * eta, computed without overflow; plus
+        # the ridge and the L1 term
+        loss = np.logaddexp(0.0, eta)
+        loss -= y * eta
+        return loss.mean(axis=0) + 0.5 * ((reg * t) * t).sum(axis=1) + lam * np.abs(t[:, 1:]).sum(1)
 
-    eta = Za @ theta
-    f = smooth(eta, theta) + lam * np.abs(theta[1:]).sum()
-    n_iter = 0
-    while n_iter < max_iter:
-        p_hat = expit(eta)
-        g = Za.T @ (p_hat - y) / n + reg * theta
-        if _kkt(g[0], g[1:], theta[1:], lam) <= tol:
-            break
-        n_iter += 1
-        w = p_hat * (1.0 - p_hat)
-        with np.errstate(over="ignore", invalid="ignore"):  # checked below
-            # H = Za' diag(w) Za / n, by NumPy (which, unlike SciPy's BLAS wrappers, lets
-            # other threads run meanwhile: the layer solves its classes in threads)
-            if not theta[1:].any():  # every eta (so every w) is the same
-                if gram is None:
-                    gram = Za.T @ Za
-                np.multiply(gram, w[0] / n, out=H)
+    eta = Za @ theta.T  # (n, q), column-major like Y's columns taken below
+    f = objective(eta, theta, Y)
+    n_iter = np.zeros(q, dtype=int)
+    stopped = np.zeros(q, dtype=bool)  # no further progress possible (see below)
+    act = np.arange(q)  # the problems not solved yet
+    while act.size:
+        y = Y[:, act]
+        g = (Za.T @ (expit(eta[:, act]) - y)).T / n + reg * theta[act]  # (a, p)
+        viol = _kkt_rows(g, theta[act], lam)
+        going = (viol > tol) & (n_iter[act] < max_iter)
+        if not going.all():
+            act, y, g = act[going], y[:, going], g[going]
+            if not act.size:
+                break
+        n_iter[act] += 1
+        p_hat = expit(eta[:, act])
+        sqrt_w = np.sqrt(p_hat * (1.0 - p_hat) / n)
+        target = np.empty_like(g)
+        for j, k in enumerate(act):
+            with np.errstate(over="ignore", invalid="ignore"):  # checked below
+                # H = Za' diag(w) Za / n, by NumPy (which, unlike SciPy's BLAS wrappers,
+                # lets other threads run meanwhile: the layer solves its classes in threads)
+                if not theta[k, 1:].any():  # every eta (so every w) is the same
+                    if gram is None:
+                        gram = Za.T @ Za
+                    np.multiply(gram, sqrt_w[0, j] ** 2, out=H)
+                else:
+                    np.multiply(Za, sqrt_w[:, j, None], out=work)
+                    np.matmul(work.T, work, out=H)
+                trace = H_diag.sum()
+                H_diag += reg + _DAMPING * (1.0 + trace)
+            if not (np.isfinite(trace) and np.isfinite(g[j]).all()):
+                # (an entry of a Gram matrix is at most its diagonal's largest in size, so
+                # a finite trace means a finite H)
+                raise DataError(
+                    f"The logistic solver's Newton model overflowed: the features are too "
+                    f"large (largest |z| = {np.abs(Za[:, 1:]).max():.3g}). Rescale the evidence."
+                )
+            if lam == 0:  # no L1 term (SBLR): the Newton step -H⁻¹g, by Cholesky
+                target[j] = theta[k] - _solve_spd(H, g[j])
             else:
-                np.multiply(Za, np.sqrt(w / n)[:, None], out=work)
-                np.matmul(work.T, work, out=H)
-            H[diag] += reg + _DAMPING * (1.0 + np.trace(H))
-        if not (np.isfinite(H).all() and np.isfinite(g).all()):
-            raise DataError(
-                f"The logistic solver's Newton model overflowed: the features are too large "
-                f"(largest |z| = {np.abs(Z).max():.3g}). Rescale the evidence."
-            )
-        if not pen.any():  # no L1 term (SBLR): the Newton step -H⁻¹g, by Cholesky
-            d = -_solve_spd(H, g)
-            target = theta + d
-        else:
-            # Newton model of the smooth part around theta, in absolute coordinates:
-            # 1/2 x'Hx + (g - H theta)'x, plus the L1 term.  Solved exactly once the
-            # Newton steps are many; before, four steps of feature-sign search (each lowers
-            # the model, so the step is still a descent direction): an inexact proximal
-            # Newton step, half the solves in all when a warm start from a larger λ must
-            # grow its active set by a hundred.  The stopping rule is unchanged.
-            target = _lasso_qp(H, g - H @ theta, pen, theta, max_iter=4 if n_iter <= 10 else None)
-            d = target - theta
-        l1 = np.abs(theta[1:]).sum()
-        decrease = g @ d + lam * (np.abs(target[1:]).sum() - l1)
-        if decrease >= 0:  # numerically flat: nothing left to gain
-            break
-        eta_d = Za @ d  # the linear predictor moves along eta + step * eta_d
+                # Newton model of the smooth part around theta, in absolute coordinates:
+                # 1/2 x'Hx + (g - H theta)'x, plus the L1 term.  Solved exactly once the
+                # Newton steps are many; before, four steps of feature-sign search (each
+                # lowers the model, so the step is still a descent direction): an inexact
+                # proximal Newton step, half the solves in all when a warm start from a
+                # larger λ must grow its active set by a hundred.  The stopping rule is
+                # unchanged.
+                target[j] = _lasso_qp(
+                    H, g[j] - H @ theta[k], pen, theta[k], max_iter=4 if n_iter[k] <= 10 else None
+                )
+        d = target - theta[act]
+        decrease = np.einsum("ij,ij->i", g, d)
+        if lam:
+            decrease += lam * (np.abs(target[:, 1:]).sum(1) - np.abs(theta[act, 1:]).sum(1))
+        going = decrease < 0  # else numerically flat: nothing left to gain
+        if not going.all():
+            act, y, d, decrease = act[going], y[:, going], d[going], decrease[going]
+        eta_d = Za @ d.T  # the linear predictors move along eta + step * eta_d
+        eta_a = eta[:, act]
         # Without an L1 term the step length minimizes the objective along d (a 1-D
         # Newton on O(n) sums): far from the optimum of a nearly separable problem the best
         # step is 1.5-4, and taking it saves about a third of the n (m+1)^2 Newton steps.
-        step = _best_step(eta, eta_d, y, reg * theta, reg * d, d, decrease) if lam == 0 else 1.0
-        while step >= 1e-12:
-            cand = theta + step * d
-            eta_new = eta + step * eta_d
-            f_new = smooth(eta_new, cand) + lam * np.abs(cand[1:]).sum()
-            if f_new <= f + 1e-4 * min(step, 1.0) * decrease:
-                break
-            step = 1.0 if step > 1.0 else step * 0.5
-        if step < 1e-12:
-            break
-        theta, f, eta = cand, f_new, eta_new
-    kkt = kkt_violation(Z, y, theta[1:], theta[0], lam, ridge)
-    return LogisticFit(theta[1:].copy(), float(theta[0]), n_iter, kkt, kkt <= tol)
+        if lam == 0:
+            rt = reg * theta[act]
+            step = _best_step(eta_a, eta_d, y, (rt * d).sum(1), ((reg * d) * d).sum(1), decrease)
+        else:
+            step = np.ones(act.size)
+        # backtracking (sufficient decrease), on the problems whose step fails it
+        trying = np.arange(act.size)
+        while trying.size:
+            s = step[trying]
+            cand = theta[act[trying]] + s[:, None] * d[trying]
+            eta_new = eta_a[:, trying] + s * eta_d[:, trying]
+            f_new = objective(eta_new, cand, y[:, trying])
+            ok = f_new <= f[act[trying]] + 1e-4 * np.minimum(s, 1.0) * decrease[trying]
+            done = trying[ok]
+            theta[act[done]] = cand[ok]
+            eta[:, act[done]] = eta_new[:, ok]
+            f[act[done]] = f_new[ok]
+            trying = trying[~ok]
+            step[trying] = np.where(step[trying] > 1.0, 1.0, step[trying] * 0.5)
+            stuck = step[trying] < 1e-12
+            if stuck.any():  # no step length decreases the objective: the problem stops
+                stopped[act[trying[stuck]]] = True
+                trying = trying[~stuck]
+        act = act[~stopped[act]]
+    # KKT of every solution, from scratch (not from the updated linear predictors)
+    resid = expit(Za @ theta.T) - Y
+    kkt = _kkt_rows((Za.T @ resid).T / n + reg * theta, theta, lam)
+    return theta, n_iter, kkt
 
 
-def _best_step(eta, eta_d, y, reg_theta, reg_d, d, slope0):
-    """The step ``t`` that minimizes the smooth objective along ``d`` (no L1 term), to a
-    hundredth of its initial slope, by a safeguarded 1-D Newton from ``t = 1``.
+def _best_step(eta, eta_d, y, a, c, slope0):
+    """For each column, the step ``t`` that minimizes the smooth objective along its
+    direction (no L1 term), to a hundredth of its initial slope, by a safeguarded 1-D
+    Newton from ``t = 1``.
 
     Along the line the objective is ``phi(t) = mean(log(1 + e^(eta + t eta_d)) - y (eta +
     t eta_d)) + 1/2 (theta + t d)' R (theta + t d)``, convex, with
-    ``phi'(t) = mean((p_t - y) eta_d) + reg_theta . d + t reg_d . d`` and
-    ``phi''(t) = mean(p_t (1 - p_t) eta_d^2) + reg_d . d``.  ``slope0 = phi'(0) < 0``.
-    A root is kept bracketed; the caller still checks sufficient decrease.
+    ``phi'(t) = mean((p_t - y) eta_d) + a + t c`` (``a = theta' R d``, ``c = d' R d``) and
+    ``phi''(t) = mean(p_t (1 - p_t) eta_d^2) + c``.  ``slope0 = phi'(0) < 0``.  ``eta``,
+    ``eta_d`` and ``y`` are (n, k); ``a``, ``c``, ``slope0`` and the result (k,).  A root is
+    kept bracketed; the caller still checks sufficient decrease.
     """
-    n = len(y)
-    a, c = reg_theta @ d, reg_d @ d
-    lo, hi, t = 0.0, np.inf, 1.0
+    n, k = eta.shape
+    lo, hi, t = np.zeros(k), np.full(k, np.inf), np.ones(k)
+    cols = np.arange(k)  # the columns still searching
     for _ in range(12):
-        p_t = expit(eta + t * eta_d)
-        slope = (p_t - y) @ eta_d / n + a + t * c
-        if abs(slope) <= 1e-2 * abs(slope0):
+        e_d = eta_d[:, cols]
+        p_t = expit(eta[:, cols] + t[cols] * e_d)
+        slope = np.einsum("ij,ij->j", p_t - y[:, cols], e_d) / n + a[cols] + t[cols] * c[cols]
+        searching = np.abs(slope) > 1e-2 * np.abs(slope0[cols])
+        cols, slope, p_t, e_d = (
+            cols[searching],
+            slope[searching],
+            p_t[:, searching],
+            e_d[:, searching],
+        )
+        if not cols.size:
             break
-        if slope < 0:
-            lo = t
-        else:
-            hi = t
-        curv = (p_t * (1.0 - p_t)) @ (eta_d * eta_d) / n + c
-        t_new = t - slope / curv if curv > 0 else np.inf
-        if not (lo < t_new < hi) or t_new > 4.0 * t:
-            t_new = min(0.5 * (lo + hi), 4.0 * t) if np.isfinite(hi) else 4.0 * t
-        t = t_new
+        below = slope < 0
+        lo[cols[below]] = t[cols[below]]
+        hi[cols[~below]] = t[cols[~below]]
+        curv = np.einsum("ij,ij->j", p_t * (1.0 - p_t), e_d * e_d) / n + c[cols]
+        tc, lc, hc = t[cols], lo[cols], hi[cols]
+        with np.errstate(divide="ignore"):
+            t_new = np.where(curv > 0, tc - slope / curv, np.inf)
+        bad = ~((lc < t_new) & (t_new < hc)) | (t_new > 4.0 * tc)
+        fallback = np.where(np.isfinite(hc), np.minimum(0.5 * (lc + hc), 4.0 * tc), 4.0 * tc)
+        t[cols] = np.where(bad, fallback, t_new)
     return t
+
+
+def _kkt_rows(g, theta, lam):
+    """KKT violation of each row of ``theta`` (intercept first) from its gradient ``g``."""
+    beta, gb = theta[:, 1:], g[:, 1:]
+    viol = np.where(beta != 0, np.abs(gb + lam * np.sign(beta)), np.maximum(np.abs(gb) - lam, 0.0))
+    return np.maximum(np.abs(g[:, 0]), viol.max(axis=1, initial=0.0))
 
 
 def _checked_problem(Z, y, lam, ridge, *, many=False):
@@ -533,8 +587,7 @@ def fit_logistic_layer(
         return coef, intercept, n_iter, kkt
     # Start points of every live class, and their gradients in one product: the classes
     # already optimal there (a warm start at the optimum, every β zero at a large λ) are
-    # done without a Newton step.  The others start from the same point alone (their
-    # own gradient, so each result equals fit_logistic's bit for bit).
+    # done without a Newton step; the others are solved from the same point.
     Za = with_intercept(F)
     theta = np.zeros((len(live), m + 1))
     if coef_init is not None:
@@ -547,50 +600,64 @@ def fit_logistic_layer(
     with single_threaded_blas():
         resid = expit(Za @ theta.T) - Y[:, live]
         grads = (Za.T @ resid).T / len(F) + reg * theta
-    todo = []
-    for i, k in enumerate(live):
-        violation = _kkt(grads[i, 0], grads[i, 1:], theta[i, 1:], lam)
-        if violation <= tol:
-            coef[k], intercept[k], kkt[k] = theta[i, 1:], theta[i, 0], violation
-            done += 1
-        else:
-            todo.append(i)
+    violation = _kkt_rows(grads, theta, lam)
+    for i in np.flatnonzero(violation <= tol):
+        k = live[i]
+        coef[k], intercept[k], kkt[k] = theta[i, 1:], theta[i, 0], violation[i]
+    todo = np.flatnonzero(violation > tol)
+    done += len(live) - len(todo)
     if progress is not None and done > q - len(live):
         progress(done, q)
+    if not len(todo):
+        return coef, intercept, n_iter, kkt
 
     with single_threaded_blas():
         gram = Za.T @ Za if (theta[todo, 1:] == 0).all(axis=1).any() else None
 
-    def solve(i):
-        return _newton(Za, Y[:, live[i]], lam, ridge, theta[i], tol, max_iter, gram)
+    # The classes are solved in chunks, each chunk's problems in lockstep (see _newton),
+    # the chunks in threads.  At least 8 chunks, so that progress moves and a stop from it
+    # comes soon; at most _CHUNK classes each, and as many as keep the chunk's arrays
+    # (about 16 of n floats per class) within _CHUNK_BYTES.  The chunks depend on the classes only, not
+    # on the threads, so neither does the result.
+    size = min(_CHUNK, -(-len(todo) // 8), max(1, _CHUNK_BYTES // (16 * 8 * len(F))))
+    chunks = [todo[i : i + size] for i in range(0, len(todo), size)]
 
-    def store(i, fit):
-        k = live[i]
-        coef[k], intercept[k], n_iter[k], kkt[k] = fit.coef, fit.intercept, fit.n_iter, fit.kkt
+    def solve(chunk):
+        return _newton(Za, Y[:, live[chunk]], lam, ridge, theta[chunk], tol, max_iter, gram)
 
-    workers = min(worker_budget() if n_threads is None else int(n_threads), len(todo))
+    def store(chunk, result):
+        nonlocal done
+        solution, steps, violations = result
+        for i, k in enumerate(live[chunk]):
+            coef[k], intercept[k] = solution[i, 1:], solution[i, 0]
+            n_iter[k], kkt[k] = steps[i], violations[i]
+            done += 1
+            if progress is not None:
+                progress(done, q)
+
+    workers = min(worker_budget() if n_threads is None else int(n_threads), len(chunks))
     with single_threaded_blas():
         if workers <= 1:
-            for i in todo:
-                store(i, solve(i))
-                done += 1
-                if progress is not None:
-                    progress(done, q)
+            for chunk in chunks:
+                store(chunk, solve(chunk))
         else:
             with ThreadPoolExecutor(max_workers=workers) as pool:
-                futures = {pool.submit(solve, i): i for i in todo}
+                futures = {pool.submit(solve, chunk): chunk for chunk in chunks}
                 try:
                     for future in as_completed(futures):
                         store(futures[future], future.result())
-                        done += 1
-                        if progress is not None:
-                            progress(done, q)
                 except BaseException:
                     # progress raised (a user interface stopping the work) or a class failed:
-                    # the classes not started yet are dropped, not solved for nothing
+                    # the chunks not started yet are dropped, not solved for nothing
                     pool.shutdown(wait=True, cancel_futures=True)
                     raise
     return coef, intercept, n_iter, kkt
+
+
+#: Most classes a chunk of the layer solves in lockstep (see fit_logistic_layer), and the
+#: memory a chunk's (n, classes) arrays may take (per thread; 3 classes at 200,000 rows).
+_CHUNK = 16
+_CHUNK_BYTES = 64 * 2**20
 
 
 # --------------------------------------------------------------------------- threads
