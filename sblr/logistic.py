@@ -25,8 +25,9 @@ from __future__ import annotations
 
 import functools
 import os
+import queue
 import threading
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -185,7 +186,7 @@ def base_rate_logit(y):
     return float(np.log(ybar / (1 - ybar)))
 
 
-def _newton(Za, Y, lam, ridge, theta, tol, max_iter, gram=None):
+def _newton(Za, Y, lam, ridge, theta, tol, max_iter, gram=None, report=None, cancel=None):
     """Proximal Newton on the design ``Za = [1, Z]`` (checked inputs) for the problems of the
     columns of ``Y`` (n, q) at once, in lockstep from the rows of ``theta`` (q, m + 1).
 
@@ -201,7 +202,10 @@ def _newton(Za, Y, lam, ridge, theta, tol, max_iter, gram=None):
     there every row has the same weight ``w``, so ``H = w / n · Za' Za``.
 
     Returns ``(theta, n_iter, kkt)``: the solutions (q, m + 1), the Newton steps taken and
-    the KKT violation of each solution (recomputed from scratch).
+    the KKT violation of each solution (recomputed from scratch).  ``report(j, theta_j,
+    n_iter_j, kkt_j)``, if given, is called as soon as problem ``j`` is solved (the others
+    go on); once the event ``cancel`` is set, the solver stops at its next step, raising
+    :class:`_Cancelled`.
     """
     n, p = Za.shape
     q = Y.shape[1]
@@ -225,14 +229,28 @@ def _newton(Za, Y, lam, ridge, theta, tol, max_iter, gram=None):
     eta = Za @ theta.T  # (n, q), column-major like Y's columns taken below
     f = objective(eta, theta, Y)
     n_iter = np.zeros(q, dtype=int)
+    kkt = np.zeros(q)
     stopped = np.zeros(q, dtype=bool)  # no further progress possible (see below)
+
+    def finish(done):
+        # KKT of these solutions, from scratch (not from the updated linear predictors)
+        resid = expit(Za @ theta[done].T) - Y[:, done]
+        grad = (Za.T @ resid).T / n + reg * theta[done]
+        kkt[done] = _kkt_rows(grad, theta[done], lam)
+        if report is not None:
+            for j in done:
+                report(j, theta[j], n_iter[j], kkt[j])
+
     act = np.arange(q)  # the problems not solved yet
     while act.size:
+        if cancel is not None and cancel.is_set():
+            raise _Cancelled
         y = Y[:, act]
         g = (Za.T @ (expit(eta[:, act]) - y)).T / n + reg * theta[act]  # (a, p)
         viol = _kkt_rows(g, theta[act], lam)
         going = (viol > tol) & (n_iter[act] < max_iter)
         if not going.all():
+            finish(act[~going])
             act, y, g = act[going], y[:, going], g[going]
             if not act.size:
                 break
@@ -279,6 +297,7 @@ def _newton(Za, Y, lam, ridge, theta, tol, max_iter, gram=None):
             decrease += lam * (np.abs(target[:, 1:]).sum(1) - np.abs(theta[act, 1:]).sum(1))
         going = decrease < 0  # else numerically flat: nothing left to gain
         if not going.all():
+            finish(act[~going])
             act, y, d, decrease = act[going], y[:, going], d[going], decrease[going]
         eta_d = Za @ d.T  # the linear predictors move along eta + step * eta_d
         eta_a = eta[:, act]
@@ -308,11 +327,14 @@ def _newton(Za, Y, lam, ridge, theta, tol, max_iter, gram=None):
             if stuck.any():  # no step length decreases the objective: the problem stops
                 stopped[act[trying[stuck]]] = True
                 trying = trying[~stuck]
-        act = act[~stopped[act]]
-    # KKT of every solution, from scratch (not from the updated linear predictors)
-    resid = expit(Za @ theta.T) - Y
-    kkt = _kkt_rows((Za.T @ resid).T / n + reg * theta, theta, lam)
+        if stopped[act].any():
+            finish(act[stopped[act]])
+            act = act[~stopped[act]]
     return theta, n_iter, kkt
+
+
+class _Cancelled(Exception):
+    """Raised in a solver thread of the layer once the layer is stopping (see _newton)."""
 
 
 def _best_step(eta, eta_d, y, a, c, slope0):
@@ -557,7 +579,8 @@ def fit_logistic_layer(
     progress : callable, optional
         Called as ``progress(done, q)`` after each class's problem is solved, from the
         calling thread (so it may update a user interface).  An exception it raises stops
-        the layer at once (the classes not started are not solved) and propagates.
+        the layer at once (the classes under way stop at their next Newton step, the others
+        are not started) and propagates.
     n_threads : int, optional
         Problems solved at once, each with single-threaded BLAS (the problems are
         independent; NumPy releases the GIL).  Default :func:`sblr.logistic.worker_budget`.
@@ -615,42 +638,60 @@ def fit_logistic_layer(
         gram = Za.T @ Za if (theta[todo, 1:] == 0).all(axis=1).any() else None
 
     # The classes are solved in chunks, each chunk's problems in lockstep (see _newton),
-    # the chunks in threads.  At least 8 chunks, so that progress moves and a stop from it
-    # comes soon; at most _CHUNK classes each, and as many as keep the chunk's arrays
-    # (about 16 of n floats per class) within _CHUNK_BYTES.  The chunks depend on the classes only, not
-    # on the threads, so neither does the result.
+    # the chunks in threads.  At least 8 chunks (the threads share the work); at most _CHUNK
+    # classes each, and as many as keep the chunk's arrays (about 16 of n floats per class)
+    # within _CHUNK_BYTES.  The chunks depend on the classes only, not on the threads, so
+    # neither does the result.
     size = min(_CHUNK, -(-len(todo) // 8), max(1, _CHUNK_BYTES // (16 * 8 * len(F))))
     chunks = [todo[i : i + size] for i in range(0, len(todo), size)]
 
-    def solve(chunk):
-        return _newton(Za, Y[:, live[chunk]], lam, ridge, theta[chunk], tol, max_iter, gram)
+    def solve(chunk, report, cancel=None):
+        _newton(
+            Za, Y[:, live[chunk]], lam, ridge, theta[chunk], tol, max_iter, gram, report, cancel
+        )
 
-    def store(chunk, result):
+    def store(i, solution, steps, violation):
         nonlocal done
-        solution, steps, violations = result
-        for i, k in enumerate(live[chunk]):
-            coef[k], intercept[k] = solution[i, 1:], solution[i, 0]
-            n_iter[k], kkt[k] = steps[i], violations[i]
-            done += 1
-            if progress is not None:
-                progress(done, q)
+        k = live[i]
+        coef[k], intercept[k], n_iter[k], kkt[k] = solution[1:], solution[0], steps, violation
+        done += 1
+        if progress is not None:
+            progress(done, q)
 
     workers = min(worker_budget() if n_threads is None else int(n_threads), len(chunks))
     with single_threaded_blas():
         if workers <= 1:
             for chunk in chunks:
-                store(chunk, solve(chunk))
-        else:
-            with ThreadPoolExecutor(max_workers=workers) as pool:
-                futures = {pool.submit(solve, chunk): chunk for chunk in chunks}
-                try:
-                    for future in as_completed(futures):
-                        store(futures[future], future.result())
-                except BaseException:
-                    # progress raised (a user interface stopping the work) or a class failed:
-                    # the chunks not started yet are dropped, not solved for nothing
-                    pool.shutdown(wait=True, cancel_futures=True)
-                    raise
+                solve(chunk, lambda j, *result, chunk=chunk: store(chunk[j], *result))
+            return coef, intercept, n_iter, kkt
+        # Each class is reported as soon as it is solved: the chunk's threads put it in a
+        # queue, and the calling thread stores it and calls progress (and so sees a stop from
+        # progress within a step of some chunk, not a whole chunk later).
+        solved = queue.SimpleQueue()
+        cancel = threading.Event()
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            futures = [
+                pool.submit(
+                    solve, chunk, lambda j, *r, chunk=chunk: solved.put((chunk[j], *r)), cancel
+                )
+                for chunk in chunks
+            ]
+            try:
+                for _ in range(len(todo)):
+                    while True:
+                        try:
+                            store(*solved.get(timeout=0.05))
+                            break
+                        except queue.Empty:  # a chunk that failed has nothing more to report
+                            for future in futures:
+                                if future.done() and future.exception() is not None:
+                                    raise future.exception() from None
+            except BaseException:
+                # progress raised (a user interface stopping the work) or a class failed: the
+                # chunks under way stop at their next step, the others are not started
+                cancel.set()
+                pool.shutdown(wait=True, cancel_futures=True)
+                raise
     return coef, intercept, n_iter, kkt
 
 

@@ -1,5 +1,8 @@
 """The logistic layer: KKT conditions, lambda_max, and scikit-learn as an oracle."""
 
+import threading
+import time
+
 import numpy as np
 import pytest
 from sklearn.linear_model import LogisticRegression
@@ -274,28 +277,42 @@ def test_layer_skips_classes_already_optimal_at_their_start():
 @pytest.mark.parametrize("n_threads", [1, 2])
 def test_an_exception_from_progress_stops_the_layer_at_once(monkeypatch, n_threads):
     """A user interface stops a long fit by raising from ``progress`` (Streamlit's rerun):
-    the exception comes through, and the classes not started are not solved."""
+    the exception comes through, the chunks of classes not started are not solved, and the
+    chunks under way stop at their next Newton step (each class's step is one solve of its
+    Newton model, counted here)."""
     import sblr.logistic as logistic
 
     F, Y = _many_class_problem(q=40)
-    solved = []
-    newton = logistic._newton
+    handed, steps = [], []
+    stopped = threading.Event()
+    newton, qp = logistic._newton, logistic._lasso_qp
     # classes handed to the solver (it takes them in chunks: the columns of its Y)
-    monkeypatch.setattr(logistic, "_newton", lambda *a: solved.append(a[1].shape[1]) or newton(*a))
+    monkeypatch.setattr(logistic, "_newton", lambda *a: handed.append(a[1].shape[1]) or newton(*a))
+
+    def counted_qp(*args, **kwargs):
+        steps.append(stopped.is_set())
+        time.sleep(0.002)  # a step takes longer than the calling thread takes to see a class
+        return qp(*args, **kwargs)
+
+    monkeypatch.setattr(logistic, "_lasso_qp", counted_qp)
 
     class Stop(Exception):
         pass
 
     def progress(done, total):
         if done > 1:  # after the constant class and the first solved one
+            stopped.set()
             raise Stop
 
     with pytest.raises(Stop):
-        logistic.fit_logistic_layer(F, Y, 1e-3, ridge=1e-6, n_threads=n_threads, progress=progress)
+        logistic.fit_logistic_layer(F, Y, 1e-5, ridge=1e-6, n_threads=n_threads, progress=progress)
     live = sum(Y[:, k].min() != Y[:, k].max() for k in range(Y.shape[1]))
-    # a chunk of 5 classes (at least 8 chunks) was solved and reported, and at most the
-    # ones running or taken up meanwhile by the other threads
-    assert live >= 30 and max(solved) == 5 and sum(solved) <= 5 * (1 + 2 * n_threads)
+    # chunks of 5 classes (at least 8 chunks): the first class solved comes from one of the
+    # chunks taken up first, and at most the chunks running then were started
+    assert live >= 30 and max(handed) == 5 and sum(handed) <= 5 * n_threads
+    # after the stop, at most the step each running chunk was taking is finished (they
+    # would take 26 more steps to the end; the calling thread raised, so 0 with one thread)
+    assert steps.count(True) <= (5 * n_threads if n_threads > 1 else 0)
 
 
 def test_layer_rejects_bad_targets_and_shapes_with_a_typed_error():
