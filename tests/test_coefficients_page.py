@@ -586,6 +586,34 @@ def test_gamma_waits_for_the_apply_button_on_many_classes():
     assert drawn >= 0.5 * np.abs(F.coef_ * sd).max()
 
 
+@WORK_AHEAD
+def test_a_gamma_not_applied_yet_gets_two_fits_ahead_not_the_lambda_grid():
+    """On the home page (which fits nothing itself), a γ chosen and not applied yet gets
+    SBLR and SparseSBLR at the sidebar's λ fitted ahead, and not the other λ of the grid:
+    those are fitted ahead at the γ in use only."""
+    import streamlit as st
+
+    from pages._shared import cache
+
+    st.cache_resource.clear()
+    at = upload_many(start())
+    key = at.session_state["upload"]["key"]
+    at.toggle(key="gamma_is_scale").set_value(False)
+    rerun(at)
+    in_use = at.session_state["applied_log_gamma"]
+    cache._prefetcher().stop()  # the fits queued at the γ in use
+    cache._prefetcher().join(timeout=300)
+    assert in_use != -1.0
+    at.select_slider(key="log_gamma").set_value(-1.0)
+    rerun(at)
+    assert [b for b in at.button if b.key == "apply_gamma"]  # waiting for the button
+    cache._prefetcher().join(timeout=300)
+    at_candidate = [w for w in cache._fits()._items if w[0] == key and w[2] == 0.1]
+    assert sorted(at_candidate, key=str) == sorted(
+        [(key, "SBLR", 0.1, None), (key, "SparseSBLR", 0.1, 10.0**-3)], key=str
+    )
+
+
 def test_gamma_applies_at_once_on_few_classes():
     at = goto(start({"gamma": "1"}), "pages/coefficients.py")
     at.select_slider(key="log_gamma").set_value(-1.0)
@@ -654,23 +682,49 @@ def test_neighbouring_lambdas_are_fitted_ahead_on_many_classes(oracles):
 
 
 @WORK_AHEAD
-def test_fits_at_the_gamma_in_use_are_ready_before_the_first_coefficients_view():
+def test_fits_at_the_gamma_in_use_are_ready_before_the_first_coefficients_view(oracles):
     """Just after an upload with many classes, on the home page, SBLR and SparseSBLR at the
-    γ in use are fitted in the background; the first Coefficients view uses them."""
+    γ in use are fitted in the background, then SparseSBLR at the other λ of the slider,
+    nearest first; the first Coefficients view and the first λ step use them (the same
+    objects), and they equal fits done here (oracle)."""
+    import time
+
     import streamlit as st
 
     from pages._shared import cache
 
     st.cache_resource.clear()
     at = upload_many(start())  # still on the home page
-    cache._prefetcher().join(timeout=300)
     key = at.session_state["upload"]["key"]
-    wanted = {m: (key, m, "scale", lam) for m, lam in (("SBLR", None), ("SparseSBLR", 1e-3))}
-    ahead = {m: cache._fits().get(w) for m, w in wanted.items()}
+    below, above = 10.0**-3.25, 10.0**-2.75
+    wanted = {
+        name: (key, m, "scale", lam)
+        for name, m, lam in (
+            ("SBLR", "SBLR", None),
+            ("SparseSBLR", "SparseSBLR", 1e-3),
+            ("below", "SparseSBLR", below),
+            ("above", "SparseSBLR", above),
+        )
+    }
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline and any(
+        cache._fits().get(w) is None for w in wanted.values()
+    ):
+        time.sleep(0.1)
+    cache._prefetcher().stop()  # the rest of the λ grid is not needed here
+    cache._prefetcher().join(timeout=300)
+    ahead = {name: cache._fits().get(w) for name, w in wanted.items()}
     assert all(fit is not None for fit in ahead.values()), ahead
+    np.testing.assert_allclose(
+        ahead["below"].coef_, oracle_for(oracles, "many").sparse(below), rtol=1e-8, atol=1e-10
+    )
     goto(at, "pages/coefficients.py")
-    for m, w in wanted.items():
-        assert cache._fits().get(w) is ahead[m]  # used as fitted ahead
+    at.select_slider(key="log_lam").set_value(-3.25)
+    rerun(at)
+    for name, w in wanted.items():
+        assert cache._fits().get(w) is ahead[name], name  # used as fitted ahead
+    _, traces = panels(at)
+    assert f"SparseSBLR, λ = {fmt_value(below)}" in traces
 
 
 def test_a_page_waits_for_a_fit_started_ahead_instead_of_fitting_it_again():

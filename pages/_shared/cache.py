@@ -321,10 +321,11 @@ def _prefetcher():
     return _Prefetcher(_fits(), job_slots())
 
 
-def _prefetch_neighbours(ds, key, gamma, lam, f, F):
+def _prefetch_neighbours(ds, key, gamma, lam, evidence):
     """Queue SparseSBLR at every other λ of the slider's grid at this γ, nearest first (one
     step below and above, then two, ...), in place of the last view's queue (many classes).
-    After a few seconds on a view, a jump of the slider finds its fit."""
+    After a few seconds on a view, a jump of the slider finds its fit.  ``evidence()`` gives
+    ``(featurizer, F)`` at this γ (called in the background thread)."""
     from sblr._approx import AUTO_APPROX_ROWS
 
     if (ds.n_classes < PREFETCH_CLASSES and ds.n_samples < AUTO_APPROX_ROWS) or not (
@@ -342,17 +343,20 @@ def _prefetch_neighbours(ds, key, gamma, lam, f, F):
 
         def fit(progress, other=other):
             model = make_model("SparseSBLR", gamma=gamma, lam=other)
-            return model.fit_from_evidence(f, F, progress=progress)
+            return model.fit_from_evidence(*evidence(), progress=progress)
 
         items.append(((key, "SparseSBLR", gamma, other), fit))
     _prefetcher().request_all(items, group=("λ", key))
 
 
-def prefetch_gamma(ds, key, gamma, lam):
+def prefetch_gamma(ds, key, gamma, lam, in_use=True):
     """Fit SBLR and SparseSBLR (at ``lam``) at ``gamma`` in the background (many classes): the
     sidebar asks for the γ in use (just after an upload, the first Coefficients view then
-    finds its fits) or for the γ waiting for "Apply γ" (the click finds them). Only where the
-    evidence is cheap (exact, below AUTO_APPROX_ROWS rows) and with two job slots or more."""
+    finds its fits) or for the γ waiting for "Apply γ" (the click finds them). At the γ
+    ``in_use``, SparseSBLR at the λ grid's other points follows, nearest first (the λ
+    slider's first moves then find their fits, on whichever page the user reads first).
+    Only where the evidence is cheap (exact, below AUTO_APPROX_ROWS rows) and with two job
+    slots or more."""
     from sblr._approx import AUTO_APPROX_ROWS
 
     if ds.n_samples >= AUTO_APPROX_ROWS or not _may_work_ahead():
@@ -371,6 +375,10 @@ def prefetch_gamma(ds, key, gamma, lam):
             )
 
         _prefetcher().request((key, model, gamma, at_lam), fit, group=("gamma", key, model))
+    if in_use:
+        _prefetch_neighbours(
+            ds, key, gamma, lam, lambda: _evidence_of_all_rows(ds, key, gamma, D, store)
+        )
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
@@ -406,7 +414,8 @@ def cached_fit(ds, key, model, gamma, lam):
         found = _fits().get(wanted)
     if found is not None:
         if model == "SparseSBLR":
-            _prefetch_neighbours(ds, key, gamma, lam, *_cached_evidence(ds, key, gamma))
+            found_evidence = _cached_evidence(ds, key, gamma)
+            _prefetch_neighbours(ds, key, gamma, lam, lambda: found_evidence)
         return found
     from sblr.models import make_model
 
@@ -424,7 +433,7 @@ def cached_fit(ds, key, model, gamma, lam):
         bar.close()
     _fits().put(wanted, est)
     if model == "SparseSBLR":
-        _prefetch_neighbours(ds, key, gamma, lam, f, F)
+        _prefetch_neighbours(ds, key, gamma, lam, lambda: (f, F))
     return est
 
 

@@ -307,7 +307,9 @@ def sidebar_settings(ds):
         # else at the γ in use.
         from pages._shared.cache import prefetch_gamma
 
-        prefetch_gamma(ds, dataset_key(), s.gamma if ahead is None else ahead, s.lam)
+        prefetch_gamma(
+            ds, dataset_key(), s.gamma if ahead is None else ahead, s.lam, in_use=ahead is None
+        )
     _write_url(s)
     approx_notice(ds)
     return s
