@@ -582,9 +582,11 @@ def fit_logistic_layer(
         the layer at once (the classes under way stop at their next Newton step, the others
         are not started) and propagates.
     n_threads : int, optional
-        Problems solved at once, each with single-threaded BLAS (the problems are
-        independent; NumPy releases the GIL).  Default :func:`sblr.logistic.worker_budget`.
-        The result does not depend on it.
+        Threads solving chunks of classes at once, each with single-threaded BLAS (the
+        problems are independent; NumPy releases the GIL).  Default
+        :func:`sblr.logistic.worker_budget`, or one thread where the problems are too small
+        to gain from more (``n · (m + 1)² < _THREADED_WORK``).  The result does not depend
+        on it.
 
     Returns
     -------
@@ -642,7 +644,7 @@ def fit_logistic_layer(
     # classes each, and as many as keep the chunk's arrays (about 16 of n floats per class)
     # within _CHUNK_BYTES.  The chunks depend on the classes only, not on the threads, so
     # neither does the result.
-    size = min(_CHUNK, -(-len(todo) // 8), max(1, _CHUNK_BYTES // (16 * 8 * len(F))))
+    size = min(_CHUNK, -(-len(todo) // _MIN_CHUNKS), max(1, _CHUNK_BYTES // (16 * 8 * len(F))))
     chunks = [todo[i : i + size] for i in range(0, len(todo), size)]
 
     def solve(chunk, report, cancel=None):
@@ -658,7 +660,11 @@ def fit_logistic_layer(
         if progress is not None:
             progress(done, q)
 
-    workers = min(worker_budget() if n_threads is None else int(n_threads), len(chunks))
+    if n_threads is None:
+        # a thread per chunk only where a class's Newton step is worth it: below, the
+        # threads mostly wait for each other's Python (GIL)
+        n_threads = worker_budget() if len(F) * (m + 1) ** 2 >= _THREADED_WORK else 1
+    workers = min(int(n_threads), len(chunks))
     with single_threaded_blas():
         if workers <= 1:
             for chunk in chunks:
@@ -698,6 +704,11 @@ def fit_logistic_layer(
 #: Most classes a chunk of the layer solves in lockstep (see fit_logistic_layer), and the
 #: memory a chunk's (n, classes) arrays may take (per thread; 3 classes at 200,000 rows).
 _CHUNK = 16
+_MIN_CHUNKS = 8
+#: Smallest n·(m+1)² (a Hessian's multiply-adds) at which the layer uses threads by default:
+#: on yeast's shape (1,934 × 15: 0.4e6) two threads took the layer 1.5-1.9x as long as one
+#: (Python-heavy steps waiting for each other's GIL), from about 2e6 they gain.
+_THREADED_WORK = 1_000_000
 _CHUNK_BYTES = 64 * 2**20
 
 
