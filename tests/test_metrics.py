@@ -512,5 +512,14 @@ def test_pr_curve_and_its_marker_point_agree_with_the_thresholded_counts():
         exp_recall = (pred & (y == 1)).sum() / (y == 1).sum()
         assert fig.data[1].x[0] == pytest.approx(exp_recall)
         assert fig.data[1].y[0] == pytest.approx(exp_precision)
+        assert fig.data[1].name == f"threshold {t:.2f}"
+    # above every probability nothing is predicted: recall 0 and precision 0/0, which the
+    # marker must say (the curve's end point sits at precision 1 by convention only)
+    t = float(p.max()) + 0.01
+    fig = pr_curve_figure(precision, recall, thresholds, threshold=t)
+    assert not (p >= t).any() and fig.data[1].x[0] == 0.0
+    assert fig.data[1].name == f"threshold {t:.2f}: no row predicted"
+    assert "precision undefined" in fig.data[1].hovertemplate
+    assert "%{y" not in fig.data[1].hovertemplate  # no precision figure to read
     nothing = pr_curve(np.zeros(5), np.linspace(0, 1, 5))
     assert np.isnan(nothing[3])

@@ -59,6 +59,8 @@ def pr_curve_figure(
     >>> fig = pr_curve_figure([0.5, 1.0, 1.0], [1.0, 0.5, 0.0], [0.3, 0.8], threshold=0.5)
     >>> [float(v) for v in fig.data[1].x], [float(v) for v in fig.data[1].y]
     ([0.5], [1.0])
+    >>> pr_curve_figure([0.5, 1.0, 1.0], [1.0, 0.5, 0.0], [0.3, 0.8], threshold=0.9).data[1].name
+    'threshold 0.90: no row predicted'
     """
     import plotly.graph_objects as go
 
@@ -86,6 +88,17 @@ def pr_curve_figure(
         # threshold at or above it (none: nothing predicted, the curve's last point)
         above = np.flatnonzero(thresholds >= float(threshold))
         i = int(above.min()) if above.size else len(thresholds)
+        t_text = f"threshold {float(threshold):.2f}"
+        if above.size:
+            name, hover = t_text, f"{t_text}<br>recall %{{x:.3f}}<br>precision %{{y:.3f}}"
+        else:
+            # no row reaches it: recall 0, precision undefined (0/0); the curve's end point
+            # is drawn at precision 1 only by convention, and must not read as "precision 1"
+            name = f"{t_text}: no row predicted"
+            hover = (
+                f"{t_text}<br>no row has a probability this high:<br>recall 0, precision "
+                "undefined (drawn at the curve's end)"
+            )
         fig.add_trace(
             go.Scatter(
                 x=[recall[i]],
@@ -94,12 +107,11 @@ def pr_curve_figure(
                 marker={
                     "size": 12,
                     "color": "black",
-                    "symbol": "circle-open",
+                    "symbol": "circle-open" if above.size else "x-open",
                     "line": {"width": 3},
                 },
-                name=f"threshold {float(threshold):.2f}",
-                hovertemplate=f"threshold {float(threshold):.2f}<br>recall %{{x:.3f}}"
-                "<br>precision %{y:.3f}<extra></extra>",
+                name=name,
+                hovertemplate=hover + "<extra></extra>",
             )
         )
     ap = "" if average_precision is None else f" (average precision {average_precision:.3f})"
