@@ -446,6 +446,22 @@ def test_waterfall_measures_and_sum_equals_logit():
     assert f"{ic.proba[0]:.3f}" in fig.layout.title.text
 
 
+def test_waterfall_x_range_leaves_room_for_the_values_beside_the_bars():
+    """Oracle worked by hand (below): the bars run from 0 to 4 at most, so the range must hold
+    [0, 4] and leave at least 15% of that span free on each side (the values are written
+    outside the bars; beyond the plot area they were cut off at the figure's edge)."""
+    model = _model([[3.0, -2.5], [0.0, 1.0]], [1.0, 0.0], [1.0, 1.0])
+    ic = instance_contributions(model, [0.0])
+    fig = waterfall(ic.waterfall(0, ["a", "b"]))
+    trace = fig.data[0]
+    # bars: intercept 1 (0 → 1), a +3 (1 → 4), b -2.5 (4 → 1.5), total 1.5 (0 → 1.5)
+    assert list(trace.x) == pytest.approx([1.0, 3.0, -2.5, 1.5])
+    lo, hi = fig.layout.xaxis.range
+    span = 4.0 - 0.0
+    assert lo <= 0.0 - 0.15 * span and hi >= 4.0 + 0.15 * span
+    assert hi - lo <= 1.5 * span  # and not so wide that the bars shrink
+
+
 def test_waterfall_hover_shows_standardized_beta_beside_the_contribution():
     model = _model([[2.0, -3.0], [0.0, 1.0]], [0.5, 0.0], [0.5, 0.5])
     ic = instance_contributions(model, evidence=[0.5, 0.5])

@@ -46,12 +46,36 @@ _WATERFALL_COLOURS = {
 }
 
 
+def _waterfall_range(values, measures) -> list[float]:
+    """An x range holding every bar of the waterfall with room on both sides for the value
+    written outside a bar's end (``textposition="outside"``: drawn beyond the plot area it was
+    cut off at the figure's edge)."""
+    running = lo = hi = 0.0
+    for v, measure in zip(values, measures, strict=True):
+        v = float(v)
+        if measure == "absolute":
+            start, running = 0.0, v
+        elif measure == "total":
+            start = 0.0
+        else:
+            start, running = running, running + v
+        lo, hi = min(lo, start, running), max(hi, start, running)
+    pad = 0.18 * (hi - lo) if hi > lo else 1.0
+    return [lo - pad, hi + pad]
+
+
 def _waterfall_layout(fig, labels, titled, x_title, max_height):
     """The layout both waterfalls share: one bar per row named on the left (first at the
-    top), the title block ``titled``, the x axis ``x_title``, a height that follows the rows."""
+    top), the title block ``titled``, the x axis ``x_title`` (wide enough for the values
+    written beside the bars), a height that follows the rows."""
+    trace = fig.data[0]
     fig.update_layout(
         **titled,
-        xaxis={"title": {"text": x_title}, "zeroline": False},
+        xaxis={
+            "title": {"text": x_title},
+            "zeroline": False,
+            "range": _waterfall_range(trace.x, trace.measure),
+        },
         yaxis={
             **_category_axis(labels, True),
             "autorange": "reversed",
