@@ -537,6 +537,11 @@ def evidence_scatter(
     >>> fig = evidence_scatter([[0.1, 0.2], [0.5, 0.1]], 0, 1, [False, True], ["a", "b"], k=0)
     >>> [t.name for t in fig.data]
     ['not a', 'a']
+    >>> lines = {"SBLR": ([0.1, 0.5], [0.15, 0.18]), "SML": ([0.1, 0.5], [5.0, 6.0])}
+    >>> fig = evidence_scatter([[0.1, 0.2], [0.5, 0.1]], 0, 1, [False, True], ["a", "b"], k=0,
+    ...                        lines=lines)
+    >>> [t.name for t in fig.data[2:]]
+    ['SBLR', 'SML (outside this view)']
     """
     import plotly.graph_objects as go
 
@@ -574,13 +579,17 @@ def evidence_scatter(
         if line is None:
             continue
         f1, f2 = (np.asarray(v, dtype=float) for v in line)
+        # the y axis is fixed to the rows' range: a line that passes above or below all of it
+        # is not drawn anywhere, and its legend entry says so (the model does not switch
+        # class k within these rows' range in this plane)
+        shown = f2.size and f2.min() <= y_hi + pad and f2.max() >= y_lo - pad
         fig.add_trace(
             go.Scatter(
                 x=f1,
                 y=f2,
                 mode="lines",
                 line={"color": "black", "width": 2, "dash": dashes[j % len(dashes)]},
-                name=_esc(str(name)),
+                name=_esc(str(name)) + ("" if shown else " (outside this view)"),
                 hoverinfo="skip",
             )
         )
