@@ -27,10 +27,9 @@ def home():
         "to zero. Choose data below, then use the pages on the left; γ, λ and the model are "
         "in the sidebar and every page follows them."
     )
-    st.latex(
-        r"\bar f_k(x)=\frac{1}{|D_k|}\sum_{x_j\in D_k} e^{-\gamma\lVert x-x_j\rVert^2},"
-        r"\qquad \log\frac{\pi_k}{1-\pi_k}=\beta_0^k+\sum_{t=1}^m \beta_t^k \bar f_t(x)"
-    )
+    # two formulas, one a line: side by side they needed sideways scrolling at 800 px
+    st.latex(r"\bar f_k(x)=\frac{1}{|D_k|}\sum_{x_j\in D_k} e^{-\gamma\lVert x-x_j\rVert^2}")
+    st.latex(r"\log\frac{\pi_k}{1-\pi_k}=\beta_0^k+\sum_{t=1}^m \beta_t^k \bar f_t(x)")
 
     st.subheader("Data")
     sample_tab, upload_tab = st.tabs(["Sample data", "Upload ARFF or CSV"])

@@ -325,6 +325,26 @@ def _upload(pg, name: str, data: bytes, mime: str = "text/csv") -> None:
     wait_idle(pg)
 
 
+def test_the_home_page_formulas_fit_a_narrow_window(server_url, browser):
+    """At 800 px (a laptop with the sidebar open) no formula of the home page needs sideways
+    scrolling: each display fits the width it is given."""
+    context = browser.new_context(viewport={"width": 800, "height": 900})
+    try:
+        pg = context.new_page()
+        pg.goto(server_url + "/")
+        pg.get_by_role("heading", name=PAGES["Choose data"][1]).wait_for()
+        wait_idle(pg)
+        pg.locator(".katex-display").first.wait_for()  # KaTeX draws after the script ends
+        wait_idle(pg)
+        widths = pg.locator(".katex-display").evaluate_all(
+            "els => els.map(e => [e.scrollWidth, e.clientWidth])"
+        )
+    finally:
+        context.close()
+    assert widths
+    assert all(scroll <= client + 1 for scroll, client in widths), widths
+
+
 def test_new_data_resets_class_and_column_choices(server_url, page):
     """The browser keeps a widget's choice per key: after new data, the class and the target
     column must come from the new data (a stale class name once crashed every page)."""
