@@ -578,3 +578,26 @@ def test_drop_by_name_in_arff():
     ds = load_dataset(DATA / "dense.arff", drop="f1")
     assert ds.feature_names == ["f2"]
     assert any("dropped column(s) 'f1'" in n for n in ds.notes)
+
+
+def test_cells_to_floats_equal_float_cell_by_cell():
+    """Oracle: Python's float() on each cell (NaN and a not-a-number mark where it fails), on
+    columns that convert as a block, columns with text repeated many times (converted once
+    per distinct cell) and missing cells (NaN objects, each its own)."""
+    from sblr.io import _to_floats
+
+    rng = np.random.default_rng(0)
+    pool = ["1.5", " 2 ", "-3e2", "inf", "nan", "x", "cat", "1,5", "", "0x10", float("nan")]
+    cells = np.empty((400, 3), dtype=object)
+    cells[:, 0] = [f"{v:g}" for v in rng.normal(size=400)]  # numbers only
+    cells[:, 1] = [pool[i] for i in rng.integers(0, len(pool), 400)]
+    cells[:, 2] = [float("nan") if i % 7 == 0 else str(i) for i in range(400)]
+    numbers, bad = _to_floats(cells)
+    for (i, j), cell in np.ndenumerate(cells):
+        try:
+            expected, failed = float(cell), False
+        except (ValueError, TypeError):
+            expected, failed = np.nan, True
+        assert bad[i, j] == failed, (i, j, cell)
+        np.testing.assert_equal(numbers[i, j], expected)
+    assert bad[:, 1].any() and not bad[:, 0].any() and not bad[:, 2].any()
