@@ -347,6 +347,18 @@ def test_label_frequency_bar_sorted_with_shares():
     assert "share of rows" in bar.hovertemplate
 
 
+def test_label_frequency_bar_names_every_class_of_a_45_label_set():
+    """45 classes (a common multi-label size): still one named bar a row, each at least 14 px
+    high (room for the 9 px names) within the figure height limit."""
+    names = [f"label{k}" for k in range(45)]
+    fig = label_frequency_bar(np.arange(45), names)
+    bar = fig.data[0]
+    assert bar.orientation == "h" and sorted(bar.y) == sorted(names)
+    assert list(fig.layout.yaxis.tickvals) == list(bar.y)  # every name drawn
+    assert fig.layout.height <= MAX_HEIGHT
+    assert (fig.layout.height - 140) / 45 >= 14
+
+
 def test_label_frequency_bar_many_classes_vertical_without_ticks():
     counts = np.arange(174)
     fig = label_frequency_bar(counts)

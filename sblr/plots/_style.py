@@ -61,6 +61,10 @@ COUNT_COLORSCALE = [
 
 #: Above this many classes, per-class tick labels are hidden (hover names them).
 MAX_TICK_LABELS = 30
+#: Up to this many classes the class frequencies are bars with every class named: one bar a
+#: row, whose height the figure sets whatever the window's width (a matrix's cells shrink
+#: with a narrow window, so it keeps MAX_TICK_LABELS).
+MAX_NAMED_BARS = 50
 #: Largest figure height (px) any function here returns (per panel, for stacked panels).
 MAX_HEIGHT = 900
 _TICK_CHARS = 18  # tick labels longer than this are shortened with "…"

@@ -12,7 +12,8 @@ from sblr.exceptions import DataError
 from sblr.plots._style import (
     _MAX_COLOURED,
     COUNT_COLOR,
-    MAX_TICK_LABELS,
+    MAX_HEIGHT,
+    MAX_NAMED_BARS,
     OTHER_COLOR,
     _category_axis,
     _dense,
@@ -55,7 +56,7 @@ def label_frequency_bar(
     Returns
     -------
     plotly.graph_objects.Figure
-        Up to :data:`MAX_TICK_LABELS` classes: horizontal bars, largest at the
+        Up to :data:`MAX_NAMED_BARS` classes: horizontal bars, largest at the
         top, every name shown.  More classes: vertical bars in rank order
         with the class names in the hover only.  ``customdata`` per bar =
         ``[count, share]``.
@@ -87,7 +88,7 @@ def label_frequency_bar(
         "%{hovertext}<br>rows = %{customdata[0]:,.0f}<br>"
         f"share of {share_of} = %{{customdata[1]:.1%}}<extra></extra>"
     )
-    horizontal = m <= MAX_TICK_LABELS
+    horizontal = m <= MAX_NAMED_BARS
     if horizontal:
         bar = go.Bar(
             x=y_vals,
@@ -104,7 +105,11 @@ def label_frequency_bar(
         layout = {
             "xaxis": {"title": {"text": "rows"}, "rangemode": "tozero"},
             "yaxis": {**_category_axis(x_names, True), "autorange": "reversed"},
-            "height": _height(m, base=140, per=24, lo=280, hi=860),
+            # 24 px a bar, less from 31 classes so that 50 fit in MAX_HEIGHT (16 px: still
+            # room for the 9 px names)
+            "height": _height(
+                m, base=140, per=min(24, (MAX_HEIGHT - 140) // m), lo=280, hi=MAX_HEIGHT
+            ),
         }
         sub = None
     else:
