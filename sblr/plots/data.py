@@ -105,7 +105,7 @@ def label_frequency_bar(
         layout = {
             "xaxis": {"title": {"text": "rows"}, "rangemode": "tozero"},
             "yaxis": {**_category_axis(x_names, True), "autorange": "reversed"},
-            # 24 px a bar, less from 31 classes so that 50 fit in MAX_HEIGHT (16 px: still
+            # 24 px a bar, less from 31 classes so that 50 fit in MAX_HEIGHT (15 px at 50: still
             # room for the 9 px names)
             "height": _height(
                 m, base=140, per=min(24, (MAX_HEIGHT - 140) // m), lo=280, hi=MAX_HEIGHT
