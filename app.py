@@ -239,3 +239,6 @@ common.follow_redirect()
 with common.error_boundary():
     common.url_notice(common.current_dataset())
     page.run()
+# after the run (the page has imported what it needs): long-lived objects out of the
+# collector's way, so that a full collection does not fall into a slider move
+common.settle_garbage_collector()

@@ -73,6 +73,7 @@ from pages._shared.server import (
     ServerBusy,
     error_boundary,
     job_slot,
+    settle_garbage_collector,
     waiting_for_worker,
 )
 from pages._shared.state import (
@@ -166,6 +167,7 @@ __all__ = [
     "show_view",
     "sidebar_settings",
     "sml_without_row",
+    "settle_garbage_collector",
     "stability",
     "stored_stability",
     "to_csv_bytes",

@@ -407,3 +407,37 @@ def test_an_upload_is_held_to_the_dashboards_own_size_limit(monkeypatch):
     assert "more than this load's limit of 0.005 MB" in shown
     line = [m.value for m in at.sidebar.markdown if m.value.startswith("**Data:**")][0]
     assert "planted" in line  # the sample stays
+
+
+def test_the_collector_is_settled_once_then_again_only_after_new_imports(monkeypatch):
+    """After a run, long-lived objects go to the collector's permanent generation: a
+    collection first (no garbage frozen), then gc.freeze; not again until pages have imported
+    _FREEZE_AFTER_MODULES more modules. (The test process itself is not frozen here.)"""
+    import gc
+    import sys
+
+    from pages._shared import server
+
+    calls = []
+    monkeypatch.setattr(gc, "collect", lambda *a: calls.append("collect") or 0)
+    monkeypatch.setattr(gc, "freeze", lambda: calls.append("freeze"))
+    monkeypatch.setattr(server, "_frozen_at", 0)
+    assert server.settle_garbage_collector()
+    assert calls == ["collect", "freeze"]
+    assert not server.settle_garbage_collector()  # nothing imported since
+    monkeypatch.setattr(server, "_frozen_at", len(sys.modules) - server._FREEZE_AFTER_MODULES + 1)
+    assert not server.settle_garbage_collector()  # one module short
+    monkeypatch.setattr(server, "_frozen_at", len(sys.modules) - server._FREEZE_AFTER_MODULES)
+    assert server.settle_garbage_collector()
+    assert calls == ["collect", "freeze"] * 2
+
+
+def test_a_run_of_the_app_settles_the_collector():
+    """The app calls it at the end of its runs: after one, objects are frozen."""
+    import gc
+
+    from pages._shared import server
+
+    server._frozen_at = 0  # as in a fresh server process
+    start()
+    assert server._frozen_at > 0 and gc.get_freeze_count() > 0
