@@ -148,7 +148,9 @@ def settle_garbage_collector() -> bool:
     0.3 s. Frozen objects are no longer walked (a full collection then takes milliseconds).
     A collection first, so that no garbage is frozen; a frozen object that later becomes
     garbage in a reference cycle is not reclaimed, which bounds what this may keep to what was
-    alive at a few moments early in the server's life.
+    alive at a few moments early in the server's life. That collection (0.2-0.3 s, holding the
+    GIL) is paid at those moments only: the end of the first run and of a page's first visit,
+    which import libraries and are slow anyway.
     """
     global _frozen_at
     with _freeze_lock:
