@@ -250,6 +250,36 @@ def test_feature_sign_qp_drops_an_added_coordinate_that_comes_out_with_the_wrong
     np.testing.assert_allclose(_lasso_qp(H, c, pen, np.zeros(2)), [0.5, 0.0], atol=1e-12)
 
 
+def test_feature_sign_qp_solves_a_singular_active_system():
+    """Two identical coordinates, both violating by the same amount from zero, enter
+    together: their 2 × 2 system [[1, 1], [1, 1]] is singular, and Cholesky fails on it
+    (its second pivot is exactly 1 - 1 = 0).  The search must still reach the optimum,
+    worked by hand: with s = x1 + x2 (both >= 0 at best), 1/2 s² - s + 1/2 s is least at
+    s = 1/2, objective -1/8; the split between x1 and x2 is free."""
+    from sblr.logistic import _lasso_qp
+
+    H = np.ones((2, 2))
+    c = np.array([-1.0, -1.0])
+    pen = np.full(2, 0.5)
+    x = _lasso_qp(H, c, pen, np.zeros(2))
+    assert np.isfinite(x).all() and (x >= 0).all()
+    assert x.sum() == pytest.approx(0.5, abs=1e-9)
+    assert 0.5 * x @ H @ x + c @ x + pen @ np.abs(x) == pytest.approx(-0.125, abs=1e-12)
+
+
+def test_compiled_kernel_releases_the_gil_and_caches_where_it_can(tmp_path):
+    """The layer's threads run feature-sign search side by side only if the compiled kernel
+    releases the GIL.  Where numba finds no folder to cache compiled code in (here: a function
+    without a source file), the kernel is compiled in memory instead of failing."""
+    from sblr import _compiled
+
+    for kernel in (_compiled.feature_sign, _compiled._solve, _compiled._model):
+        assert kernel.targetoptions.get("nogil") is True
+    namespace = {}
+    exec("def twice(v):\n    return 2 * v\n", namespace)  # no file: nothing to cache in
+    assert _compiled._jit(namespace["twice"])(21) == 42
+
+
 def test_layer_skips_classes_already_optimal_at_their_start():
     """At lam >= lambda_max of a class (computed by the formula), its solution is beta = 0
     with the base rate's logit as intercept: no Newton step.  Below, Newton steps."""
