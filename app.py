@@ -242,3 +242,5 @@ with common.error_boundary():
 # after the run (the page has imported what it needs): long-lived objects out of the
 # collector's way, so that a full collection does not fall into a slider move
 common.settle_garbage_collector()
+# SparseSBLR's compiled solver, compiled (a fresh install) or loaded in the background, once
+common.compiled_solver()

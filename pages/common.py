@@ -71,6 +71,7 @@ from pages._shared.formatting import (
 from pages._shared.server import (
     MAX_JOBS,
     ServerBusy,
+    compiled_solver,
     error_boundary,
     job_slot,
     settle_garbage_collector,
@@ -133,6 +134,7 @@ __all__ = [
     "cached_sample",
     "cached_upload",
     "compare_methods",
+    "compiled_solver",
     "context",
     "context_name",
     "current_dataset",

@@ -26,6 +26,7 @@ from __future__ import annotations
 import functools
 import os
 import queue
+import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -466,6 +467,26 @@ def _lasso_qp(H, c, pen, x0, max_iter=None):
     c, pen, x0 = (np.ascontiguousarray(v, dtype=np.float64) for v in (c, pen, x0))
     H = np.ascontiguousarray(H, dtype=np.float64)
     return feature_sign(H, c, pen, x0, int(max_iter or 10 * len(c) + 50), _MAX_ADDED)
+
+
+def prepare_compiled_solver() -> None:
+    """Compile or load SparseSBLR's compiled solver (:mod:`sblr._compiled`) now, not in the
+    first fit with an L1 term: the first time in an environment numba compiles it (5-10 s,
+    then cached on disk), afterwards it loads in about a second with numba's import.  Safe to
+    call from any thread and more than once.
+
+    Examples
+    --------
+    >>> prepare_compiled_solver(); compiled_solver_ready()
+    True
+    """
+    _lasso_qp(np.eye(2), np.array([-1.0, -1.0]), np.array([0.0, 0.5]), np.zeros(2))
+
+
+def compiled_solver_ready() -> bool:
+    """Whether SparseSBLR's compiled solver is loaded: a fit with an L1 term starts at once."""
+    kernel = getattr(sys.modules.get("sblr._compiled"), "feature_sign", None)
+    return kernel is not None and bool(kernel.signatures)
 
 
 def constant_intercept(y):

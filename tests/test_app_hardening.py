@@ -441,3 +441,47 @@ def test_a_run_of_the_app_settles_the_collector():
     server._frozen_at = 0  # as in a fresh server process
     start()
     assert server._frozen_at > 0 and gc.get_freeze_count() > 0
+
+
+def test_the_app_prepares_the_compiled_solver_in_the_background_after_its_first_run(
+    monkeypatch,
+):
+    """On a fresh install, numba compiles SparseSBLR's solver in 5-10 s: the app starts that
+    in a background thread after its first run, not in the first fit a user waits for."""
+    import sblr.logistic
+    from pages._shared import server
+
+    threads = []
+    monkeypatch.setattr(
+        sblr.logistic,
+        "prepare_compiled_solver",
+        lambda: threads.append(threading.current_thread().name),
+    )
+    server.compiled_solver.clear()  # as in a fresh server process
+    start()
+    deadline = time.monotonic() + 10
+    while not threads and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert threads == ["sblr-compiled-solver"]
+    server.compiled_solver.clear()
+
+
+def test_a_sparse_fit_waits_for_the_solver_being_prepared(monkeypatch):
+    """While the solver is not loaded, a page's SparseSBLR fit first waits for the thread
+    preparing it (under a spinner saying so); once loaded, it does not wait."""
+    import sblr.logistic
+    from pages._shared import server
+
+    joined = []
+
+    class Preparing:
+        def join(self):
+            joined.append(True)
+
+    monkeypatch.setattr(server, "compiled_solver", Preparing)
+    monkeypatch.setattr(sblr.logistic, "compiled_solver_ready", lambda: False)
+    server.wait_for_compiled_solver()
+    assert joined == [True]
+    monkeypatch.setattr(sblr.logistic, "compiled_solver_ready", lambda: True)
+    server.wait_for_compiled_solver()
+    assert joined == [True]

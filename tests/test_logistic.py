@@ -428,3 +428,25 @@ def test_longer_newton_steps_keep_the_solution_and_take_fewer_steps(monkeypatch)
     np.testing.assert_allclose(fast.coef, plain.coef, rtol=1e-6)
     sk = LogisticRegression(C=1 / (ridge * len(y)), tol=1e-12, max_iter=10_000).fit(Z, y)
     np.testing.assert_allclose(fast.coef, sk.coef_[0], rtol=1e-4)
+
+
+def test_the_compiled_solver_loads_only_when_asked_for():
+    """Importing sblr and fitting SBLR (no L1 term) leave numba unimported (about 0.5 s of
+    start-up); prepare_compiled_solver loads the compiled solver, and says so."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, numpy as np\n"
+        "import sblr, sblr.logistic as L\n"
+        "from sblr import SBLRClassifier\n"
+        "X = np.r_[np.zeros((5, 2)), np.ones((5, 2))]; y = np.r_[np.zeros(5), np.ones(5)]\n"
+        "SBLRClassifier().fit(X, y)\n"
+        "print('numba' in sys.modules, L.compiled_solver_ready())\n"
+        "L.prepare_compiled_solver()\n"
+        "print('numba' in sys.modules, L.compiled_solver_ready())\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=True
+    )
+    assert out.stdout.split() == ["False", "False", "True", "True"]

@@ -25,7 +25,7 @@ from pages._shared.formatting import (
     grid_value,
     nearest_point,
 )
-from pages._shared.server import job_slot, waiting_for_worker
+from pages._shared.server import job_slot, wait_for_compiled_solver, waiting_for_worker
 from sblr import plots
 from sblr.diagnostics import evidence_diagnostics
 
@@ -401,6 +401,8 @@ def cached_fit(ds, key, model, gamma, lam):
     wanted = (key, model, gamma, lam)
     where = f"γ = {fmt_gamma(gamma)}" + (f", λ = {fmt_value(lam)}" if lam is not None else "")
     found = _fits().get(wanted)
+    if found is None and model == "SparseSBLR":
+        wait_for_compiled_solver()
     ahead = _prefetcher().pending(wanted) if found is None else None
     if ahead is not None:  # fitted ahead and not done yet: wait for it, showing its progress
         _prefetcher().yield_to(wanted)

@@ -18,10 +18,12 @@ from sblr import DataError
 __all__ = [
     "MAX_JOBS",
     "ServerBusy",
+    "compiled_solver",
     "error_boundary",
     "job_slot",
     "job_slots",
     "settle_garbage_collector",
+    "wait_for_compiled_solver",
     "waiting_for_worker",
 ]
 
@@ -161,3 +163,38 @@ def settle_garbage_collector() -> bool:
         gc.collect()
         gc.freeze()
         return True
+
+
+def _prepare_compiled_solver():
+    from sblr.logistic import prepare_compiled_solver
+
+    try:
+        prepare_compiled_solver()
+    except Exception:  # the first SparseSBLR fit will try again, and show what fails
+        _log.exception("preparing SparseSBLR's compiled solver failed")
+
+
+@st.cache_resource
+def compiled_solver() -> threading.Thread:
+    """A thread, started once per server, that compiles or loads SparseSBLR's compiled solver
+    (:func:`sblr.logistic.prepare_compiled_solver`): app.py starts it after its first run,
+    so that the first SparseSBLR fit does not wait for it (on a fresh install the compilation
+    takes 5-10 s, once; numba releases the GIL for most of it)."""
+    thread = threading.Thread(
+        target=_prepare_compiled_solver, name="sblr-compiled-solver", daemon=True
+    )
+    thread.start()
+    return thread
+
+
+def wait_for_compiled_solver() -> None:
+    """Before a SparseSBLR fit that a page waits for: if the compiled solver is not loaded
+    yet (a fresh install, seconds after the server started), say so while it is prepared."""
+    from sblr.logistic import compiled_solver_ready
+
+    if not compiled_solver_ready():
+        with st.spinner(
+            "Preparing SparseSBLR's compiled solver (the first time on this machine it is "
+            "compiled: 5-10 s, once)…"
+        ):
+            compiled_solver().join()
