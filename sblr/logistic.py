@@ -219,6 +219,8 @@ def _newton(Za, Y, lam, ridge, theta, tol, max_iter, gram=None, report=None, can
     work = np.empty_like(Za)
     H = np.empty((p, p))
     H_diag = H.reshape(-1)[:: p + 1]  # a view of H's diagonal
+    work_flat, H_work = work.reshape(-1), np.empty(p * p)  # for the working sets (below)
+    row_sq = np.einsum("ij,ij->i", Za, Za) if lam else None  # trace(H) = w · row_sq
 
     def objective(eta, t, y):
         # per column: mean of log(1 + e^eta) - y * eta, computed without overflow; plus
@@ -260,6 +262,38 @@ def _newton(Za, Y, lam, ridge, theta, tol, max_iter, gram=None, report=None, can
         sqrt_w = np.sqrt(p_hat * (1.0 - p_hat) / n)
         target = np.empty_like(g)
         for j, k in enumerate(act):
+            if lam and theta[k, 1:].any() and _SCREEN > 0:
+                # Working set: the model is minimized over the intercept, the non-zero
+                # coefficients and those whose gradient exceeds _SCREEN·lam, the others held
+                # at zero.  The Hessian is needed on that set only (n·|C|² multiply-adds
+                # instead of n·(m+1)²); any decrease of the model is still a descent
+                # direction, and a zero coefficient left out has |g| <= lam: it meets its
+                # optimality condition, and if it stops doing so it is in the next step's set.
+                ws = (theta[k] != 0) | (np.abs(g[j]) > _SCREEN * lam)
+                ws[0] = True
+                C = np.flatnonzero(ws)
+                if C.size <= _SET_SHARE * p:  # else its Hessian costs nearly as much
+                    size = C.size
+                    # the set's columns of sqrt(w) Za, in the work array (a fresh array per
+                    # step took 3x as long: page faults)
+                    w_C = np.take(Za, C, axis=1, out=work_flat[: n * size].reshape(n, size))
+                    H_C = H_work[: size * size].reshape(size, size)
+                    with np.errstate(over="ignore", invalid="ignore"):  # checked below
+                        w_C *= sqrt_w[:, j, None]
+                        np.matmul(w_C.T, w_C, out=H_C)
+                        trace = (sqrt_w[:, j] ** 2) @ row_sq  # the whole H's, as below
+                    H_C.reshape(-1)[:: size + 1] += reg[C] + _DAMPING * (1.0 + trace)
+                    if not (np.isfinite(trace) and np.isfinite(g[j]).all()):
+                        _overflow(Za)
+                    target[j] = 0.0
+                    target[j, C] = _lasso_qp(
+                        H_C,
+                        g[j, C] - H_C @ theta[k, C],
+                        pen[C],
+                        theta[k, C],
+                        max_iter=4 if n_iter[k] <= 10 else None,
+                    )
+                    continue
             with np.errstate(over="ignore", invalid="ignore"):  # checked below
                 # H = Za' diag(w) Za / n, by NumPy (which, unlike SciPy's BLAS wrappers,
                 # lets other threads run meanwhile: the layer solves its classes in threads)
@@ -275,10 +309,7 @@ def _newton(Za, Y, lam, ridge, theta, tol, max_iter, gram=None, report=None, can
             if not (np.isfinite(trace) and np.isfinite(g[j]).all()):
                 # (an entry of a Gram matrix is at most its diagonal's largest in size, so
                 # a finite trace means a finite H)
-                raise DataError(
-                    f"The logistic solver's Newton model overflowed: the features are too "
-                    f"large (largest |z| = {np.abs(Za[:, 1:]).max():.3g}). Rescale the evidence."
-                )
+                _overflow(Za)
             if lam == 0:  # no L1 term (SBLR): the Newton step -H⁻¹g, by Cholesky
                 target[j] = theta[k] - _solve_spd(H, g[j])
             else:
@@ -332,6 +363,13 @@ def _newton(Za, Y, lam, ridge, theta, tol, max_iter, gram=None, report=None, can
             finish(act[stopped[act]])
             act = act[~stopped[act]]
     return theta, n_iter, kkt
+
+
+def _overflow(Za):
+    raise DataError(
+        f"The logistic solver's Newton model overflowed: the features are too "
+        f"large (largest |z| = {np.abs(Za[:, 1:]).max():.3g}). Rescale the evidence."
+    )
 
 
 class _Cancelled(Exception):
@@ -427,6 +465,13 @@ def _checked_start(name, value, shape):
 #: 1.8 -> 1.5 s at λ = 1e-5 (benchmarks/many_labels.py's set, one thread), and a warm-started
 #: λ path as long as before.
 _MAX_ADDED = 32
+#: A zero coefficient joins a Newton step's working set (see _newton) when its gradient is
+#: above this share of lam; 0 turns the working set off.
+_SCREEN = 0.8
+#: The working set is used only when it holds at most this share of the coefficients: a
+#: larger one saved little and cost Newton steps (174 labels, λ = 1e-5: 1,069 -> 1,117
+#: steps, 10-20% slower).
+_SET_SHARE = 0.7
 
 
 def _lasso_qp(H, c, pen, x0, max_iter=None):

@@ -280,6 +280,41 @@ def test_compiled_kernel_releases_the_gil_and_caches_where_it_can(tmp_path):
     assert _compiled._jit(namespace["twice"])(21) == 42
 
 
+def test_working_set_steps_reach_the_optimum_that_full_steps_reach(monkeypatch):
+    """With an L1 term a Newton step minimizes its model over a working set only (the
+    non-zero coefficients and those whose gradient is near lam): the Hessian is formed on
+    that set.  On 40 correlated features with planted sparse classes, the steps must still end
+    at the optimum: the KKT conditions written out by hand on every class, and the same
+    solution as full steps (the working set turned off), zero for zero."""
+    import sblr.logistic as logistic
+
+    rng = np.random.default_rng(7)
+    common = rng.uniform(0.2, 0.4, size=(300, 1))
+    F = common + 0.1 * rng.random((300, 40))  # correlated, like class evidence
+    W = np.zeros((40, 12))
+    for k in range(12):
+        W[rng.choice(40, 3, replace=False), k] = rng.normal(scale=60.0, size=3)
+    Y = ((F - F.mean(0)) @ W + 0.5 * rng.standard_normal((300, 12)) > 0).astype(float)
+    lam = 2e-3
+    sizes = []
+    qp = logistic._lasso_qp
+    monkeypatch.setattr(
+        logistic, "_lasso_qp", lambda H, *a, **k: sizes.append(len(H)) or qp(H, *a, **k)
+    )
+    coef, b, _, _ = logistic.fit_logistic_layer(F, Y, lam, ridge=0.0, n_threads=1)
+    assert min(sizes) < 41 and max(sizes) == 41  # the working set was smaller, at times
+    for k in range(12):
+        assert _kkt_by_hand(F, Y[:, k], coef[k], b[k], lam) <= 1e-6
+        assert 1 <= np.count_nonzero(coef[k]) < 30
+    sizes.clear()
+    monkeypatch.setattr(logistic, "_SCREEN", 0.0)
+    full, b_full, _, _ = logistic.fit_logistic_layer(F, Y, lam, ridge=0.0, n_threads=1)
+    assert set(sizes) == {41}
+    np.testing.assert_array_equal(coef != 0, full != 0)
+    np.testing.assert_allclose(coef, full, atol=1e-3 * np.abs(full).max())
+    np.testing.assert_allclose(b, b_full, atol=1e-3 * np.abs(full).max())
+
+
 def test_layer_skips_classes_already_optimal_at_their_start():
     """At lam >= lambda_max of a class (computed by the formula), its solution is beta = 0
     with the base rate's logit as intercept: no Newton step.  Below, Newton steps."""
