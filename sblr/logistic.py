@@ -579,9 +579,10 @@ def fit_logistic_layer(
         Warm start (e.g. the previous value on a lambda path).
     progress : callable, optional
         Called as ``progress(done, q)`` after each class's problem is solved, from the
-        calling thread (so it may update a user interface).  An exception it raises stops
-        the layer at once (the classes under way stop at their next Newton step, the others
-        are not started) and propagates.
+        calling thread (so it may update a user interface); with threads also every 50 ms
+        meanwhile, with the same count, so that a stop is seen soon.  An exception it raises
+        stops the layer at once (the classes under way stop at their next Newton step, the
+        others are not started) and propagates.
     n_threads : int, optional
         Threads solving chunks of classes at once, each with single-threaded BLAS (the
         problems are independent; NumPy releases the GIL).  Default
@@ -693,6 +694,10 @@ def fit_logistic_layer(
                             for future in futures:
                                 if future.done() and future.exception() is not None:
                                     raise future.exception() from None
+                            if progress is not None:
+                                # the count again, every 50 ms: a stop raised from progress
+                                # is seen within that, not only when a class is solved
+                                progress(done, q)
             except BaseException:
                 # progress raised (a user interface stopping the work) or a class failed: the
                 # chunks under way stop at their next step, the others are not started

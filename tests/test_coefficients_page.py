@@ -894,3 +894,45 @@ def test_contributions_page_states_the_multiclass_claim_and_warns_of_sblr_where_
         assert bool(warned) is unreliable, gamma
     at = goto(start(), "pages/contributions.py")  # planted: multi-label
     assert "the classes that occur together with “daylight”" in texts(at.markdown)
+
+
+def test_the_work_ahead_starts_no_fit_while_a_users_computation_runs():
+    """Users first: while a computation for a user holds a job slot (server.job_slot), the
+    work-ahead thread starts nothing new; its queued fit starts once the user's is done (on
+    174 labels it used to start the next λ of its ring at once, halving the cores of the
+    user's own fit)."""
+    import threading
+    import time
+
+    from pages._shared import cache, server
+
+    users = server.UserJobs()
+    store, started = cache._Store(8), []
+    ahead = cache._Prefetcher(store, threading.BoundedSemaphore(2), users)
+    users.enter()  # a user's fit is running
+    ahead.request("A", lambda progress: started.append(time.perf_counter()) or "A")
+    time.sleep(0.3)
+    assert started == [] and ahead.pending("A") is not None
+    left = time.perf_counter()
+    users.leave()
+    assert ahead.pending("A") is not None and ahead.pending("A").wait(5)
+    assert len(started) == 1 and started[0] >= left and store.get("A") == "A"
+    assert users.wait_until_none(0)
+
+
+def test_job_slot_counts_the_users_computations(monkeypatch):
+    """A job slot held for a user counts as a user's computation (once, however deeply
+    nested), and stops counting when released, also after an error."""
+    import threading
+
+    from pages._shared import server
+
+    users = server.UserJobs()
+    monkeypatch.setattr(server, "user_jobs", lambda: users)
+    monkeypatch.setattr(server, "job_slots", lambda: threading.BoundedSemaphore(2))
+    with server.job_slot(), server.job_slot():
+        assert not users.wait_until_none(0)
+    assert users.wait_until_none(0)
+    with pytest.raises(KeyError), server.job_slot():
+        raise KeyError("a failing computation")
+    assert users.wait_until_none(0)

@@ -485,3 +485,18 @@ def test_the_compiled_solver_loads_only_when_asked_for():
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=True
     )
     assert out.stdout.split() == ["False", "False", "True", "True"]
+
+
+def test_the_layer_repeats_its_count_to_progress_while_classes_take_long(monkeypatch):
+    """With threads, progress hears the count again every 50 ms while no class is solved
+    (a user interface stopping the fit from progress is then heard within that), not only
+    when a class is solved; the counts never go back and end at q."""
+    import sblr.logistic as logistic
+
+    F, Y = _many_class_problem(q=8)
+    qp = logistic._lasso_qp
+    monkeypatch.setattr(logistic, "_lasso_qp", lambda *a, **k: time.sleep(0.03) or qp(*a, **k))
+    calls = []
+    logistic.fit_logistic_layer(F, Y, 1e-3, n_threads=2, progress=lambda d, t: calls.append(d))
+    assert any(a == b for a, b in zip(calls, calls[1:], strict=False))
+    assert calls == sorted(calls) and calls[-1] == Y.shape[1]

@@ -25,7 +25,7 @@ from pages._shared.formatting import (
     grid_value,
     nearest_point,
 )
-from pages._shared.server import job_slot, wait_for_compiled_solver, waiting_for_worker
+from pages._shared.server import job_slot, user_jobs, wait_for_compiled_solver, waiting_for_worker
 from sblr import plots
 from sblr.diagnostics import evidence_diagnostics
 
@@ -175,9 +175,10 @@ class _Prefetcher:
     twice, and a page that needs another stops the one under way (users come first).
     """
 
-    def __init__(self, store, slots):
-        # the fits store and the job slots: no st.* call is made from the thread
-        self._store, self._slots = store, slots
+    def __init__(self, store, slots, users=None):
+        # the fits store, the job slots and the users' jobs (a server.UserJobs: each fit
+        # starts when none is running): no st.* call is made from the thread
+        self._store, self._slots, self._users = store, slots, users
         self._lock = threading.Lock()
         self._pending = {}  # wanted -> threading.Event set when done
         self._progress = {}  # wanted -> (done, total) of a fit under way
@@ -265,6 +266,8 @@ class _Prefetcher:
 
     def _run(self):
         while True:
+            if self._users is not None:  # users first: their computations have the cores
+                self._users.wait_until_none()
             with self._lock:
                 if not self._queue:
                     self._thread = None
@@ -318,7 +321,7 @@ def _may_work_ahead():
 def _prefetcher():
     from pages._shared.server import job_slots
 
-    return _Prefetcher(_fits(), job_slots())
+    return _Prefetcher(_fits(), job_slots(), user_jobs())
 
 
 def _prefetch_neighbours(ds, key, gamma, lam, evidence):
@@ -430,6 +433,8 @@ def cached_fit(ds, key, model, gamma, lam):
     bar = _Progress(lambda done, total: f"Fitting {model} ({where}): class {done} of {total}")
     try:
         with job_slot(wait=True):
+            # the work ahead waits while this runs; what it started meanwhile stops too
+            _prefetcher().yield_to(wanted)
             est.fit_from_evidence(f, F, progress=bar)
     finally:
         bar.close()

@@ -22,6 +22,7 @@ __all__ = [
     "error_boundary",
     "job_slot",
     "job_slots",
+    "user_jobs",
     "settle_garbage_collector",
     "wait_for_compiled_solver",
     "waiting_for_worker",
@@ -44,6 +45,38 @@ def job_slots():
     """The server's ``MAX_JOBS`` slots (a semaphore; :func:`job_slot` holds one)."""
     # A resource, not a module global: Streamlit may re-import this module, the slots stay one.
     return threading.BoundedSemaphore(MAX_JOBS)
+
+
+class UserJobs:
+    """How many computations for users hold a job slot (:func:`job_slot`) right now: the
+    work-ahead thread starts its next fit only when there are none, so that a user's own fit
+    has the cores to itself.  (On 174 labels it used to start the next λ of its ring at once,
+    and a λ change the user fitted meanwhile took 0.7-1.0 s instead of 0.45 s.)"""
+
+    def __init__(self):
+        self._count = 0
+        self._none = threading.Condition()
+
+    def enter(self):
+        with self._none:
+            self._count += 1
+
+    def leave(self):
+        with self._none:
+            self._count -= 1
+            if not self._count:
+                self._none.notify_all()
+
+    def wait_until_none(self, timeout=None) -> bool:
+        """Block until no user computation holds a slot; False if ``timeout`` ran out."""
+        with self._none:
+            return self._none.wait_for(lambda: not self._count, timeout)
+
+
+@st.cache_resource
+def user_jobs() -> UserJobs:
+    """The server's one :class:`UserJobs` (a resource, like :func:`job_slots`)."""
+    return UserJobs()
 
 
 _held = threading.local()
@@ -72,9 +105,12 @@ def job_slot(*, wait: bool = False):
         with st.spinner(_BUSY_TEXT):
             slots.acquire()
     _held.depth = 1
+    users = user_jobs()
+    users.enter()
     try:
         yield
     finally:
+        users.leave()
         _held.depth = 0
         slots.release()
 
