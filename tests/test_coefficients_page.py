@@ -900,7 +900,7 @@ def test_the_work_ahead_starts_no_fit_while_a_users_computation_runs():
     """Users first: while a computation for a user holds a job slot (server.job_slot), the
     work-ahead thread starts nothing new; its queued fit starts once the user's is done (on
     174 labels it used to start the next λ of its ring at once, halving the cores of the
-    user's own fit)."""
+    user's own fit).  A queued fit that a page waits for is not held back."""
     import threading
     import time
 
@@ -918,6 +918,15 @@ def test_the_work_ahead_starts_no_fit_while_a_users_computation_runs():
     assert ahead.pending("A") is not None and ahead.pending("A").wait(5)
     assert len(started) == 1 and started[0] >= left and store.get("A") == "A"
     assert users.wait_until_none(0)
+    # a fit a page waits for (yield_to) is not held back by other users' computations
+    users.enter()
+    ahead.request("B", lambda progress: "B")
+    time.sleep(0.2)
+    assert ahead.pending("B") is not None
+    ahead.yield_to("B")
+    assert ahead.pending("B") is None or ahead.pending("B").wait(5)
+    assert store.get("B") == "B"
+    users.leave()
 
 
 def test_job_slot_counts_the_users_computations(monkeypatch):

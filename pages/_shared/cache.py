@@ -187,6 +187,7 @@ class _Prefetcher:
         self._running = None  # wanted of the fit under way
         self._running_low = False  # ... a λ of the ring (request_all)
         self._stop = threading.Event()  # set: the fit under way stops at its next class
+        self._awaited = set()  # queued fits a page waits for (see yield_to)
 
     def request(self, wanted, fit, group=None):
         """Compute ``fit(progress=...)`` and store it under ``wanted``, unless stored or queued
@@ -202,6 +203,7 @@ class _Prefetcher:
                 for item in [q for q in self._queue if q[2] == group]:
                     self._queue.remove(item)
                     self._pending.pop(item[0]).set()
+                    self._awaited.discard(item[0])
             self._pending[wanted] = threading.Event()
             self._queue.append((wanted, fit, group, False))
             if self._running_low:  # a λ of the ring: this request comes first
@@ -218,6 +220,7 @@ class _Prefetcher:
             for item in [q for q in self._queue if q[2] == group]:
                 self._queue.remove(item)
                 self._pending.pop(item[0]).set()
+                self._awaited.discard(item[0])
             for wanted, fit in reversed(items):  # the queue is newest first
                 if wanted in self._pending or self._store.get(wanted) is not None:
                     continue
@@ -234,6 +237,7 @@ class _Prefetcher:
             for wanted, *_ in self._queue:
                 self._pending.pop(wanted).set()
             self._queue.clear()
+            self._awaited.clear()
             if self._running is not None:
                 self._stop.set()
 
@@ -263,11 +267,16 @@ class _Prefetcher:
             for item in [q for q in self._queue if q[0] == wanted]:
                 self._queue.remove(item)
                 self._queue.append((*item[:3], False))  # popped next
+                self._awaited.add(wanted)  # ... even while users compute: one waits for it
 
     def _run(self):
         while True:
-            if self._users is not None:  # users first: their computations have the cores
-                self._users.wait_until_none()
+            # users first: their computations have the cores, unless one waits for a fit
+            # of the queue
+            while self._users is not None and not self._users.wait_until_none(0.05):
+                with self._lock:
+                    if any(q[0] in self._awaited for q in self._queue):
+                        break
             with self._lock:
                 if not self._queue:
                     self._thread = None
@@ -295,6 +304,7 @@ class _Prefetcher:
                     self._running, self._running_low = None, False
                     self._progress.pop(wanted, None)
                     self._pending.pop(wanted).set()
+                    self._awaited.discard(wanted)
 
     def _reporter(self, wanted):
         def report(done, total):
