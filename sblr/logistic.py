@@ -507,7 +507,13 @@ def _lasso_qp(H, c, pen, x0, max_iter=None):
     """
     if not pen.any():  # no L1 term (SBLR): one linear solve
         return _solve_spd(H, -c)
-    from sblr._compiled import feature_sign  # imports numba: only when an L1 term is fitted
+    try:  # imports numba: only when an L1 term is fitted
+        from sblr._compiled import feature_sign
+    except ImportError as exc:  # e.g. NumPy upgraded past what the installed numba supports
+        raise ImportError(
+            f"SparseSBLR's solver needs numba, which failed to import ({exc}). "
+            "Reinstall it to match NumPy: pip install --upgrade numba"
+        ) from exc
 
     c, pen, x0 = (np.ascontiguousarray(v, dtype=np.float64) for v in (c, pen, x0))
     H = np.ascontiguousarray(H, dtype=np.float64)

@@ -500,3 +500,15 @@ def test_the_layer_repeats_its_count_to_progress_while_classes_take_long(monkeyp
     logistic.fit_logistic_layer(F, Y, 1e-3, n_threads=2, progress=lambda d, t: calls.append(d))
     assert any(a == b for a, b in zip(calls, calls[1:], strict=False))
     assert calls == sorted(calls) and calls[-1] == Y.shape[1]
+
+
+def test_a_numba_that_fails_to_import_is_named_with_its_remedy(monkeypatch):
+    """SparseSBLR's solver is compiled by numba; if numba cannot be imported (say NumPy was
+    upgraded past what it supports), the error says what and how to mend it."""
+    import sys
+
+    from sblr.logistic import _lasso_qp
+
+    monkeypatch.setitem(sys.modules, "sblr._compiled", None)  # import fails
+    with pytest.raises(ImportError, match=r"needs numba.*pip install --upgrade numba"):
+        _lasso_qp(np.eye(2), np.array([-1.0, -1.0]), np.array([0.0, 0.5]), np.zeros(2))
