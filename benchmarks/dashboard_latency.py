@@ -308,9 +308,10 @@ def many_labels(kind: str, repeats: int, look: float = 2.0) -> int:
     # A user moving the slider step by step, looking at each view for `look` seconds first
     # (the fits at the neighbouring λ are computed meanwhile, in the background).
     v = at.select_slider(key="log_lam").value
+    lowest, highest = LOG_GRID[0], LOG_GRID[-1]
     for _ in range(repeats):
         time.sleep(look)
-        v -= 0.25
+        v = v - 0.25 if v - 0.25 >= lowest else v + 0.25  # one step, within the grid
         at.select_slider(key="log_lam").set_value(v)
         rows["λ step after a look"].append(timed_run(at, f"λ one step to 1e{v:g}"))
         check_page(at, "pages/coefficients.py", lam=10.0**v)
@@ -319,7 +320,7 @@ def many_labels(kind: str, repeats: int, look: float = 2.0) -> int:
     before = v
     for jump in (-1.0, +2.0, -2.5)[:repeats]:
         time.sleep(3 * look)
-        v += jump
+        v = v + jump if lowest <= v + jump <= highest else v - jump  # within the grid
         at.select_slider(key="log_lam").set_value(v)
         rows["λ jump after a look"].append(timed_run(at, f"λ four steps to 1e{v:g}"))
         check_page(at, "pages/coefficients.py", lam=10.0**v)

@@ -18,12 +18,13 @@ from sblr import DataError
 __all__ = [
     "MAX_JOBS",
     "ServerBusy",
+    "UserJobs",
     "compiled_solver",
     "error_boundary",
     "job_slot",
     "job_slots",
-    "user_jobs",
     "settle_garbage_collector",
+    "user_jobs",
     "wait_for_compiled_solver",
     "waiting_for_worker",
 ]
