@@ -267,7 +267,7 @@ def test_feature_sign_qp_solves_a_singular_active_system():
     assert 0.5 * x @ H @ x + c @ x + pen @ np.abs(x) == pytest.approx(-0.125, abs=1e-12)
 
 
-def test_compiled_kernel_releases_the_gil_and_caches_where_it_can(tmp_path):
+def test_compiled_kernel_releases_the_gil_and_caches_where_it_can():
     """The layer's threads run feature-sign search side by side only if the compiled kernel
     releases the GIL.  Where numba finds no folder to cache compiled code in (here: a function
     without a source file), the kernel is compiled in memory instead of failing."""
