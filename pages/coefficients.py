@@ -60,26 +60,16 @@ raw = {"SBLR": sblr_model.coef_, sparse_name: sparse_model.coef_}
 std = {name: standardized_coef(c, sd=sd) for name, c in raw.items()}
 shown = std if standardized else raw
 m = ds.n_classes
-classes = None
-if m > plots.MAX_TICK_LABELS:
-    col1, col2 = st.columns([1, 2])
-    n_top = col1.slider(
-        "Classes shown (the top N by |β̃|)" if standardized else "Classes shown (the top N by |β|)",
-        2,
-        m,
-        plots.MAX_TICK_LABELS,
-        key=f"beta_top_n:{key}",
-        help="Classes ranked by the largest |coefficient| in their row or column (their own "
-        f"weight left out). Up to {plots.MAX_TICK_LABELS} classes the chart names every row "
-        "and column.",
-    )
-    picked = col2.multiselect(
-        "… or exactly these classes",
-        range(m),
-        format_func=lambda t: ds.class_names[t],
-        key=f"beta_classes:{key}",
-    )
-    classes = sorted(picked) if picked else top_classes(shown, n_top)
+classes = common.classes_shown(
+    ds,
+    key,
+    prefix="beta",
+    what="the top N by |β̃|" if standardized else "the top N by |β|",
+    rank=lambda n: top_classes(shown, n),
+    help="Classes ranked by the largest |coefficient| in their row or column (their own "
+    f"weight left out). Up to {plots.MAX_TICK_LABELS} classes the chart names every row "
+    "and column.",
+)
 C = cooccurrence(ds.label_matrix())
 fig = plots.beta_heatmaps(
     shown,

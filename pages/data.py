@@ -4,7 +4,7 @@ import streamlit as st
 
 from pages import common
 from sblr import plots
-from sblr.interpret import cooccurrence
+from sblr.interpret import cooccurrence, frequent_classes
 
 ds, _, key = common.page_context(__file__)
 
@@ -23,7 +23,16 @@ st.plotly_chart(
     plots.label_frequency_bar(Y.sum(axis=0), ds.class_names, total=ds.n_samples), key="frequencies"
 )
 C = cooccurrence(Y)
-fig = plots.cooccurrence_heatmap(C, ds.class_names)
+classes = common.classes_shown(
+    ds,
+    key,
+    prefix="cooccurrence",
+    what="the N most frequent",
+    rank=lambda n: frequent_classes(Y, n),
+    help="Classes ranked by the number of rows they are relevant to. Up to "
+    f"{plots.MAX_TICK_LABELS} classes the chart names every row and column.",
+)
+fig = plots.cooccurrence_heatmap(C, ds.class_names, classes=classes)
 st.plotly_chart(fig, key="cooccurrence")
 st.download_button(
     "Download co-occurrence heatmap (HTML)",

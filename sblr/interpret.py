@@ -76,6 +76,7 @@ __all__ = [
     "select_rows",
     "sparsity_summary",
     "standardized_coef",
+    "frequent_classes",
     "top_classes",
 ]
 
@@ -217,6 +218,36 @@ def standardized_coef(model_or_coef, F=None, *, sd=None) -> np.ndarray:
             f"{coef.shape[-1]}; give the evidence the model was fitted on."
         )
     return coef * sd
+
+
+def frequent_classes(Y, n: int) -> np.ndarray:
+    """The ``n`` classes relevant to the most rows (ties: the lower class index first).
+
+    Parameters
+    ----------
+    Y : array-like of shape (n_samples, m)
+        0/1 label matrix (:meth:`sblr.io.Dataset.label_matrix`).
+    n : int
+        Number of classes to keep (``n >= m`` keeps all).
+
+    Returns
+    -------
+    ndarray of int, shape (min(n, m),)
+        Class indices in increasing order (a heatmap keeps class order).
+
+    Examples
+    --------
+    >>> Y = np.array([[1, 0, 1], [0, 1, 1], [0, 1, 0]])
+    >>> frequent_classes(Y, 2)   # sizes 1, 2, 2
+    array([1, 2])
+    """
+    Y = np.asarray(Y)
+    if Y.ndim != 2:
+        raise DataError(f"Y must be a 2-D label matrix; got shape {Y.shape}.")
+    if isinstance(n, bool) or int(n) != n or n < 1:
+        raise DataError(f"n must be a positive integer; got {n!r}.")
+    sizes = (Y != 0).sum(axis=0)
+    return np.sort(np.argsort(-sizes, kind="stable")[: int(n)])
 
 
 def top_classes(coefs, n: int) -> np.ndarray:

@@ -214,6 +214,31 @@ def test_many_classes_top_n_and_chosen_classes(oracles):
     assert "3 of 45 classes shown" in fig["layout"]["title"]["text"]
 
 
+def test_data_page_cooccurrence_names_the_most_frequent_classes_or_the_chosen_ones(oracles):
+    """45 classes are more than a heatmap can name: the Data page shows the 30 classes with
+    the most rows (the counts and the ranking worked out here from the label matrix), a
+    slider for N, or exactly the classes chosen; the title says how many are shown."""
+    oracle = oracle_for(oracles, "many")
+    Y = oracle.ds.label_matrix()
+    m = Y.shape[1]
+    C = Y.T.astype(int) @ Y.astype(int)  # rows with both classes
+    ranking = sorted(range(m), key=lambda t: (-Y[:, t].sum(), t))
+    escaped = [html.escape(n, quote=False) for n in oracle.ds.class_names]
+    at = goto(open_data("many"), "pages/data.py")
+    for n_top, chosen in ((30, None), (5, None), (5, [40, 3, 7])):
+        if n_top != 30:
+            keyed(at.slider, "cooccurrence_top_n").set_value(n_top)
+        if chosen:
+            keyed(at.multiselect, "cooccurrence_classes").set_value(chosen)
+        rerun(at)
+        shown = sorted(chosen) if chosen else sorted(ranking[:n_top])
+        fig = chart(at, "cooccurrence")
+        trace = fig["data"][0]
+        assert list(trace["x"]) == list(trace["y"]) == [escaped[t] for t in shown]
+        np.testing.assert_array_equal(array(trace["customdata"]), C[np.ix_(shown, shown)])
+        assert f"{len(shown)} of {m} classes shown" in fig["layout"]["title"]["text"]
+
+
 def test_shared_colour_scale_toggle(oracles):
     oracle = oracle_for(oracles, "planted")
     at = open_data("planted")

@@ -42,6 +42,7 @@ __all__ = [
     "apply_pending_view",
     "approx_notice",
     "beta_view",
+    "classes_shown",
     "follow_redirect",
     "gamma_needs_apply",
     "init_state_from_url",
@@ -456,3 +457,27 @@ def name_columns(*labels):
     left. Long names (e.g. 50 characters) otherwise take the whole width of a narrow window
     and push the numbers out of sight; cut to the width, a name shows in full on hover."""
     return {label: st.column_config.TextColumn(width="medium", pinned=True) for label in labels}
+
+
+def classes_shown(ds, key, *, prefix, what, rank, help):
+    """For a class-by-class heatmap of more classes than it can name (``MAX_TICK_LABELS``):
+    a slider "Classes shown (``what``)", the top N by ``rank(n)`` (class indices), and
+    "… or exactly these classes". Returns the classes to show, in class order, or None (all
+    of them: few enough to name). Widget keys: ``{prefix}_top_n:{key}``,
+    ``{prefix}_classes:{key}`` (``key`` the data's, so a choice stays with its data)."""
+    from sblr.plots import MAX_TICK_LABELS
+
+    m = ds.n_classes
+    if m <= MAX_TICK_LABELS:
+        return None
+    col1, col2 = st.columns([1, 2])
+    n_top = col1.slider(
+        f"Classes shown ({what})", 2, m, MAX_TICK_LABELS, key=f"{prefix}_top_n:{key}", help=help
+    )
+    picked = col2.multiselect(
+        "… or exactly these classes",
+        range(m),
+        format_func=lambda t: ds.class_names[t],
+        key=f"{prefix}_classes:{key}",
+    )
+    return sorted(picked) if picked else [int(t) for t in rank(n_top)]

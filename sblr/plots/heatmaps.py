@@ -360,7 +360,11 @@ def beta_heatmaps(
 
 
 def cooccurrence_heatmap(
-    C, class_names: Sequence[str] | None = None, *, cap_diagonal: bool = True
+    C,
+    class_names: Sequence[str] | None = None,
+    *,
+    cap_diagonal: bool = True,
+    classes: Sequence[int] | None = None,
 ) -> go.Figure:
     """Heatmap of label co-occurrence counts (diagonal = class sizes).
 
@@ -376,6 +380,10 @@ def cooccurrence_heatmap(
         sizes on the diagonal do not wash out the pairs (the hover still shows
         the exact count).  Ignored when all off-diagonal counts are 0
         (multi-class data).
+    classes : sequence of int, optional
+        Show only these classes (distinct indices; e.g. the most frequent, from
+        :func:`sblr.interpret.frequent_classes`), in class order; the subtitle says how
+        many of the m are shown, and the colour cap is the shown pairs' largest count.
 
     Returns
     -------
@@ -387,14 +395,24 @@ def cooccurrence_heatmap(
     >>> fig = cooccurrence_heatmap([[3, 1], [1, 2]], ["a", "b"])
     >>> fig.data[0].zmax
     1.0
+    >>> C = [[3, 1, 0], [1, 2, 2], [0, 2, 5]]
+    >>> fig = cooccurrence_heatmap(C, ["a", "b", "c"], classes=[2, 1])
+    >>> list(fig.data[0].x), fig.data[0].zmax
+    (['b', 'c'], 2.0)
     """
     import plotly.graph_objects as go
 
     C = _square(C, "C")
     if (C < 0).any():
         raise DataError("Co-occurrence counts must be >= 0.")
+    m_all = C.shape[0]
+    labels = _unique(_names(class_names, m_all))
+    if classes is not None:
+        idx = np.sort(np.asarray(classes, dtype=np.intp).reshape(-1))
+        if idx.size == 0 or idx[0] < 0 or idx[-1] >= m_all or np.unique(idx).size != idx.size:
+            raise DataError(f"classes must be distinct class indices in [0, {m_all - 1}].")
+        C, labels = C[np.ix_(idx, idx)], [labels[i] for i in idx]
     m = C.shape[0]
-    labels = _unique(_names(class_names, m))
     off = C[~np.eye(m, dtype=bool)]
     capped = cap_diagonal and off.size > 0 and off.max() > 0
     zmax = float(off.max()) if capped else float(max(C.max(), 1.0))
@@ -419,6 +437,8 @@ def cooccurrence_heatmap(
     sub = "diagonal = class size, white = never together"
     if capped:
         sub += "; colours capped at the largest off-diagonal count"
+    if m < m_all:
+        sub += f"<br>{m} of {m_all} classes shown"
     return _matrix_layout(
         fig,
         "Label co-occurrence: number of rows in which both classes are relevant",
