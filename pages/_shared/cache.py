@@ -557,6 +557,8 @@ def evaluation(ds, key, model, gamma, lam, scheme, test_size, n_splits, progress
     ``progress(done, total)`` is called outside the cached functions (a UI
     element drawn inside one would be replayed on every cache hit).
     """
+    if model == "SparseSBLR":
+        wait_for_compiled_solver()
     from sblr.evaluation import summarize
 
     lam = lam if model == "SparseSBLR" else None
@@ -574,6 +576,8 @@ def held_out_probabilities(ds, key, model, gamma, lam, scheme, test_size, n_spli
     """(true labels, probabilities) of every test row of the evaluation (k-fold: every row
     once), from the fold cache: the threshold slider never refits. Multi-class labels come
     as class codes 0 .. m-1."""
+    if model == "SparseSBLR":
+        wait_for_compiled_solver()
     lam = lam if model == "SparseSBLR" else None
     n = len(_cached_splits(ds, key, scheme, test_size, n_splits))
     fold = waiting_for_worker(_cached_fold_proba)
@@ -596,6 +600,7 @@ def cached_path(ds, key, gamma, targets):
     """SparseSBLR's β along the slider's λ grid (all rows) for the target classes ``targets``
     (each class's path is stored on its own, so the sidebar's class comes first and the
     others only when asked). Returns (lams, coefs of shape (n_lams, len(targets), m))."""
+    wait_for_compiled_solver()
     from sblr.models import make_model
     from sblr.tuning import coefficient_path
 
@@ -645,6 +650,8 @@ TUNE_SCHEMES = {
 
 def tune(ds, model, test_size, progress, scheme="inner 5-fold CV"):
     """Grid search over the paper's grid on the hold-out split's TRAINING rows only."""
+    if model == "SparseSBLR":
+        wait_for_compiled_solver()
     from sblr import tuning
     from sblr.evaluation import make_splits
     from sblr.models import make_model
@@ -684,6 +691,7 @@ N_RESAMPLES = 50
 def stability(ds, key, gamma, lam, progress=None):
     """Bootstrap stability of SparseSBLR's β on all rows; kept in the session (last 4 settings)
     so a revisit is instant. ``progress(done, total)`` reports each resample."""
+    wait_for_compiled_solver()
     from sblr.stability import bootstrap_coefficients
 
     store = st.session_state.setdefault("_stability", {})
@@ -746,6 +754,8 @@ def compare_methods(ds, key, methods, folds, grid, progress=None):
     """
     from sblr.protocol import collect_results
 
+    if "sparse_sblr" in methods:
+        wait_for_compiled_solver()
     if isinstance(grid, Mapping):  # one grid per parameter, as hashable (name, values) pairs
         grid = tuple((name, tuple(float(v) for v in grid[name])) for name in sorted(grid))
     else:
@@ -768,6 +778,7 @@ def analysis_report(ds, s, key, progress=None):
     """The report of the sidebar's settings as HTML bytes (sblr.report.analysis_report), from
     the cached work: metrics on a 25% hold-out split, both models' β̃ fitted on all rows, and
     the Class contributions of the sidebar's class. ``progress(done, total, text)``."""
+    wait_for_compiled_solver()  # both models are fitted
     from sblr.report import analysis_report as html_analysis_report
 
     def step(i, text):
