@@ -220,6 +220,9 @@ out = Path(sys.argv[1])
 info = {"sblr": sblr.__file__, "sample_dir": str(SAMPLE_DIR), "version": sblr.__version__}
 import sblr.plots, sblr.attribution  # every subpackage shipped
 info["plots"] = sblr.plots.__file__
+import sblr.logistic  # SparseSBLR's compiled solver, compiled (or loaded) where installed
+sblr.logistic.prepare_compiled_solver()
+info["compiled"] = [sys.modules["sblr._compiled"].__file__, sblr.logistic.compiled_solver_ready()]
 for name in SAMPLES:
     ds = load_sample(name)
     np.savez(out / f"{name}.npz", X=ds.X, y=ds.y)
@@ -301,6 +304,8 @@ def test_installed_package_in_a_fresh_venv(tmp_path):
     assert Path(info["sblr"]).resolve().is_relative_to(site), info["sblr"]
     assert Path(info["sample_dir"]).resolve() == site / "sblr" / "sample_data"
     assert Path(info["plots"]).resolve() == site / "sblr" / "plots" / "__init__.py"
+    assert Path(info["compiled"][0]).resolve() == site / "sblr" / "_compiled.py"
+    assert info["compiled"][1] is True
     import sblr
 
     assert info["version"] == sblr.__version__
