@@ -466,9 +466,10 @@ def test_the_app_prepares_the_compiled_solver_in_the_background_after_its_first_
     server.compiled_solver.clear()
 
 
-def test_pages_that_fit_sparsesblr_wait_for_the_solver_being_prepared(monkeypatch):
-    """The Model page (its folds) and the path page fit SparseSBLR (the sidebar's default
-    model): while the compiled solver is not loaded they wait for it, saying so, first."""
+@pytest.fixture
+def solver_being_prepared(monkeypatch):
+    """The compiled solver not loaded yet, its preparing thread a stand-in that records each
+    wait for it (``join``); returns the list of waits."""
     import sblr.logistic
     from pages._shared import server
 
@@ -480,27 +481,26 @@ def test_pages_that_fit_sparsesblr_wait_for_the_solver_being_prepared(monkeypatc
 
     monkeypatch.setattr(server, "compiled_solver", Preparing)
     monkeypatch.setattr(sblr.logistic, "compiled_solver_ready", lambda: False)
+    return joined
+
+
+def test_pages_that_fit_sparsesblr_wait_for_the_solver_being_prepared(solver_being_prepared):
+    """The Model page (its folds) and the path page fit SparseSBLR (the sidebar's default
+    model): while the compiled solver is not loaded they wait for it, saying so, first."""
     for page in ("pages/model.py", "pages/path.py"):
-        joined.clear()
+        solver_being_prepared.clear()
         at = goto(start({"sample": "planted"}), page)
         assert_no_exception(at)
-        assert joined, page
+        assert solver_being_prepared, page
 
 
-def test_a_sparse_fit_waits_for_the_solver_being_prepared(monkeypatch):
+def test_a_sparse_fit_waits_for_the_solver_being_prepared(solver_being_prepared, monkeypatch):
     """While the solver is not loaded, a page's SparseSBLR fit first waits for the thread
     preparing it (under a spinner saying so); once loaded, it does not wait."""
     import sblr.logistic
     from pages._shared import server
 
-    joined = []
-
-    class Preparing:
-        def join(self):
-            joined.append(True)
-
-    monkeypatch.setattr(server, "compiled_solver", Preparing)
-    monkeypatch.setattr(sblr.logistic, "compiled_solver_ready", lambda: False)
+    joined = solver_being_prepared
     server.wait_for_compiled_solver()
     assert joined == [True]
     monkeypatch.setattr(sblr.logistic, "compiled_solver_ready", lambda: True)
