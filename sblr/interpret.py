@@ -244,10 +244,16 @@ def frequent_classes(Y, n: int) -> np.ndarray:
     Y = np.asarray(Y)
     if Y.ndim != 2:
         raise DataError(f"Y must be a 2-D label matrix; got shape {Y.shape}.")
-    if isinstance(n, bool) or int(n) != n or n < 1:
-        raise DataError(f"n must be a positive integer; got {n!r}.")
+    n = _class_count(n)
     sizes = (Y != 0).sum(axis=0)
-    return np.sort(np.argsort(-sizes, kind="stable")[: int(n)])
+    return np.sort(np.argsort(-sizes, kind="stable")[:n])
+
+
+def _class_count(n) -> int:
+    """``n`` of :func:`frequent_classes` / :func:`top_classes` as an int, or a typed error."""
+    if isinstance(n, bool | np.bool_) or not isinstance(n, int | np.integer) or n < 1:
+        raise DataError(f"n must be a positive integer, got {n!r}.")
+    return int(n)
 
 
 def top_classes(coefs, n: int) -> np.ndarray:
@@ -295,8 +301,7 @@ def top_classes(coefs, n: int) -> np.ndarray:
     m = mats[0].shape[0]
     if any(B.shape[0] != m for B in mats):
         raise DataError("All coefficient matrices must have the same number of classes.")
-    if isinstance(n, bool | np.bool_) or not isinstance(n, int | np.integer) or n < 1:
-        raise DataError(f"n must be a positive integer, got {n!r}.")
+    n = _class_count(n)
     off = np.zeros(m)
     diag = np.zeros(m)
     for B in mats:
@@ -307,7 +312,7 @@ def top_classes(coefs, n: int) -> np.ndarray:
         if score.max() > 0:
             off = np.maximum(off, score / score.max())
     order = np.lexsort((np.arange(m), -diag, -off))
-    return np.sort(order[: min(int(n), m)])
+    return np.sort(order[: min(n, m)])
 
 
 # --------------------------------------------------------------------------- co-occurrence

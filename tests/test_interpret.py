@@ -708,3 +708,27 @@ def test_zero_readings_find_a_planted_copy_planted_noise_and_a_weak_class():
     assert (none["r2_selected"] == 0).all() and (none["closest"] == "").all()
     np.testing.assert_allclose(none["partial_r"], none["r_with_k"])
     assert "redundant" not in set(none["reading"])  # nothing selected, nothing to copy
+
+
+@pytest.mark.parametrize("bad", ["a", 2.5, 0, -1, True, None])
+def test_class_choosers_reject_a_bad_count_with_a_typed_error(bad):
+    """frequent_classes and top_classes take the same n: a positive integer, else DataError
+    (a text n used to escape frequent_classes as a bare ValueError)."""
+    from sblr.exceptions import DataError
+    from sblr.interpret import frequent_classes, top_classes
+
+    for choose in (frequent_classes, top_classes):
+        with pytest.raises(DataError, match="positive integer"):
+            choose(np.eye(3), bad)
+
+
+def test_frequent_classes_ranks_by_rows_then_index():
+    """Oracle worked by hand: sizes (2, 3, 3, 1), so the two largest are classes 1 and 2,
+    then class 0; between equal sizes the lower index goes first."""
+    from sblr.interpret import frequent_classes
+
+    Y = np.array([[1, 1, 1, 0], [1, 1, 1, 0], [0, 1, 1, 1]])
+    assert frequent_classes(Y, 2).tolist() == [1, 2]
+    assert frequent_classes(Y, 3).tolist() == [0, 1, 2]
+    assert frequent_classes(Y, 10).tolist() == [0, 1, 2, 3]
+    assert frequent_classes(np.array([[1, 1, 0]]), 1).tolist() == [0]  # tie: lower index
