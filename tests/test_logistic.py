@@ -339,6 +339,30 @@ def test_layer_skips_classes_already_optimal_at_their_start():
     np.testing.assert_array_equal(again[0], coef)
 
 
+def test_small_problems_are_solved_in_as_few_lockstep_chunks_as_allowed(monkeypatch):
+    """Below the size worth threads, one thread solves the classes in chunks of up to 16 (each
+    lockstep step pays its Python-level calls once per chunk); above, at least 8 chunks share
+    the threads.  Either way each class gets the solution it gets alone."""
+    import sblr.logistic as logistic
+
+    F, Y = _many_class_problem(q=40)  # 150 x 9: n (m + 1)^2 = 15,000, far below the threshold
+    live = [k for k in range(Y.shape[1]) if Y[:, k].min() != Y[:, k].max()]
+    newton = logistic._newton
+    handed = []
+    monkeypatch.setattr(logistic, "_newton", lambda *a: handed.append(a[1].shape[1]) or newton(*a))
+    small = logistic.fit_logistic_layer(F, Y, 1e-3)
+    assert handed == [16, 16, len(live) - 32]
+    handed.clear()
+    monkeypatch.setattr(logistic, "_THREADED_WORK", 0)  # the same classes as a large problem
+    large = logistic.fit_logistic_layer(F, Y, 1e-3, n_threads=1)
+    size = -(-len(live) // 8)
+    assert handed == [size] * (len(live) // size) + [len(live) % size] * (len(live) % size > 0)
+    for k in live:
+        alone = fit_logistic(F, Y[:, k], 1e-3, tol=1e-6)
+        for coef in (small[0][k], large[0][k]):
+            np.testing.assert_allclose(coef, alone.coef, rtol=1e-9, atol=1e-12)
+
+
 @pytest.mark.parametrize("n_threads", [1, 2])
 def test_an_exception_from_progress_stops_the_layer_at_once(monkeypatch, n_threads):
     """A user interface stops a long fit by raising from ``progress`` (Streamlit's rerun):
@@ -348,6 +372,9 @@ def test_an_exception_from_progress_stops_the_layer_at_once(monkeypatch, n_threa
     import sblr.logistic as logistic
 
     F, Y = _many_class_problem(q=40)
+    # chunks as for a problem large enough for threads (at least 8 of them; this one would
+    # otherwise be solved in chunks of 16)
+    monkeypatch.setattr(logistic, "_THREADED_WORK", 0)
     handed, steps = [], []
     stopped = threading.Event()
     newton, qp = logistic._newton, logistic._lasso_qp
@@ -494,6 +521,7 @@ def test_the_layer_repeats_its_count_to_progress_while_classes_take_long(monkeyp
     import sblr.logistic as logistic
 
     F, Y = _many_class_problem(q=8)
+    monkeypatch.setattr(logistic, "_THREADED_WORK", 0)  # chunked for threads, as a large problem
     qp = logistic._lasso_qp
     monkeypatch.setattr(logistic, "_lasso_qp", lambda *a, **k: time.sleep(0.03) or qp(*a, **k))
     calls = []
