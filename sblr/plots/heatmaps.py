@@ -231,7 +231,8 @@ def beta_heatmaps(
         axis_name = "coloraxis" if shared_scale or i == 1 else f"coloraxis{i}"
         layers = [B, C[sub_ix]] + ([raws[i - 1][sub_ix]] if standardized else [])
         traces.append(
-            go.Heatmap(
+            dict(
+                type="heatmap",
                 # float32 halves the payload (174 classes: ~1 MB per model); hover shows 3 digits
                 z=_compact(np.where(B == 0, np.nan, shown)),
                 x=labels,

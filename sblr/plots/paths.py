@@ -17,11 +17,13 @@ from sblr.plots._style import (
     OTHER_COLOR,
     _esc,
     _float_array,
+    _hline,
     _legend,
     _legend_px,
     _names,
     _tick_texts,
     _titled,
+    _vline,
     class_colors,
 )
 
@@ -116,10 +118,11 @@ def regularization_path(
     lam_text = [fmt_value(v) for v in x]  # the hover writes λ as the slider does
     # cut where the names differ ("Long-tail… var. 7)", not "Long-tailed Species 0…")
     legend_names = _tick_texts([_esc(str(n)) for n in names], 28)
-    fig = go.Figure()
+    traces = []
     for t in sorted(grey):
-        fig.add_trace(
-            go.Scatter(
+        traces.append(
+            dict(
+                type="scatter",
                 x=x,
                 y=B[:, t],
                 mode="lines",
@@ -132,8 +135,9 @@ def regularization_path(
             )
         )
     for t in coloured:
-        fig.add_trace(
-            go.Scatter(
+        traces.append(
+            dict(
+                type="scatter",
                 x=x,
                 y=B[:, t],
                 mode=mode,
@@ -145,20 +149,23 @@ def regularization_path(
                 f"<br>{sym} = %{{y:.3g}}<extra></extra>",
             )
         )
-    fig.add_hline(y=0, line={"color": "#888888", "width": 1})
+    shapes = [_hline(0, {"color": "#888888", "width": 1})]
+    annotations = []
     if current_lam is not None:
         lam = float(current_lam)
         if not (np.isfinite(lam) and lam > 0):
             raise DataError(f"current_lam must be a positive number, got {current_lam!r}.")
-        fig.add_vline(x=lam, line={"color": "black", "width": 1.5, "dash": "dash"})
-        fig.add_annotation(
-            x=math.log10(lam),  # annotations on log axes take log10 positions
-            y=1.0,
-            yref="paper",
-            text=f"current λ = {fmt_value(lam)}",
-            showarrow=False,
-            yanchor="bottom",
-            font={"size": 11},
+        shapes.append(_vline(lam, {"color": "black", "width": 1.5, "dash": "dash"}))
+        annotations.append(
+            {
+                "x": math.log10(lam),  # annotations on log axes take log10 positions
+                "y": 1.0,
+                "yref": "paper",
+                "text": f"current λ = {fmt_value(lam)}",
+                "showarrow": False,
+                "yanchor": "bottom",
+                "font": {"size": 11},
+            }
         )
     target = f"class k = {_esc(str(target_name))}" if target_name is not None else "class k"
     sub = "each line = evidence class t; λ decreases to the right (weaker penalty, more β ≠ 0)"
@@ -170,9 +177,9 @@ def regularization_path(
             "named; the rest are grey (hover names them)"
         )
     sym_tk = f"{sym}<sub>t</sub><sup>k</sup>"
-    entries = [t.name for t in fig.data if t.showlegend is not False]
+    entries = [t["name"] for t in traces if t.get("showlegend", True)]
     legend = _legend("evidence class t", entries)
-    fig.update_layout(
+    layout = dict(
         **_titled(f"Regularization path of {sym_tk} for target {target}", sub),
         xaxis={
             "type": "log",
@@ -184,8 +191,11 @@ def regularization_path(
         legend=legend,
         hovermode="closest",
         height=520 + _legend_px(legend, len(entries)),
+        shapes=shapes,
     )
-    return fig
+    if annotations:
+        layout["annotations"] = annotations
+    return go.Figure(data=traces, layout=layout)
 
 
 def rank_agreement_figure(
@@ -234,7 +244,7 @@ def rank_agreement_figure(
     order = np.argsort(lams, kind="stable")
     x = lams[order]
     nz = None if nonzero is None else np.asarray(nonzero)[order]
-    fig = go.Figure()
+    traces = []
     palette = ["#1b7837", "#762a83", "#b35806", "#2166ac"]
     for j, (name, rho) in enumerate(curves.items()):
         y = _float_array(rho, f"curve {name!r}", 1, allow_nan=True)
@@ -242,8 +252,9 @@ def rank_agreement_figure(
             raise DataError(f"Curve {name!r} has {y.size} values for {lams.size} λ values.")
         y = y[order]
         dotted = str(name).endswith("(mean over classes)")
-        fig.add_trace(
-            go.Scatter(
+        traces.append(
+            dict(
+                type="scatter",
                 x=x,
                 y=y,
                 mode="lines+markers" if x.size <= 30 else "lines",
@@ -264,14 +275,14 @@ def rank_agreement_figure(
                 connectgaps=False,
             )
         )
-    fig.add_hline(y=0, line={"color": "#888888", "width": 1})
+    shapes = [_hline(0, {"color": "#888888", "width": 1})]
     if current_lam is not None:
         lam = float(current_lam)
         if not (np.isfinite(lam) and lam > 0):
             raise DataError(f"current_lam must be a positive number, got {current_lam!r}.")
-        fig.add_vline(x=lam, line={"color": "black", "width": 1.5, "dash": "dash"})
+        shapes.append(_vline(lam, {"color": "black", "width": 1.5, "dash": "dash"}))
     target = f"class k = {_esc(str(target_name))}" if target_name is not None else "class k"
-    fig.update_layout(
+    layout = dict(
         **_titled(
             f"Does |β̃| follow the dependency? Spearman ρ along λ, target {target}",
             "ρ > 0: classes that depend more on k get larger weights (the paper's claim); "
@@ -287,5 +298,6 @@ def rank_agreement_figure(
         legend={"title": {"text": "dependency of k on t"}},
         hovermode="closest",
         height=380,
+        shapes=shapes,
     )
-    return fig
+    return go.Figure(data=traces, layout=layout)
