@@ -347,11 +347,12 @@ def _fmt(x: float) -> str:
     return "n/a" if x is None or not np.isfinite(x) else f"{x:.3g}"
 
 
-def _matrix_layout(fig, title, sub, labels, show_ticks, *, x_title, y_title, height):
-    """The layout of a square class-by-class heatmap (co-occurrence, confusion, selection)."""
+def _matrix_layout(title, sub, labels, show_ticks, *, x_title, y_title, height) -> dict:
+    """The layout of a square class-by-class heatmap (co-occurrence, confusion, selection),
+    for ``go.Figure(data=[...], layout=...)``."""
     if not show_ticks:
         sub += "<br>" + _tick_note(len(labels))
-    fig.update_layout(
+    return dict(
         **_titled(title, sub),
         xaxis={**_category_axis(labels, show_ticks, title=x_title), "constrain": "domain"},
         yaxis=_matrix_yaxis(labels, show_ticks, title=y_title),
@@ -359,4 +360,3 @@ def _matrix_layout(fig, title, sub, labels, show_ticks, *, x_title, y_title, hei
         height=height,
         dragmode="zoom",
     )
-    return fig

@@ -90,14 +90,15 @@ def label_frequency_bar(
     )
     horizontal = m <= MAX_NAMED_BARS
     if horizontal:
-        bar = go.Bar(
+        bar = dict(
+            type="bar",
             x=y_vals,
             y=x_names,
             orientation="h",
             customdata=custom,
             hovertext=x_names,
             hovertemplate=hover,
-            marker_color=COUNT_COLOR,
+            marker={"color": COUNT_COLOR},
             text=[f"{v:,.0f}" for v in y_vals],
             textposition="outside",
             cliponaxis=False,
@@ -113,13 +114,14 @@ def label_frequency_bar(
         }
         sub = None
     else:
-        bar = go.Bar(
+        bar = dict(
+            type="bar",
             x=x_names,
             y=y_vals,
             customdata=custom,
             hovertext=x_names,
             hovertemplate=hover,
-            marker_color=COUNT_COLOR,
+            marker={"color": COUNT_COLOR},
         )
         layout = {
             "xaxis": _category_axis(x_names, False, title="classes, most frequent first"),
@@ -127,13 +129,11 @@ def label_frequency_bar(
             "height": 460,
         }
         sub = _tick_note(m)
-    fig = go.Figure(bar)
-    fig.update_layout(
+    layout.update(
         **_titled("Class frequencies: number of rows in which each class is relevant", sub),
         bargap=0.15,
-        **layout,
     )
-    return fig
+    return go.Figure(data=[bar], layout=layout)
 
 
 # --------------------------------------------------------------------------- PCA
@@ -333,14 +333,15 @@ def pca_scatter(
         rows = np.arange(n)
         sample_note = f"all {n:,} rows"
     size = 5 if len(rows) > 500 else 7
-    fig = go.Figure()
+    traces = []
 
     def add(mask, name, color, show=True):
         idx = rows[mask[rows]]
         if idx.size == 0:
             return
-        fig.add_trace(
-            go.Scattergl(
+        traces.append(
+            dict(
+                type="scattergl",
                 x=Z[idx, 0],
                 y=Z[idx, 1],
                 mode="markers",
@@ -354,8 +355,9 @@ def pca_scatter(
 
     if multilabel and color_by == "set_size":
         idx = rows
-        fig.add_trace(
-            go.Scattergl(
+        traces.append(
+            dict(
+                type="scattergl",
                 x=Z[idx, 0],
                 y=Z[idx, 1],
                 mode="markers",
@@ -390,9 +392,9 @@ def pca_scatter(
         if multilabel:
             colour_note += " (the label present in the row that is most common in the data)"
 
-    entries = [t.name for t in fig.data if t.showlegend is not False]
+    entries = [t["name"] for t in traces if t.get("showlegend", True)]
     legend = _legend("class" if not multilabel else "label", entries)
-    fig.update_layout(
+    layout = dict(
         **_titled(f"{method} — {sample_note}", _esc(colour_note)),
         xaxis={"title": {"text": f"PC1 ({var[0]:.1%} of variance)"}, "zeroline": False},
         yaxis={
@@ -405,4 +407,4 @@ def pca_scatter(
         height=560 + _legend_px(legend, len(entries)),
         dragmode="zoom",
     )
-    return fig
+    return go.Figure(data=traces, layout=layout)

@@ -70,8 +70,9 @@ def pr_curve_figure(
     if precision.shape != recall.shape or thresholds.size not in (0, precision.size - 1):
         raise DataError("precision, recall and thresholds do not come from one curve.")
     name = _esc(str(class_name)) if class_name is not None else "class k"
-    fig = go.Figure(
-        go.Scatter(
+    traces = [
+        dict(
+            type="scatter",
             x=recall,
             y=precision,
             mode="lines",
@@ -82,7 +83,7 @@ def pr_curve_figure(
             + ("<br>threshold %{customdata:.3f}" if thresholds.size else "")
             + "<extra></extra>",
         )
-    )
+    ]
     if threshold is not None and thresholds.size:
         # rows with p >= threshold are predicted: the curve's point of the smallest curve
         # threshold at or above it (none: nothing predicted, the curve's last point)
@@ -99,8 +100,9 @@ def pr_curve_figure(
                 f"{t_text}<br>no row has a probability this high:<br>recall 0, precision "
                 "undefined (drawn at the curve's end)"
             )
-        fig.add_trace(
-            go.Scatter(
+        traces.append(
+            dict(
+                type="scatter",
                 x=[recall[i]],
                 y=[precision[i]],
                 mode="markers",
@@ -115,14 +117,14 @@ def pr_curve_figure(
             )
         )
     ap = "" if average_precision is None else f" (average precision {average_precision:.3f})"
-    fig.update_layout(
+    layout = dict(
         **_titled(f"Precision-recall of {name}{ap}", "each point: one decision threshold"),
         xaxis={"title": {"text": "recall"}, "range": [-0.02, 1.02]},
         yaxis={"title": {"text": "precision"}, "range": [-0.02, 1.05]},
         height=420,
         showlegend=threshold is not None,
     )
-    return fig
+    return go.Figure(data=traces, layout=layout)
 
 
 # --------------------------------------------------------------------------- confusion matrix
@@ -181,27 +183,25 @@ def confusion_matrix_figure(
             text = np.array([[f"{c:,.0f}" for c in r] for r in cm])
     total = cm.sum()
     acc = np.trace(cm) / total if total > 0 else float("nan")
-    fig = go.Figure(
-        go.Heatmap(
-            z=z,
-            x=labels,
-            y=labels,
-            customdata=np.stack([cm, share], axis=-1),
-            text=text,
-            texttemplate="%{text}" if with_text else None,
-            zmin=0.0,
-            zmax=1.0 if normalize else float(max(cm.max(), 1.0)),
-            colorscale=COUNT_COLORSCALE,
-            colorbar={"title": {"text": "share of<br>true class" if normalize else "rows"}},
-            xgap=1 if show_ticks else 0,
-            ygap=1 if show_ticks else 0,
-            hovertemplate="true class: %{y}<br>predicted class: %{x}<br>rows = "
-            "%{customdata[0]:,.0f}<br>share of true class = %{customdata[1]:.1%}<extra></extra>",
-        )
+    heatmap = dict(
+        type="heatmap",
+        z=z,
+        x=labels,
+        y=labels,
+        customdata=np.stack([cm, share], axis=-1),
+        text=text,
+        texttemplate="%{text}" if with_text else None,
+        zmin=0.0,
+        zmax=1.0 if normalize else float(max(cm.max(), 1.0)),
+        colorscale=COUNT_COLORSCALE,
+        colorbar={"title": {"text": "share of<br>true class" if normalize else "rows"}},
+        xgap=1 if show_ticks else 0,
+        ygap=1 if show_ticks else 0,
+        hovertemplate="true class: %{y}<br>predicted class: %{x}<br>rows = "
+        "%{customdata[0]:,.0f}<br>share of true class = %{customdata[1]:.1%}<extra></extra>",
     )
     sub = f"diagonal = correct; accuracy = {acc:.1%}" if total > 0 else "no rows"
-    return _matrix_layout(
-        fig,
+    layout = _matrix_layout(
         "Confusion matrix: rows = true class, columns = predicted class",
         sub,
         labels,
@@ -210,6 +210,7 @@ def confusion_matrix_figure(
         y_title="true class",
         height=_height(m, base=360, per=12, lo=420, hi=780),
     )
+    return go.Figure(data=[heatmap], layout=layout)
 
 
 # --------------------------------------------------------------------------- metrics
@@ -260,7 +261,7 @@ def metric_bars(
             return name
         return f"{name} ({'↓' if lower.get(name, False) else '↑'} better)"
 
-    fig = go.Figure()
+    traces = []
     fallback = qualitative.Plotly
     for j, (model, vals) in enumerate(groups.items()):
         ys = []
@@ -271,23 +272,24 @@ def metric_bars(
             except (TypeError, ValueError):
                 raise DataError(f"Metric {name!r} of {model!r} is not a number: {v!r}.") from None
         color = MODEL_COLORS.get(model, fallback[j % len(fallback)]) if nested else COUNT_COLOR
-        fig.add_trace(
-            go.Bar(
+        traces.append(
+            dict(
+                type="bar",
                 x=[label(n) for n in metrics],
                 y=ys,
                 name=model or "value",
-                marker_color=color,
+                marker={"color": color},
                 text=[_fmt(v) for v in ys],
                 textposition="outside",
                 cliponaxis=False,
                 hovertemplate="%{x}<br>%{y:.4g}<extra>" + _esc(model) + "</extra>",
             )
         )
-    fig.update_layout(
+    layout = dict(
         **_titled("Evaluation metrics" + (" by model" if nested else "")),
         barmode="group",
         yaxis={"title": {"text": "value"}, "rangemode": "tozero"},
         showlegend=nested,
         height=420,
     )
-    return fig
+    return go.Figure(data=traces, layout=layout)

@@ -28,6 +28,7 @@ from sblr.plots._style import (
     _short,
     _titled,
     _unique,
+    _vline,
 )
 
 # plotly is imported where a figure is drawn (see the package's __init__)
@@ -64,29 +65,28 @@ def _waterfall_range(values, measures) -> list[float]:
     return [lo - pad, hi + pad]
 
 
-def _waterfall_layout(fig, labels, titled, x_title, max_height):
+def _waterfall_layout(trace, labels, titled, x_title, max_height, shapes):
     """The layout both waterfalls share: one bar per row named on the left (first at the
     top), the title block ``titled``, the x axis ``x_title`` (wide enough for the values
-    written beside the bars), a height that follows the rows."""
-    trace = fig.data[0]
-    fig.update_layout(
+    written beside the bars), a height that follows the rows; ``shapes`` drawn over it."""
+    layout = dict(
         **titled,
         xaxis={
             "title": {"text": x_title},
             "zeroline": False,
-            "range": _waterfall_range(trace.x, trace.measure),
+            "range": _waterfall_range(trace["x"], trace["measure"]),
         },
         yaxis={
-            **_category_axis(labels, True),
+            **_category_axis(labels, True),  # automargin: the names take the room they need
             "autorange": "reversed",
             "ticktext": [_short(x, 24) for x in labels],
         },
         height=_height(len(labels), base=160, per=26, lo=320, hi=max_height),
         showlegend=False,
+        shapes=shapes,
     )
-    fig.update_layout(margin_l=10)
-    fig.update_yaxes(automargin=True)
-    return fig
+    layout["margin"] = {**layout["margin"], "l": 10}
+    return layout
 
 
 def waterfall(
@@ -241,21 +241,20 @@ def waterfall(
     labels = _unique([b[0] for b in bars] + ["logit"])
     values = [b[1] for b in bars] + [logit]
     hovers = [b[2] for b in bars] + [f"logit = {_fmt(logit)}<br>π = sigmoid(logit) = {proba:.3f}"]
-    fig = go.Figure(
-        go.Waterfall(
-            orientation="h",
-            y=labels,
-            x=values,
-            measure=["relative"] * len(bars) + ["total"],
-            text=[f"{v:+.3g}" for v in values[:-1]] + [f"{logit:.3g}"],
-            textposition="outside",
-            cliponaxis=False,
-            hovertext=hovers,
-            hovertemplate="%{hovertext}<extra></extra>",
-            **_WATERFALL_COLOURS,
-        )
+    trace = dict(
+        type="waterfall",
+        orientation="h",
+        y=labels,
+        x=values,
+        measure=["relative"] * len(bars) + ["total"],
+        text=[f"{v:+.3g}" for v in values[:-1]] + [f"{logit:.3g}"],
+        textposition="outside",
+        cliponaxis=False,
+        hovertext=hovers,
+        hovertemplate="%{hovertext}<extra></extra>",
+        **_WATERFALL_COLOURS,
     )
-    fig.add_vline(x=0, line={"color": "black", "width": 1, "dash": "dash"})
+    shapes = [_vline(0, {"color": "black", "width": 1, "dash": "dash"})]
     main = title or (
         "Logit of class k = β<sub>0</sub><sup>k</sup> + Σ<sub>t</sub> "
         "β<sub>t</sub><sup>k</sup>·f̄<sub>t</sub>(x)"
@@ -266,9 +265,15 @@ def waterfall(
     )
     if rest.size:
         sub += f"; {rest.size} smallest contributions merged"
-    return _waterfall_layout(
-        fig, labels, _titled(_esc(main) if title else main, sub), "contribution to the logit", 820
+    layout = _waterfall_layout(
+        trace,
+        labels,
+        _titled(_esc(main) if title else main, sub),
+        "contribution to the logit",
+        820,
+        shapes,
     )
+    return go.Figure(data=[trace], layout=layout)
 
 
 # --------------------------------------------------------------------------- feature attributions
@@ -358,23 +363,25 @@ def attribution_waterfall(fa, *, title: str | None = None, keep: int = 10) -> go
         )
     labels = _unique([b[0] for b in bars] + ["this row"])
     values = [b[1] for b in bars] + [fa.output]
-    fig = go.Figure(
-        go.Waterfall(
-            orientation="h",
-            y=labels,
-            x=values,
-            measure=["absolute"] + ["relative"] * (len(bars) - 1) + ["total"],
-            text=[f"{v:+.3g}" for v in values[1:-1]],
-            textposition="outside",
-            cliponaxis=False,
-            hovertext=[b[2] for b in bars] + [f"{what} of this row = {_fmt(fa.output)}"],
-            hovertemplate="%{hovertext}<extra></extra>",
-            **_WATERFALL_COLOURS,
-        )
+    trace = dict(
+        type="waterfall",
+        orientation="h",
+        y=labels,
+        x=values,
+        measure=["absolute"] + ["relative"] * (len(bars) - 1) + ["total"],
+        # the two outputs as they are, the steps between them signed
+        text=[f"{fa.output_baseline:.3g}"]
+        + [f"{v:+.3g}" for v in values[1:-1]]
+        + [f"{fa.output:.3g}"],
+        textposition="outside",
+        cliponaxis=False,
+        hovertext=[b[2] for b in bars] + [f"{what} of this row = {_fmt(fa.output)}"],
+        hovertemplate="%{hovertext}<extra></extra>",
+        **_WATERFALL_COLOURS,
     )
-    fig.data[0].text = (f"{fa.output_baseline:.3g}", *fig.data[0].text, f"{fa.output:.3g}")
+    shapes = []
     if what == "logit":
-        fig.add_vline(x=0, line={"color": "black", "width": 1, "dash": "dash"})
+        shapes.append(_vline(0, {"color": "black", "width": 1, "dash": "dash"}))
     main = title or f"Features behind the {what}"
     sub = (
         f"{what}: {fa.output_baseline:.3g} for the baseline row → {fa.output:.3g} for this row; "
@@ -382,7 +389,8 @@ def attribution_waterfall(fa, *, title: str | None = None, keep: int = 10) -> go
     )
     if rest.size:
         sub += f"; {rest.size} smallest merged"
-    return _waterfall_layout(fig, labels, _titled(_esc(main), sub), what, 620)
+    layout = _waterfall_layout(trace, labels, _titled(_esc(main), sub), what, 620, shapes)
+    return go.Figure(data=[trace], layout=layout)
 
 
 # --------------------------------------------------------------------------- probabilities
@@ -456,24 +464,24 @@ def probability_bars(
         + ("<br>true class" if true[i] else "")
         for i in order
     ]
-    fig = go.Figure(
-        go.Bar(
-            x=p[order],
-            y=y,
-            orientation="h",
-            marker={
-                "color": [PREDICTED_COLOR if predicted[i] else OTHER_COLOR for i in order],
-                "line": {"color": "black", "width": [2 if true[i] else 0 for i in order]},
-            },
-            text=[f"{p[i]:.2f}" + (" ✓" if true[i] else "") for i in order],
-            textposition="outside",
-            cliponaxis=False,
-            hovertext=hover,
-            hovertemplate="%{hovertext}<extra></extra>",
-        )
+    bar = dict(
+        type="bar",
+        x=p[order],
+        y=y,
+        orientation="h",
+        marker={
+            "color": [PREDICTED_COLOR if predicted[i] else OTHER_COLOR for i in order],
+            "line": {"color": "black", "width": [2 if true[i] else 0 for i in order]},
+        },
+        text=[f"{p[i]:.2f}" + (" ✓" if true[i] else "") for i in order],
+        textposition="outside",
+        cliponaxis=False,
+        hovertext=hover,
+        hovertemplate="%{hovertext}<extra></extra>",
     )
+    shapes = []
     if threshold is not None:
-        fig.add_vline(x=threshold, line={"color": "black", "width": 1.5, "dash": "dash"})
+        shapes.append(_vline(threshold, {"color": "black", "width": 1.5, "dash": "dash"}))
         sub = f"green = predicted relevant (π ≥ {threshold:g}, dashed line)"
     else:
         sub = "green = predicted class (the most probable)"
@@ -481,14 +489,15 @@ def probability_bars(
         sub += "; outlined ✓ = true class"
     if len(order) < m:
         sub += f"<br>showing the {len(order)} most probable of {m} classes"
-    fig.update_layout(
+    layout = dict(
         **_titled("Predicted probabilities π<sub>k</sub>(x) for this row", sub),
         xaxis={"range": [0, 1.08], "title": {"text": "predicted probability"}},
         yaxis={**_category_axis(y, True), "autorange": "reversed"},
         height=_height(len(order), base=150, per=24, lo=280, hi=860),
         showlegend=False,
+        shapes=shapes,
     )
-    return fig
+    return go.Figure(data=[bar], layout=layout)
 
 
 # --------------------------------------------------------------------------- evidence space
@@ -554,14 +563,15 @@ def evidence_scatter(
     keep = np.arange(F.shape[0])
     if F.shape[0] > max_points:
         keep = np.sort(np.random.default_rng(random_state).choice(F.shape[0], max_points, False))
-    fig = go.Figure()
+    traces = []
     for flag, colour, label in (
         (False, OTHER_COLOR, f"not {names[k]}"),
         (True, POSITIVE_COLOR, names[k]),
     ):
         sel = keep[member[keep] == flag]
-        fig.add_trace(
-            go.Scattergl(
+        traces.append(
+            dict(
+                type="scattergl",
                 x=F[sel, t1],
                 y=F[sel, t2],
                 mode="markers",
@@ -583,8 +593,9 @@ def evidence_scatter(
         # is not drawn anywhere, and its legend entry says so (the model does not switch
         # class k within these rows' range in this plane)
         shown = f2.size and f2.min() <= y_hi + pad and f2.max() >= y_lo - pad
-        fig.add_trace(
-            go.Scatter(
+        traces.append(
+            dict(
+                type="scatter",
                 x=f1,
                 y=f2,
                 mode="lines",
@@ -596,7 +607,7 @@ def evidence_scatter(
     sub = "each point is a row (leave-one-out evidence); lines: where the model switches class k"
     if keep.size < F.shape[0]:
         sub += f"<br>{keep.size:,} of {F.shape[0]:,} rows drawn (a seeded sample)"
-    fig.update_layout(
+    layout = dict(
         **_titled(f"Rows in evidence space, coloured by {_esc(names[k])}", sub),
         xaxis={"title": {"text": f"f̄ of {_esc(_short(names[t1], 40))}"}},
         yaxis={
@@ -606,4 +617,4 @@ def evidence_scatter(
         height=560,
         legend={"title": {"text": ""}},
     )
-    return fig
+    return go.Figure(data=traces, layout=layout)

@@ -422,29 +422,27 @@ def cooccurrence_heatmap(
     zmax = float(off.max()) if capped else float(max(C.max(), 1.0))
     show_ticks = m <= MAX_TICK_LABELS
     gap = 1 if show_ticks else 0
-    fig = go.Figure(
-        go.Heatmap(
-            z=np.where(C == 0, np.nan, C),
-            x=labels,
-            y=labels,
-            customdata=C,
-            zmin=0.0,
-            zmax=zmax,
-            colorscale=COUNT_COLORSCALE,
-            colorbar={"title": {"text": "rows" + ("<br>(capped)" if capped else "")}},
-            xgap=gap,
-            ygap=gap,
-            hoverongaps=True,
-            hovertemplate="%{y} & %{x}<br>rows with both = %{customdata:.0f}<extra></extra>",
-        )
+    heatmap = dict(
+        type="heatmap",
+        z=np.where(C == 0, np.nan, C),
+        x=labels,
+        y=labels,
+        customdata=C,
+        zmin=0.0,
+        zmax=zmax,
+        colorscale=COUNT_COLORSCALE,
+        colorbar={"title": {"text": "rows" + ("<br>(capped)" if capped else "")}},
+        xgap=gap,
+        ygap=gap,
+        hoverongaps=True,
+        hovertemplate="%{y} & %{x}<br>rows with both = %{customdata:.0f}<extra></extra>",
     )
     sub = "diagonal = class size, white = never together"
     if capped:
         sub += "; colours capped at the largest off-diagonal count"
     if m < m_all:
         sub += f"<br>{m} of {m_all} classes shown"
-    return _matrix_layout(
-        fig,
+    layout = _matrix_layout(
         "Label co-occurrence: number of rows in which both classes are relevant",
         sub,
         labels,
@@ -453,6 +451,7 @@ def cooccurrence_heatmap(
         y_title="class",
         height=_height(m, base=400, per=10, lo=460, hi=780),
     )
+    return go.Figure(data=[heatmap], layout=layout)
 
 
 def selection_frequency_heatmap(
@@ -488,24 +487,22 @@ def selection_frequency_heatmap(
     labels = _unique(_names(class_names, m))
     show_ticks = m <= MAX_TICK_LABELS
     gap = 1 if show_ticks else 0
-    fig = go.Figure(
-        go.Heatmap(
-            z=S,
-            x=labels,
-            y=labels,
-            zmin=0.0,
-            zmax=1.0,
-            colorscale=COUNT_COLORSCALE,
-            colorbar={"title": {"text": "share of<br>resamples"}, "tickformat": ".0%"},
-            xgap=gap,
-            ygap=gap,
-            hovertemplate="class k: %{y}<br>evidence of t: %{x}<br>β ≠ 0 in %{z:.0%} of "
-            "resamples<extra></extra>",
-        )
+    heatmap = dict(
+        type="heatmap",
+        z=S,
+        x=labels,
+        y=labels,
+        zmin=0.0,
+        zmax=1.0,
+        colorscale=COUNT_COLORSCALE,
+        colorbar={"title": {"text": "share of<br>resamples"}, "tickformat": ".0%"},
+        xgap=gap,
+        ygap=gap,
+        hovertemplate="class k: %{y}<br>evidence of t: %{x}<br>β ≠ 0 in %{z:.0%} of "
+        "resamples<extra></extra>",
     )
     times = f" ({n_resamples} bootstrap resamples)" if n_resamples else ""
-    return _matrix_layout(
-        fig,
+    layout = _matrix_layout(
         f"Selection frequency of SparseSBLR's β{times}",
         "how often β[k, t] ≠ 0 when the rows are resampled; dark = always used",
         labels,
@@ -514,6 +511,7 @@ def selection_frequency_heatmap(
         y_title="class k",
         height=_height(m, base=400, per=10, lo=460, hi=780),
     )
+    return go.Figure(data=[heatmap], layout=layout)
 
 
 def _compact(values):
