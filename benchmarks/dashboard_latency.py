@@ -294,6 +294,7 @@ def many_labels(kind: str, repeats: int, look: float = 2.0) -> int:
     at.button(key="upload_load").click()
     cold.append(("upload: the run that reads the file", timed_run(at, "loading the upload")))
     rows: dict[str, list[float]] = {name: [] for name in MANY_BUDGET}
+    values: dict[str, list[str]] = {name: [] for name in MANY_BUDGET}  # what each change set
     unplanned: list[float] = []
     at.switch_page("pages/coefficients.py")
     rows["first Coefficients view"].append(timed_run(at, "first Coefficients view"))
@@ -301,6 +302,7 @@ def many_labels(kind: str, repeats: int, look: float = 2.0) -> int:
     for v in (-3.5, -2.5, -2.0, -4.0)[:repeats]:
         at.select_slider(key="log_lam").set_value(v)
         rows["λ change"].append(timed_run(at, f"λ = 1e{v:g}"))
+        values["λ change"].append(f"1e{v:g}")
         check_page(at, "pages/coefficients.py", lam=10.0**v)
     # The worst case, for the record (no budget): a λ whose fit nobody started, the work
     # ahead stopped first (as on a server too busy to work ahead).
@@ -330,6 +332,7 @@ def many_labels(kind: str, repeats: int, look: float = 2.0) -> int:
         v = v - 0.25 if v - 0.25 >= lowest else v + 0.25  # one step, within the grid
         at.select_slider(key="log_lam").set_value(v)
         rows["λ step after a look"].append(timed_run(at, f"λ one step to 1e{v:g}"))
+        values["λ step after a look"].append(f"1e{v:g}")
         check_page(at, "pages/coefficients.py", lam=10.0**v)
     # The same user jumping four grid steps or more, to λ not seen yet, after looking
     # 3 × `look` seconds (the whole λ grid is fitted ahead, nearest first).
@@ -339,6 +342,7 @@ def many_labels(kind: str, repeats: int, look: float = 2.0) -> int:
         v = v + jump if lowest <= v + jump <= highest else v - jump  # within the grid
         at.select_slider(key="log_lam").set_value(v)
         rows["λ jump after a look"].append(timed_run(at, f"λ four steps to 1e{v:g}"))
+        values["λ jump after a look"].append(f"1e{v:g}")
         check_page(at, "pages/coefficients.py", lam=10.0**v)
     # back to the λ of before (fitted already), so the γ changes below fit what they did
     # before this part was added (SparseSBLR at a small λ costs a second more)
@@ -354,6 +358,7 @@ def many_labels(kind: str, repeats: int, look: float = 2.0) -> int:
         timed_run(at, f"γ slider to 1e{v:g} (not applied yet)")
         at.button(key="apply_gamma").click()
         rows["γ change"].append(timed_run(at, f"Apply γ = 1e{v:g}"))
+        values["γ change"].append(f"1e{v:g}")
         check_page(at, "pages/coefficients.py")
     # The γ slider moved, then "Apply γ" clicked after `look` seconds (the fits at the new γ
     # are computed meanwhile, in the background).
@@ -363,6 +368,7 @@ def many_labels(kind: str, repeats: int, look: float = 2.0) -> int:
         time.sleep(look)
         at.button(key="apply_gamma").click()
         rows["γ applied after a look"].append(timed_run(at, f"Apply γ = 1e{v:g} after a look"))
+        values["γ applied after a look"].append(f"1e{v:g}")
         check_page(at, "pages/coefficients.py")
     at.switch_page("pages/path.py")
     rows["path"].append(timed_run(at, "path of the sidebar's class"))
@@ -384,6 +390,12 @@ def many_labels(kind: str, repeats: int, look: float = 2.0) -> int:
             f"{statistics.median(unplanned):>9.3f} {max(unplanned):>8.3f} {'—':>9}"
         )
     print("(seconds of AppTest.run(): the whole script run of app.py + the page, on this machine)")
+    print()
+    print("each change (new value: seconds):")
+    for name, times in rows.items():
+        if values[name]:
+            cells = ", ".join(f"{v}: {t:.2f}" for v, t in zip(values[name], times, strict=True))
+            print(f"  {name}  {cells}")
     if unplanned:
         print(
             "λ changes are served by the work ahead (SparseSBLR at the λ grid's other points,\n"
