@@ -425,11 +425,18 @@ def main(argv=None) -> int:
         default="yeast",
         help="yeast (or a synthetic set of its shape), or a synthetic many-label set",
     )
+    parser.add_argument(
+        "--compile-every-run",
+        action="store_true",
+        help="compile app.py and the page on every run, as AppTest does by itself (this "
+        "script's figures before 2026-11-27); a server compiles each script once",
+    )
     args = parser.parse_args(argv)
 
     streamlit.logger.set_log_level("error")
     _navigation_mode()
-    _one_script_cache()
+    if not args.compile_every_run:
+        _one_script_cache()
     _profile_script_thread()
     st.cache_data.clear()
     st.cache_resource.clear()
