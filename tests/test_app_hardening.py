@@ -259,6 +259,22 @@ def test_bad_link_values_are_ignored_with_a_note(query, said):
     assert at.toggle(key="gamma_is_scale").value is ("1e9" not in query.values())
 
 
+def test_a_link_value_between_the_sliders_points_is_noted_as_moved():
+    """A hand-edited link's γ = 0.012 shows the numbers of the grid point 1e-2; the page says
+    so.  The app's own links (4 digits of a grid point, e.g. 10^-1.5 as 0.03162) say nothing."""
+    at = start({"gamma": "0.012", "lam": f"{10**-2.5:.4g}"})
+    assert not at.error and not at.exception and not at.warning
+    notes = [rendered(w.value) for w in at.info]
+    moved = [n for n in notes if "between the slider's points" in n]
+    assert len(moved) == 1, notes
+    assert "gamma='0.012' is between the slider's points; using 1e-2" in moved[0]
+    assert "lam=" not in moved[0]  # 0.003162 is the grid point 10^-2.5, written as links do
+    assert at.select_slider(key="log_gamma").value == -2.0
+    assert at.select_slider(key="log_lam").value == -2.5
+    at.run()  # said once, on the page the link opened
+    assert not any("between the slider's points" in rendered(w.value) for w in at.info)
+
+
 @pytest.mark.parametrize("step", ["²", "9" * 5000, "0", "8"])
 def test_a_bad_lesson_step_in_a_link_opens_step_one(step):
     at = start({"step": step})

@@ -125,8 +125,15 @@ class Settings:
         return make_model(self.model, gamma=self.gamma, lam=self.lam)
 
 
-def _grid_point(text, name, ignored):
-    """The slider point nearest to a URL value, or None (noted in ``ignored``) if unusable."""
+#: A link's value this far (in decades) from the slider's nearest point is noted as moved;
+#: the app's own links write 4 digits (at most 2e-5 decades off).
+_OFF_GRID = 1e-3
+
+
+def _grid_point(text, name, ignored, moved):
+    """The slider point nearest to a URL value, or None (noted in ``ignored``) if unusable.
+    A usable value between the slider's points is noted in ``moved``: the page shows the
+    nearest point's numbers, which differ from the value's."""
     try:
         value = float(text)
     except ValueError:
@@ -140,6 +147,8 @@ def _grid_point(text, name, ignored):
             f"{name}={text!r} is outside the slider's range {log_label(LOG_GRID[0])} … "
             f"{log_label(LOG_GRID[-1])}; using {log_label(point)}"
         )
+    elif abs(point - math.log10(value)) > _OFF_GRID:
+        moved.append(f"{name}={text!r} is between the slider's points; using {log_label(point)}")
     return point
 
 
@@ -152,7 +161,7 @@ def init_state_from_url():
         return
     st.session_state["_url_read"] = True
     q = st.query_params
-    ignored = []
+    ignored, moved = [], []
     shared_missing = None
     st.session_state["_url_step"] = q.get("step")  # the lesson's step (pages/lesson.py)
     if "data" in q:
@@ -173,12 +182,12 @@ def init_state_from_url():
     if gamma == "scale":
         st.session_state[K_GAMMA_SCALE] = True
     elif gamma is not None:
-        point = _grid_point(gamma, "gamma", ignored)
+        point = _grid_point(gamma, "gamma", ignored, moved)
         if point is not None:
             st.session_state[K_LOG_GAMMA] = point
             st.session_state[K_GAMMA_SCALE] = False
     if "lam" in q:
-        point = _grid_point(q["lam"], "lam", ignored)
+        point = _grid_point(q["lam"], "lam", ignored, moved)
         if point is not None:
             st.session_state[K_LOG_LAM] = point
     if "k" in q and shared_missing is None:  # a class index of other data would mislead
@@ -189,6 +198,7 @@ def init_state_from_url():
         else:
             ignored.append(f"k={q['k']!r} is not a class number")
     st.session_state["_url_ignored"] = ignored
+    st.session_state["_url_moved"] = moved
 
 
 def url_notice(ds):
@@ -212,6 +222,13 @@ def url_notice(ds):
             + esc("; ".join(ignored))
             + ".",
             icon=":material/warning:",
+        )
+    moved = st.session_state.pop("_url_moved", [])
+    if moved:
+        st.info(
+            "The sliders take values on a grid, so the page shows the nearest point's "
+            "numbers: " + esc("; ".join(moved)) + ".",
+            icon=":material/info:",
         )
 
 
