@@ -626,6 +626,26 @@ def test_check_claim_p_value_matches_the_exact_permutation_distribution(seed):
         assert f"at least this far from 0 in {c.p_value:.0%} of shuffles" in c.sentence()
 
 
+def test_check_claim_permutations_are_the_seeds_whatever_came_before():
+    """The permutations are made once per (n, count, seed) and reused: row i must be the
+    seed's i-th shuffle of the values (as permuting the values themselves), and a p-value
+    must not depend on the calls before it (nor on a Generator seed, which is not stored)."""
+    from sblr import interpret
+
+    rng = np.random.default_rng(5)
+    w, d = rng.random(30), rng.random(30)
+    P = interpret._permutations(30, 99, 3)
+    shuffled = np.random.default_rng(3).permuted(np.broadcast_to(w, (99, 30)), axis=1)
+    np.testing.assert_array_equal(w[P], shuffled)
+    check_claim(rng.random(31), rng.random(31), target=0, n_permutations=999, seed=1)
+    after = check_claim(w, d, target=0, n_permutations=999, seed=1)  # stored permutations
+    interpret._stored_permutations.cache_clear()
+    fresh = check_claim(w, d, target=0, n_permutations=999, seed=1)
+    generator = check_claim(w, d, target=0, n_permutations=999, seed=np.random.default_rng(1))
+    assert after == fresh == generator
+    assert fresh != check_claim(w, d, target=0, n_permutations=999, seed=2)  # the seed counts
+
+
 def test_check_claim_verdicts_on_planted_orderings():
     d = np.arange(12.0)
     assert check_claim(d + 1, d).verdict == "supported"
