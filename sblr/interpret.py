@@ -846,11 +846,11 @@ def _permutations(n, n_permutations, seed):
     on the values, so ``values[_permutations(...)]`` is what it makes of ``values``).  They do
     not depend on the data either, so they are made once per (n, n_permutations, seed): a
     page tests the claim for two models and two dependencies, and 9,999 permutations of 173
-    values took 49 ms each time."""
-    try:
-        return _stored_permutations(int(n), int(n_permutations), seed)
-    except TypeError:  # an unhashable seed (a Generator, an array): made each time
-        return _make_permutations(n, n_permutations, seed)
+    values took 49 ms each time.  Only an integer seed's are stored (None asks for new
+    permutations at every call; a Generator's state moves on)."""
+    if isinstance(seed, int | np.integer) and not isinstance(seed, bool):
+        return _stored_permutations(int(n), int(n_permutations), int(seed))
+    return _make_permutations(n, n_permutations, seed)
 
 
 def _make_permutations(n, n_permutations, seed):

@@ -644,6 +644,10 @@ def test_check_claim_permutations_are_the_seeds_whatever_came_before():
     generator = check_claim(w, d, target=0, n_permutations=999, seed=np.random.default_rng(1))
     assert after == fresh == generator
     assert fresh != check_claim(w, d, target=0, n_permutations=999, seed=2)  # the seed counts
+    # seed=None: new permutations at every call, as before (not stored)
+    assert not np.array_equal(
+        interpret._permutations(30, 99, None), interpret._permutations(30, 99, None)
+    )
 
 
 def test_check_claim_verdicts_on_planted_orderings():
