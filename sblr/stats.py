@@ -448,11 +448,9 @@ def cd_diagram(average_ranks, cd, *, title=None, labels=None):
         shapes=shapes,
         annotations=annotations,
     )
-    fig = go.Figure(layout=layout)
-    # the title set as before: title=None leaves an empty title object in the figure (the
-    # constructor would leave none); one update of a single key, well under a millisecond
-    fig.update_layout(title=title)
-    return fig
+    if title is not None:
+        layout["title"] = title
+    return go.Figure(layout=layout)
 
 
 def markdown_table(df):
