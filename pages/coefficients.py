@@ -190,6 +190,7 @@ if result is not None:
             result.selection_frequency, ds.class_names, n_resamples=result.n_resamples
         ),
         key="selection_frequency",
+        width="content",  # the figure's own width: its colour bar beside the square matrix
     )
     k = s.k
     freq = result.selection_frequency[k]

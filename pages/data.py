@@ -33,7 +33,8 @@ classes = common.classes_shown(
     f"{plots.MAX_TICK_LABELS} classes the chart names every row and column.",
 )
 fig = plots.cooccurrence_heatmap(C, ds.class_names, classes=classes)
-st.plotly_chart(fig, key="cooccurrence")
+# the figure's own width: its colour bar beside the square matrix
+st.plotly_chart(fig, key="cooccurrence", width="content")
 st.download_button(
     "Download co-occurrence heatmap (HTML)",
     plots.figure_html(fig, {"data": ds.name}),

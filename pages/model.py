@@ -91,7 +91,9 @@ if ds.task == "multilabel":
         st.dataframe(result.per_fold, width="stretch")
 else:
     st.plotly_chart(
-        plots.confusion_matrix_figure(result.confusion, ds.class_names), key="confusion"
+        plots.confusion_matrix_figure(result.confusion, ds.class_names),
+        key="confusion",
+        width="content",  # the figure's own width: its colour bar beside the square matrix
     )
     with st.expander("Per-fold values"):
         st.dataframe(result.per_fold, width="stretch")

@@ -272,6 +272,18 @@ def test_upload_and_visit_every_page(server_url, page):
         assert_no_errors(pg, f"page {link!r}")
         assert "birds_like" in sidebar.inner_text(), f"page {link!r} lost the upload"
         screenshot(pg, f"{n:02d}_{name}")
+        if name == "data":
+            # the square co-occurrence matrix keeps its colour bar beside it (drawn as wide
+            # as the page, the bar stood 150 px and more to the right of the matrix)
+            boxes = pg.evaluate(
+                """() => {
+                    const plot = document.querySelector('.st-key-cooccurrence .js-plotly-plot');
+                    const box = s => plot.querySelector(s).getBoundingClientRect();
+                    return {matrix: box('.hm'), bar: box('.colorbar')};
+                }"""
+            )
+            gap = boxes["bar"]["left"] - boxes["matrix"]["right"]
+            assert 0 <= gap <= 60, boxes
         if name != "coefficients":
             continue
 

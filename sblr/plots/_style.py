@@ -180,6 +180,15 @@ def _tick_texts(labels: Sequence[str], width: int = _TICK_CHARS) -> list[str]:
     return [_esc(x) for x in short]
 
 
+_CHAR_PX = 0.62  # average character width of tick text, in font sizes (generous)
+
+
+def _tick_px(labels: Sequence[str], font: int) -> float:
+    """Generous width (px) of the longest tick label as drawn."""
+    longest = max((len(html.unescape(x)) for x in _tick_texts(labels)), default=0)
+    return longest * _CHAR_PX * font
+
+
 def _height(n: int, *, base: int, per: int, lo: int, hi: int = MAX_HEIGHT) -> int:
     return int(min(max(base + per * n, lo), hi, MAX_HEIGHT))
 
@@ -347,16 +356,34 @@ def _fmt(x: float) -> str:
     return "n/a" if x is None or not np.isfinite(x) else f"{x:.3g}"
 
 
+#: Room (px) right of a square matrix for its vertical colour bar, and the narrowest such chart
+#: (its title lines are wrapped for 480 px: TITLE_CHARS).
+_MATRIX_BAR_PX, _MATRIX_MIN_WIDTH = 120, 480
+
+
 def _matrix_layout(title, sub, labels, show_ticks, *, x_title, y_title, height) -> dict:
     """The layout of a square class-by-class heatmap (co-occurrence, confusion, selection),
-    for ``go.Figure(data=[...], layout=...)``."""
+    for ``go.Figure(data=[...], layout=...)``.
+
+    It has a width of its own, about the square's (its side is the height left by the title
+    and the column names) plus the row names and the colour bar: the cells stay square, so in
+    a chart as wide as the page the matrix stood centred with its colour bar at the far right
+    edge (150 px apart in a 1,300 px window, more on wider ones).  The pages draw it at that
+    width, or the column's if narrower (``st.plotly_chart(..., width="content")``).
+    """
     if not show_ticks:
         sub += "<br>" + _tick_note(len(labels))
+    titled = _titled(title, sub)
+    font = 11 if len(labels) <= 15 else 9  # as _category_axis
+    # names and axis title left of and below the square (plotly's default margins: 80 px)
+    axis_px = max(80.0, (_tick_px(labels, font) if show_ticks else 0.0) + 40.0)
+    side = height - titled["margin"]["t"] - axis_px
     return dict(
-        **_titled(title, sub),
+        **titled,
         xaxis={**_category_axis(labels, show_ticks, title=x_title), "constrain": "domain"},
         yaxis=_matrix_yaxis(labels, show_ticks, title=y_title),
         plot_bgcolor="white",
         height=height,
+        width=max(_MATRIX_MIN_WIDTH, int(axis_px + side + _MATRIX_BAR_PX)),
         dragmode="zoom",
     )

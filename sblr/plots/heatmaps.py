@@ -4,7 +4,6 @@ frequency.
 
 from __future__ import annotations
 
-import html
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
@@ -25,7 +24,7 @@ from sblr.plots._style import (
     _names,
     _square,
     _tick_note,
-    _tick_texts,
+    _tick_px,
     _titled,
     _unique,
 )
@@ -37,14 +36,7 @@ if TYPE_CHECKING:
 
 # --------------------------------------------------------------------------- beta heatmaps
 
-_CHAR_PX = 0.62  # average character width of tick text, in font sizes (generous)
 _COLORBAR_PX = 80  # a vertical colour bar with its tick labels
-
-
-def _tick_px(labels: Sequence[str], font: int) -> float:
-    """Generous width (px) of the longest tick label as drawn."""
-    longest = max((len(html.unescape(x)) for x in _tick_texts(labels)), default=0)
-    return longest * _CHAR_PX * font
 
 
 def beta_heatmaps(
