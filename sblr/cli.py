@@ -18,21 +18,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-import pandas as pd
-
 from sblr.exceptions import DataError
-from sblr.io import load_dataset
-from sblr.metrics import METRIC_LABELS
-from sblr.protocol import METHODS, SELECTIONS, run_benchmark
-from sblr.stats import (
-    cd_diagram,
-    friedman_nemenyi,
-    markdown_table,
-    mean_std_table,
-    paper_tables_markdown,
-)
-from sblr.textsafe import escape_markdown, to_csv_bytes
-from sblr.tuning import PAPER_GRID
+
+# The protocol, the loaders and the tables (scikit-learn, SciPy, pandas: 2-3 s to import) are
+# imported where they are used: `sblr --help` and `sblr dashboard` need none of them.
 
 #: What a folder given as DATA contributes; a file given by name may have any extension.
 DATA_SUFFIXES = (".arff", ".csv", ".tsv", ".data")
@@ -130,6 +119,9 @@ def _add_data_options(p):
 
 
 def _add_protocol_options(p, *, folds_default):
+    from sblr.protocol import SELECTIONS
+    from sblr.tuning import PAPER_GRID
+
     p.add_argument(
         "--folds", type=_folds, default=folds_default, help=f"CV folds (default {folds_default})"
     )
@@ -168,23 +160,58 @@ def _add_protocol_options(p, *, folds_default):
     p.add_argument("--grid", type=_float_list, default=list(PAPER_GRID), help=argparse.SUPPRESS)
 
 
-def build_parser():
-    """The argument parser of ``python -m sblr``."""
-    methods = ", ".join(
-        f"{n} ({s.label}{'; multi-class only' if s.multiclass_only else ''})"
-        for n, s in METHODS.items()
-    )
+_BENCHMARK_HELP = "cross-validate several methods on several data sets; write tables"
+_EVALUATE_HELP = "cross-validate one method on one data set and print its metrics"
+
+
+def build_parser(*, full=True):
+    """The argument parser of ``python -m sblr``.
+
+    ``full=False`` leaves out the arguments and descriptions of ``benchmark`` and ``evaluate``
+    (their method list imports the protocol, scikit-learn with it): enough for the top-level
+    help and for ``dashboard``, which :func:`main` answers with it.
+    """
     parser = argparse.ArgumentParser(
         prog="python -m sblr",
         description="Similarity-based classification (SML, SBLR, SparseSBLR; Ma & Chen): "
         "reproduce the paper's cross-validated comparison.",
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    if full:
+        _add_protocol_commands(sub)
+    else:
+        sub.add_parser("benchmark", help=_BENCHMARK_HELP)
+        sub.add_parser("evaluate", help=_EVALUATE_HELP)
+
+    d = sub.add_parser(
+        "dashboard",
+        help="start the Streamlit dashboard (from a checkout of the repository)",
+        usage="%(prog)s [-h] [-- STREAMLIT_ARGS ...]",
+        description="Runs 'streamlit run app.py' with this Python, in the checkout that holds "
+        'this sblr package (pip install -e ".[dashboard]" there). An installed copy of '
+        "sblr has no app.py: the command then says how to get it and exits with status 2.",
+        epilog="Arguments after -- go to streamlit run, e.g.  "
+        "sblr dashboard -- --server.port 8502 --server.headless true",
+    )
+    d.add_argument(
+        "streamlit_args", nargs="*", metavar="STREAMLIT_ARGS", help="given to streamlit run"
+    )
+    return parser
+
+
+def _add_protocol_commands(sub):
+    """The ``benchmark`` and ``evaluate`` commands, with their method list."""
+    from sblr.protocol import METHODS
+
+    methods = ", ".join(
+        f"{n} ({s.label}{'; multi-class only' if s.multiclass_only else ''})"
+        for n, s in METHODS.items()
+    )
     fmt = argparse.RawDescriptionHelpFormatter
 
     b = sub.add_parser(
         "benchmark",
-        help="cross-validate several methods on several data sets; write tables",
+        help=_BENCHMARK_HELP,
         description="10-fold CV of every method on every data set. Hyper-parameters (gamma; "
         "lambda for sparse_sblr; gamma and C for br_svm) are selected on each training fold "
         "over {1e2,...,1e-5}; ML-kNN and IBLR use k=10. Writes OUT/results.csv (one row per "
@@ -212,7 +239,7 @@ def build_parser():
 
     e = sub.add_parser(
         "evaluate",
-        help="cross-validate one method on one data set and print its metrics",
+        help=_EVALUATE_HELP,
         description="k-fold CV of one method on one data set; prints the metrics per fold "
         "and their mean ± std. With --gamma/--lam/--C the given values are used on every "
         "fold (parameters not given keep the estimator's defaults: gamma 'scale', lam 1e-3, "
@@ -228,21 +255,6 @@ def build_parser():
     e.add_argument("--C", dest="C", type=_positive_float, help="fixed SVM C (br_svm)")
     _add_data_options(e)
     _add_protocol_options(e, folds_default=10)
-
-    d = sub.add_parser(
-        "dashboard",
-        help="start the Streamlit dashboard (from a checkout of the repository)",
-        usage="%(prog)s [-h] [-- STREAMLIT_ARGS ...]",
-        description="Runs 'streamlit run app.py' with this Python, in the checkout that holds "
-        'this sblr package (pip install -e ".[dashboard]" there). An installed copy of '
-        "sblr has no app.py: the command then says how to get it and exits with status 2.",
-        epilog="Arguments after -- go to streamlit run, e.g.  "
-        "sblr dashboard -- --server.port 8502 --server.headless true",
-    )
-    d.add_argument(
-        "streamlit_args", nargs="*", metavar="STREAMLIT_ARGS", help="given to streamlit run"
-    )
-    return parser
 
 
 # --------------------------------------------------------------------------- dashboard
@@ -344,6 +356,8 @@ def _expand(paths, parser):
 
 
 def _load(path, opts, args):
+    from sblr.io import load_dataset
+
     kwargs = {"name": opts.get("name")}
     if path.suffix.lower() != ".arff":
         kwargs["format"] = "csv"
@@ -375,6 +389,8 @@ def _load_all(specs, args, parser):
 
 
 def _methods(text, parser):
+    from sblr.protocol import METHODS
+
     names = [m.strip() for m in text.split(",") if m.strip()]
     bad = [m for m in names if m not in METHODS]
     if bad or not names:
@@ -404,6 +420,17 @@ def _writable_folder(path, option):
 
 # --------------------------------------------------------------------------- commands
 def _benchmark(args, parser):
+    from sblr.metrics import METRIC_LABELS
+    from sblr.protocol import METHODS, run_benchmark
+    from sblr.stats import (
+        cd_diagram,
+        friedman_nemenyi,
+        markdown_table,
+        mean_std_table,
+        paper_tables_markdown,
+    )
+    from sblr.textsafe import escape_markdown, to_csv_bytes
+
     methods = _methods(args.methods, parser)
     datasets = _load_all(args.data, args, parser)
     out = args.out
@@ -460,6 +487,11 @@ def _benchmark(args, parser):
 
 
 def _evaluate(args, parser):
+    import pandas as pd
+
+    from sblr.metrics import METRIC_LABELS
+    from sblr.protocol import METHODS, run_benchmark
+
     method = _methods(args.method, parser)
     if len(method) != 1:
         parser.error("--method takes one method")
@@ -511,7 +543,9 @@ def _one_line(exc):
 
 def main(argv=None):
     """Run the command line; returns the exit status."""
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    # only benchmark and evaluate need the protocol (and its imports) to parse their arguments
+    parser = build_parser(full=argv[:1] in (["benchmark"], ["evaluate"]))
     args = parser.parse_args(argv)
     try:
         if args.command == "dashboard":

@@ -111,6 +111,25 @@ def test_help_exits_zero(capsys):
     assert "--scheduler ADDRESS" in text and "--dask {local}" in text
 
 
+def test_help_and_dashboard_leave_the_protocol_unimported():
+    """`sblr --help` and `sblr dashboard` answer without importing scikit-learn, SciPy or pandas
+    (2-3 s): only benchmark and evaluate need them.  A fresh process, as a user's."""
+    code = (
+        "import sys\n"
+        "from sblr import cli\n"
+        "for argv in (['--help'], ['dashboard', '--help']):\n"
+        "    try:\n"
+        "        cli.main(argv)\n"
+        "    except SystemExit as exc:\n"
+        "        assert exc.code == 0\n"
+        "print([m for m in ('sklearn', 'scipy', 'pandas', 'sblr.protocol') if m in sys.modules])\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "[]"
+    assert "dashboard" in done.stdout and "Arguments after -- go to streamlit run" in done.stdout
+
+
 @pytest.mark.slow
 def test_python_dash_m(tmp_path):
     done = subprocess.run(
