@@ -262,8 +262,9 @@ with st.expander("How are features credited?"):
         "feature changes: aᵢ = (xᵢ − x′ᵢ) · ∫₀¹ ∂logitₖ/∂xᵢ (x′ + α(x − x′)) dα. The "
         "credits add up exactly to logitₖ(x) − logitₖ(x′), and a feature with the same value "
         "in both rows gets 0. Through the RBF evidence the gradient is known in closed form, "
-        "so the numbers are exact for this model (computed by quadrature to about 10⁻¹⁰), "
-        "not a sampled estimate. A training row keeps its own similarity out along the whole "
+        "and the integral along the path is taken in closed form (through erf): the numbers "
+        "are exact for this model up to rounding, not a sampled estimate, and cost one "
+        "prediction whatever values you type. A training row keeps its own similarity out along the whole "
         "path, as in training. SML has no logit: its credits split its evidence fₖ for the "
         "class, the score it ranks classes by."
     )
@@ -309,7 +310,7 @@ base_text = f"({base:.4g})" if base < 0 else f"{base:.4g}"  # "5.41 − (−1.93
 st.caption(
     f"The {ds.n_features:,} credits add up to {fa.attributions.sum():.4g}; logit(x) − "
     f"logit(x′) = {fa.output:.4g} − {base_text} = {fa.output - base:.4g} "
-    f"(quadrature error {abs(fa.gap):.1e}, {fa.n_nodes} nodes on the path)."
+    f"(rounding error {abs(fa.gap):.1e})."
 )
 RANKS = ["largest", "2nd", "3rd", "4th", "5th"]
 rows = []

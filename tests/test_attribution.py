@@ -246,3 +246,95 @@ def test_a_model_whose_logit_ignores_the_row_credits_nothing_and_lists_by_change
     assert not fa.attributions.any()
     assert fa.output == fa.output_baseline == pytest.approx(model.intercept_[1])
     assert list(fa.top(4)) == [3, 1, 0, 2]
+
+
+def _windowed_ig(model, x, baseline, k, gamma, width=40.0):
+    """Integrated gradients of the public logits for a path far longer than the kernel's
+    width: central finite differences integrated by scipy's adaptive quadrature on windows
+    around the points where the path passes nearest each training row (elsewhere every
+    kernel value underflows).  Independent of the module's closed form."""
+    f = model.featurizer_
+    s_b, s_x = f.scale(baseline[None, :])[0], f.scale(x[None, :])[0]
+    d = s_x - s_b
+    Z = np.asarray(f.X_fit_)
+    mu = np.clip(-((s_b - Z) @ d) / (d @ d), 0.0, 1.0)
+    half = width / np.sqrt(gamma * (d @ d))
+    windows = []
+    for lo, hi in sorted((max(0.0, q - half), min(1.0, q + half)) for q in mu):
+        if windows and lo <= windows[-1][1]:
+            windows[-1] = (windows[-1][0], max(hi, windows[-1][1]))
+        else:
+            windows.append((lo, hi))
+    X_fit_range = f.data_max_ - f.data_min_
+    out = np.empty(x.shape[0])
+    for i in range(x.shape[0]):
+        h = 1e-7 * X_fit_range[i]
+
+        def grad_i(alpha, i=i, h=h):
+            p = baseline + alpha * (x - baseline)
+            up, down = p.copy(), p.copy()
+            up[i] += h
+            down[i] -= h
+            return (_output(model, up, k)[0] - _output(model, down, k)[0]) / (2 * h)
+
+        integral = sum(
+            quad(grad_i, lo, hi, epsabs=1e-12, epsrel=1e-10, limit=500)[0] for lo, hi in windows
+        )
+        out[i] = (x[i] - baseline[i]) * integral
+    return out
+
+
+@pytest.mark.parametrize("value", [1e6, -3e5])
+def test_a_value_far_outside_the_training_range_is_attributed_exactly_at_fixed_cost(value):
+    """A what-if value of 1e6 at gamma = 100 asked the old quadrature for ~1e8 segments (722
+    CPU-seconds on the server). The path integrals are now closed form: the cost does not
+    grow with the value, and each credit equals an independent windowed integral of the
+    public logits' finite-difference gradient."""
+    X, y = _data(d=2)
+    gamma = 100.0
+    model = SBLRClassifier(gamma=gamma).fit(X, y)
+    x = X[0].copy()
+    x[0], x[1] = value, -value / 3
+    baseline = X[5]
+    fa = feature_attributions(model, x, 1, baseline=baseline)
+    assert fa.n_nodes <= 16  # no node count that grows with ||x - x'||
+    expected = _output(model, x, 1)[0] - _output(model, baseline, 1)[0]
+    assert fa.attributions.sum() == pytest.approx(expected, rel=1e-9, abs=1e-12)
+    ref = _windowed_ig(model, x, baseline, 1, gamma)
+    np.testing.assert_allclose(fa.attributions, ref, rtol=1e-7, atol=1e-9)
+
+
+def test_the_all_zero_baseline_far_from_the_data_is_bounded_too():
+    """The "all-zero row" baseline on columns far from 0 made the same unbounded path."""
+    X, y = _data(d=2)
+    X = X + np.array([5e4, -2e5])
+    model = SBLRClassifier(gamma=50.0).fit(X, y)
+    fa = feature_attributions(model, X[3], 1, baseline=np.zeros(2))
+    assert fa.n_nodes <= 16
+    expected = _output(model, X[3], 1)[0] - _output(model, np.zeros(2), 1)[0]
+    assert fa.attributions.sum() == pytest.approx(expected, rel=1e-9, abs=1e-12)
+
+
+@pytest.mark.parametrize("value", [1e20, 1e150])
+def test_huge_values_give_numbers_not_a_numpy_size_error(value):
+    """>= 1e20 raised numpy's "Maximum allowed size exceeded" from the node count; the row
+    is now simply far from every training row: its logit is the intercept."""
+    X, y = _data(d=3)
+    model = SparseSBLRClassifier(gamma=1.0, lam=1e-3).fit(X, y)
+    x = X[0].copy()
+    x[2] = value
+    fa = feature_attributions(model, x, 1, baseline=X[1])
+    assert np.isfinite(fa.attributions).all()
+    assert fa.output == pytest.approx(model.intercept_[1])
+    expected = fa.output - _output(model, X[1], 1)[0]
+    assert fa.attributions.sum() == pytest.approx(expected, rel=1e-9, abs=1e-12)
+
+
+def test_a_value_whose_path_length_overflows_is_refused_with_a_data_error():
+    """>= 1e300 raised a bare OverflowError; it is a DataError naming the cause."""
+    X, y = _data(d=2)
+    model = SBLRClassifier(gamma=1.0).fit(X, y)
+    x = X[0].copy()
+    x[0] = 1e300
+    with pytest.raises(DataError, match="far outside the training range"):
+        feature_attributions(model, x, 1)
