@@ -32,6 +32,7 @@ def home():
     st.latex(r"\log\frac{\pi_k}{1-\pi_k}=\beta_0^k+\sum_{t=1}^m \beta_t^k \bar f_t(x)")
 
     st.subheader("Data")
+    _shared_banner()
     sample_tab, upload_tab = st.tabs(["Sample data", "Upload ARFF or CSV"])
     with sample_tab:
         names = list(SAMPLES)
@@ -173,30 +174,69 @@ def _report(ds):
 
 def _share_notice():
     upload = st.session_state.get("upload")
-    if upload is None:
+    if upload is None or not common.owns_shared():
+        if upload is not None and not upload.get("share_id"):
+            st.caption(
+                "This upload has no link (removed, or the server could not keep it): it stays "
+                "in this browser tab only, and a reload returns to the sample data."
+            )
         return
-    if upload.get("share_id"):
-        st.info(
-            f"**This data has a link.** The address bar holds it (…?data=…): a reload keeps "
-            f"your upload, and anyone you give the link sees this data and this view for "
-            f"{common.SHARE_DAYS:g} days from the upload (the server may drop it earlier when "
-            "its space for uploads is full). The id in the link is 128 random bits: it "
-            "cannot be guessed, but whoever has the link has the data.",
-            icon=":material/link:",
-        )
-        if st.button("Remove my data from the server", key="share_forget"):
-            common.forget_shared()
-            st.rerun()
-    else:
+    st.info(
+        f"**This data has a link.** The address bar holds it (…?data=…): a reload keeps "
+        f"your upload, and anyone you give the link sees this data and this view, read-only, "
+        f"until {_expiry_text(upload)} (the server may drop it earlier when its space for "
+        "uploads is full). The id in the link is 128 random bits: it cannot be guessed, but "
+        "whoever has the link has the data. Only you can remove it.",
+        icon=":material/link:",
+    )
+    with st.expander("Your private manage link (keep it to yourself)"):
         st.caption(
-            "This upload has no link (removed, or the server could not keep it): it stays in "
-            "this browser tab only, and a reload returns to the sample data."
+            "Opens this data with the right to remove it, e.g. after a reload or from another "
+            "computer. The address bar's link never carries this key; do not share this one."
         )
+        st.code(
+            common.manage_link(upload["share_id"], upload["owner_key"], st.context.url),
+            language=None,
+        )
+    if st.button("Remove my data from the server", key="share_forget"):
+        common.forget_shared()
+        st.rerun()
+
+
+def _expiry_text(upload):
+    expires = upload.get("expires")
+    if not expires:
+        return f"{common.SHARE_DAYS:g} days after the upload"
+    import datetime as dt
+
+    when = dt.datetime.fromtimestamp(expires, dt.timezone.utc)
+    return f"{when.day} {when:%B %Y, %H:%M} UTC"
+
+
+def _shared_banner():
+    """What a session that opened someone's link sees: whose data, until when, read-only."""
+    upload = st.session_state.get("upload")
+    if upload is None or not upload.get("share_id") or common.owns_shared():
+        return
+    ds = upload["dataset"]
+    st.info(
+        f"**Shared data: {common.esc(upload['name'])}**, {ds.n_samples:,} rows, from a link; "
+        f"kept until {_expiry_text(upload)}. Read-only: only whoever shared it can remove "
+        "it. Uploading a file of your own below opens yours in this tab and leaves the "
+        "shared data as it is.",
+        icon=":material/visibility:",
+    )
 
 
 def _summary(ds):
     s = ds.summary()
-    source = "your upload" if st.session_state.get("upload") else "sample data"
+    upload = st.session_state.get("upload")
+    if upload is None:
+        source = "sample data"
+    elif upload.get("share_id") and not common.owns_shared():
+        source = "shared data, read-only"
+    else:
+        source = "your upload"
     st.subheader(f"{common.esc(ds.name)} ({source})")
     cols = st.columns(5)
     cols[0].metric("Instances", f"{s['instances']:,}")
@@ -213,6 +253,9 @@ def _sidebar(ds):
         f"**Data:** {common.esc(ds.name)} · {ds.n_samples:,} × {ds.n_features} · "
         f"{ds.n_classes} {'labels' if ds.task == 'multilabel' else 'classes'}"
     )
+    upload = st.session_state.get("upload")
+    if upload is not None and upload.get("share_id") and not common.owns_shared():
+        st.sidebar.caption("Opened from a shared link: read-only.")
     st.session_state["_settings"] = common.sidebar_settings(ds)
 
 

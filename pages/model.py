@@ -1,5 +1,6 @@
 """Model & metrics: evaluate the chosen model by hold-out or k-fold, and tune γ and λ."""
 
+import numpy as np
 import streamlit as st
 
 from pages import common
@@ -73,21 +74,66 @@ finally:
     bar.empty()
 
 summary = result.summary
-shown = (
-    summary.index
-    if ds.task == "multiclass"
-    else ["hamming_loss", "ranking_loss", "one_error", "coverage", "average_precision"]
+y_held, P_held = common.held_out_probabilities(
+    ds, key, s.model, s.gamma, s.lam, scheme, test_size, n_splits
 )
+yard, yard_nothing = common.yardstick(ds, key, scheme, test_size, n_splits)
+YARD_NAME = {  # what the trivial yardstick does, per metric
+    name: (
+        "majority class"
+        if ds.task == "multiclass"
+        else "rank by frequency"
+        if name in metrics.SCORE_METRICS
+        else "predict nothing"
+        if yard_nothing
+        else "frequent labels only"
+    )
+    for name in summary.index
+}
+if ds.task == "multiclass":
+    shown = list(summary.index)
+else:
+    # F1 first: with rare labels a model that predicts (almost) nothing still gets a small
+    # Hamming loss and a fair average precision; F1 and the empty rows tell it apart
+    shown = ["micro_f1", "macro_f1", None, "hamming_loss", "average_precision", "ranking_loss"]
 # at most three metrics a row: five in a row cut their labels to "Hamming l…" at 800 px
 cols = [col for i in range(0, len(shown), 3) for col in st.columns(3)]
 for col, name in zip(cols, shown, strict=False):
+    if name is None:  # rows the model gives no label at all (its decisions at 0.5)
+        empty = metrics.decision_counts(y_held, P_held, 0.5)
+        col.metric(
+            "Rows with no predicted label",
+            f"{empty['empty_rows']:,} of {empty['rows']:,}",
+            f"{empty['empty_rows'] / max(1, empty['rows']):.0%} of the test rows",
+            delta_color="off",
+            delta_arrow="off",
+            help="Test rows for which the model predicts no class at all. Many: the model "
+            "is close to predicting nothing, whatever its Hamming loss says.",
+        )
+        continue
     row = summary.loc[name]
-    spread = f"± {row['std']:.3f} (sd over {n_splits} folds)" if scheme == "kfold" else None
-    col.metric(row["label"], f"{row['mean']:.3f}", spread, delta_color="off", delta_arrow="off")
-
+    spread = f" ± {row['std']:.3f}" if scheme == "kfold" else ""
+    col.metric(
+        row["label"],
+        f"{row['mean']:.3f}{spread}",
+        f"{YARD_NAME[name]}: {yard.loc[name, 'mean']:.3f}",
+        delta_color="off",
+        delta_arrow="off",
+        help="Beside it, the score of a yardstick that ignores the features (same folds): "
+        + (
+            "always the training rows' most frequent class."
+            if ds.task == "multiclass"
+            else "every row gets the training frequency of each label as its score, and only "
+            "labels that more than half the training rows carry are predicted."
+        )
+        + (f" ± is the sd over the {n_splits} folds (not a change)." if scheme == "kfold" else ""),
+    )
 if ds.task == "multilabel":
     with st.expander("More metrics and per-fold values"):
-        st.dataframe(summary, width="stretch")
+        table = summary.assign(
+            yardstick=yard["mean"], yardstick_rule=[YARD_NAME[n] for n in summary.index]
+        )
+        st.dataframe(table, width="stretch")
         st.dataframe(result.per_fold, width="stretch")
 else:
     st.plotly_chart(
@@ -111,9 +157,6 @@ st.download_button(
 )
 
 st.subheader("Per class, and the decision threshold")
-y_held, P_held = common.held_out_probabilities(
-    ds, key, s.model, s.gamma, s.lam, scheme, test_size, n_splits
-)
 k = s.k
 if ds.task == "multilabel":
     st.caption(
@@ -136,11 +179,17 @@ if ds.task == "multilabel":
     cols = st.columns(len(at_threshold))
     for col, (name, value) in zip(cols, at_threshold.items(), strict=True):
         change = value - at_half[name]
+        unchanged = threshold == 0.5 or round(change, 3) == 0  # no arrow for "+0.000"
         col.metric(
             metrics.METRIC_LABELS[name],
             f"{value:.3f}",
-            None if threshold == 0.5 else f"{change:+.3f} vs 0.5",
-            delta_color="inverse" if metrics.LOWER_IS_BETTER[name] else "normal",
+            None if threshold == 0.5 else f"{change:+.3f} vs 0.5".replace("+0.000", "±0.000"),
+            delta_color="off"
+            if unchanged
+            else "inverse"
+            if metrics.LOWER_IS_BETTER[name]
+            else "normal",
+            delta_arrow="off" if unchanged else "auto",
         )
     counts = metrics.decision_counts(y_held, P_held, threshold)
     if counts["empty_rows"] == counts["rows"]:
@@ -179,23 +228,35 @@ st.dataframe(
     column_config=common.name_columns("class"),
 )
 truth_k = y_held[:, k] if ds.task == "multilabel" else (y_held == k)
-precision, recall, thresholds, ap = metrics.pr_curve(truth_k, P_held[:, k])
-st.plotly_chart(
-    plots.pr_curve_figure(
-        precision,
-        recall,
-        thresholds,
-        class_name=ds.class_names[k],
-        average_precision=ap,
-        threshold=threshold,
-    ),
-    key="pr_curve",
-)
-st.caption(
-    f"For the sidebar's class “{common.esc(ds.class_names[k])}”: {int(truth_k.sum())} of "
-    f"{len(truth_k)} test rows carry it. An empty cell (None) is undefined: a class never "
-    "predicted has no precision, one that never occurs has no recall."
-)
+if not truth_k.any():
+    occurs = (
+        y_held.sum(axis=0) if ds.task == "multilabel" else np.bincount(y_held, minlength=ds.n_classes)
+    )
+    best = int(np.argmax(occurs))
+    st.info(
+        f"No test row carries “{common.esc(ds.class_names[k])}”, so its precision-recall curve "
+        f"has nothing to show. Choose another class k in the sidebar, e.g. "
+        f"“{common.esc(ds.class_names[best])}” ({int(occurs[best])} of {len(truth_k)} test "
+        "rows carry it)."
+    )
+else:
+    precision, recall, thresholds, ap = metrics.pr_curve(truth_k, P_held[:, k])
+    st.plotly_chart(
+        plots.pr_curve_figure(
+            precision,
+            recall,
+            thresholds,
+            class_name=ds.class_names[k],
+            average_precision=ap,
+            threshold=threshold,
+        ),
+        key="pr_curve",
+    )
+    st.caption(
+        f"For the sidebar's class “{common.esc(ds.class_names[k])}”: {int(truth_k.sum())} of "
+        f"{len(truth_k)} test rows carry it. An empty cell (–) in the table is undefined: a "
+        "class never predicted has no precision, one that never occurs has no recall."
+    )
 
 st.subheader("Tune γ and λ")
 schemes = list(common.TUNE_SCHEMES)

@@ -42,7 +42,7 @@ from sklearn.preprocessing import MinMaxScaler
 from sklearn.svm import SVC
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from sblr.logistic import constant_intercept
 from sblr.similarity import label_indicator, minmax_fit, minmax_transform
@@ -52,6 +52,7 @@ __all__ = [
     "BRSVM_SECONDS",
     "MULTICLASS_ONLY",
     "BRSVMClassifier",
+    "FrequencyClassifier",
     "IBLRClassifier",
     "MLkNNClassifier",
     "brsvm_seconds_estimate",
@@ -688,6 +689,86 @@ def knn_classifier(k=10):
     0.94
     """
     return Pipeline([("scale", _scaler()), ("knn", KNeighborsClassifier(n_neighbors=k))])
+
+
+class FrequencyClassifier(ClassifierMixin, BaseEstimator):
+    """The trivial yardstick: ignores ``X``, answers with the training frequencies.
+
+    Every row gets the same scores, each class's share of the training rows
+    (``predict_proba``; ``decision_function`` ranks the same).  ``predict``: multi-label, the
+    labels that more than half the training rows carry (for most data sets: no
+    label at all, "predict nothing"); multi-class, the most frequent class (ties:
+    the first in ``classes_``).  A model's metric means something only beside
+    this one's: with rare labels, predicting nothing already has a small Hamming
+    loss, and ranking by frequency a fair average precision.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        Class labels (multi-label: ``0 .. m - 1``).
+    frequency_ : ndarray of shape (n_classes,)
+        Share of the training rows in each class.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> Y = np.array([[1, 0, 0], [1, 1, 0], [0, 0, 0], [1, 0, 1]])
+    >>> clf = FrequencyClassifier().fit(np.zeros((4, 2)), Y)
+    >>> clf.frequency_
+    array([0.75, 0.25, 0.25])
+    >>> clf.predict(np.zeros((2, 2)))
+    array([[1, 0, 0],
+           [1, 0, 0]])
+    """
+
+    _parameter_constraints: dict = {}
+
+    def fit(self, X, y):
+        X, y = validate_data(
+            self, X, y, accept_sparse="csr", multi_output=True, reset=True
+        )
+        self.multilabel_ = type_of_target(y) == "multilabel-indicator"
+        if not self.multilabel_:
+            y = column_or_1d(y, warn=True)
+        if self.multilabel_:
+            Y = np.asarray(y, dtype=np.float64)
+            self.classes_ = np.arange(Y.shape[1])
+            self.frequency_ = Y.mean(axis=0)
+        else:
+            check_classification_targets(y)
+            self.classes_, counts = np.unique(y, return_counts=True)
+            self.frequency_ = counts / counts.sum()
+        return self
+
+    def _rows(self, X):
+        check_is_fitted(self)
+        X = validate_data(self, X, accept_sparse="csr", reset=False)
+        return X.shape[0]
+
+    def predict_proba(self, X):
+        n = self._rows(X)
+        return np.tile(self.frequency_, (n, 1))
+
+    def decision_function(self, X):
+        """The frequencies, shifted so that ``> 0`` is exactly "predicted": multi-label
+        ``frequency_ - 0.5``; two classes, one score ``frequency_[1] - 0.5`` (scikit-learn's
+        convention); more classes ``frequency_`` itself."""
+        P = self.predict_proba(X)
+        if self.multilabel_:
+            return P - 0.5
+        return P[:, 1] - 0.5 if P.shape[1] == 2 else P
+
+    def predict(self, X):
+        n = self._rows(X)
+        if self.multilabel_:
+            return np.tile((self.frequency_ > 0.5).astype(int), (n, 1))
+        return np.repeat(self.classes_[np.argmax(self.frequency_)], n)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_label = True
+        tags.input_tags.sparse = True
+        return tags
 
 
 def ncm_classifier():

@@ -8,6 +8,11 @@ upload, and anyone given the link sees the same data.  The store is bounded:
 - all items together at most ``max_total_mb``: the least recently used go first;
 - an item expires ``ttl_seconds`` after it was stored (7 days by default), used or not.
 
+Only whoever stored an item may remove it: :meth:`UploadStore.put` returns, beside the id,
+an owner key (128 more random bits) that never goes into the shared link; the store keeps
+only its SHA-256 and compares in constant time.  A link is a capability to read; the owner
+key is the capability to remove.
+
 Items live in one folder each under ``root`` (written to a temporary folder and renamed,
 so a reader never sees half an item).  Ids are checked against their exact format before
 any path is built from them.  Nothing here imports Streamlit.
@@ -16,16 +21,24 @@ Examples
 --------
 >>> import tempfile
 >>> store = UploadStore(tempfile.mkdtemp())
->>> token = store.put({"data": b"x,y\\n1,a\\n"}, {"name": "tiny.csv"})
->>> len(token) >= 22
+>>> token, owner_key = store.put({"data": b"x,y\\n1,a\\n"}, {"name": "tiny.csv"})
+>>> len(token) >= 22 and owner_key != token
 True
 >>> parts, meta = store.get(token)
 >>> parts["data"], meta["name"]
 (b'x,y\\n1,a\\n', 'tiny.csv')
+>>> store.delete(token, "a guess")
+Traceback (most recent call last):
+...
+sblr.sharing.NotOwner: Only the person who shared this data can remove it.
+>>> store.delete(token, owner_key)
+True
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 import os
 import re
@@ -38,7 +51,7 @@ from pathlib import Path
 
 from sblr.exceptions import DataError
 
-__all__ = ["ID_BYTES", "SharedDataMissing", "UploadStore", "is_share_id"]
+__all__ = ["ID_BYTES", "NotOwner", "SharedDataMissing", "UploadStore", "is_share_id"]
 
 #: Random bytes of an id (128 bits), written as 22 URL-safe base64 characters.
 ID_BYTES = 16
@@ -60,6 +73,14 @@ class SharedDataMissing(LookupError):
     def __init__(self, reason: str, message: str):
         super().__init__(message)
         self.reason = reason
+
+
+class NotOwner(PermissionError):
+    """An attempt to remove an item without its owner key."""
+
+
+def _key_hash(owner_key) -> str:
+    return hashlib.sha256(str(owner_key).encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def is_share_id(text) -> bool:
@@ -113,9 +134,17 @@ class UploadStore:
         self._lock = threading.Lock()
 
     # ------------------------------------------------------------------ public
-    def put(self, parts: dict, meta: dict) -> str:
+    def put(self, parts: dict, meta: dict) -> tuple[str, str]:
         """Store ``parts`` (``{"data": bytes, "xml": bytes}``; ``"xml"`` optional) with
-        ``meta`` (JSON-serialisable: the file name and the loader's options); returns the id.
+        ``meta`` (JSON-serialisable: the file name and the loader's options).
+
+        Returns
+        -------
+        token : str
+            The item's id (goes into the shared link).
+        owner_key : str
+            128 random bits that :meth:`delete` asks for; give it only to whoever stored
+            the item (the store keeps its hash, not the key).
 
         Raises
         ------
@@ -135,12 +164,19 @@ class UploadStore:
                 f"{self.max_item_bytes / 2**20:.0f} MB."
             )
         token = secrets.token_urlsafe(ID_BYTES)
+        owner_key = secrets.token_urlsafe(ID_BYTES)
         now = self.clock()
         tmp = Path(tempfile.mkdtemp(prefix=".incoming-", dir=self.root))
         try:
             for name, data in parts.items():
                 (tmp / name).write_bytes(bytes(data))
-            info = {"created": now, "size": size, "parts": sorted(parts), "meta": meta}
+            info = {
+                "created": now,
+                "size": size,
+                "parts": sorted(parts),
+                "meta": meta,
+                "owner": _key_hash(owner_key),
+            }
             (tmp / "item.json").write_text(json.dumps(info), encoding="utf-8")
             (tmp / "accessed").write_text(repr(now), encoding="utf-8")
             with self._lock:
@@ -149,7 +185,7 @@ class UploadStore:
         finally:
             if tmp.exists():
                 shutil.rmtree(tmp, ignore_errors=True)
-        return token
+        return token, owner_key
 
     def get(self, token):
         """``(parts, meta)`` of an id; marks it used (least recently used goes first).
@@ -180,14 +216,36 @@ class UploadStore:
             (folder / "accessed").write_text(repr(self.clock()), encoding="utf-8")
         return parts, info["meta"]
 
-    def delete(self, token) -> bool:
-        """Remove an item; True if it was there."""
+    def is_owner(self, token, owner_key) -> bool:
+        """Whether ``owner_key`` is the key :meth:`put` returned for ``token`` (constant time)."""
+        if not is_share_id(token) or not isinstance(owner_key, str) or not owner_key:
+            return False
+        info = self._info(self.root / token)
+        stored = info.get("owner") if info else None
+        # an item stored before owner keys existed has no owner: nobody may remove it early
+        return isinstance(stored, str) and hmac.compare_digest(stored, _key_hash(owner_key))
+
+    def expires_at(self, token):
+        """Seconds since the epoch at which the item expires, or None when it is not stored."""
+        info = self._info(self.root / token) if is_share_id(token) else None
+        return None if info is None else info["created"] + self.ttl_seconds
+
+    def delete(self, token, owner_key) -> bool:
+        """Remove an item; True if it was there, False if it was not.
+
+        Raises
+        ------
+        NotOwner
+            ``owner_key`` is not the key :meth:`put` returned for this item.
+        """
         if not is_share_id(token):
             return False
         with self._lock:
             folder = self.root / token
             if not folder.is_dir():
                 return False
+            if not self.is_owner(token, owner_key):
+                raise NotOwner("Only the person who shared this data can remove it.")
             shutil.rmtree(folder, ignore_errors=True)
             return True
 

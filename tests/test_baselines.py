@@ -338,3 +338,30 @@ def test_factories():
         clone(pipe)
     assert BASELINES["knn"](k=3).steps[-1][1].n_neighbors == 3
     assert BASELINES["lr"](C=0.5).steps[-1][1].C == 0.5
+
+
+def test_frequency_classifier_is_scikit_learns_dummy_on_every_output():
+    """Oracle: scikit-learn's DummyClassifier ("prior") on the same targets; for a 0/1
+    label matrix, one DummyClassifier per label (a label is predicted when more than half
+    the training rows carry it)."""
+    from sklearn.dummy import DummyClassifier
+
+    from sblr.baselines import FrequencyClassifier
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(40, 3))
+    y = rng.choice(["b", "a", "c"], size=40, p=[0.5, 0.3, 0.2])
+    ours = FrequencyClassifier().fit(X, y)
+    dummy = DummyClassifier(strategy="prior").fit(X, y)
+    Xq = rng.normal(size=(7, 3))
+    np.testing.assert_array_equal(ours.predict(Xq), dummy.predict(Xq))
+    np.testing.assert_allclose(ours.predict_proba(Xq), dummy.predict_proba(Xq))
+    Y = (rng.random((40, 4)) < [0.1, 0.7, 0.3, 0.55]).astype(int)
+    ml = FrequencyClassifier().fit(X, Y)
+    for j in range(4):
+        d = DummyClassifier(strategy="prior").fit(X, Y[:, j])
+        np.testing.assert_array_equal(ml.predict(Xq)[:, j], d.predict(Xq))
+        np.testing.assert_allclose(ml.predict_proba(Xq)[:, j], d.predict_proba(Xq)[:, 1])
+    assert ml.decision_function(Xq).shape == (7, 4)
+    two = FrequencyClassifier().fit(X, y == "a")
+    assert two.decision_function(Xq).shape == (7,)  # two classes: one score

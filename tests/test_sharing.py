@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import re
@@ -9,7 +10,7 @@ import re
 import pytest
 
 from sblr.exceptions import DataError
-from sblr.sharing import ID_BYTES, SharedDataMissing, UploadStore, is_share_id
+from sblr.sharing import ID_BYTES, NotOwner, SharedDataMissing, UploadStore, is_share_id
 
 
 class Clock:
@@ -23,7 +24,7 @@ class Clock:
 def test_round_trip_and_the_id_is_128_random_bits(tmp_path):
     store = UploadStore(tmp_path)
     ids = {
-        store.put({"data": b"a,b\n1,2\n", "xml": b"<labels/>"}, {"name": "x.csv"})
+        store.put({"data": b"a,b\n1,2\n", "xml": b"<labels/>"}, {"name": "x.csv"})[0]
         for _ in range(50)
     }
     assert len(ids) == 50  # never repeats
@@ -43,13 +44,13 @@ def test_malformed_ids_never_touch_the_file_system(tmp_path, bad):
     with pytest.raises(SharedDataMissing) as err:
         store.get(bad)
     assert err.value.reason == "unknown"
-    assert store.delete(bad) is False
+    assert store.delete(bad, "any key") is False
 
 
 def test_unknown_id_and_deleted_item(tmp_path):
     store = UploadStore(tmp_path)
-    token = store.put({"data": b"1"}, {})
-    assert store.delete(token) is True
+    token, owner_key = store.put({"data": b"1"}, {})
+    assert store.delete(token, owner_key) is True
     with pytest.raises(SharedDataMissing, match="not on the server") as err:
         store.get(token)
     assert err.value.reason == "unknown"
@@ -66,7 +67,7 @@ def test_item_size_cap(tmp_path):
 def test_expiry_after_the_ttl_whether_used_or_not(tmp_path):
     clock = Clock()
     store = UploadStore(tmp_path, ttl_seconds=100, clock=clock)
-    token = store.put({"data": b"1"}, {})
+    token, _ = store.put({"data": b"1"}, {})
     clock.now += 60
     store.get(token)  # used: does not extend its life
     clock.now += 41
@@ -82,15 +83,15 @@ def test_total_cap_evicts_the_least_recently_used(tmp_path):
     clock = Clock()
     mb = b"x" * 2**20
     store = UploadStore(tmp_path, max_item_mb=2, max_total_mb=3, clock=clock)
-    a = store.put({"data": mb}, {"n": "a"})
+    a, _ = store.put({"data": mb}, {"n": "a"})
     clock.now += 1
-    b = store.put({"data": mb}, {"n": "b"})
+    b, _ = store.put({"data": mb}, {"n": "b"})
     clock.now += 1
-    c = store.put({"data": mb}, {"n": "c"})
+    c, _ = store.put({"data": mb}, {"n": "c"})
     clock.now += 1
     store.get(a)  # a is now the most recently used; b the least
     clock.now += 1
-    d = store.put({"data": mb}, {"n": "d"})
+    d, _ = store.put({"data": mb}, {"n": "d"})
     assert store.total_bytes() <= 3 * 2**20
     with pytest.raises(SharedDataMissing):
         store.get(b)
@@ -132,3 +133,43 @@ def test_the_dashboards_store_is_one_folder_per_account(monkeypatch, tmp_path):
         assert data.share_store().root == tmp_path / f"sblr-shared-uploads-{os.getuid()}"
     finally:
         data.share_store.clear()  # the next test makes its own again
+
+
+def test_only_the_owner_key_removes_an_item(tmp_path):
+    """A link is a capability to read: whoever has the id may read; only the key that put()
+    returned (never in the link) may remove. The store keeps only the key's hash."""
+    store = UploadStore(tmp_path)
+    token, owner_key = store.put({"data": b"1,2\n"}, {"name": "t.csv"})
+    other_token, other_key = store.put({"data": b"3,4\n"}, {"name": "u.csv"})
+    assert owner_key != token and len(owner_key) == 22  # 128 random bits too
+    for wrong in (token, other_key, "", None, owner_key[:-1], owner_key + "x"):
+        assert store.is_owner(token, wrong) is False
+        with pytest.raises(NotOwner):
+            store.delete(token, wrong)
+        assert store.get(token)[0]["data"] == b"1,2\n"  # still there
+    assert store.is_owner(token, owner_key)
+    assert owner_key not in (tmp_path / token / "item.json").read_text()
+    assert store.delete(token, owner_key) is True
+    assert store.delete(token, owner_key) is False  # gone
+    assert store.get(other_token)[0]["data"] == b"3,4\n"
+
+
+def test_an_item_without_an_owner_hash_cannot_be_removed_early(tmp_path):
+    """Items stored before owner keys existed (no hash) are nobody's to remove: they go
+    when they expire or make room."""
+    store = UploadStore(tmp_path)
+    token, _ = store.put({"data": b"1"}, {})
+    info = json.loads((tmp_path / token / "item.json").read_text())
+    del info["owner"]
+    (tmp_path / token / "item.json").write_text(json.dumps(info))
+    assert not store.is_owner(token, "")
+    with pytest.raises(NotOwner):
+        store.delete(token, "whatever")
+
+
+def test_expires_at_is_the_creation_time_plus_the_ttl(tmp_path):
+    clock = Clock()
+    store = UploadStore(tmp_path, ttl_seconds=100, clock=clock)
+    token, _ = store.put({"data": b"1"}, {})
+    assert store.expires_at(token) == pytest.approx(clock.now + 100)
+    assert store.expires_at("A" * 22) is None

@@ -13,6 +13,7 @@ from apptest_helpers import (
     SAMPLE_DIR,
     array,
     chart,
+    click_load,
     goto,
     keyed,
     load_upload,
@@ -134,7 +135,85 @@ def test_an_upload_survives_a_reload_and_its_link_opens_it_elsewhere():
     assert "not on the server" in warning and "class choice reset" in warning
     line = [m.value for m in gone.sidebar.markdown if m.value.startswith("**Data:**")][0]
     assert "planted" in line  # a sample, never other data under the old class index
-    assert keyed(gone.sidebar.selectbox, "target_class").value == 0
+    assert keyed(gone.sidebar.selectbox, "target_class").value == _most_frequent("planted")
+
+
+def _most_frequent(sample):
+    """The class most rows carry (ties: the lowest index): where the sidebar starts."""
+    return int(np.argmax(load_sample(sample).label_matrix().sum(axis=0)))
+
+
+def _wine_head(n_rows):
+    """The wine sample's header and first ``n_rows`` rows: a file of its own."""
+    lines = (SAMPLE_DIR / "wine.csv").read_bytes().splitlines(keepends=True)
+    return b"".join(lines[: n_rows + 1])
+
+
+def _owner_key(at):
+    return at.session_state["upload"]["owner_key"]
+
+
+def test_a_shared_link_reads_but_only_the_uploader_removes():
+    """A student who opened the teacher's link had the same "Remove my data" button and
+    deleted the data for the whole class. Now the link reads; the remove right is a separate
+    owner key that never enters the address bar."""
+    from pages._shared.data import share_store
+
+    teacher = _upload_wine(start())
+    token = teacher.query_params["data"]
+    key = _owner_key(teacher)
+    assert key and key != token and key not in str(dict(teacher.query_params))
+    assert keyed(teacher.button, "share_forget")  # the uploader may remove
+    manage = [c.value for c in teacher.code if "manage=" in c.value]
+    assert manage and f"data={token}" in manage[0] and f"manage={key}" in manage[0]
+
+    student = start({"data": token})
+    assert not [b for b in student.button if b.key == "share_forget"]
+    assert "cellar (shared data, read-only)" in texts(student.subheader)
+    banner = html.unescape(" ".join(i.value for i in student.info))
+    assert "Shared data: cellar.csv" in banner and "178 rows" in banner
+    assert "Read-only" in banner and "Remove my data" not in banner
+    assert not student.session_state["upload"]["owner_key"]
+    # the student's own file opens for the student and leaves the shared one alone
+    load_upload(student, "mine.csv", _wine_head(60))
+    assert student.query_params["data"] != token
+    assert share_store().get(token)[1]["name"] == "cellar.csv"
+    assert "cellar (shared data, read-only)" in texts(start({"data": token}).subheader)
+
+    # the private manage link: owner rights after a reload; the key leaves the address bar
+    again = start({"data": token, "manage": key})
+    assert "manage" not in again.query_params and again.query_params["data"] == token
+    assert keyed(again.button, "share_forget")
+    wrong = start({"data": token, "manage": key[:-1] + ("A" if key[-1] != "A" else "B")})
+    assert not [b for b in wrong.button if b.key == "share_forget"]
+    assert "read only" in html.unescape(" ".join(w.value for w in wrong.warning))
+    again.button(key="share_forget").click()
+    rerun(again)
+    assert share_store().expires_at(token) is None  # removed for everyone, by its owner
+
+
+def test_a_session_keeps_one_copy_per_file_and_a_few_links_at_most():
+    """Each "Load this file" click stored another full copy under a new id: one session
+    could evict every other user's links. The same file again keeps its link; a session
+    holds at most SHARES_PER_SESSION links, its own oldest removed first, nobody else's."""
+    from pages._shared.data import SHARES_PER_SESSION, share_store
+
+    other = _upload_wine(start())
+    others_token = other.query_params["data"]
+    at = _upload_wine(start())
+    first = at.query_params["data"]
+    for _ in range(3):  # the same bytes again: the same link, no new item
+        click_load(at)
+        assert at.query_params["data"] == first
+    tokens = [first]
+    for i in range(SHARES_PER_SESSION + 1):
+        load_upload(at, f"part{i}.csv", _wine_head(60 + 10 * i))
+        tokens.append(at.query_params["data"])
+    assert len(set(tokens)) == len(tokens)
+    alive = [t for t in tokens if share_store().expires_at(t) is not None]
+    assert alive == tokens[-SHARES_PER_SESSION:]
+    assert share_store().expires_at(others_token) is not None
+    assert "data" not in at.session_state["upload"]  # the parsed data, not the raw bytes
 
 
 def test_a_forged_or_hostile_data_id_shows_the_sample_and_a_message():
@@ -143,7 +222,7 @@ def test_a_forged_or_hostile_data_id_shows_the_sample_and_a_message():
         assert any("not" in html.unescape(w.value) for w in at.warning), token
         line = [m.value for m in at.sidebar.markdown if m.value.startswith("**Data:**")][0]
         assert "planted" in line
-        assert keyed(at.sidebar.selectbox, "target_class").value == 0
+        assert keyed(at.sidebar.selectbox, "target_class").value == _most_frequent("planted")
 
 
 def test_a_share_store_that_cannot_be_read_gives_a_message_not_a_crash(monkeypatch, tmp_path):

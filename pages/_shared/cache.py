@@ -39,6 +39,7 @@ __all__ = [
     "compare_methods",
     "diagnostics",
     "evaluation",
+    "yardstick",
     "held_out_probabilities",
     "path_lams",
     "pca_coordinates",
@@ -545,6 +546,25 @@ def _cached_fold_proba(_ds, key, model, gamma, lam, scheme, test_size, n_splits,
         fitted = _cached_fold_model(_ds, key, model, gamma, lam, scheme, test_size, n_splits, i)
         fold = _fold_of(_ds, key, model, gamma, scheme, test_size, n_splits, i)
         return fold_probabilities(fitted, _ds.X, _ds.y, fold, prefit=True)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _cached_yardstick(_ds, key, scheme, test_size, n_splits):
+    """The trivial yardstick's scores on the same folds (sblr.baselines.FrequencyClassifier):
+    summary table, and whether its decisions are 'predict nothing'."""
+    from sblr.baselines import FrequencyClassifier
+    from sblr.evaluation import evaluate_folds
+
+    splits = _cached_splits(_ds, key, scheme, test_size, n_splits)
+    summary = evaluate_folds(FrequencyClassifier(), _ds.X, _ds.y, splits).summary
+    nothing = _ds.task == "multilabel" and bool((_ds.label_matrix().mean(axis=0) <= 0.5).all())
+    return summary, nothing
+
+
+def yardstick(ds, key, scheme, test_size, n_splits):
+    """``(summary, predicts_nothing)`` of the frequency yardstick on the evaluation's folds:
+    what a model that ignores the rows scores (FrequencyClassifier)."""
+    return _cached_yardstick(ds, key, scheme, test_size, n_splits)
 
 
 def _classes(ds):

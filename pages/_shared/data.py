@@ -28,7 +28,9 @@ __all__ = [
     "forget_shared",
     "label_frequency_chart",
     "list_columns_cached",
+    "manage_link",
     "open_shared",
+    "owns_shared",
     "share_store",
     "show_notes",
     "try_upload",
@@ -50,6 +52,10 @@ MAX_ROWS = 200_000
 MAX_DENSE_MB = LIBRARY_DENSE_MB // 4  # 512
 #: Shared links keep their data this many days (env ``SBLR_SHARE_DAYS``).
 SHARE_DAYS = float(os.environ.get("SBLR_SHARE_DAYS", "7"))
+#: Links one session keeps at once: loading a further file removes that session's oldest
+#: link (before: every "Load this file" click stored another copy, and ~41 clicks on a 50 MB
+#: file from one session emptied the default 2 GB store of everyone's links).
+SHARES_PER_SESSION = 3
 #: All shared uploads together at most this many MB (env ``SBLR_SHARE_MAX_MB``); the least
 #: recently used go first.
 SHARE_MAX_MB = float(os.environ.get("SBLR_SHARE_MAX_MB", "2048"))
@@ -133,22 +139,48 @@ def share_store():
     )
 
 
-def _share(data, name, xml, n_labels, target, drop=None):
-    """Keep an upload in the share store; its id, or None if the store cannot take it."""
+def _share(digest, data, name, xml, n_labels, target, drop=None):
+    """Keep an upload in the share store; ``(id, owner key)``, or ``(None, None)`` if the store
+    cannot take it.
+
+    The same bytes and options loaded again in this session keep their link (no second
+    copy); a session holds at most ``SHARES_PER_SESSION`` links, its oldest removed first.
+    """
+    mine = st.session_state.setdefault("_my_shares", [])  # [(digest, id, owner key)], oldest first
+    store = share_store()
+    for i, (d, token, owner_key) in enumerate(mine):
+        if d == digest:
+            del mine[i]
+            if store.expires_at(token) is not None:  # still there: the same link again
+                mine.append((d, token, owner_key))
+                return token, owner_key
+            break
     parts = {"data": data} if xml is None else {"data": data, "xml": xml}
     meta = {"name": name, "n_labels": n_labels, "target": target}
     if drop:
         meta["drop"] = list(drop)
     try:
-        return share_store().put(parts, meta)
+        token, owner_key = store.put(parts, meta)
     except (DataError, OSError):
         _log.exception("could not keep an upload for a shared link")
-        return None
+        return None, None
+    mine.append((digest, token, owner_key))
+    while len(mine) > SHARES_PER_SESSION:
+        _, old, old_key = mine.pop(0)
+        try:
+            store.delete(old, old_key)
+        except OSError:
+            _log.exception("could not remove a session's older link")
+    return token, owner_key
 
 
-def open_shared(token):
+def open_shared(token, owner_key=None):
     """Load the data of a ``?data=<id>`` link into the session; the reason for the user if it
-    cannot be (expired, unknown, or no longer loading), else None."""
+    cannot be (expired, unknown, or no longer loading), else None.
+
+    ``owner_key`` (from the private manage link) makes the session the data's owner when it
+    is the key the store gave the uploader; otherwise the session only reads it.
+    """
     from sblr.sharing import SharedDataMissing
 
     try:
@@ -170,15 +202,47 @@ def open_shared(token):
         share=token,
         drop=drop,
     )
-    return None if error is None else f"This link's data no longer loads: {error}"
+    if error is not None:
+        return f"This link's data no longer loads: {error}"
+    upload = st.session_state["upload"]
+    if owner_key is not None and share_store().is_owner(token, owner_key):
+        upload["owner_key"] = owner_key
+    upload["expires"] = share_store().expires_at(token)
+    return None
+
+
+def manage_link(token, owner_key, base_url=None) -> str:
+    """The owner's private link: the data's link plus its owner key (``manage=``), which the
+    page takes out of the address bar as soon as it is read."""
+    from urllib.parse import urlencode
+
+    base = (base_url or "").split("?")[0]
+    return f"{base}?{urlencode({'data': token, 'manage': owner_key})}"
+
+
+def owns_shared() -> bool:
+    """Whether this session may remove its data's link: it uploaded the data, or opened
+    the private manage link. A session that only opened the shared link reads."""
+    upload = st.session_state.get("upload")
+    return bool(upload and upload.get("share_id") and upload.get("owner_key"))
 
 
 def forget_shared():
-    """Remove the session's upload from the share store (its link stops working)."""
+    """Remove the session's upload from the share store (its link stops working); only the
+    owner's session can (:func:`owns_shared`)."""
+    from sblr.sharing import NotOwner
+
     upload = st.session_state.get("upload")
-    if upload is not None and upload.get("share_id"):
-        share_store().delete(upload["share_id"])
-        upload["share_id"] = None
+    if not owns_shared():
+        return
+    try:
+        share_store().delete(upload["share_id"], upload["owner_key"])
+    except NotOwner:  # cannot happen for a key the store gave; never remove on doubt
+        return
+    mine = st.session_state.get("_my_shares", [])
+    mine[:] = [m for m in mine if m[1] != upload["share_id"]]
+    upload["share_id"] = None
+    upload["owner_key"] = None
 
 
 def try_upload(data: bytes, name: str, xml: bytes | None, n_labels, target, share=True, drop=None):
@@ -222,20 +286,26 @@ def try_upload(data: bytes, name: str, xml: bytes | None, n_labels, target, shar
             "(approximate evidence scales linearly in rows), or subsample."
         )
     share_id = share if isinstance(share, str) else None
+    owner_key = None
     if share is True:
-        share_id = _share(
-            data, name, xml, n_labels, list(target) if isinstance(target, tuple) else target, drop
+        share_id, owner_key = _share(
+            key,
+            data,
+            name,
+            xml,
+            n_labels,
+            list(target) if isinstance(target, tuple) else target,
+            drop,
         )
+    # The session keeps the parsed data, not the file's bytes: nothing reads them again
+    # (they cost each session the file's size, each session of a link included).
     st.session_state["upload"] = {
-        "data": data,
         "name": name,
-        "xml": xml,
-        "n_labels": n_labels,
-        "target": target,
-        "drop": drop,
         "key": key,
         "dataset": ds,
         "share_id": share_id,
+        "owner_key": owner_key,
+        "expires": share_store().expires_at(share_id) if share is True and share_id else None,
     }
     return None
 

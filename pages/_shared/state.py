@@ -164,10 +164,16 @@ def init_state_from_url():
     ignored, moved = [], []
     shared_missing = None
     st.session_state["_url_step"] = q.get("step")  # the lesson's step (pages/lesson.py)
+    manage = q.get("manage")
+    if manage is not None:
+        # the owner's private key never stays in the address bar (which is the shared link)
+        del st.query_params["manage"]
     if "data" in q:
-        shared_missing = open_shared(q["data"])
+        shared_missing = open_shared(q["data"], owner_key=manage)
         if shared_missing is not None:
             st.session_state["_share_missing"] = shared_missing
+        elif manage is not None and not st.session_state["upload"].get("owner_key"):
+            ignored.append("manage= is not this data's key; the data is open to read only")
     if "sample" in q and "data" not in q:
         if q["sample"] in SAMPLES:
             st.session_state["sample"] = q["sample"]
@@ -232,6 +238,12 @@ def url_notice(ds):
         )
 
 
+def default_class(ds) -> int:
+    """The class the pages start on: the one most rows carry (ties: the lowest index), so
+    that every view (test rows, PR curve, contributions) has something to show."""
+    return int(np.argmax((ds.label_matrix() != 0).sum(axis=0)))
+
+
 def sidebar_settings(ds):
     """Model, gamma, lambda and target-class widgets; returns the Settings."""
     _apply_pending_tune()
@@ -239,13 +251,16 @@ def sidebar_settings(ds):
     st.session_state.setdefault(K_GAMMA_SCALE, True)
     st.session_state.setdefault(K_LOG_GAMMA, 0.0)
     st.session_state.setdefault(K_LOG_LAM, -3.0)
-    k = st.session_state.get(K_CLASS, 0)
-    if not isinstance(k, (int, np.integer)) or not 0 <= k < ds.n_classes:
-        k = 0
     # The class widget's key names the data: with one key for every data set, the browser
     # would keep the previous data's choice (a class name not among the new classes).
     class_key = f"{K_CLASS}:{dataset_key()}"
-    st.session_state.setdefault(class_key, int(k))
+    if class_key not in st.session_state:
+        # first look at this data: the link's class, else the most frequent class (class 0
+        # may occur in no test row: birds' PR chart said "average precision nan")
+        k = st.session_state.get("_url_k")
+        if not isinstance(k, (int, np.integer)) or not 0 <= k < ds.n_classes:
+            k = default_class(ds)
+        st.session_state[class_key] = int(k)
     sb = st.sidebar
     sb.selectbox(
         "Model",

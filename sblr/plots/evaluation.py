@@ -69,7 +69,7 @@ def pr_curve_figure(
     thresholds = _float_array(thresholds, "thresholds", 1)
     if precision.shape != recall.shape or thresholds.size not in (0, precision.size - 1):
         raise DataError("precision, recall and thresholds do not come from one curve.")
-    name = _esc(str(class_name)) if class_name is not None else "class k"
+    class_text = _esc(str(class_name)) if class_name is not None else "class k"
     traces = [
         dict(
             type="scatter",
@@ -116,9 +116,14 @@ def pr_curve_figure(
                 hovertemplate=hover + "<extra></extra>",
             )
         )
-    ap = "" if average_precision is None else f" (average precision {average_precision:.3f})"
+    if average_precision is None:
+        ap = ""
+    elif np.isfinite(average_precision):
+        ap = f" (average precision {average_precision:.3f})"
+    else:  # no positive row: AP is undefined, never "nan" to a reader
+        ap = " (no row carries it: average precision undefined)"
     layout = dict(
-        **_titled(f"Precision-recall of {name}{ap}", "each point: one decision threshold"),
+        **_titled(f"Precision-recall of {class_text}{ap}", "each point: one decision threshold"),
         xaxis={"title": {"text": "recall"}, "range": [-0.02, 1.02]},
         yaxis={"title": {"text": "precision"}, "range": [-0.02, 1.05]},
         height=420,
