@@ -26,7 +26,6 @@ from pages._shared.cache import (
     compare_methods,
     diagnostics,
     evaluation,
-    yardstick,
     held_out_probabilities,
     path_lams,
     pca_coordinates,
@@ -35,6 +34,7 @@ from pages._shared.cache import (
     stored_stability,
     training_evidence,
     tune,
+    yardstick,
 )
 from pages._shared.data import (
     MAX_ROWS,

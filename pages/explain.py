@@ -264,9 +264,9 @@ with st.expander("How are features credited?"):
         "in both rows gets 0. Through the RBF evidence the gradient is known in closed form, "
         "and the integral along the path is taken in closed form (through erf): the numbers "
         "are exact for this model up to rounding, not a sampled estimate, and cost one "
-        "prediction whatever values you type. A training row keeps its own similarity out along the whole "
-        "path, as in training. SML has no logit: its credits split its evidence fₖ for the "
-        "class, the score it ranks classes by."
+        "prediction whatever values you type. A training row keeps its own similarity out "
+        "along the whole path, as in training. SML has no logit: its credits split its "
+        "evidence fₖ for the class, the score it ranks classes by."
     )
 st.radio(
     "Compare this row with",

@@ -230,7 +230,9 @@ st.dataframe(
 truth_k = y_held[:, k] if ds.task == "multilabel" else (y_held == k)
 if not truth_k.any():
     occurs = (
-        y_held.sum(axis=0) if ds.task == "multilabel" else np.bincount(y_held, minlength=ds.n_classes)
+        y_held.sum(axis=0)
+        if ds.task == "multilabel"
+        else np.bincount(y_held, minlength=ds.n_classes)
     )
     best = int(np.argmax(occurs))
     st.info(

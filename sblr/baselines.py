@@ -724,9 +724,7 @@ class FrequencyClassifier(ClassifierMixin, BaseEstimator):
     _parameter_constraints: dict = {}
 
     def fit(self, X, y):
-        X, y = validate_data(
-            self, X, y, accept_sparse="csr", multi_output=True, reset=True
-        )
+        X, y = validate_data(self, X, y, accept_sparse="csr", multi_output=True, reset=True)
         self.multilabel_ = type_of_target(y) == "multilabel-indicator"
         if not self.multilabel_:
             y = column_or_1d(y, warn=True)
