@@ -102,7 +102,7 @@ for col, name in zip(cols, shown, strict=False):
     if name is None:  # rows the model gives no label at all (its decisions at 0.5)
         empty = metrics.decision_counts(y_held, P_held, 0.5)
         col.metric(
-            "Rows with no predicted label",
+            "Rows with no label",
             f"{empty['empty_rows']:,} of {empty['rows']:,}",
             f"{empty['empty_rows'] / max(1, empty['rows']):.0%} of the test rows",
             delta_color="off",

@@ -82,7 +82,7 @@ def test_model_page_tells_an_empty_model_from_a_good_one_and_starts_on_a_class_i
     shown = {}
     for m in at.metric:  # the top rows (the threshold's row below repeats some labels)
         shown.setdefault(m.label, m)
-    top = ["Micro-F1 ↑", "Macro-F1 ↑", "Rows with no predicted label"]
+    top = ["Micro-F1 ↑", "Macro-F1 ↑", "Rows with no label"]
     assert [m.label for m in at.metric][:3] == top
     assert {"Hamming loss ↓", "Average precision ↑", "Ranking loss ↓"} <= set(shown)
 
@@ -90,7 +90,7 @@ def test_model_page_tells_an_empty_model_from_a_good_one_and_starts_on_a_class_i
     train = np.setdiff1d(np.arange(N_ROWS), test)
     model = SparseSBLRClassifier(lam=1e-3).fit(X[train], Y[train])
     empty = int((model.predict(X[test]).sum(axis=1) == 0).sum())
-    assert shown["Rows with no predicted label"].value == f"{empty:,} of {len(test):,}"
+    assert shown["Rows with no label"].value == f"{empty:,} of {len(test):,}"
     # the yardstick: every label is rarer than half the rows, so it predicts nothing, and
     # its Hamming loss is the test rows' label density; micro-F1 0
     assert f"predict nothing: {Y[test].mean():.3f}" in shown["Hamming loss ↓"].delta
