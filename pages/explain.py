@@ -10,6 +10,21 @@ from sblr.attribution import feature_attributions, nearest_contrast
 from sblr.interpret import evidence_sd, instance_contributions, select_rows
 
 ds, s, key = common.page_context(__file__)
+#: Logits closer than this (row and baseline) are called "almost the same": the credits
+#: then split a change of less than a tenth of a logit (planted row 0: 0.07).
+SMALL_LOGIT_GAP = 0.1
+
+
+def _sigmoid(z):
+    return float(1.0 / (1.0 + np.exp(-np.clip(z, -700, 700))))
+
+
+def _credit(a, largest):
+    """A credit as the table shows it: 0 when it is below the display's precision (three
+    digits of the largest credit), not "+3.29e-10"."""
+    return "0" if abs(a) < 5e-4 * largest else f"{a:+.3g}"
+
+
 model_name = s.model if s.model != "SML" else "SparseSBLR"
 
 st.title("Explain a prediction")
@@ -40,9 +55,17 @@ y_true = ds.label_matrix() if ds.task == "multilabel" else np.asarray(ds.y)
 k = s.k
 k_label = k if ds.task == "multilabel" else np.unique(ds.y)[k]
 name_k = common.esc(ds.class_names[k])
+pred_k = y_pred[:, k] == 1 if ds.task == "multilabel" else y_pred == k_label
+true_k = y_true[:, k] == 1 if ds.task == "multilabel" else y_true == k_label
+n_fn, n_fp = int((true_k & ~pred_k).sum()), int((pred_k & ~true_k).sum())
+n_any = len(select_rows(y_true, y_pred, which="misclassified"))
 FILTERS = {
     "all": "all rows",
-    "misclassified": f"misclassified by {model_name}",
+    "false_negative": f"“{name_k}” missed ({n_fn:,})",
+    "false_positive": f"“{name_k}” wrongly given ({n_fp:,})",
+    "misclassified": (
+        f"any label wrong ({n_any:,})" if ds.task == "multilabel" else f"misclassified ({n_any:,})"
+    ),
     "true": f"true class includes “{name_k}”",
     "predicted": f"predicted as “{name_k}”",
 }
@@ -68,7 +91,8 @@ more.button(
     key="explain_random",
     on_click=_random_row,
     disabled=not len(matching),
-    help="Rows are predicted with their leave-one-out evidence (without their own similarity).",
+    help="Rows are predicted with their leave-one-out evidence (without their own similarity). "
+    f"“Missed” and “wrongly given” are {model_name}'s errors for the sidebar's class only.",
 )
 shown = ", ".join(str(i) for i in matching[:12]) + (" …" if len(matching) > 12 else "")
 st.caption(f"{len(matching):,} of {ds.n_samples:,} rows: {shown or 'none'}")
@@ -89,16 +113,26 @@ row = st.number_input(
 )
 x_row = common.dense_row(ds.X, row)
 truth = ds.label_matrix()[row]
-side_k = "lacks" if truth[k] else "has"  # the contrast row: the other membership
+row_pred_k = bool(pred_k[row])
 BASELINES = {
-    "contrast": f"the most similar training row that {side_k} “{name_k}”",
+    "contrast": (
+        f"the most similar training row {model_name} does not give “{name_k}”"
+        if row_pred_k
+        else f"the most similar training row {model_name} gives “{name_k}”"
+    ),
     "mean": "the average training row",
     "zero": "an all-zero row",
 }
 baseline_choice = st.session_state.get("explain_baseline", "contrast")
-contrast = None
+contrast, contrast_by_labels = None, False
 if baseline_choice == "contrast":
-    contrast = nearest_contrast(model, x_row, k, member=bool(truth[k]), exclude=row)
+    # the other side of the MODEL's decision for k: the credits then say why the model
+    # decides differently here (by the labels, the row and its baseline were often decided
+    # alike, and the credits explained almost nothing)
+    contrast = nearest_contrast(model, x_row, k, among=pred_k != row_pred_k, exclude=row)
+    if contrast is None:  # the model decides every training row alike: the labels' side
+        contrast_by_labels = True
+        contrast = nearest_contrast(model, x_row, k, member=bool(truth[k]), exclude=row)
 baseline = {"mean": None, "zero": np.zeros(ds.n_features)}.get(baseline_choice)
 if contrast is not None:
     baseline = common.dense_row(ds.X, contrast)
@@ -128,18 +162,54 @@ with st.expander("What if? Edit the values of the features that matter most"):
     names = ds.feature_names
     prefix = f"explain_whatif_{key}_{row}_"
 
+    inputs = common.feature_inputs_cached(ds, key)
+    cols = st.columns(2)
+    x = x_row.copy()
+    done_groups = set()
+    for j, i in enumerate(listed):
+        col, name = cols[j % 2], str(names[i])
+        g = int(inputs.group_of[i])
+        if g >= 0:  # a nominal column's one-hot group: one choice among its values
+            if g in done_groups:
+                continue
+            done_groups.add(g)
+            attr, members = inputs.groups[g]
+            values = [str(names[c]).split("=", 1)[1] for c in members]
+            current = int(np.argmax(x_row[members]))
+            choice = col.selectbox(
+                common.esc(attr),
+                range(len(members)),
+                index=current,
+                format_func=lambda v, values=values: values[v],
+                key=prefix + "group_" + str(g),
+            )
+            x[members] = 0.0
+            x[members[choice]] = 1.0
+        elif inputs.binary[i]:  # a 0/1 flag: yes or no, never 0.5
+            x[i] = float(col.checkbox(common.esc(name), value=bool(x_row[i]), key=prefix + str(i)))
+        else:
+            lo, hi = inputs.low[i], inputs.high[i]
+            x[i] = col.number_input(
+                f"{common.esc(name)} (training {lo:.4g} … {hi:.4g})",
+                value=float(x_row[i]),
+                format="%g",
+                key=prefix + str(i),
+            )
+
     def _reset():
         for i in listed:
             st.session_state.pop(prefix + str(i), None)
+        for g in done_groups:
+            st.session_state.pop(prefix + "group_" + str(g), None)
 
-    cols = st.columns(2)
-    x = x_row.copy()
-    for j, i in enumerate(listed):
-        x[i] = cols[j % 2].number_input(
-            common.esc(str(names[i])),
-            value=float(x_row[i]),
-            format="%g",
-            key=prefix + str(i),
+    far = [i for i in inputs.outside(x) if np.isfinite(x[i])]
+    if far:
+        shown_far = ", ".join(common.esc(str(names[i])) for i in far[:5])
+        more_far = f" and {len(far) - 5} more" if len(far) > 5 else ""
+        st.warning(
+            f"Outside the training range: {shown_far}{more_far}. The model has seen no row "
+            "there; its evidence fades to 0 away from the data, so read the answer as “far "
+            "from everything”, not as a measurement."
         )
     st.button("Back to the row's own values", on_click=_reset, key="explain_whatif_reset")
     st.caption(
@@ -278,15 +348,23 @@ st.radio(
     "than the baseline's?”",
 )
 if baseline_choice == "contrast" and contrast is None:
-    st.caption(f"No training row {side_k} “{name_k}”: compared with the average row instead.")
+    st.caption(
+        f"No training row is on the other side for “{name_k}”: compared with the average row."
+    )
 elif contrast is not None:
     other_classes = [ds.class_names[t] for t in np.flatnonzero(ds.label_matrix()[contrast])]
     shown_classes = ", ".join(common.esc(n) for n in other_classes[:8]) or "none"
     if len(other_classes) > 8:
         shown_classes += f" and {len(other_classes) - 8} more"
+    why = (
+        f"{model_name} gives “{name_k}” to no training row (or to all), so this is the "
+        f"nearest row whose true classes {'lack' if truth[k] else 'include'} it"
+        if contrast_by_labels
+        else f"the nearest row that {model_name} decides the other way for “{name_k}”"
+    )
     st.caption(
-        f"Baseline: training row {contrast} (true classes: {shown_classes}), the nearest row "
-        "on the scaled features, as the RBF kernel measures distance."
+        f"Baseline: training row {contrast} (true classes: {shown_classes}), {why}, on the "
+        "scaled features as the RBF kernel measures distance."
     )
 fa = by_model[model_name]
 if not model.coef_[k].any():
@@ -306,6 +384,18 @@ else:
     )
     st.plotly_chart(fig_features, key="feature_waterfall")
 base = fa.output_baseline
+if fa.quantity == "logit":
+    st.markdown(
+        f"This row: logit {fa.output:.3f} (π = {_sigmoid(fa.output):.3f}) · baseline x′: logit "
+        f"{base:.3f} (π = {_sigmoid(base):.3f})"
+    )
+if abs(fa.output - base) < SMALL_LOGIT_GAP and model.coef_[k].any():
+    st.info(
+        f"The row and its baseline get almost the same logit (they differ by "
+        f"{abs(fa.output - base):.3f}), so every credit is small: the features explain little "
+        "here. Compare with another row (the average row, or a row the model decides the "
+        "other way) for a larger contrast."
+    )
 base_text = f"({base:.4g})" if base < 0 else f"{base:.4g}"  # "5.41 − (−1.93)", not "− -1.93"
 st.caption(
     f"The {ds.n_features:,} credits add up to {fa.attributions.sum():.4g}; logit(x) − "
@@ -316,9 +406,11 @@ RANKS = ["largest", "2nd", "3rd", "4th", "5th"]
 rows = []
 for other, other_fa in by_model.items():
     top = other_fa.table(len(RANKS))
+    largest = float(np.abs(other_fa.attributions).max(initial=0.0))
+    top = top[top["attribution"].abs() >= 5e-4 * largest]
     top = top[top["attribution"] != 0]
     cells = {
-        RANKS[i]: f"{name} ({a:+.3g})"
+        RANKS[i]: f"{name} ({_credit(a, largest)})"
         for i, (name, a) in enumerate(zip(top["feature"], top["attribution"], strict=True))
     }
     rows.append(

@@ -233,7 +233,7 @@ def feature_attributions(
     )
 
 
-def nearest_contrast(model, x, k, *, member, exclude=None):
+def nearest_contrast(model, x, k, *, member=None, among=None, exclude=None):
     """The training row most similar to ``x`` whose membership of class ``k`` is the other.
 
     A baseline on the data, for :func:`feature_attributions`: the credits then
@@ -248,9 +248,13 @@ def nearest_contrast(model, x, k, *, member, exclude=None):
         The row, in the data's own units.
     k : int
         Class index.
-    member : bool
+    member : bool, optional
         Whether the row itself belongs to class k; the contrast row does not
-        (``member=False``: it does).
+        (``member=False``: it does).  Membership by the training labels.
+    among : array-like of bool of shape (n_train,), optional
+        Instead of ``member``: the training rows a contrast may be, e.g. those the
+        model decides the other way for k than for ``x`` (the other side of the
+        model's decision rather than of the labels).
     exclude : int, optional
         A training row never chosen (the row itself, when ``x`` is one).
 
@@ -273,7 +277,17 @@ def nearest_contrast(model, x, k, *, member, exclude=None):
     check_is_fitted(model)
     f = model.featurizer_
     x = _row(x, f.n_features_in_, "x")
-    other = np.asarray(f.Y_fit_[:, int(k)], dtype=bool) != bool(member)
+    if (member is None) == (among is None):
+        raise TypeError("Give exactly one of member= and among=.")
+    if among is not None:
+        other = np.array(among, dtype=bool).reshape(-1)
+        if other.shape != (f.Y_fit_.shape[0],):
+            raise DataError(
+                f"among must have one entry per training row ({f.Y_fit_.shape[0]}); "
+                f"got {other.shape[0]}."
+            )
+    else:
+        other = np.asarray(f.Y_fit_[:, int(k)], dtype=bool) != bool(member)
     if exclude is not None:
         other[int(exclude)] = False
     candidates = np.flatnonzero(other)
@@ -286,6 +300,81 @@ def nearest_contrast(model, x, k, *, member, exclude=None):
     )
     dist = z_sq - 2.0 * np.asarray(Z @ s).reshape(-1)  # + ||s||^2, the same for all
     return int(candidates[np.argmin(dist)])
+
+
+@dataclass(frozen=True)
+class FeatureInputs:
+    """What values each feature can take in the training data, for a what-if editor.
+
+    Attributes
+    ----------
+    low, high : ndarray of shape (n_features,)
+        Each column's training minimum and maximum.
+    binary : ndarray of bool, shape (n_features,)
+        Columns whose training values are all 0 or 1 (a flag: a checkbox, not 0.5).
+    groups : list of (str, list of int)
+        One-hot groups: columns named ``"<attr>=<value>"`` with the same ``attr``, all
+        0/1, and exactly one of them 1 in every training row (how the loader encodes a
+        nominal column): one choice, never two at once.
+    group_of : ndarray of int, shape (n_features,)
+        Index into ``groups`` of each column, -1 when it is in none.
+    """
+
+    low: np.ndarray
+    high: np.ndarray
+    binary: np.ndarray
+    groups: list
+    group_of: np.ndarray
+
+    def outside(self, x) -> np.ndarray:
+        """Indices of the features of ``x`` outside their training range."""
+        x = np.asarray(x, dtype=np.float64).reshape(-1)
+        return np.flatnonzero((x < self.low) | (x > self.high))
+
+
+def feature_inputs(X, feature_names=None) -> FeatureInputs:
+    """The training range, 0/1 flags and one-hot groups of the columns of ``X``.
+
+    Examples
+    --------
+    >>> X = np.array([[0, 1, 0, 2.5], [1, 0, 1, -1.0], [0, 0, 1, 4.0]])
+    >>> fi = feature_inputs(X, ["c=red", "c=blue", "wet", "t"])
+    >>> fi.binary.tolist(), fi.groups
+    ([True, True, True, False], [])
+    >>> X = np.array([[1, 0, 0, 2.5], [0, 1, 1, -1.0], [0, 1, 0, 4.0]])
+    >>> fi = feature_inputs(X, ["c=red", "c=blue", "wet", "t"])
+    >>> fi.groups, fi.group_of.tolist(), fi.outside([1, 0, 0, 9.0]).tolist()
+    ([('c', [0, 1])], [0, 0, -1, -1], [3])
+    """
+    if sp.issparse(X):
+        X = sp.csc_matrix(X)
+        low = np.asarray(X.min(axis=0).toarray()).reshape(-1).astype(np.float64)
+        high = np.asarray(X.max(axis=0).toarray()).reshape(-1).astype(np.float64)
+        nonbinary = np.zeros(X.shape[1], dtype=bool)
+        for j in range(X.shape[1]):
+            v = X.data[X.indptr[j] : X.indptr[j + 1]]
+            nonbinary[j] = bool(((v != 0) & (v != 1)).any())
+        binary = ~nonbinary
+    else:
+        X = np.asarray(X, dtype=np.float64)
+        low, high = X.min(axis=0), X.max(axis=0)
+        binary = ((X == 0) | (X == 1)).all(axis=0)
+    d = X.shape[1]
+    names = [str(n) for n in feature_names] if feature_names is not None else [""] * d
+    by_attr: dict = {}
+    for j, name in enumerate(names):
+        if binary[j] and "=" in name:
+            by_attr.setdefault(name.split("=", 1)[0], []).append(j)
+    groups = []
+    group_of = np.full(d, -1, dtype=int)
+    for attr, cols in by_attr.items():
+        if len(cols) < 2:
+            continue
+        sums = np.asarray(X[:, cols].sum(axis=1)).reshape(-1)
+        if (sums == 1).all():
+            group_of[cols] = len(groups)
+            groups.append((attr, cols))
+    return FeatureInputs(low, high, binary, groups, group_of)
 
 
 def _row(v, d, what):

@@ -1021,12 +1021,14 @@ def select_rows(y_true, y_pred, *, which="all", k=None) -> np.ndarray:
     Parameters
     ----------
     y_true, y_pred : array-like of shape (n, m) 0/1, or (n,) class labels
-    which : {"all", "misclassified", "true", "predicted"}
-        ``"misclassified"``: the predicted label set (or class) differs from the true one;
+    which : {"all", "misclassified", "false_negative", "false_positive", "true", "predicted"}
+        ``"misclassified"``: the predicted label set (or class) differs from the true one
+        in any label; ``"false_negative"`` / ``"false_positive"``: wrong for class ``k``
+        (it carries ``k`` and was not given it / was given ``k`` and does not carry it);
         ``"true"`` / ``"predicted"``: rows whose true / predicted classes include ``k``.
     k : int or class label, optional
-        For ``"true"`` and ``"predicted"``: a column index (multi-label) or a class label
-        (multi-class).
+        For every choice but ``"all"`` and ``"misclassified"``: a column index
+        (multi-label) or a class label (multi-class).
 
     Returns
     -------
@@ -1035,6 +1037,8 @@ def select_rows(y_true, y_pred, *, which="all", k=None) -> np.ndarray:
     Examples
     --------
     >>> select_rows([[1, 0], [0, 1], [1, 1]], [[1, 0], [1, 1], [1, 1]], which="misclassified")
+    array([1])
+    >>> select_rows([[1, 0], [0, 1], [1, 1]], [[0, 0], [1, 1], [1, 1]], which="false_positive", k=0)
     array([1])
     >>> select_rows(["a", "b", "a"], ["a", "a", "b"], which="predicted", k="a")
     array([0, 1])
@@ -1048,13 +1052,20 @@ def select_rows(y_true, y_pred, *, which="all", k=None) -> np.ndarray:
     if which == "misclassified":
         wrong = (t != p).any(axis=1) if t.ndim == 2 else t != p
         return np.flatnonzero(wrong)
-    if which not in ("true", "predicted"):
+    if which not in ("true", "predicted", "false_negative", "false_positive"):
         raise ValueError(
-            f'which must be "all", "misclassified", "true" or "predicted"; got {which!r}.'
+            'which must be "all", "misclassified", "false_negative", "false_positive", '
+            f'"true" or "predicted"; got {which!r}.'
         )
-    labels = t if which == "true" else p
-    hit = labels[:, int(k)] == 1 if labels.ndim == 2 else labels == k
-    return np.flatnonzero(hit)
+
+    def has_k(labels):
+        return labels[:, int(k)] == 1 if labels.ndim == 2 else labels == k
+
+    if which == "false_negative":
+        return np.flatnonzero(has_k(t) & ~has_k(p))
+    if which == "false_positive":
+        return np.flatnonzero(has_k(p) & ~has_k(t))
+    return np.flatnonzero(has_k(t if which == "true" else p))
 
 
 def zero_readings(coef_k, F, Y, k, class_names=None, *, threshold=None) -> pd.DataFrame:

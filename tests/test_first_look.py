@@ -10,7 +10,7 @@ import io
 import numpy as np
 import pandas as pd
 import pytest
-from apptest_helpers import chart, click_load, goto, keyed, rerun, start, upload, widget
+from apptest_helpers import array, chart, click_load, goto, keyed, rerun, start, upload, widget
 
 from sblr import SparseSBLRClassifier
 from sblr.evaluation import make_splits
@@ -107,3 +107,77 @@ def test_model_page_tells_an_empty_model_from_a_good_one_and_starts_on_a_class_i
     assert "No test row carries “tag_00”" in info and "“tag_05”" in info
     assert not [c for c in at.get("plotly_chart") if c.proto.id.endswith("-pr_curve")]
     _no_nan_or_none(at)
+
+
+# ----------------------------------------------------------------------------- explain
+def fruit():
+    """A multi-class CSV with a nominal column (one-hot encoded by the loader), a 0/1 flag
+    and two numbers."""
+    rng = np.random.default_rng(0)
+    n = 150
+    colour = rng.choice(["red", "green", "blue"], n)
+    wet = rng.integers(0, 2, n)
+    x1, x2 = rng.normal(size=n), rng.normal(size=n)
+    state = np.where((colour == "red") | (x1 > 0.8), "ripe", np.where(wet == 1, "rotten", "raw"))
+    frame = pd.DataFrame({"x1": x1, "colour": colour, "wet": wet, "x2": x2, "state": state})
+    buf = io.StringIO()
+    frame.to_csv(buf, index=False)
+    return buf.getvalue().encode()
+
+
+def test_explain_edits_only_possible_rows_and_picks_errors_for_the_class():
+    """What-if accepted impossible rows (one-hot columns at 0.5 or both 1, a 0/1 flag at
+    0.5); "misclassified" meant any label wrong. Oracles: the loader's own encoding and
+    SparseSBLR fitted here (leave-one-out predictions; predict_proba of the edited row)."""
+    from apptest_helpers import load_upload
+
+    from sblr.io import load_dataset
+
+    data = fruit()
+    ds = load_dataset(data, name="fruit.csv", target="state")
+    at = load_upload(start(), "fruit.csv", data, target="state")
+    widget(at.sidebar.selectbox, "Class k").set_value(1)  # ripe
+    rerun(at)
+    goto(at, "pages/explain.py")
+    model = SparseSBLRClassifier(lam=1e-3).fit(ds.X, ds.y)
+    pred = model.predict_from_evidence(model.featurizer_.training_evidence())
+    fn = np.flatnonzero((ds.y == "ripe") & (pred != "ripe"))
+    fp = np.flatnonzero((pred == "ripe") & (ds.y != "ripe"))
+    options = keyed(at.radio, "explain_which").options
+    assert f"“ripe” missed ({len(fn):,})" in options
+    assert f"“ripe” wrongly given ({len(fp):,})" in options
+    keyed(at.radio, "explain_which").set_value("false_positive")
+    rerun(at)
+    if len(fp):
+        assert keyed(at.number_input, "explain_row").value in set(fp.tolist())
+
+    keyed(at.radio, "explain_which").set_value("all")
+    keyed(at.number_input, "explain_row").set_value(2)  # green, wet
+    rerun(at)
+    keyed(at.number_input, "explain_n_edit").set_value(ds.n_features)
+    rerun(at)
+    # colour is ONE choice, wet a checkbox, the numbers show their training range
+    (colour,) = [w for w in at.selectbox if str(w.key).startswith("explain_whatif_")]
+    assert colour.label == "colour" and colour.options == ["blue", "green", "red"]
+    (wet,) = [w for w in at.checkbox if str(w.key).startswith("explain_whatif_")]
+    assert wet.label == "wet" and wet.value is True
+    numbers = {w.label for w in at.number_input if str(w.key).startswith("explain_whatif_")}
+    lo, hi = ds.X[:, 0].min(), ds.X[:, 0].max()
+    assert f"x1 (training {lo:.4g} … {hi:.4g})" in numbers
+    colour.set_value(2)  # red
+    wet.uncheck()
+    rerun(at)
+    x = ds.X[2].copy()
+    x[1:4] = [0, 0, 1]
+    x[4] = 0
+    bars = chart(at, "probabilities")["data"][0]
+    proba = dict(zip(bars["y"], array(bars["x"]).astype(float), strict=True))
+    expected = model.predict_proba(x[None, :])[0]
+    for name, p in zip(ds.class_names, expected, strict=True):
+        assert proba[name] == pytest.approx(p, abs=1e-6)
+    assert not [w for w in at.warning if "Outside the training range" in w.value]
+    # a value outside the training range is flagged
+    (x1,) = [w for w in at.number_input if str(w.key).endswith("_0")]
+    x1.set_value(float(hi) + 10)
+    rerun(at)
+    assert [w for w in at.warning if "Outside the training range: x1" in html.unescape(w.value)]

@@ -302,17 +302,28 @@ def test_feature_credits_and_what_if():
     at = goto(start({"k": str(k)}), "pages/explain.py")
     keyed(at.number_input, "explain_row").set_value(row)
     rerun(at)
-    # the baseline: the nearest row (scaled features) on the other side of thunder
+    # the baseline: the nearest row (scaled features) that the MODEL decides the other way
+    # for thunder (its leave-one-out predictions), not the other side of the labels
     Z = 2 * (ds.X - ds.X.min(0)) / (ds.X.max(0) - ds.X.min(0)) - 1
-    other = np.flatnonzero(Y[:, k] != Y[row, k])
+    pred = model.predict_from_evidence(model.featurizer_.training_evidence())
+    other = np.flatnonzero(pred[:, k] != pred[row, k])
+    other = other[other != row]
     j = int(other[np.argmin(((Z[other] - Z[row]) ** 2).sum(axis=1))])
     assert f"Baseline: training row {j} " in texts(at.caption)
+    assert "decides the other way" in texts(at.caption)
     (trace,) = chart(at, "feature_waterfall")["data"]
     values = array(trace["x"]).astype(float)
     loo = model.logits_from_evidence(model.featurizer_.training_evidence()[row : row + 1])[0, k]
     assert values[0] == pytest.approx(_logit_without_row(model, ds.X[j], row, k)[0], abs=1e-6)
     assert values[-1] == pytest.approx(loo, abs=1e-6)
     assert values[:-1].sum() == pytest.approx(loo, abs=1e-6)
+    # both ends of the walk, with their probabilities
+    ends = [m.value for m in at.markdown if m.value.startswith("This row: logit")]
+    sig = 1 / (1 + np.exp(-np.array([loo, values[0]])))
+    assert ends == [
+        f"This row: logit {loo:.3f} (π = {sig[0]:.3f}) · baseline x′: logit "
+        f"{values[0]:.3f} (π = {sig[1]:.3f})"
+    ]
     assert list(trace["y"])[1:-1] != [] and len(trace["y"]) == ds.n_features + 2
     top = [d.value for d in at.dataframe if "credited" in d.value.columns][0]
     assert list(top["model"]) == ["SML", "SBLR", "SparseSBLR"]

@@ -39,6 +39,7 @@ __all__ = [
     "compare_methods",
     "diagnostics",
     "evaluation",
+    "feature_inputs_cached",
     "yardstick",
     "held_out_probabilities",
     "path_lams",
@@ -565,6 +566,18 @@ def yardstick(ds, key, scheme, test_size, n_splits):
     """``(summary, predicts_nothing)`` of the frequency yardstick on the evaluation's folds:
     what a model that ignores the rows scores (FrequencyClassifier)."""
     return _cached_yardstick(ds, key, scheme, test_size, n_splits)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def _cached_feature_inputs(_ds, key):
+    from sblr.attribution import feature_inputs
+
+    return feature_inputs(_ds.X, _ds.feature_names)
+
+
+def feature_inputs_cached(ds, key):
+    """Training ranges, 0/1 flags and one-hot groups of the data's columns (what-if editor)."""
+    return _cached_feature_inputs(ds, key)
 
 
 def _classes(ds):
