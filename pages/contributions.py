@@ -8,6 +8,7 @@ from sblr.interpret import (
     check_claim,
     class_affinity,
     contribution_table,
+    family_threshold,
     zero_readings,
 )
 
@@ -107,7 +108,7 @@ for col, (model_name, label, c) in zip(cells, checks, strict=True):
     grey = unreliable and model_name == "SBLR"
     col.metric(
         f"{model_name}: ρ(|{sym}|, {label})",
-        "n/a" if c.verdict == "undefined" else f"{c.rho:.2f}",
+        "n/a" if c.verdict in ("undefined", "untestable") else f"{c.rho:.2f}",
         delta=c.verdict,
         delta_color="off"
         if grey
@@ -159,6 +160,29 @@ else:
         f"- **weak** ({counts.get('weak', 0)}): it still tells something beyond S, but not "
         "enough to pay the L1 price at this λ (a smaller λ may let it in; see the path page)."
     )
+    if len(zeros) > 1 and len(counts) == 1:
+        st.markdown(
+            f"All {len(zeros)} zeros get the same reading, “{counts.index[0]}”: here the "
+            "reading tells more about λ and the data as a whole than about any one class"
+            + (
+                " (every class still says something about k beyond S: λ is cutting classes "
+                "the data support; a smaller λ, or Tune, keeps more)."
+                if counts.index[0] == "weak"
+                else "."
+            )
+        )
+    if len(zeros) > 1:
+        tau_all = family_threshold(len(F), len(zeros))
+        together = zero_readings(
+            sparse.coef_[k], F, Y, k, class_names=ds.class_names, threshold=tau_all
+        )["reading"].value_counts()
+        st.caption(
+            f"{len(zeros)} zeros are {len(zeros)} tests read at once: at τ = {tau:.3f} about "
+            "one in twenty crosses it by chance. Held to 5% all together (Bonferroni, "
+            f"τ = {tau_all:.3f}): {together.get('weak', 0)} weak, "
+            f"{together.get('redundant', 0)} redundant, {together.get('irrelevant', 0)} "
+            "irrelevant."
+        )
 
 
 view = table[["class", *measures, *shown]].rename(columns=shown)

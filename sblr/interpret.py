@@ -74,6 +74,7 @@ __all__ = [
     "evidence_sd",
     "instance_contributions",
     "rank_correlation",
+    "family_threshold",
     "select_rows",
     "sparsity_summary",
     "standardized_coef",
@@ -731,11 +732,15 @@ class ClaimCheck:
     verdict : str
         ``"supported"`` (rho > 0, p < alpha), ``"contradicted"`` (rho < 0, p < alpha),
         ``"not supported"`` (p ≥ alpha), ``"too few classes"`` (even a perfect ranking
-        could not reach p < alpha: fewer than 5 classes) or ``"undefined"``.
+        could not reach p < alpha: fewer than 5 classes), ``"untestable"`` (too few
+        non-zero weights: with the zeros tied, no arrangement of these weights could reach
+        p < alpha, so the test has no power and gives no verdict) or ``"undefined"``.
     alpha : float
         The significance level used.
     all_zero : bool
         Every weight compared is zero (a sparse model at a large λ).
+    n_nonzero : int or None
+        Non-zero weights among the ``n`` compared.
     """
 
     rho: float
@@ -744,6 +749,7 @@ class ClaimCheck:
     verdict: str
     alpha: float = 0.05
     all_zero: bool = False
+    n_nonzero: int | None = None
 
     def sentence(self, measure: str = "the dependency") -> str:
         """One plain sentence with the numbers, e.g. for the dashboard."""
@@ -756,6 +762,13 @@ class ClaimCheck:
             return (
                 f"Undefined: over the {self.n} other classes either every weight or every value "
                 f"of {measure} is the same, so there is no ranking to compare."
+            )
+        if self.verdict == "untestable":
+            return (
+                f"Untestable here: only {self.n_nonzero} of the {self.n} weights are not zero, "
+                f"and with the zeros tied no arrangement of them could reach p < "
+                f"{self.alpha:.0%}, so the test cannot support or contradict anything (a "
+                "smaller λ lets more classes in)."
             )
         if self.verdict == "too few classes":
             return (
@@ -807,6 +820,8 @@ def check_claim(
     >>> c = check_claim([9.0, 4, 3, 2, 1, 0, 0, 0], [0, 50, 40, 30, 20, 10, 5, 1], target=0)
     >>> c.verdict, round(c.rho, 2), c.n
     ('supported', 0.96, 7)
+    >>> check_claim([0.0] * 17 + [3.0], list(range(18))).verdict   # one non-zero of 18
+    'untestable'
     """
     w = np.abs(np.asarray(weights, dtype=float).ravel())
     d = np.asarray(dependency, dtype=float).ravel()
@@ -826,6 +841,15 @@ def check_claim(
     # range from n = 171 (174 labels: an OverflowError on the contributions page)
     if math.exp(math.log(2.0) - math.lgamma(n + 1)) >= alpha:
         return ClaimCheck(float(rho), math.nan, n, "too few classes", alpha)
+    # Ties shrink what a permutation test can show: the weights take only
+    # n! / prod(c_i!) distinct arrangements (c_i the sizes of their tied groups: the zeros
+    # of a sparse model), and the smallest two-sided p is about 2 over that number. One
+    # non-zero weight among 18 has 18 arrangements: p >= 0.11 whatever the data.
+    _, tie_sizes = np.unique(w, return_counts=True)
+    log_arrangements = math.lgamma(n + 1) - sum(math.lgamma(c + 1) for c in tie_sizes)
+    n_nonzero = int(np.count_nonzero(w))
+    if math.exp(math.log(2.0) - log_arrangements) >= alpha:
+        return ClaimCheck(float(rho), math.nan, n, "untestable", alpha, False, n_nonzero)
     rw = _average_ranks(w)
     rd = _average_ranks(d)
     rd = (rd - rd.mean()) / np.linalg.norm(rd - rd.mean())
@@ -837,7 +861,7 @@ def check_claim(
         verdict = "supported" if rho > 0 else "contradicted"
     else:
         verdict = "not supported"
-    return ClaimCheck(float(rho), p, n, verdict, alpha)
+    return ClaimCheck(float(rho), p, n, verdict, alpha, False, n_nonzero)
 
 
 def _permutations(n, n_permutations, seed):
@@ -1066,6 +1090,25 @@ def select_rows(y_true, y_pred, *, which="all", k=None) -> np.ndarray:
     if which == "false_positive":
         return np.flatnonzero(has_k(p) & ~has_k(t))
     return np.flatnonzero(has_k(t if which == "true" else p))
+
+
+def family_threshold(n_rows: int, n_tests: int, alpha: float = 0.05) -> float:
+    """τ for :func:`zero_readings` when ``n_tests`` correlations are read at once: the
+    two-sided Bonferroni level ``z(1 - alpha / (2 n_tests)) / sqrt(n_rows)``, so that all of
+    them together cross it by chance with probability at most ``alpha`` (the default
+    ``2 / sqrt(n)`` holds each one alone at about 5%).
+
+    Examples
+    --------
+    >>> round(family_threshold(400, 1), 4), round(family_threshold(400, 17), 4)
+    (0.098, 0.1487)
+    """
+    from scipy.stats import norm
+
+    n_rows, n_tests = int(n_rows), max(1, int(n_tests))
+    if n_rows < 1:
+        raise DataError(f"n_rows must be at least 1; got {n_rows}.")
+    return float(norm.ppf(1.0 - alpha / (2.0 * n_tests)) / math.sqrt(n_rows))
 
 
 def zero_readings(coef_k, F, Y, k, class_names=None, *, threshold=None) -> pd.DataFrame:

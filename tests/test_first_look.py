@@ -181,3 +181,28 @@ def test_explain_edits_only_possible_rows_and_picks_errors_for_the_class():
     x1.set_value(float(hi) + 10)
     rerun(at)
     assert [w for w in at.warning if "Outside the training range: x1" in html.unescape(w.value)]
+
+
+# ----------------------------------------------------------------------------- contributions
+def test_the_claim_test_without_power_says_untestable_and_zeros_are_read_together():
+    """At the default λ SparseSBLR keeps one weight of the six other classes for thunder:
+    the claim test could never reject, yet said "not supported". Oracle: the model fitted
+    here (its non-zero count) and the Bonferroni level worked from the normal quantile."""
+    from scipy.stats import norm
+
+    from sblr.samples import load_sample
+
+    ds = load_sample("planted")
+    k = 3
+    coef = SparseSBLRClassifier(lam=1e-3).fit(ds.X, ds.y).coef_[k]
+    nonzero = int(np.count_nonzero(np.delete(coef, k)))
+    assert nonzero == 1  # the planted case (if the solver changed, pick another λ)
+    at = goto(start({"k": str(k)}), "pages/contributions.py")
+    sparse = [m for m in at.metric if m.label.startswith("SparseSBLR")]
+    assert sparse and all(m.delta == "untestable" and m.value == "n/a" for m in sparse)
+    lines = html.unescape(" ".join(m.value for m in at.markdown))
+    assert "Untestable here: only 1 of the 6 weights are not zero" in lines
+    zeros = 6 - nonzero
+    tau_all = norm.ppf(1 - 0.05 / (2 * zeros)) / np.sqrt(ds.n_samples)
+    captions = html.unescape(" ".join(c.value for c in at.caption))
+    assert f"Held to 5% all together (Bonferroni, τ = {tau_all:.3f})" in captions

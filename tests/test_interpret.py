@@ -756,3 +756,29 @@ def test_frequent_classes_ranks_by_rows_then_index():
     assert frequent_classes(Y, 3).tolist() == [0, 1, 2]
     assert frequent_classes(Y, 10).tolist() == [0, 1, 2, 3]
     assert frequent_classes(np.array([[1, 1, 0]]), 1).tolist() == [0]  # tie: lower index
+
+
+def test_claim_without_power_is_untestable_not_a_verdict():
+    """One non-zero weight of 18 gave "p = 1.000 ... not supported": a verdict from a test
+    that could never reject. Oracle: the exact permutation distribution over all 7! orders
+    of a small case, computed here with itertools."""
+    import itertools
+
+    from sblr.interpret import check_claim, spearman
+
+    def exact_min_p(w):
+        d = np.arange(len(w), dtype=float)
+        null = np.array([spearman(np.array(p), d) for p in itertools.permutations(w)])
+        best = np.abs(null).max()
+        return np.mean(np.abs(null) >= best - 1e-12)
+
+    one = [0.0] * 6 + [2.0]
+    assert exact_min_p(one) >= 0.05  # no arrangement could be significant ...
+    c = check_claim(one, np.arange(7.0))
+    assert c.verdict == "untestable" and c.n_nonzero == 1  # ... so no verdict is given
+    assert "only 1 of the 7 weights" in c.sentence()
+    three = [0.0] * 4 + [1.0, 2.0, 3.0]
+    assert exact_min_p(three) < 0.05
+    c = check_claim(three, np.arange(7.0))
+    assert c.verdict == "supported" and c.n_nonzero == 3
+    assert check_claim([0.0] * 17 + [3.0], np.arange(18.0)).verdict == "untestable"
