@@ -297,7 +297,6 @@ def test_feature_credits_and_what_if():
     model's own prediction of the edited row as a query."""
     ds = load_sample("planted")
     model = SparseSBLRClassifier(lam=1e-3).fit(ds.X, ds.y)
-    Y = ds.label_matrix()
     k, row = 3, 5
     at = goto(start({"k": str(k)}), "pages/explain.py")
     keyed(at.number_input, "explain_row").set_value(row)
