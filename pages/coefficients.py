@@ -64,11 +64,15 @@ classes = common.classes_shown(
     ds,
     key,
     prefix="beta",
-    what="the top N by |β̃|" if standardized else "the top N by |β|",
-    rank=lambda n: top_classes(shown, n),
-    help="Classes ranked by the largest |coefficient| in their row or column (their own "
-    f"weight left out). Up to {plots.MAX_TICK_LABELS} classes the chart names every row "
-    "and column.",
+    what="SparseSBLR's top N by |β̃|" if standardized else "SparseSBLR's top N by |β|",
+    # ranked by what can be read: SparseSBLR's links (SBLR's dense β is not identifiable
+    # with many classes and filled the top 30 with classes SparseSBLR leaves out), SBLR's
+    # only where SparseSBLR ties (all zero); the sidebar's class is always among them
+    rank=lambda n: top_classes(shown[sparse_name], n, include=[s.k], tiebreak=shown["SBLR"]),
+    help="Classes ranked by SparseSBLR's largest |coefficient| in their row or column (their "
+    "own weight left out; SBLR's orders the classes SparseSBLR leaves at 0), always with the "
+    f"sidebar's class. Up to {plots.MAX_TICK_LABELS} classes the chart names every row and "
+    "column. The stability heatmap below shows the same classes.",
 )
 C = cooccurrence(ds.label_matrix())
 fig = plots.beta_heatmaps(
@@ -187,7 +191,10 @@ if result is None and st.button(
 if result is not None:
     st.plotly_chart(
         plots.selection_frequency_heatmap(
-            result.selection_frequency, ds.class_names, n_resamples=result.n_resamples
+            result.selection_frequency,
+            ds.class_names,
+            n_resamples=result.n_resamples,
+            classes=classes,  # the β heatmaps' classes: one rule for every matrix here
         ),
         key="selection_frequency",
         width="content",  # the figure's own width: its colour bar beside the square matrix

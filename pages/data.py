@@ -6,7 +6,7 @@ from pages import common
 from sblr import plots
 from sblr.interpret import cooccurrence, frequent_classes
 
-ds, _, key = common.page_context(__file__)
+ds, s, key = common.page_context(__file__)
 
 st.title(f"Data: {common.esc(ds.name)}")
 with st.expander("What am I looking at?"):
@@ -28,9 +28,10 @@ classes = common.classes_shown(
     key,
     prefix="cooccurrence",
     what="the N most frequent",
-    rank=lambda n: frequent_classes(Y, n),
-    help="Classes ranked by the number of rows they are relevant to. Up to "
-    f"{plots.MAX_TICK_LABELS} classes the chart names every row and column.",
+    rank=lambda n: frequent_classes(Y, n, include=[s.k]),
+    help="Classes ranked by the number of rows they are relevant to, always with the "
+    f"sidebar's class. Up to {plots.MAX_TICK_LABELS} classes the chart names every row and "
+    "column.",
 )
 fig = plots.cooccurrence_heatmap(C, ds.class_names, classes=classes)
 # the figure's own width: its colour bar beside the square matrix

@@ -222,7 +222,7 @@ def standardized_coef(model_or_coef, F=None, *, sd=None) -> np.ndarray:
     return coef * sd
 
 
-def frequent_classes(Y, n: int) -> np.ndarray:
+def frequent_classes(Y, n: int, *, include=()) -> np.ndarray:
     """The ``n`` classes relevant to the most rows (ties: the lower class index first).
 
     Parameters
@@ -231,6 +231,8 @@ def frequent_classes(Y, n: int) -> np.ndarray:
         0/1 label matrix (:meth:`sblr.io.Dataset.label_matrix`).
     n : int
         Number of classes to keep (``n >= m`` keeps all).
+    include : sequence of int, default ()
+        Classes always kept, in place of the least frequent others.
 
     Returns
     -------
@@ -242,13 +244,25 @@ def frequent_classes(Y, n: int) -> np.ndarray:
     >>> Y = np.array([[1, 0, 1], [0, 1, 1], [0, 1, 0]])
     >>> frequent_classes(Y, 2)   # sizes 1, 2, 2
     array([1, 2])
+    >>> frequent_classes(Y, 2, include=[0])
+    array([0, 1])
     """
     Y = np.asarray(Y)
     if Y.ndim != 2:
         raise DataError(f"Y must be a 2-D label matrix; got shape {Y.shape}.")
     n = _class_count(n)
     sizes = (Y != 0).sum(axis=0)
-    return np.sort(np.argsort(-sizes, kind="stable")[:n])
+    return _keep(np.argsort(-sizes, kind="stable"), n, include)
+
+
+def _keep(order, n, include):
+    """The first ``n`` of ``order`` (class indices, best first) with ``include`` always in,
+    sorted (a heatmap keeps class order)."""
+    m = len(order)
+    kept = list(dict.fromkeys(int(_check_index(t, m, "include")) for t in include))
+    taken = set(kept)
+    rest = [int(t) for t in order if int(t) not in taken]
+    return np.sort(np.array((kept + rest)[: min(max(n, len(kept)), m)], dtype=int))
 
 
 def _class_count(n) -> int:
@@ -258,7 +272,7 @@ def _class_count(n) -> int:
     return int(n)
 
 
-def top_classes(coefs, n: int) -> np.ndarray:
+def top_classes(coefs, n: int, *, include=(), tiebreak=None) -> np.ndarray:
     """The ``n`` classes with the largest off-diagonal |beta| in their row or column.
 
     For a heatmap of many classes: in each matrix B, class t scores
@@ -277,6 +291,13 @@ def top_classes(coefs, n: int) -> np.ndarray:
         Coefficient matrices (e.g. β̃ of SBLR and of SparseSBLR).
     n : int
         Number of classes to keep (``n >= m`` keeps all).
+    include : sequence of int, default ()
+        Classes always kept (e.g. the class the user is looking at), in place of the
+        lowest-ranked others.
+    tiebreak : array-like of shape (m, m), or a dict / sequence of them, optional
+        Matrices scored the same way that order classes whose score in ``coefs`` ties
+        (e.g. SBLR's dense β̃ behind SparseSBLR's: the readable model ranks, and where it
+        has set everything to 0 the dense one still orders the classes).
 
     Returns
     -------
@@ -286,11 +307,29 @@ def top_classes(coefs, n: int) -> np.ndarray:
     Examples
     --------
     >>> B = np.array([[9.0, 0.0, 0.1], [0.0, 1.0, -2.0], [0.3, 0.0, 5.0]])
+    >>> top_classes(B, 2, include=[0])   # class 0 always, then the best of the rest
+    array([0, 2])
     >>> top_classes(B, 2)   # class 0: 0.3 (its column), 1: 2.0, 2: 2.0
     array([1, 2])
     >>> top_classes([B, np.diag([1.0, 1.0, 1.0]) + np.eye(3, k=-1) * 1e-3], 2)
     array([0, 2])
     """
+    off, diag = _link_scores(coefs)
+    m = off.shape[0]
+    n = _class_count(n)
+    keys = [np.arange(m), -diag]
+    if tiebreak is not None:
+        off_t, diag_t = _link_scores(tiebreak)
+        if off_t.shape[0] != m:
+            raise DataError("tiebreak must have as many classes as coefs.")
+        keys += [-diag_t, -off_t]
+    return _keep(np.lexsort((*keys, -off)), n, include)
+
+
+def _link_scores(coefs):
+    """``(off, diag)`` of :func:`top_classes`: each class's largest off-diagonal |β| in its
+    row or column, over each matrix's largest (the maximum over the matrices), and its
+    largest |diagonal| weight."""
     if isinstance(coefs, Mapping):
         mats = list(coefs.values())
     elif isinstance(coefs, list | tuple) and coefs and np.ndim(coefs[0]) == 2:
@@ -303,7 +342,6 @@ def top_classes(coefs, n: int) -> np.ndarray:
     m = mats[0].shape[0]
     if any(B.shape[0] != m for B in mats):
         raise DataError("All coefficient matrices must have the same number of classes.")
-    n = _class_count(n)
     off = np.zeros(m)
     diag = np.zeros(m)
     for B in mats:
@@ -313,8 +351,7 @@ def top_classes(coefs, n: int) -> np.ndarray:
         score = np.maximum(A.max(axis=0), A.max(axis=1))
         if score.max() > 0:
             off = np.maximum(off, score / score.max())
-    order = np.lexsort((np.arange(m), -diag, -off))
-    return np.sort(order[: min(n, m)])
+    return off, diag
 
 
 # --------------------------------------------------------------------------- co-occurrence

@@ -26,6 +26,7 @@ from apptest_helpers import (
     rerun,
     start,
     texts,
+    widget,
 )
 from streamlit.testing.v1 import AppTest
 
@@ -120,6 +121,26 @@ class Oracle:
             keys.append((-off, -diag, t))
         return sorted(t for *_, t in sorted(keys)[:n])
 
+    def top_readable(self, sparse, dense, n: int, include: int) -> list[int]:
+        """The Coefficients page's rule: SparseSBLR's ranking (as ``top``), SBLR's where it
+        ties, the sidebar's class ``include`` always in (a plain loop)."""
+        m = sparse.shape[0]
+
+        def scores(B):
+            best = max(max(abs(B[a, b]) for b in range(m) if b != a) for a in range(m))
+            off = [
+                max(max(abs(B[t, j]), abs(B[j, t])) for j in range(m) if j != t) / best
+                if best > 0
+                else 0.0
+                for t in range(m)
+            ]
+            return off, [abs(B[t, t]) for t in range(m)]
+
+        (off_s, diag_s), (off_d, diag_d) = scores(sparse), scores(dense)
+        ranked = sorted(range(m), key=lambda t: (-off_s[t], -off_d[t], -diag_d[t], -diag_s[t], t))
+        rest = [t for t in ranked if t != include]
+        return sorted([include, *rest[: n - 1]])
+
 
 @pytest.fixture(scope="module")
 def oracles():
@@ -200,11 +221,18 @@ def test_many_classes_top_n_and_chosen_classes(oracles):
     at = open_data("many")
     keyed(at.slider, "beta_top_n").set_value(12)
     rerun(at)
-    std = [oracle.std(oracle.sblr.coef_), oracle.std(oracle.sparse(1e-3))]
+    # ranked by SparseSBLR, the readable model (SBLR's dense β filled the top N with classes
+    # SparseSBLR leaves out), with the sidebar's class always among them
+    sparse, dense = oracle.std(oracle.sparse(1e-3)), oracle.std(oracle.sblr.coef_)
     escaped = [html.escape(n, quote=False) for n in oracle.ds.class_names]
-    _, traces = panels(at)
-    for trace in traces.values():
-        assert list(trace["x"]) == [escaped[t] for t in oracle.top(std, 12)]
+    for k in (keyed(at.sidebar.selectbox, "target_class").value, 44):
+        widget(at.sidebar.selectbox, "Class k").set_value(k)
+        rerun(at)
+        _, traces = panels(at)
+        expected = oracle.top_readable(sparse, dense, 12, include=k)
+        assert k in expected
+        for trace in traces.values():
+            assert list(trace["x"]) == [escaped[t] for t in expected]
     keyed(at.multiselect, "beta_classes").set_value([40, 3, 7])
     rerun(at)
     fig, traces = panels(at)

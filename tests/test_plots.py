@@ -842,3 +842,19 @@ def test_long_legends_go_under_the_plot_and_the_figure_grows_for_them():
     # legend names are cut where the names differ, so each stays distinct
     shown = [t.name for t in long.data if t.showlegend is not False]
     assert len(set(shown)) == 19 and all(len(n) <= 28 for n in shown)
+
+
+def test_selection_frequency_heatmap_shows_the_chosen_classes_and_says_so():
+    """174 classes drew 174 x 174 unnamed cells; the page now passes the β heatmaps'
+    classes. Oracle: the sub-matrix taken here."""
+    from sblr.plots import selection_frequency_heatmap
+
+    rng = np.random.default_rng(0)
+    S = rng.random((40, 40))
+    names = [f"c{i}" for i in range(40)]
+    fig = selection_frequency_heatmap(S, names, n_resamples=50, classes=[30, 2, 7])
+    np.testing.assert_allclose(np.asarray(fig.data[0].z), S[np.ix_([2, 7, 30], [2, 7, 30])])
+    assert list(fig.data[0].x) == ["c2", "c7", "c30"]
+    assert "3 of 40 classes shown" in fig.layout.title.text
+    with pytest.raises(DataError):
+        selection_frequency_heatmap(S, names, classes=[3, 3])

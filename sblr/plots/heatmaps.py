@@ -404,9 +404,7 @@ def cooccurrence_heatmap(
     m_all = C.shape[0]
     labels = _unique(_names(class_names, m_all))
     if classes is not None:
-        idx = np.sort(np.asarray(classes, dtype=np.intp).reshape(-1))
-        if idx.size == 0 or idx[0] < 0 or idx[-1] >= m_all or np.unique(idx).size != idx.size:
-            raise DataError(f"classes must be distinct class indices in [0, {m_all - 1}].")
+        idx = _class_subset(classes, m_all)
         C, labels = C[np.ix_(idx, idx)], [labels[i] for i in idx]
     m = C.shape[0]
     off = C[~np.eye(m, dtype=bool)]
@@ -447,7 +445,11 @@ def cooccurrence_heatmap(
 
 
 def selection_frequency_heatmap(
-    frequency, class_names: Sequence[str] | None = None, *, n_resamples: int | None = None
+    frequency,
+    class_names: Sequence[str] | None = None,
+    *,
+    n_resamples: int | None = None,
+    classes: Sequence[int] | None = None,
 ) -> go.Figure:
     """Share of bootstrap resamples in which each ``β[k, t]`` is non-zero.
 
@@ -458,6 +460,10 @@ def selection_frequency_heatmap(
     class_names : sequence of str, optional
     n_resamples : int, optional
         Named in the title.
+    classes : sequence of int, optional
+        Show only these classes (distinct indices, e.g. from
+        :func:`sblr.interpret.top_classes` on the frequencies), in class order; the
+        subtitle says how many of the m are shown.
 
     Returns
     -------
@@ -475,8 +481,12 @@ def selection_frequency_heatmap(
     S = _square(frequency, "frequency")
     if S.min() < 0 or S.max() > 1:
         raise DataError("Selection frequencies must lie in [0, 1].")
+    m_all = S.shape[0]
+    labels = _unique(_names(class_names, m_all))
+    if classes is not None:
+        idx = _class_subset(classes, m_all)
+        S, labels = S[np.ix_(idx, idx)], [labels[i] for i in idx]
     m = S.shape[0]
-    labels = _unique(_names(class_names, m))
     show_ticks = m <= MAX_TICK_LABELS
     gap = 1 if show_ticks else 0
     heatmap = dict(
@@ -494,9 +504,12 @@ def selection_frequency_heatmap(
         "resamples<extra></extra>",
     )
     times = f" ({n_resamples} bootstrap resamples)" if n_resamples else ""
+    sub = "how often β[k, t] ≠ 0 when the rows are resampled; dark = always used"
+    if m < m_all:
+        sub += f"<br>{m} of {m_all} classes shown"
     layout = _matrix_layout(
         f"Selection frequency of SparseSBLR's β{times}",
-        "how often β[k, t] ≠ 0 when the rows are resampled; dark = always used",
+        sub,
         labels,
         show_ticks,
         x_title="evidence of class t",
@@ -504,6 +517,14 @@ def selection_frequency_heatmap(
         height=_height(m, base=400, per=10, lo=460, hi=780),
     )
     return go.Figure(data=[heatmap], layout=layout)
+
+
+def _class_subset(classes, m_all):
+    """``classes`` as sorted distinct indices in ``[0, m_all)``, or a DataError."""
+    idx = np.sort(np.asarray(classes, dtype=np.intp).reshape(-1))
+    if idx.size == 0 or idx[0] < 0 or idx[-1] >= m_all or np.unique(idx).size != idx.size:
+        raise DataError(f"classes must be distinct class indices in [0, {m_all - 1}].")
+    return idx
 
 
 def _compact(values):
