@@ -5,7 +5,7 @@ import streamlit as st
 
 from pages import common
 from sblr import plots
-from sblr.interpret import decision_line, standardized_coef
+from sblr.interpret import decision_line, predicted_share, standardized_coef
 
 ds, s, key = common.page_context(__file__)
 k = s.k
@@ -74,6 +74,28 @@ if ds.task == "multiclass" and k in (t1, t2) and t1 != t2:
 fig = plots.evidence_scatter(F, t1, t2, member, ds.class_names, k=k, lines=lines)
 st.plotly_chart(fig, key="evidence_space")
 b1, b2 = beta_std[t1], beta_std[t2]
+sparse_line = lines[next(iter(lines))]
+if sparse_line is not None and any(t.name.endswith("(outside this view)") for t in fig.data):
+    given = predicted_share(sparse, F, k)
+    if given == 0:
+        why = (
+            f"SparseSBLR gives “{common.esc(name_k)}” to no training row at λ = "
+            f"{common.fmt_value(s.lam)}: π_k < 0.5 wherever the rows are, so the line where it "
+            "would switch lies far outside the picture. Lower λ (or choose Tune on the Model "
+            "page) to see it."
+        )
+    elif given == 1:
+        why = (
+            f"SparseSBLR gives “{common.esc(name_k)}” to every training row at this λ: the line "
+            "where it would switch lies far outside the picture."
+        )
+    else:
+        why = (
+            "SparseSBLR's line lies far outside the picture in this plane: with the other "
+            "evidences at their mean, these two never switch the decision for "
+            f"“{common.esc(name_k)}”; other classes' evidence decides it. Try another y axis."
+        )
+    st.info(why)
 st.caption(
     f"SparseSBLR for “{common.esc(name_k)}”: β̃ = {b1:.3g} on “{common.esc(ds.class_names[t1])}”, "
     f"{b2:.3g} on “{common.esc(ds.class_names[t2])}” (per sd of the evidence). "

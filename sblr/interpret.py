@@ -75,6 +75,7 @@ __all__ = [
     "instance_contributions",
     "rank_correlation",
     "family_threshold",
+    "predicted_share",
     "select_rows",
     "sparsity_summary",
     "standardized_coef",
@@ -1019,6 +1020,25 @@ def entry_lambdas(lams, coefs_k) -> dict:
         t: float(lams[np.flatnonzero(B[:, t])].max()) for t in range(B.shape[1]) if B[:, t].any()
     }
     return dict(sorted(entry.items(), key=lambda item: -item[1]))
+
+
+def predicted_share(model, F, k) -> float:
+    """Share of the rows of evidence ``F`` that ``model`` gives class ``k`` (its own decisions,
+    :meth:`predict_from_evidence`): 0 when it never predicts k, 1 when always.
+
+    Examples
+    --------
+    >>> from sblr import SBLRClassifier
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(40, 2)); y = (X[:, 0] > 0).astype(int)
+    >>> model = SBLRClassifier(gamma=1.0).fit(X, y)
+    >>> 0.3 < predicted_share(model, model.featurizer_.training_evidence(), 1) < 0.7
+    True
+    """
+    pred = np.asarray(model.predict_from_evidence(F))
+    k = int(k)
+    hit = pred[:, k] == 1 if pred.ndim == 2 else pred == model.classes_[k]
+    return float(hit.mean()) if hit.size else 0.0
 
 
 def decision_line(model_or_coef, intercept=None, *, k, t1, t2, F, f1_range=None, n=50):

@@ -530,7 +530,9 @@ def evidence_scatter(
     k : int
         The class the colours and lines are about.
     lines : mapping of str to (f1, f2) or None, optional
-        Decision lines to draw, by name (e.g. :func:`sblr.interpret.decision_line`).
+        Decision lines to draw, by name (e.g. :func:`sblr.interpret.decision_line`).  The
+        y axis spans the rows' range, grown to take in a line that passes within one such
+        range of it; a line further away is named "(outside this view)".
     rows : array-like of int, optional
         Row ids for the hover (default ``0 .. n-1``).
     max_points : int, default 5000
@@ -551,6 +553,11 @@ def evidence_scatter(
     ...                        lines=lines)
     >>> [t.name for t in fig.data[2:]]
     ['SBLR', 'SML (outside this view)']
+    >>> near = {"SBLR": ([0.1, 0.5], [0.22, 0.25])}   # just above the rows: the view grows
+    >>> fig = evidence_scatter([[0.1, 0.2], [0.5, 0.1]], 0, 1, [False, True], ["a", "b"], k=0,
+    ...                        lines=near)
+    >>> fig.data[2].name, bool(fig.layout.yaxis.range[1] >= 0.22)
+    ('SBLR', True)
     """
     import plotly.graph_objects as go
 
@@ -584,15 +591,25 @@ def evidence_scatter(
         )
     dashes = ["solid", "dash", "dot"]
     y_lo, y_hi = F[:, t2].min(), F[:, t2].max()
-    pad = 0.05 * (y_hi - y_lo or 1.0)
+    span = y_hi - y_lo or 1.0
+    pad = 0.05 * span
+    view_lo, view_hi = y_lo - pad, y_hi + pad
     for j, (name, line) in enumerate((lines or {}).items()):
         if line is None:
             continue
         f1, f2 = (np.asarray(v, dtype=float) for v in line)
-        # the y axis is fixed to the rows' range: a line that passes above or below all of it
-        # is not drawn anywhere, and its legend entry says so (the model does not switch
-        # class k within these rows' range in this plane)
-        shown = f2.size and f2.min() <= y_hi + pad and f2.max() >= y_lo - pad
+        # the y axis spans the rows' range, grown to take in a line that passes within one
+        # such range of it (at the defaults on birds the line sat just above every row and
+        # read "outside this view"); a line further away stays out, and its legend entry
+        # says so (the model does not switch class k near these rows in this plane)
+        finite = f2[np.isfinite(f2)]
+        shown = bool(finite.size) and finite.min() <= y_hi + pad and finite.max() >= y_lo - pad
+        if finite.size and not shown:
+            nearest = finite.min() if finite.min() > y_hi else finite.max()
+            if abs(nearest - (y_hi if nearest > y_hi else y_lo)) <= span:
+                shown = True
+                view_lo = min(view_lo, nearest - pad)
+                view_hi = max(view_hi, nearest + pad)
         traces.append(
             dict(
                 type="scatter",
@@ -612,7 +629,7 @@ def evidence_scatter(
         xaxis={"title": {"text": f"f̄ of {_esc(_short(names[t1], 40))}"}},
         yaxis={
             "title": {"text": f"f̄ of {_esc(_short(names[t2], 40))}"},
-            "range": [y_lo - pad, y_hi + pad],
+            "range": [view_lo, view_hi],
         },
         height=560,
         legend={"title": {"text": ""}},
