@@ -31,6 +31,12 @@ def home():
     st.latex(r"\bar f_k(x)=\frac{1}{|D_k|}\sum_{x_j\in D_k} e^{-\gamma\lVert x-x_j\rVert^2}")
     st.latex(r"\log\frac{\pi_k}{1-\pi_k}=\beta_0^k+\sum_{t=1}^m \beta_t^k \bar f_t(x)")
 
+    st.page_link(
+        "pages/lesson.py",
+        label="New to these models? Take the 7-step lesson on the planted data (about 30 "
+        "minutes, with a question for the class at every step).",
+        icon=":material/school:",
+    )
     st.subheader("Data")
     _shared_banner()
     sample_tab, upload_tab = st.tabs(["Sample data", "Upload ARFF or CSV"])
@@ -281,6 +287,7 @@ with common.error_boundary(stop=True):
 common.follow_redirect()
 with common.error_boundary():
     common.url_notice(common.current_dataset())
+    common.lesson_panel(page.url_path)
     page.run()
 # after the run (the page has imported what it needs): long-lived objects out of the
 # collector's way, so that a full collection does not fall into a slider move

@@ -72,6 +72,7 @@ from pages._shared.formatting import (
     safe_filename,
     to_csv_bytes,
 )
+from pages._shared.lesson import lesson_panel
 from pages._shared.server import (
     MAX_JOBS,
     ServerBusy,
@@ -109,6 +110,7 @@ from pages._shared.state import (
 from sblr import DataError
 
 __all__ = [
+    "lesson_panel",
     "APPLY_GAMMA_CLASSES",
     "BETA_VIEWS",
     "DataError",

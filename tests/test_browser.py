@@ -799,3 +799,56 @@ def test_an_uploaded_data_set_travels_by_link(server_url, browser):
     finally:
         for context in contexts:
             context.close()
+
+
+def _in_viewport(locator, viewport, what):
+    box = locator.bounding_box()
+    assert box is not None, f"{what}: not drawn"
+    assert box["y"] >= 0 and box["y"] + box["height"] <= viewport["height"] + 1, (what, box)
+    assert box["x"] >= 0 and box["x"] + box["width"] <= viewport["width"] + 1, (what, box)
+
+
+@pytest.mark.parametrize("size", [(1440, 900), (1024, 768)], ids=["1440x900", "1024x768"])
+def test_every_lesson_step_fits_the_first_screen(server_url, browser, size):
+    """A teacher walks the lesson with ◀ step · next ▶ on the pages it opens: each step's
+    question, the figure it talks about and its control (λ beside the SparseSBLR heatmap)
+    are in the first screen, at 1440×900 and at 1024×768, without scrolling."""
+    width, height = size
+    context = browser.new_context(viewport={"width": width, "height": height})
+    context.set_default_timeout(TIMEOUT_MS)
+    try:
+        pg = context.new_page()
+        pg.js_errors = []
+        pg.on("pageerror", lambda exc: pg.js_errors.append(str(exc)))
+        pg.goto(server_url + "/lesson?step=1")
+        wait_idle(pg)
+        pg.get_by_role("button", name=re.compile(r"^Show me")).click()
+        viewport = pg.viewport_size
+        for step in range(1, 8):
+            panel = pg.locator(".st-key-lesson_panel")
+            panel.get_by_text(f"Lesson, step {step} of 7").wait_for()
+            wait_idle(pg)
+            assert_no_errors(pg, f"lesson step {step}")
+            _in_viewport(
+                panel.get_by_text("Question for the class."), viewport, f"{step}: question"
+            )
+            figure = pg.locator(".st-key-lesson_figure")
+            if step == 6:  # stability: the button that computes the figure, then the figure
+                panel.get_by_role("button", name=re.compile("^Estimate stability")).click()
+                figure.locator(".js-plotly-plot").wait_for()
+                wait_idle(pg)
+            figure.first.wait_for()
+            _in_viewport(figure.first, viewport, f"step {step}: figure")
+            if step in (4, 5):
+                slider = panel.get_by_role("slider", name="λ (log₁₀)")
+                _in_viewport(slider, viewport, f"step {step}: λ")
+            if step < 7:
+                _in_viewport(
+                    panel.get_by_role("button", name=f"step {step + 1} ▶"), viewport, "next"
+                )
+            pg.screenshot(path=str(ARTIFACTS / f"lesson_{width}_step{step}.png"))
+            if step < 7:
+                panel.get_by_role("button", name=f"step {step + 1} ▶").click()
+                pg.get_by_text(f"Lesson, step {step + 1} of 7").wait_for()
+    finally:
+        context.close()

@@ -105,22 +105,6 @@ class Oracle:
     def std(self, coef: np.ndarray) -> np.ndarray:
         return coef * self.sd[None, :]
 
-    def top(self, mats, n: int) -> list[int]:
-        """Classes by largest off-diagonal |value| in row or column, each matrix scaled by
-        its largest, ties by the diagonal then the index (a plain loop)."""
-        m = mats[0].shape[0]
-        keys = []
-        for t in range(m):
-            off, diag = 0.0, 0.0
-            for B in mats:
-                scores = [max(abs(B[t, j]), abs(B[j, t])) for j in range(m) if j != t]
-                best = max(max(abs(B[a, b]) for b in range(m) if b != a) for a in range(m))
-                if best > 0:
-                    off = max(off, max(scores) / best)
-                diag = max(diag, abs(B[t, t]))
-            keys.append((-off, -diag, t))
-        return sorted(t for *_, t in sorted(keys)[:n])
-
     def top_readable(self, sparse, dense, n: int, include: int) -> list[int]:
         """The Coefficients page's rule: SparseSBLR's ranking (as ``top``), SBLR's where it
         ties, the sidebar's class ``include`` always in (a plain loop)."""
@@ -184,7 +168,12 @@ def test_heatmaps_have_cells_and_names_over_the_whole_lambda_slider(name, oracle
         }
         fig, traces = panels(at)
         assert set(traces) == set(expected), (log_lam, set(traces))
-        shown = list(range(m)) if m <= TOP_N else oracle.top(list(expected.values()), TOP_N)
+        k = keyed(at.sidebar.selectbox, "target_class").value
+        shown = (
+            list(range(m))
+            if m <= TOP_N
+            else oracle.top_readable(expected[sparse_name], expected["SBLR"], TOP_N, include=k)
+        )
         N = len(shown)
         notes = [a["text"] for a in fig["layout"]["annotations"]]
         for i, (trace_name, full) in enumerate(expected.items(), start=1):

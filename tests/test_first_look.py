@@ -206,3 +206,72 @@ def test_the_claim_test_without_power_says_untestable_and_zeros_are_read_togethe
     tau_all = norm.ppf(1 - 0.05 / (2 * zeros)) / np.sqrt(ds.n_samples)
     captions = html.unescape(" ".join(c.value for c in at.caption))
     assert f"Held to 5% all together (Bonferroni, τ = {tau_all:.3f})" in captions
+
+
+# ----------------------------------------------------------------------------- lesson
+def _show_step(at, step):
+    from pages._shared.lesson import STEPS
+
+    at.button(key="lesson_show").click()
+    at.run()  # the click switches to the step's page and runs it
+    assert not at.exception, [e.value for e in at.exception]
+    at.switch_page(STEPS[step - 1]["page"])  # AppTest's next run stays there, as a browser
+    return at
+
+
+def test_the_lesson_panel_walks_every_step_on_the_page_it_opens():
+    """The page a step opens starts with the step's question, ◀ step · next ▶ and the
+    figure the step talks about (before: no question, no way back, the figure 1,000 px down);
+    coming back to the lesson reopens the last step, not step 1."""
+    from pages._shared.lesson import STEPS
+
+    at = goto(start({"step": "1"}), "pages/lesson.py")
+    _show_step(at, 1)
+    for step in range(1, len(STEPS) + 1):
+        info = STEPS[step - 1]
+        shown = html.unescape(" ".join(m.value for m in at.markdown))
+        assert f"Lesson, step {step} of 7: {info['title']}" in shown
+        assert info["question"] in shown
+        assert at.session_state["_lesson_active"] == step
+        if info["figure"] in ("cooccurrence", "sblr", "sparse", "waterfall"):
+            assert chart(at, "lesson_chart")
+        if step == len(STEPS):
+            assert not [b for b in at.button if b.key == "lesson_next"]
+            break
+        at.button(key="lesson_next").click()
+        at.run()
+        assert not at.exception, [e.value for e in at.exception]
+        at.switch_page(STEPS[step]["page"])
+    # back to the lesson: it reopens the step the class was on
+    at.button(key="lesson_back").click()
+    at.run()
+    assert keyed(at.selectbox, "lesson_step").value == len(STEPS)
+    assert at.query_params["step"] == str(len(STEPS))
+
+
+def test_step_four_starts_with_weights_to_empty_and_its_lambda_moves_the_panel():
+    """Step 4 opened at a λ where 47 of 49 weights were already 0. Oracle: SparseSBLR at the
+    step's settings, and at the λ the panel's slider is moved to."""
+    from pages._shared.lesson import STEPS
+    from sblr.samples import load_sample
+
+    ds = load_sample("planted")
+    view = STEPS[3]["view"]
+    at = goto(start({"step": "4"}), "pages/lesson.py")
+    _show_step(at, 4)
+    zeros = int((SparseSBLRClassifier(gamma=1.0, lam=view["lam"]).fit(ds.X, ds.y).coef_ == 0).sum())
+    assert zeros <= 49 // 2  # most weights are still in: something to empty out
+    (metric,) = [m for m in at.metric if m.label == "weights at exactly 0"]
+    assert metric.value == f"{zeros} of 49"
+    keyed(at.select_slider, "lesson_lam").set_value(-2.5)
+    rerun(at)
+    zeros = int((SparseSBLRClassifier(gamma=1.0, lam=10**-2.5).fit(ds.X, ds.y).coef_ == 0).sum())
+    (metric,) = [m for m in at.metric if m.label == "weights at exactly 0"]
+    assert metric.value == f"{zeros} of 49"
+    assert at.query_params["lam"] == "0.003162"  # the sidebar's λ moved with it
+
+
+def test_the_home_page_links_the_lesson():
+    at = start()
+    links = [p for p in at.get("page_link")]
+    assert any("lesson" in str(p.proto.page) for p in links)

@@ -1,0 +1,352 @@
+"""The lesson on the planted sample: its steps, and the panel a step puts on the page it opens.
+
+A step names a page, the sidebar settings for it, its question and the figure it talks about.
+"Show me" opens the page with those settings; the page then starts with the step's panel:
+the question, ◀ step · next ▶, and the figure with the control that moves it (λ beside the
+SparseSBLR heatmap), all on the first screen at 1024×768, before the page's own content.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import streamlit as st
+
+from pages._shared.cache import (
+    N_RESAMPLES,
+    cached_fit,
+    held_out_probabilities,
+    stability,
+    stored_stability,
+    training_evidence,
+)
+from pages._shared.data import cached_sample, dataset_key
+from pages._shared.formatting import esc, fmt_value
+from pages._shared.state import K_LOG_LAM, LOG_GRID, log_label, show_view
+
+__all__ = ["STEPS", "lesson_panel", "open_step", "remembered_step"]
+
+#: The height of a table or a heatmap of β in the panel: with the question and the buttons it
+#: stays on the first screen at 1024×768 (the β heatmap's own 545 px ended 100 px below it).
+PANEL_FIGURE_HEIGHT = 300
+PANEL_HEATMAP_HEIGHT = 400
+
+#: One step: title, what to read, the question for the class, the view "Show me" opens, and
+#: the figure the panel shows there.
+STEPS = [
+    {
+        "title": "Which labels occur together?",
+        "text": (
+            "The planted data has 500 rows, 8 features and 7 labels a row can carry at once "
+            "(daylight, birdsong, rain, thunder, frost, spring_tide, noise). The data was made "
+            "with a few rules hidden in it. The Data page counts, for every pair of labels, the "
+            "rows that carry both: the co-occurrence matrix."
+        ),
+        "question": (
+            "Which label never occurs without another one? Which two labels almost never occur "
+            "together?"
+        ),
+        "page": "pages/data.py",
+        "view": {"model": "SparseSBLR", "gamma": "scale", "lam": 1e-3, "k": 3},
+        "figure": "cooccurrence",
+    },
+    {
+        "title": "SML: decide from the evidence alone",
+        "text": (
+            "Every row gets one number per class, its evidence f̄ₜ(x): how similar it is, on "
+            "average, to the training rows of class t. SML adds these similarities up instead "
+            "of averaging them (fₜ = |Dₜ|·f̄ₜ, the mean times the class's size) and predicts the "
+            "classes with the largest sums, nothing more. The Model page scores it on rows it "
+            "has not seen."
+        ),
+        "question": (
+            "Look at the per-class table: which label does SML get worst? Why could a rare "
+            "label such as frost be hard for a rule that compares summed similarities?"
+        ),
+        "page": "pages/model.py",
+        "view": {"model": "SML", "gamma": "scale", "lam": 1e-3, "k": 4},
+        "figure": "per_class",
+    },
+    {
+        "title": "SBLR: every class's evidence in every class's model",
+        "text": (
+            "SBLR fits, for each class k, a logistic regression whose inputs are the evidences "
+            "of ALL classes. Its coefficient βₜᵏ says how much class t's evidence moves the "
+            "logit of class k. You know logistic regression: this is it, on 7 made-up features "
+            "(the evidences). With no penalty, almost every β is non-zero. And here the page "
+            "warns that SBLR's single coefficients cannot be read one by one: some classes' "
+            "evidences are near copies of each other (daylight and birdsong), so many different "
+            "β fit the data equally well. That warning is part of the lesson."
+        ),
+        "question": (
+            "In the SBLR heatmap, thunder's row gives weight to many classes. If daylight's and "
+            "birdsong's evidence are near copies, could the weight move from one to the other "
+            "without changing a single prediction? What does that mean for reading the planted "
+            "rule off this row?"
+        ),
+        "page": "pages/coefficients.py",
+        "view": {"model": "SBLR", "gamma": 1.0, "lam": 1e-5, "k": 3},
+        "figure": "sblr",
+    },
+    {
+        "title": "Raise λ: the L1 penalty sets weights to exactly zero",
+        "text": (
+            "SparseSBLR adds λ‖βᵏ‖₁ to the loss. A weight that does not earn its keep becomes "
+            "exactly 0. The step starts at a small λ, where most weights are still in; move the "
+            "λ slider beside the heatmap to the right, step by step, and watch it empty out."
+        ),
+        "question": (
+            "At which λ is every weight zero? Which weights are the last to go? (The "
+            "Regularization path page shows the same thing as curves.)"
+        ),
+        "page": "pages/coefficients.py",
+        "view": {"model": "SparseSBLR", "gamma": 1.0, "lam": 10**-4.5, "k": 3},
+        "figure": "sparse",
+    },
+    {
+        "title": "The planted structure appears",
+        "text": (
+            "At γ = 1 and λ = 3·10⁻⁴ SparseSBLR keeps only a few weights besides each class's "
+            "own evidence. Most of them are the rules the data was made with (birdsong copies "
+            "daylight, thunder occurs only with rain, frost excludes daylight); a few are not: "
+            "the L1 penalty keeps what helps to predict, planted or not."
+        ),
+        "question": (
+            "Read the rules off the heatmap: thunder ← ?, birdsong ← ?, and which weight is "
+            "negative? Does the noise label's evidence count for anything?"
+        ),
+        "page": "pages/coefficients.py",
+        "view": {"model": "SparseSBLR", "gamma": 1.0, "lam": 10**-3.5, "k": 3},
+        "figure": "sparse",
+    },
+    {
+        "title": "How sure is each β?",
+        "text": (
+            "The same model refitted on 50 bootstrap resamples of the rows: a weight that is "
+            "non-zero in almost every resample is a stable finding, one that comes and goes is "
+            "not. Press “Estimate stability” to see how often each weight is chosen."
+        ),
+        "question": (
+            "Which weights are selected in at least 90% of the resamples? Is the noise label "
+            "among them?"
+        ),
+        "page": "pages/coefficients.py",
+        "view": {"model": "SparseSBLR", "gamma": 1.0, "lam": 10**-3.5, "k": 3},
+        "figure": "stability",
+    },
+    {
+        "title": "Explain one prediction",
+        "text": (
+            "For one row, thunder's logit is the intercept plus one term βₜ · f̄ₜ(x) per class. "
+            "The waterfall adds them up; pick a misclassified row with the row picker. Further "
+            "down, the same logit is split over the input features (hour, season, wind...), "
+            "against the most similar row the model decides the other way, and “What if?” lets "
+            "you change the features that count most."
+        ),
+        "question": (
+            "For a row predicted as thunder, which term pushes it over the line? Which feature "
+            "would you change to make the model doubt, and does the waterfall agree when you do?"
+        ),
+        "page": "pages/explain.py",
+        "view": {"model": "SparseSBLR", "gamma": 1.0, "lam": 10**-3.5, "k": 3},
+        "figure": "waterfall",
+    },
+]
+
+
+def remembered_step(from_url=None) -> int:
+    """The step to show: this session's last step, else the link's ``?step=N``, else 1."""
+    n = len(STEPS)
+    remembered = st.session_state.get("_lesson_step")
+    if isinstance(remembered, int) and 1 <= remembered <= n:
+        return remembered
+    try:
+        step = int(str(from_url)) if from_url is not None else 1
+    except ValueError:
+        step = 1
+    return step if 1 <= step <= n else 1
+
+
+def open_step(step: int):
+    """Open step ``step``'s page with its settings; its panel shows there (:func:`lesson_panel`)."""
+    st.session_state["_lesson_step"] = st.session_state["_lesson_active"] = int(step)
+    info = STEPS[step - 1]
+    show_view(info["page"], sample="planted", **info["view"])
+
+
+def _close():
+    st.session_state["_lesson_active"] = None
+
+
+def lesson_panel(page_path: str):
+    """At the top of the page a lesson step opened: the step's question, ◀ step · next ▶, and
+    the figure the step talks about with its control. Nothing on any other page."""
+    step = st.session_state.get("_lesson_active")
+    if not isinstance(step, int) or not 1 <= step <= len(STEPS):
+        return
+    info = STEPS[step - 1]
+    if _stem(info["page"]) != _stem(page_path):
+        return
+    n = len(STEPS)
+    with st.container(border=True, key="lesson_panel"):
+        st.markdown(f"**Lesson, step {step} of {n}: {info['title']}**")
+        st.markdown(f"**Question for the class.** {info['question']}")
+        prev_col, lesson_col, next_col, close_col = st.columns([1, 1, 1, 1])
+        if step > 1 and prev_col.button(f"◀ step {step - 1}", key="lesson_prev"):
+            open_step(step - 1)
+        if lesson_col.button("Lesson text", key="lesson_back"):
+            st.session_state["_lesson_step"] = step
+            st.switch_page("pages/lesson.py")
+        if step < n and next_col.button(f"step {step + 1} ▶", key="lesson_next", type="primary"):
+            open_step(step + 1)
+        close_col.button("Close the lesson", key="lesson_close", on_click=_close)
+        if dataset_key() != "sample:planted":
+            st.caption("The lesson works on the planted sample; another data set is in use now.")
+            if st.button("Use the planted sample", key="lesson_planted"):
+                open_step(step)
+            return
+        with st.container(key="lesson_figure"):
+            FIGURES[info["figure"]](st.session_state["_settings"])
+
+
+def _stem(path: str) -> str:
+    return path.rsplit("/", 1)[-1].removesuffix(".py")
+
+
+def _planted():
+    return cached_sample("planted"), dataset_key()
+
+
+def _cooccurrence(s):
+    from sblr import plots
+    from sblr.interpret import cooccurrence
+
+    ds, _ = _planted()
+    fig = plots.cooccurrence_heatmap(cooccurrence(ds.label_matrix()), ds.class_names)
+    st.plotly_chart(fig, key="lesson_chart", width="content")
+
+
+def _per_class(s):
+    from sblr import metrics
+
+    ds, key = _planted()
+    y, P = held_out_probabilities(ds, key, s.model, s.gamma, s.lam, "holdout", 0.25, 5)
+    report = metrics.per_label_report(y, P, threshold=0.5, class_names=ds.class_names)
+    st.dataframe(
+        report.style.format(
+            {"precision": "{:.3f}", "recall": "{:.3f}", "f1": "{:.3f}"}, na_rep="–"
+        ),
+        hide_index=True,
+        key="lesson_chart",
+        height=PANEL_FIGURE_HEIGHT,
+    )
+    st.caption(f"{s.model} on the 25% hold-out rows, as on the page below.")
+
+
+def _heatmap(s, model_name):
+    from sblr import plots
+    from sblr.interpret import evidence_sd, standardized_coef
+
+    ds, key = _planted()
+    model = cached_fit(ds, key, model_name, s.gamma, s.lam)
+    sd = evidence_sd(training_evidence(ds, key, s.gamma))
+    name = model_name + (f", λ = {fmt_value(s.lam)}" if model_name == "SparseSBLR" else "")
+    fig = plots.beta_heatmaps(
+        {name: standardized_coef(model.coef_, sd=sd)},
+        ds.class_names,
+        lams={name: s.lam} if model_name == "SparseSBLR" else None,
+    )
+    fig.layout.height = PANEL_HEATMAP_HEIGHT
+    return model, fig
+
+
+def _sblr(s):
+    _, fig = _heatmap(s, "SBLR")
+    st.plotly_chart(fig, key="lesson_chart")
+
+
+def _sync_lam():
+    st.session_state[K_LOG_LAM] = st.session_state["lesson_lam"]
+
+
+def _sparse(s):
+    model, fig = _heatmap(s, "SparseSBLR")
+    left, right = st.columns([3, 1])
+    left.plotly_chart(fig, key="lesson_chart")
+    # the sidebar's λ, beside the figure it changes (one value: each slider moves the other)
+    st.session_state["lesson_lam"] = st.session_state[K_LOG_LAM]
+    right.select_slider(
+        "λ (log₁₀)",
+        LOG_GRID,
+        key="lesson_lam",
+        format_func=log_label,
+        on_change=_sync_lam,
+        help="The same λ as the sidebar's: SparseSBLR's L1 strength.",
+    )
+    zeros = int((model.coef_ == 0).sum())
+    right.metric("weights at exactly 0", f"{zeros} of {model.coef_.size}")
+
+
+def _stability(s):
+    from sblr import plots
+
+    ds, key = _planted()
+    result = stored_stability(key, s.gamma, s.lam)
+    if result is None:
+        if st.button(f"Estimate stability ({N_RESAMPLES} resamples)", key="lesson_stability"):
+            bar = st.progress(0.0, text="Bootstrapping β…")
+            try:
+                result = stability(
+                    ds,
+                    key,
+                    s.gamma,
+                    s.lam,
+                    progress=lambda done, total: bar.progress(
+                        done / total, text=f"Resample {done} of {total}"
+                    ),
+                )
+            finally:
+                bar.empty()
+    if result is None:
+        st.caption("A few seconds; the heatmap of how often each β is chosen then shows here.")
+        return
+    fig = plots.selection_frequency_heatmap(
+        result.selection_frequency, ds.class_names, n_resamples=result.n_resamples
+    )
+    fig.layout.height = PANEL_HEATMAP_HEIGHT
+    st.plotly_chart(fig, key="lesson_chart", width="content")
+
+
+def _waterfall(s):
+    from sblr import plots
+    from sblr.interpret import evidence_sd, instance_contributions
+
+    ds, key = _planted()
+    model = cached_fit(ds, key, "SparseSBLR", s.gamma, s.lam)
+    F = training_evidence(ds, key, s.gamma)
+    row = st.session_state.get("explain_row", 0)
+    row = row if isinstance(row, int) and 0 <= row < ds.n_samples else 0
+    k = s.k
+    ic = instance_contributions(model, evidence=F[row])
+    table = ic.waterfall(k, ds.class_names, evidence_sd=evidence_sd(F))
+    fig = plots.waterfall(
+        table, title=f"row {row}: logit of {ds.class_names[k]} = {ic.logits[k]:.3f}"
+    )
+    fig.layout.height = PANEL_HEATMAP_HEIGHT
+    st.plotly_chart(fig, key="lesson_chart")
+    p = 1.0 / (1.0 + math.exp(-float(np.clip(ic.logits[k], -700, 700))))
+    st.caption(
+        f"π = {p:.3f} for {esc(ds.class_names[k])} on row {row}; choose another row below (the "
+        "row picker), and the waterfall here follows."
+    )
+
+
+FIGURES = {
+    "cooccurrence": _cooccurrence,
+    "per_class": _per_class,
+    "sblr": _sblr,
+    "sparse": _sparse,
+    "stability": _stability,
+    "waterfall": _waterfall,
+}
