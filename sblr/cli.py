@@ -12,7 +12,9 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import math
+import os
 import re
+import signal
 import subprocess
 import sys
 import tempfile
@@ -280,6 +282,10 @@ def find_dashboard(package_dir=None):
     return app if app.is_file() and (root / "pages").is_dir() else None
 
 
+class _Terminated(Exception):
+    """SIGTERM reached ``sblr dashboard``: its Streamlit child is stopped too."""
+
+
 def _dashboard(args):
     app = find_dashboard()
     if app is None:
@@ -298,10 +304,35 @@ def _dashboard(args):
     process = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", str(app), *extra], cwd=app.parent
     )
+
+    def _on_term(signum, frame):
+        raise _Terminated
+
+    # a service manager stops `sblr dashboard` with SIGTERM: the child must stop with it (it
+    # kept serving, found by an audit)
+    previous = signal.signal(signal.SIGTERM, _on_term)
     try:
         return process.wait()
     except KeyboardInterrupt:  # Ctrl-C reached Streamlit too; let it shut down
-        return process.wait()
+        return _stop(process, 130)
+    except _Terminated:
+        process.terminate()
+        return _stop(process, 143)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _stop(process, code, grace=10.0):
+    """Wait for the Streamlit child to end (killing it after ``grace`` seconds); ``code``."""
+    try:
+        process.wait(timeout=grace)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+    except KeyboardInterrupt:  # a second Ctrl-C: stop waiting
+        process.kill()
+        process.wait()
+    return code
 
 
 # --------------------------------------------------------------------------- data
@@ -348,11 +379,44 @@ def _expand(paths, parser):
                     "data files one by one."
                 )
             files.extend((p, opts) for p in found)
-        elif path.exists():
+        elif path.is_file():
             files.append((path, opts))
+        elif path.exists():  # a FIFO, a device, /dev/stdin: read it into a file first
+            raise DataError(
+                f"{_path_text(path)} is not a regular file (a pipe or a device); save the data "
+                "to a file and name that."
+            )
         else:
-            raise DataError(f"No such file or folder: {path}.")
+            raise DataError(f"No such file or folder: {_path_text(path)}.")
+    for path, _ in files:  # before any fold runs: a name that cannot be printed or stored
+        try:
+            str(path).encode("utf-8")
+        except UnicodeEncodeError:
+            raise DataError(
+                f"The file name {_path_text(path)} is not valid UTF-8; rename the file (its "
+                "name goes into the results and reports)."
+            ) from None
     return files
+
+
+def _cap_jobs(args):
+    """``--n-jobs`` beyond this machine's cores is capped, with a note: 64 processes on 2 cores
+    took 115 s where one took 14 s (their start-up and memory, no gain). A remote
+    ``--scheduler`` has cores of its own: no cap there."""
+    n = getattr(args, "n_jobs", None)
+    cores = os.cpu_count() or 1
+    if n is None or getattr(args, "scheduler", None) or n <= cores:
+        return
+    print(
+        f"note: --n-jobs {n} is more than this machine's {cores} cores; using {cores}.",
+        file=sys.stderr,
+    )
+    args.n_jobs = cores
+
+
+def _path_text(path) -> str:
+    """A path as text that can always be printed (bytes that are not UTF-8 as \\x..)."""
+    return os.fsencode(path).decode("utf-8", "backslashreplace")
 
 
 def _load(path, opts, args):
@@ -542,11 +606,20 @@ def _one_line(exc):
 
 
 def main(argv=None):
-    """Run the command line; returns the exit status."""
+    """Run the command line; returns the exit status (130 after Ctrl-C, with one line)."""
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+def _main(argv=None):
     argv = sys.argv[1:] if argv is None else list(argv)
     # only benchmark and evaluate need the protocol (and its imports) to parse their arguments
     parser = build_parser(full=argv[:1] in (["benchmark"], ["evaluate"]))
     args = parser.parse_args(argv)
+    _cap_jobs(args)
     try:
         if args.command == "dashboard":
             return _dashboard(args)

@@ -522,3 +522,15 @@ def test_a_sparse_fit_waits_for_the_solver_being_prepared(solver_being_prepared,
     monkeypatch.setattr(sblr.logistic, "compiled_solver_ready", lambda: True)
     server.wait_for_compiled_solver()
     assert joined == [True]
+
+
+def test_url_notes_cut_long_values():
+    """A 5,000-character gamma= was repeated whole in the warning; notes quote at most 40
+    characters and say how long the value was."""
+    from apptest_helpers import start
+
+    at = start({"gamma": "x" * 5000, "model": "M" * 300})
+    notes = " ".join(w.value for w in at.warning)
+    assert "(5,000 characters)" in notes and "(300 characters)" in notes
+    assert "x" * 41 not in notes and "M" * 41 not in notes
+    assert len(notes) < 1000

@@ -373,3 +373,98 @@ def test_evaluate_on_a_local_dask_cluster(capsys):
 
     assert accuracies(there) == accuracies(here)
     assert accuracies(here)[-1].startswith("Accuracy")
+
+
+def test_a_file_name_that_is_not_utf8_is_refused_before_any_fold(tmp_path, capsys, monkeypatch):
+    """It ran the whole cross-validation, then failed with a codec error."""
+    import os
+
+    name = os.fsdecode(b"wine-\xff.csv")
+    (tmp_path / name).write_bytes(WINE.read_bytes())
+    monkeypatch.setattr(protocol, "run_fold", _fail)
+    assert main(["evaluate", str(tmp_path / name), "--target", "class", *FAST]) == 2
+    line = _one_error_line(capsys)
+    assert "is not valid UTF-8; rename the file" in line and "wine-\\xff.csv" in line
+
+
+def test_a_pipe_is_not_reported_as_missing(tmp_path, capsys, monkeypatch):
+    import os
+
+    fifo = tmp_path / "data.csv"
+    os.mkfifo(fifo)
+    monkeypatch.setattr(protocol, "run_fold", _fail)
+    assert main(["evaluate", str(fifo), "--target", "class", *FAST]) == 2
+    assert "is not a regular file (a pipe or a device)" in _one_error_line(capsys)
+
+
+def test_ctrl_c_ends_with_one_line_and_exit_130(capsys, monkeypatch):
+    """Ctrl-C printed a 30-line KeyboardInterrupt traceback."""
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(protocol, "run_fold", interrupted)
+    assert main(["evaluate", str(WINE), "--target", "class", "--method", "ncm", *FAST]) == 130
+    assert capsys.readouterr().err == "interrupted\n"
+
+
+def test_more_jobs_than_cores_are_capped_with_a_note(capsys, monkeypatch):
+    """--n-jobs 64 on 2 cores took 115 s against 14 s with one job."""
+    import os
+
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(protocol, "run_fold", _fail)
+    main(["evaluate", str(WINE), "--target", "class", "--method", "ncm", "--n-jobs", "64", *FAST])
+    err = capsys.readouterr().err
+    assert "note: --n-jobs 64 is more than this machine's 2 cores; using 2." in err
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="reads Linux's /proc")
+def test_sigterm_to_the_dashboard_stops_its_streamlit_child(tmp_path):
+    """SIGTERM to `sblr dashboard` left Streamlit serving. A real `sblr dashboard` in a
+    subprocess, its child found by its parent pid, then SIGTERM to the parent."""
+    import signal
+    import time
+
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "sblr",
+            "dashboard",
+            "--",
+            "--server.headless=true",
+            "--server.port=0",
+            "--browser.gatherUsageStats=false",
+        ],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        child = None
+        for _ in range(200):  # the Streamlit child appears
+            kids = Path(f"/proc/{proc.pid}/task/{proc.pid}/children")
+            if kids.exists() and kids.read_text().split():
+                child = int(kids.read_text().split()[0])
+                break
+            time.sleep(0.05)
+        assert child is not None, "sblr dashboard started no child"
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=30) == 143
+        for _ in range(200):
+            if not Path(f"/proc/{child}").exists() or "Z" in _state(child):
+                break
+            time.sleep(0.05)
+        assert not Path(f"/proc/{child}").exists() or "Z" in _state(child)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+
+
+def _state(pid):
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0]
+    except OSError:
+        return "Z"

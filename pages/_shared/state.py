@@ -130,6 +130,18 @@ class Settings:
 _OFF_GRID = 1e-3
 
 
+#: Characters of a URL value repeated in a note (a 5,000-character gamma= filled the warning).
+URL_VALUE_SHOWN = 40
+
+
+def _shown(text) -> str:
+    """A URL value for a note: quoted, cut to ``URL_VALUE_SHOWN`` characters."""
+    text = str(text)
+    if len(text) <= URL_VALUE_SHOWN:
+        return repr(text)
+    return repr(text[:URL_VALUE_SHOWN]) + f"… ({len(text):,} characters)"
+
+
 def _grid_point(text, name, ignored, moved):
     """The slider point nearest to a URL value, or None (noted in ``ignored``) if unusable.
     A usable value between the slider's points is noted in ``moved``: the page shows the
@@ -139,16 +151,18 @@ def _grid_point(text, name, ignored, moved):
     except ValueError:
         value = math.nan
     if not (math.isfinite(value) and value > 0):
-        ignored.append(f"{name}={text!r} is not a positive number")
+        ignored.append(f"{name}={_shown(text)} is not a positive number")
         return None
     point = nearest_point(math.log10(value))
     if abs(point - math.log10(value)) > 0.125:
         ignored.append(
-            f"{name}={text!r} is outside the slider's range {log_label(LOG_GRID[0])} … "
+            f"{name}={_shown(text)} is outside the slider's range {log_label(LOG_GRID[0])} … "
             f"{log_label(LOG_GRID[-1])}; using {log_label(point)}"
         )
     elif abs(point - math.log10(value)) > _OFF_GRID:
-        moved.append(f"{name}={text!r} is between the slider's points; using {log_label(point)}")
+        moved.append(
+            f"{name}={_shown(text)} is between the slider's points; using {log_label(point)}"
+        )
     return point
 
 
@@ -178,12 +192,12 @@ def init_state_from_url():
         if q["sample"] in SAMPLES:
             st.session_state["sample"] = q["sample"]
         else:
-            ignored.append(f"sample={q['sample']!r} is not one of {', '.join(SAMPLES)}")
+            ignored.append(f"sample={_shown(q['sample'])} is not one of {', '.join(SAMPLES)}")
     if "model" in q:
         if q["model"] in MODEL_NAMES:
             st.session_state[K_MODEL] = q["model"]
         else:
-            ignored.append(f"model={q['model']!r} is not one of {', '.join(MODEL_NAMES)}")
+            ignored.append(f"model={_shown(q['model'])} is not one of {', '.join(MODEL_NAMES)}")
     gamma = q.get("gamma")
     if gamma == "scale":
         st.session_state[K_GAMMA_SCALE] = True
@@ -202,7 +216,7 @@ def init_state_from_url():
             st.session_state[K_CLASS] = k
             st.session_state["_url_k"] = k
         else:
-            ignored.append(f"k={q['k']!r} is not a class number")
+            ignored.append(f"k={_shown(q['k'])} is not a class number")
     st.session_state["_url_ignored"] = ignored
     st.session_state["_url_moved"] = moved
 
