@@ -4,6 +4,7 @@ errors never show a traceback, a shared server bounds its work (issue: hardening
 from __future__ import annotations
 
 import csv
+import html
 import io
 import threading
 import time
@@ -530,7 +531,7 @@ def test_url_notes_cut_long_values():
     from apptest_helpers import start
 
     at = start({"gamma": "x" * 5000, "model": "M" * 300})
-    notes = " ".join(w.value for w in at.warning)
+    notes = html.unescape(" ".join(w.value for w in at.warning))
     assert "(5,000 characters)" in notes and "(300 characters)" in notes
     assert "x" * 41 not in notes and "M" * 41 not in notes
     assert len(notes) < 1000
