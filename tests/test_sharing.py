@@ -74,15 +74,24 @@ def test_expiry_after_the_ttl_whether_used_or_not(tmp_path):
     with pytest.raises(SharedDataMissing, match="expired") as err:
         store.get(token)
     assert err.value.reason == "expired"
-    with pytest.raises(SharedDataMissing) as err:  # and it is gone
+    # every later visitor (the uploader too) is told the same, also after a restart
+    for reader in (store, UploadStore(tmp_path, ttl_seconds=100, clock=clock)):
+        with pytest.raises(SharedDataMissing, match="expired") as err:
+            reader.get(token)
+        assert err.value.reason == "expired"
+    assert not (tmp_path / token / "data").exists()  # the data itself is gone
+    clock.now += 201  # the note goes too, after twice the ttl
+    with pytest.raises(SharedDataMissing) as err:
         store.get(token)
-    assert err.value.reason == "unknown"
+    assert err.value.reason == "unknown" and not (tmp_path / token).exists()
 
 
 def test_total_cap_evicts_the_least_recently_used(tmp_path):
     clock = Clock()
     mb = b"x" * 2**20
-    store = UploadStore(tmp_path, max_item_mb=2, max_total_mb=3, clock=clock)
+    # the cap counts disk as the file system does: each item is 1 MiB plus its folder and
+    # two small files (a few KiB of blocks)
+    store = UploadStore(tmp_path, max_item_mb=2, max_total_mb=3.1, clock=clock)
     a, _ = store.put({"data": mb}, {"n": "a"})
     clock.now += 1
     b, _ = store.put({"data": mb}, {"n": "b"})
@@ -92,7 +101,7 @@ def test_total_cap_evicts_the_least_recently_used(tmp_path):
     store.get(a)  # a is now the most recently used; b the least
     clock.now += 1
     d, _ = store.put({"data": mb}, {"n": "d"})
-    assert store.total_bytes() <= 3 * 2**20
+    assert store.total_bytes() <= 3.1 * 2**20
     with pytest.raises(SharedDataMissing):
         store.get(b)
     for token in (a, c, d):
@@ -173,3 +182,87 @@ def test_expires_at_is_the_creation_time_plus_the_ttl(tmp_path):
     token, _ = store.put({"data": b"1"}, {})
     assert store.expires_at(token) == pytest.approx(clock.now + 100)
     assert store.expires_at("A" * 22) is None
+
+
+def _du(root):
+    """Disk of every file and folder under root, from the file system (st_blocks)."""
+    paths = [root, *root.rglob("*")]
+    return sum(os.lstat(p).st_blocks * 512 for p in paths) - os.lstat(root).st_blocks * 512
+
+
+def test_the_cap_counts_disk_as_the_file_system_does(tmp_path):
+    """1,500 tiny items took 1,369 times their counted bytes on disk; the store now counts
+    blocks. Oracle: st_blocks summed over the folder by rglob."""
+    store = UploadStore(tmp_path / "s", max_total_mb=1)
+    for i in range(40):
+        store.put({"data": b"%d" % i}, {})
+    assert store.total_bytes() == _du(tmp_path / "s")
+    assert store.total_bytes() >= 40 * 4096  # not the 40-odd bytes uploaded
+    store = UploadStore(tmp_path / "t", max_total_mb=0.2)  # 200 KiB: a few dozen tiny items
+    for i in range(200):
+        store.put({"data": b"%d" % i}, {})
+    assert store.total_bytes() <= 0.2 * 2**20 and _du(tmp_path / "t") <= 0.2 * 2**20
+
+
+def test_an_item_count_cap_evicts_the_least_recently_used(tmp_path):
+    clock = Clock()
+    store = UploadStore(tmp_path, max_items=5, clock=clock)
+    tokens = []
+    for i in range(8):
+        clock.now += 1
+        tokens.append(store.put({"data": b"%d" % i}, {})[0])
+    assert len(store) == 5
+    assert sorted(p.name for p in tmp_path.iterdir() if is_share_id(p.name)) == sorted(tokens[3:])
+
+
+def test_an_upload_does_not_scan_the_store(tmp_path, monkeypatch):
+    """Every upload rescanned every item under the lock opening a link takes (~8 s an
+    upload at 100,000 items). The index is read once; an upload looks at its own folder."""
+    from pathlib import Path
+
+    store = UploadStore(tmp_path / "s")
+    for i in range(30):
+        store.put({"data": b"%d" % i}, {})
+    listed = []
+    original = Path.iterdir
+
+    def iterdir(self):
+        listed.append(self)
+        return original(self)
+
+    monkeypatch.setattr(Path, "iterdir", iterdir)
+    for i in range(30):
+        token, _ = store.put({"data": b"more %d" % i}, {})
+        store.get(token)
+    assert tmp_path / "s" not in listed
+    monkeypatch.undo()
+    assert len(UploadStore(tmp_path / "s")) == 60  # the index of a new server: one scan
+
+
+def test_a_symbolic_link_as_the_store_folder_is_refused_and_not_followed(tmp_path):
+    """The store's root was followed through a symlink and chmod-ed 0700: another account
+    could point it anywhere in a shared temporary folder."""
+    import stat
+
+    target = tmp_path / "elsewhere"
+    target.mkdir(mode=0o755)
+    os.chmod(target, 0o755)
+    (tmp_path / "store").symlink_to(target)
+    with pytest.raises(PermissionError, match="symbolic link"):
+        UploadStore(tmp_path / "store")
+    assert stat.S_IMODE(target.stat().st_mode) == 0o755  # not touched through the link
+    assert list(target.iterdir()) == []
+
+
+def test_a_store_folder_removed_while_serving_is_made_again(tmp_path):
+    """If the folder disappeared at run time, sharing stayed off until a restart."""
+    import shutil
+
+    store = UploadStore(tmp_path / "s")
+    old, _ = store.put({"data": b"1"}, {})
+    shutil.rmtree(tmp_path / "s")
+    token, _ = store.put({"data": b"2"}, {})
+    assert store.get(token)[0]["data"] == b"2"
+    with pytest.raises(SharedDataMissing):
+        store.get(old)
+    assert store.total_bytes() == _du(tmp_path / "s")

@@ -59,6 +59,8 @@ SHARES_PER_SESSION = 3
 #: All shared uploads together at most this many MB (env ``SBLR_SHARE_MAX_MB``); the least
 #: recently used go first.
 SHARE_MAX_MB = float(os.environ.get("SBLR_SHARE_MAX_MB", "2048"))
+#: At most this many shared uploads (env ``SBLR_SHARE_MAX_ITEMS``); the least recently used go.
+SHARE_MAX_ITEMS = int(os.environ.get("SBLR_SHARE_MAX_ITEMS", "10000"))
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
@@ -135,6 +137,7 @@ def share_store():
         root,
         max_item_mb=MAX_UPLOAD_MB + 10,
         max_total_mb=SHARE_MAX_MB,
+        max_items=SHARE_MAX_ITEMS,
         ttl_seconds=SHARE_DAYS * 86400,
     )
 
