@@ -974,13 +974,13 @@ def test_the_work_ahead_starts_no_fit_while_a_users_computation_runs():
 def test_job_slot_counts_the_users_computations(monkeypatch):
     """A job slot held for a user counts as a user's computation (once, however deeply
     nested), and stops counting when released, also after an error."""
-    import threading
 
     from pages._shared import server
 
     users = server.UserJobs()
     monkeypatch.setattr(server, "user_jobs", lambda: users)
-    monkeypatch.setattr(server, "job_slots", lambda: threading.BoundedSemaphore(2))
+    slots = server.FairSlots(2, 2)
+    monkeypatch.setattr(server, "job_slots", lambda: slots)
     with server.job_slot(), server.job_slot():
         assert not users.wait_until_none(0)
     assert users.wait_until_none(0)

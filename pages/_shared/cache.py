@@ -25,7 +25,13 @@ from pages._shared.formatting import (
     grid_value,
     nearest_point,
 )
-from pages._shared.server import job_slot, user_jobs, wait_for_compiled_solver, waiting_for_worker
+from pages._shared.server import (
+    job_slot,
+    take_turn,
+    user_jobs,
+    wait_for_compiled_solver,
+    waiting_for_worker,
+)
 from sblr import plots
 from sblr.diagnostics import evidence_diagnostics
 
@@ -700,8 +706,20 @@ def tune(ds, model, test_size, progress, scheme="inner 5-fold CV"):
             lams=tuning.PAPER_GRID,
             cv=cv,
             rule=rule if model == "SparseSBLR" else "best",
-            progress=progress,
+            progress=_taking_turns(progress),
         )
+
+
+def _taking_turns(progress):
+    """``progress`` of a long job, which also lets whoever waits for a job slot go first at
+    each step (server.take_turn): Tune held its slot for its whole grid."""
+
+    def step(*args):
+        if progress is not None:
+            progress(*args)
+        take_turn()
+
+    return step
 
 
 @st.cache_data(max_entries=32, show_spinner="Checking the conditioning of the evidence…")
@@ -733,7 +751,9 @@ def stability(ds, key, gamma, lam, progress=None):
         model = cached_fit(ds, key, "SparseSBLR", gamma, lam)
         F = training_evidence(ds, key, gamma)
         with job_slot(wait=True):
-            result = bootstrap_coefficients(model, F, n_resamples=N_RESAMPLES, progress=progress)
+            result = bootstrap_coefficients(
+                model, F, n_resamples=N_RESAMPLES, progress=_taking_turns(progress)
+            )
         while len(store) >= 4:
             store.pop(next(iter(store)))
         store[wanted] = result

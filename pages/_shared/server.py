@@ -17,6 +17,10 @@ from sblr import DataError
 
 __all__ = [
     "MAX_JOBS",
+    "PER_USER",
+    "FairSlots",
+    "current_user",
+    "take_turn",
     "ServerBusy",
     "UserJobs",
     "compiled_solver",
@@ -41,11 +45,104 @@ class ServerBusy(Exception):
     """Every job slot is taken; raised inside a cached function, so nothing is cached."""
 
 
+#: Slots one user (one browser: all its tabs) may hold at once; the rest stay free for others.
+#: One session with two Tune tabs on a 150,000-row upload held both slots of a 2-core server,
+#: and another user's 2-3 s Coefficients view waited 330 s (found by an audit).
+PER_USER = max(1, int(os.environ.get("SBLR_JOBS_PER_USER", 0)) or MAX_JOBS - 1)
+
+
+class FairSlots:
+    """The job slots, handed out first come, first served, at most ``per_user`` to one user.
+
+    A semaphore's interface (``acquire(blocking, timeout)``, ``release()``) plus ``user=``: a
+    caller that names its user joins a queue in arrival order and gets a slot when it is the
+    first waiting caller whose user holds fewer than ``per_user`` slots (a user at its limit
+    lets the others behind it pass). A caller without a user (the work-ahead thread) is never
+    limited, and a non-blocking request never passes anyone waiting. :meth:`waiting_ahead`
+    tells a waiting caller its place; :func:`take_turn` lets a long job (Tune's grid) give its
+    slot to whoever waits between two steps.
+    """
+
+    def __init__(self, n: int, per_user: int):
+        self.n, self.per_user = int(n), int(per_user)
+        self._cond = threading.Condition()
+        self._busy = 0
+        self._held: dict = {}  # user -> slots held
+        self._queue: list = []  # [ticket, user], arrival order
+
+    def _free_for(self, user) -> bool:
+        return self._busy < self.n and (user is None or self._held.get(user, 0) < self.per_user)
+
+    def _take(self, user):
+        self._busy += 1
+        if user is not None:
+            self._held[user] = self._held.get(user, 0) + 1
+
+    def _next(self):
+        """The first waiting ticket that may take a free slot now, or None."""
+        for ticket, user in self._queue:
+            if self._free_for(user):
+                return ticket
+        return None
+
+    def acquire(self, blocking: bool = True, timeout=None, *, user=None) -> bool:
+        with self._cond:
+            if not self._queue and self._free_for(user):
+                self._take(user)
+                return True
+            if not blocking:
+                return False
+            ticket = object()
+            self._queue.append((ticket, user))
+            ok = self._cond.wait_for(lambda: self._next() is ticket, timeout)
+            self._queue.remove(next(e for e in self._queue if e[0] is ticket))
+            if ok:
+                self._take(user)
+            self._cond.notify_all()  # the next one may be free to go too
+            return ok
+
+    def release(self, *, user=None) -> None:
+        with self._cond:
+            if self._busy <= 0:
+                raise ValueError("released more job slots than were taken")
+            self._busy -= 1
+            if user is not None and self._held.get(user):
+                self._held[user] -= 1
+                if not self._held[user]:
+                    del self._held[user]
+            self._cond.notify_all()
+
+    def waiting(self) -> int:
+        """Callers waiting for a slot."""
+        with self._cond:
+            return len(self._queue)
+
+    def waiting_ahead(self, user=None) -> int:
+        """Callers that arrived before a new caller of ``user`` and will go first."""
+        with self._cond:
+            return len(self._queue)
+
+
 @st.cache_resource
-def job_slots():
-    """The server's ``MAX_JOBS`` slots (a semaphore; :func:`job_slot` holds one)."""
+def job_slots() -> FairSlots:
+    """The server's ``MAX_JOBS`` slots (:class:`FairSlots`; :func:`job_slot` holds one)."""
     # A resource, not a module global: Streamlit may re-import this module, the slots stay one.
-    return threading.BoundedSemaphore(MAX_JOBS)
+    return FairSlots(MAX_JOBS, PER_USER)
+
+
+def current_user():
+    """Who a computation is for: the browser (its XSRF cookie, the same in all its tabs), else
+    the session; None outside a session's script (the work-ahead thread)."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    if ctx is None:
+        return None
+    try:
+        cookie = st.context.cookies.get("_streamlit_xsrf")
+    except Exception:  # no request context (tests): the session alone
+        cookie = None
+    return ("browser", cookie) if cookie else ("session", ctx.session_id)
 
 
 class UserJobs:
@@ -100,12 +197,12 @@ def job_slot(*, wait: bool = False):
             _held.depth -= 1
         return
     slots = job_slots()
-    if not slots.acquire(blocking=False):
+    user = current_user()
+    if not slots.acquire(blocking=False, user=user):
         if not wait:
             raise ServerBusy
-        with st.spinner(_BUSY_TEXT):
-            slots.acquire()
-    _held.depth = 1
+        _wait_for_slot(slots, user)
+    _held.depth, _held.user = 1, user
     users = user_jobs()
     users.enter()
     try:
@@ -113,33 +210,63 @@ def job_slot(*, wait: bool = False):
     finally:
         users.leave()
         _held.depth = 0
-        slots.release()
+        slots.release(user=user)
 
 
-_BUSY_TEXT = (
-    "Waiting for a free worker: the server is computing for other users "
-    f"(at most {MAX_JOBS} computations run at once)…"
-)
+def _busy_text(ahead: int) -> str:
+    place = (
+        f"{ahead} computation{'s' if ahead != 1 else ''} of other users before yours"
+        if ahead
+        else "yours is next"
+    )
+    return (
+        f"Waiting for a free worker: the server is computing for other users (at most "
+        f"{MAX_JOBS} computations run at once, first come first served; {place})…"
+    )
+
+
+def _wait_for_slot(slots, user):
+    """Block until ``user`` gets a slot, showing its place in the queue."""
+    with st.spinner(_busy_text(slots.waiting_ahead(user))):
+        slots.acquire(user=user)
+
+
+def take_turn() -> None:
+    """Between two steps of a long job that holds a slot (Tune's grid points): give the slot
+    to whoever waits and queue again behind them, so a short view of another user does not
+    wait for a whole grid. Nothing happens when nobody waits."""
+    if getattr(_held, "depth", 0) != 1:
+        return
+    slots = job_slots()
+    if not slots.waiting():
+        return
+    user = getattr(_held, "user", None)
+    slots.release(user=user)
+    slots.acquire(user=user)
 
 
 def waiting_for_worker(func):
-    """``func`` (a cached function whose body holds a :func:`job_slot`), retried while the
-    server is busy, with a visible "waiting" spinner; cache hits never wait."""
+    """``func`` (a cached function whose body holds a :func:`job_slot`), with a slot taken in
+    turn (first come, first served) when the server is busy, and a visible "waiting" spinner
+    that says the place in the queue; cache hits never wait."""
 
     def call(*args, **kwargs):
         try:
             return func(*args, **kwargs)
         except ServerBusy:
             pass
-        with st.spinner(_BUSY_TEXT):
-            while True:
-                slots = job_slots()
-                if slots.acquire(timeout=0.5):  # a slot is free: give it back and retry
-                    slots.release()
-                    try:
-                        return func(*args, **kwargs)
-                    except ServerBusy:
-                        continue
+        slots, user = job_slots(), current_user()
+        _wait_for_slot(slots, user)
+        # the slot is this thread's now: the job_slot inside func takes it over (re-entrant)
+        _held.depth, _held.user = 1, user
+        users = user_jobs()
+        users.enter()
+        try:
+            return func(*args, **kwargs)
+        finally:
+            users.leave()
+            _held.depth = 0
+            slots.release(user=user)
 
     return call
 

@@ -1,0 +1,118 @@
+"""The server's job slots are fair (issue #25): first come, first served, at most PER_USER
+slots to one user (a browser, all its tabs), and long jobs let waiting users go between
+their steps. Oracles: the order in which threads are served, recorded here."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from pages._shared.server import FairSlots
+
+
+def _start(target, *args):
+    t = threading.Thread(target=target, args=args, daemon=True)
+    t.start()
+    return t
+
+
+def _wait_until(predicate, timeout=10.0):
+    end = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < end, "timed out"
+        time.sleep(0.005)
+
+
+def test_waiting_callers_are_served_in_arrival_order():
+    slots = FairSlots(1, 1)
+    assert slots.acquire(user="holder")
+    served = []
+
+    def wait(name):
+        slots.acquire(user=name)
+        served.append(name)
+        slots.release(user=name)
+
+    threads = []
+    for name in ("a", "b", "c", "d"):
+        threads.append(_start(wait, name))
+        queued = len(threads)
+        _wait_until(lambda queued=queued: slots.waiting() == queued)
+    assert not slots.acquire(blocking=False, user="late")  # never passes anyone waiting
+    slots.release(user="holder")
+    for t in threads:
+        t.join(5)
+    assert served == ["a", "b", "c", "d"]
+
+
+def test_one_user_holds_at_most_its_share_and_others_pass_it():
+    """Two Tune tabs of one browser held both slots of a 2-core server; now the second tab
+    waits and another user's view goes first."""
+    slots = FairSlots(2, 1)
+    assert slots.acquire(user="hog")
+    served = []
+
+    def wait(name):
+        slots.acquire(user=name)
+        served.append(name)
+
+    hog_tab = _start(wait, "hog")  # the hog's second tab: over its share, it waits ...
+    _wait_until(lambda: slots.waiting() == 1)
+    other = _start(wait, "student")  # ... and the student, arriving later, passes it
+    other.join(5)
+    assert served == ["student"]
+    slots.release(user="hog")
+    hog_tab.join(5)
+    assert served == ["student", "hog"]
+    slots.release(user="hog")
+    slots.release(user="student")
+    assert slots.acquire(blocking=False) and slots.acquire(blocking=False)
+
+
+def test_a_long_job_gives_its_slot_to_a_waiting_user_between_steps(monkeypatch):
+    """Tune held a slot for its whole grid (another user's 2-3 s view waited 330 s). With
+    take_turn after each step, a view that arrives during the job runs before the job ends."""
+    from pages._shared import server
+
+    slots = FairSlots(1, 1)
+    monkeypatch.setattr(server, "job_slots", lambda: slots)
+    monkeypatch.setattr(server, "current_user", lambda: threading.current_thread().name)
+    events = []
+    started = threading.Event()
+
+    def long_job():
+        with server.job_slot(wait=True):
+            started.set()
+            for step in range(30):
+                time.sleep(0.01)
+                events.append(("tune", step))
+                server.take_turn()
+
+    def short_view():
+        with server.job_slot(wait=True):
+            events.append(("view", None))
+
+    job = threading.Thread(target=long_job, name="teacher", daemon=True)
+    job.start()
+    started.wait(5)
+    _wait_until(lambda: len(events) >= 3)
+    view = threading.Thread(target=short_view, name="student", daemon=True)
+    view.start()
+    view.join(10)
+    job.join(10)
+    assert ("view", None) in events
+    assert events.index(("view", None)) < len(events) - 1  # served while the grid ran
+    tune_steps = [e for e in events if e[0] == "tune"]
+    assert [s for _, s in tune_steps] == list(range(30))  # the job itself lost nothing
+
+
+def test_a_caller_without_a_user_is_not_limited_and_release_checks_its_count():
+    slots = FairSlots(2, 1)
+    assert slots.acquire(blocking=False) and slots.acquire(blocking=False)
+    assert not slots.acquire(blocking=False)
+    slots.release()
+    slots.release()
+    with pytest.raises(ValueError):
+        slots.release()
