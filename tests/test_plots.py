@@ -858,3 +858,30 @@ def test_selection_frequency_heatmap_shows_the_chosen_classes_and_says_so():
     assert "3 of 40 classes shown" in fig.layout.title.text
     with pytest.raises(DataError):
         selection_frequency_heatmap(S, names, classes=[3, 3])
+
+
+def test_waterfall_names_are_cut_where_they_differ():
+    """Every CAL500 feature bar read "Mean_Acc1000_Std_Mem40_…": the names were cut to 24
+    characters from the start. They are now cut where they still differ, as the path legend
+    does, and every bar keeps a distinct name."""
+    from sblr.attribution import FeatureAttribution
+    from sblr.plots import attribution_waterfall
+
+    names = [f"Mean_Acc1000_Std_Mem40_{s}" for s in ("Centroid", "Rolloff", "Flux", "MFCC_1")]
+    fa = FeatureAttribution(
+        attributions=np.array([0.5, -0.3, 0.2, 0.1]),
+        x=np.zeros(4),
+        baseline=np.zeros(4),
+        output=0.5,
+        output_baseline=0.0,
+        k=0,
+        quantity="logit",
+        gap=0.0,
+        n_nodes=0,
+        feature_names=names,
+    )
+    fig = attribution_waterfall(fa)
+    ticks = list(fig.layout.yaxis.ticktext)
+    assert len(set(ticks)) == len(ticks)
+    assert all(len(t) <= 24 for t in ticks)
+    assert any(t.endswith("Centroid") for t in ticks)

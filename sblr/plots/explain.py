@@ -26,6 +26,7 @@ from sblr.plots._style import (
     _height,
     _names,
     _short,
+    _tick_texts,
     _titled,
     _unique,
     _vline,
@@ -79,7 +80,7 @@ def _waterfall_layout(trace, labels, titled, x_title, max_height, shapes):
         yaxis={
             **_category_axis(labels, True),  # automargin: the names take the room they need
             "autorange": "reversed",
-            "ticktext": [_short(x, 24) for x in labels],
+            "ticktext": _tick_texts(labels, 24),
         },
         height=_height(len(labels), base=160, per=26, lo=320, hi=max_height),
         showlegend=False,
