@@ -34,6 +34,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from sblr.display import fmt_number
 from sblr.exceptions import DataError
 
 __all__ = ["VIF_WARNING", "CONDITION_WARNING", "EvidenceDiagnostics", "evidence_diagnostics"]
@@ -82,7 +83,7 @@ class EvidenceDiagnostics:
         --------
         >>> d = EvidenceDiagnostics(2.5e4, np.array([1.2, 40.0]), np.array([True, False]))
         >>> for s in d.sentences(["wren", "jay"]): print(s)
-        The evidence columns are strongly correlated (condition number 2.5e+04 of the standardized evidence).
+        The evidence columns are strongly correlated (condition number 25,000 of the standardized evidence).
         1 of 2 classes have collinear evidence (VIF > 10): jay (40).
         1 of 2 classes are separated on the training rows, so SBLR's β for them are set by its tiny ridge, not by the data: wren.
         """  # noqa: E501
@@ -91,11 +92,11 @@ class EvidenceDiagnostics:
         if self.condition_number > CONDITION_WARNING:
             out.append(
                 "The evidence columns are strongly correlated (condition number "
-                f"{self.condition_number:.2g} of the standardized evidence)."
+                f"{fmt_number(self.condition_number)} of the standardized evidence)."
             )
         if self.collinear.size:
             worst = self.collinear[np.argsort(-self.vif[self.collinear])][:limit]
-            shown = ", ".join(f"{class_names[t]} ({self.vif[t]:.3g})" for t in worst)
+            shown = ", ".join(f"{class_names[t]} ({fmt_number(self.vif[t])})" for t in worst)
             more = f" and {self.collinear.size - limit} more" if self.collinear.size > limit else ""
             out.append(
                 f"{self.collinear.size} of {m} classes have collinear evidence "

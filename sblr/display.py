@@ -2,14 +2,45 @@
 
 The sliders move on quarter decades (10^-5, 10^-4.75, ...), so a value is written as the
 slider writes it: ``1e-3`` at a whole decade, ``5.6e-4`` between (two digits; "1e-3.25" is
-no number notation).  A value off that grid (a library user's own λ) keeps three digits.
+no number notation), and from 1 on as a plain number (``1``, ``3.2``, ``18``, ``100``).  A
+value off that grid (a library user's own λ) keeps three digits.
 """
 
 from __future__ import annotations
 
 import math
 
-__all__ = ["fmt_value", "log_label"]
+__all__ = ["fmt_number", "fmt_value", "log_label"]
+
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def fmt_number(value) -> str:
+    """A statistic for a reader (a VIF, a condition number): three significant digits with
+    thousands separators, "× 10ⁿ" only from a million on or below 0.001, never "2.87e+05".
+
+    Examples
+    --------
+    >>> fmt_number(287034.2), fmt_number(38.46), fmt_number(2.5e12), fmt_number(0.00012)
+    ('287,000', '38.5', '2.5 × 10¹²', '1.2 × 10⁻⁴')
+    """
+    value = float(value)
+    if not math.isfinite(value):
+        return "∞" if value > 0 else "−∞" if value < 0 else "–"
+    if value == 0:
+        return "0"
+    magnitude = abs(value)
+    if 1e-3 <= magnitude < 1e6:
+        decimals = 2 - math.floor(math.log10(magnitude))  # three significant digits
+        rounded = round(value, decimals)
+        if decimals <= 0:
+            return f"{rounded:,.0f}"
+        return f"{rounded:,.{decimals}f}".rstrip("0").rstrip(".")
+    exponent = math.floor(math.log10(magnitude))
+    mantissa = value / 10.0**exponent
+    if round(abs(mantissa), 1) >= 10:
+        mantissa, exponent = mantissa / 10, exponent + 1
+    return f"{mantissa:.2g} × 10" + str(exponent).translate(_SUPERSCRIPT)
 
 
 def log_label(log10):
@@ -17,9 +48,12 @@ def log_label(log10):
 
     Examples
     --------
-    >>> log_label(-3.0), log_label(-3.25), log_label(0.5)
-    ('1e-3', '5.6e-4', '3.2e0')
+    >>> log_label(-3.0), log_label(-3.25), log_label(0.0), log_label(0.5), log_label(2.0)
+    ('1e-3', '5.6e-4', '1', '3.2', '100')
     """
+    if log10 >= 0:  # 1, 3.2, 10, 100: plain numbers read better than "1e0" (a walkthrough)
+        value = 10.0**log10
+        return f"{value:.0f}" if value >= 9.95 else f"{value:.2g}"
     if log10 == round(log10):
         return f"1e{int(round(log10))}"
     exponent = math.floor(log10)
@@ -35,6 +69,8 @@ def fmt_value(value):
     --------
     >>> fmt_value(0.001), fmt_value(10**-3.25), fmt_value(0.00345), fmt_value(0.0)
     ('1e-3', '5.6e-4', '3.45e-3', '0')
+    >>> fmt_value(1.0), fmt_value(3.0), fmt_value(12.5)
+    ('1', '3', '12.5')
     """
     value = float(value)
     if not (math.isfinite(value) and value > 0):
@@ -42,6 +78,8 @@ def fmt_value(value):
     quarters = math.log10(value) * 4
     if abs(quarters - round(quarters)) < 1e-9:
         return log_label(round(quarters) / 4)
+    if value >= 1:
+        return f"{value:.3g}"
     exponent = math.floor(math.log10(value))
     mantissa = value / 10.0**exponent
     if round(mantissa, 2) >= 10:  # 9.996e-3 rounds up to the next decade

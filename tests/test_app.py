@@ -574,7 +574,7 @@ def test_path_marks_the_current_lambda():
     assert sorted(trace["name"] for trace in fig["data"]) == sorted(PLANTED_LABELS)
     dashed = [s for s in fig["layout"]["shapes"] if s.get("line", {}).get("dash") == "dash"]
     assert [s["x0"] for s in dashed] == [pytest.approx(0.01)]
-    assert "Non-zero coefficients: 0 at λ = 1e2" in texts(at.caption)
+    assert "Non-zero coefficients: 0 at λ = 100" in texts(at.caption)
 
 
 def test_wine_model_page_metrics_and_confusion_matrix():
@@ -717,7 +717,7 @@ def test_the_zero_count_advises_the_way_that_changes_it():
     at = start({"sample": "wine", "lam": "100"})
     goto(at, "pages/coefficients.py")
     caption = texts(at.caption)
-    assert "9 of 9 SparseSBLR coefficients are exactly zero at λ = 1e2: no class's evidence " in (
+    assert "9 of 9 SparseSBLR coefficients are exactly zero at λ = 100: no class's evidence " in (
         caption
     )
     assert "lower λ in the sidebar to let classes in" in caption
@@ -777,7 +777,7 @@ def test_tuning_says_when_its_choice_is_at_an_end_of_the_grid(monkeypatch):
     at.run()
     assert_clean(at)
     (warned,) = [w.value for w in at.warning if "may lie beyond the grid" in w.value]
-    assert warned.startswith("γ = 1e2 is the grid's largest")
+    assert warned.startswith("γ = 100 is the grid's largest")
 
 
 def test_sblr_verdicts_get_no_colour_where_its_coefficients_are_not_identifiable():

@@ -680,7 +680,7 @@ def sweep_lambda(pg, n_classes: int, label: str) -> None:
         seen.append(value)
         if step in (0, N_LAMBDA_STEPS - 1):
             screenshot(pg, f"sweep_{label}_lambda_{value}")
-    assert seen[0] == "1e-5" and seen[-1] == "1e2", seen
+    assert seen[0] == "1e-5" and seen[-1] == "100", seen
     assert len(set(seen)) == N_LAMBDA_STEPS, seen
 
 

@@ -550,7 +550,7 @@ def test_regularization_path_one_trace_per_class_and_current_lambda():
     assert "owl" in fig.layout.title.text
     assert "λ = %{text}" in fig.data[0].hovertemplate and "wren" in fig.data[0].hovertemplate
     # the hover writes λ as the slider does, point by point (sorted with x)
-    assert list(fig.data[0].text) == ["1e-3", "1e-2", "1e-1", "1e0", "1e1"]
+    assert list(fig.data[0].text) == ["1e-3", "1e-2", "1e-1", "1", "10"]
     assert fig.layout.annotations[0].text == "current λ = 1e-2"
 
 
