@@ -852,3 +852,38 @@ def test_every_lesson_step_fits_the_first_screen(server_url, browser, size):
                 pg.get_by_text(f"Lesson, step {step + 1} of 7").wait_for()
     finally:
         context.close()
+
+
+#: The WCAG levels axe-core checks (2.1 A and AA).
+WCAG_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
+
+
+def test_every_page_has_no_serious_accessibility_violation(server_url, browser):
+    """A teaching tool is used by whole classes: axe-core (WCAG 2.1 A/AA) finds no serious or
+    critical violation on any page (it found 16-17 serious colour-contrast nodes: captions
+    at 3.9:1 and the greyed γ slider at 2.3:1). axe-core comes with axe-playwright-python;
+    it runs inside the page, nothing is downloaded."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    axe = Axe()
+    context = browser.new_context(viewport={"width": 1440, "height": 900})
+    context.set_default_timeout(TIMEOUT_MS)
+    found = {}
+    try:
+        pg = context.new_page()
+        for link, (name, _) in PAGES.items():
+            pg.goto(server_url + ("/" if name == "choose_data" else f"/{name}"))
+            wait_idle(pg)
+            pg.wait_for_timeout(500)  # charts draw after the script ends
+            wait_idle(pg)
+            result = axe.run(pg, options={"runOnly": {"type": "tag", "values": WCAG_TAGS}})
+            bad = [
+                (v["id"], [n["target"] for n in v["nodes"]][:3])
+                for v in result.response["violations"]
+                if v["impact"] in ("serious", "critical")
+            ]
+            if bad:
+                found[link] = bad
+    finally:
+        context.close()
+    assert not found, found

@@ -105,6 +105,11 @@ def _left_scale(ds):
     st.session_state[K_APPLIED_GAMMA] = point
 
 
+def _chose_gamma():
+    """The γ slider moved: a chosen γ, no longer "scale"."""
+    st.session_state[K_GAMMA_SCALE] = False
+
+
 def gamma_needs_apply(ds):
     """True for data on which a γ change is applied with a button, not on every slider step."""
     return ds.n_classes >= APPLY_GAMMA_CLASSES or ds.n_samples >= AUTO_APPROX_ROWS
@@ -294,9 +299,9 @@ def sidebar_settings(ds):
     )
     value = _scale_value(ds) if scale else None
     if value is not None:
-        sb.caption(f"γ = scale is {value:.3g} on this data.")
-        # the greyed-out slider shows the grid point nearest to it, not a γ not in use
-        # (it showed 1e0 beside a scale γ of 0.01, and students read γ = 1)
+        sb.caption(f"γ = scale is {value:.3g} on this data; moving the slider chooses γ yourself.")
+        # the slider shows the grid point nearest to it, not a γ not in use (it showed 1e0
+        # beside a scale γ of 0.01, and students read γ = 1)
         st.session_state[K_LOG_GAMMA] = nearest_point(math.log10(value))
     sb.select_slider(
         "RBF width γ (log₁₀)",
@@ -304,7 +309,9 @@ def sidebar_settings(ds):
         key=K_LOG_GAMMA,
         persist_state=_PERSIST,
         format_func=log_label,
-        disabled=scale,
+        # not disabled while "γ = scale" is on (its greyed text failed WCAG's contrast on every
+        # page): moving it turns "scale" off and uses the value moved to
+        on_change=_chose_gamma,
         help="Φ(x, y) = exp(−γ‖x − y‖²). Larger γ: more local.",
     )
     chosen = st.session_state[K_LOG_GAMMA]
