@@ -11,13 +11,15 @@ and refuses that combination above :data:`BRSVM_LIMIT_SECONDS`; the quick grid o
 benchmark --n-jobs -1`` are the way out.
 """
 
+import time
+
 import streamlit as st
 
 from pages import common
 from sblr.baselines import brsvm_seconds_estimate
 from sblr.metrics import METRIC_LABELS
 from sblr.protocol import METHODS, TASK_METRICS
-from sblr.stats import mean_std_table, method_label, metric_ranks
+from sblr.stats import mean_std_table, method_label, metric_ranks, one_dataset_reading
 from sblr.tuning import PAPER_GRID
 
 #: Three values per tuned parameter. λ has its own: at 1e-2 and above SparseSBLR keeps few or
@@ -108,13 +110,25 @@ with st.expander("What am I looking at?"):
 options = [m for m, spec in METHODS.items() if spec.supports(ds.task)]
 request = st.session_state.get(K_REQUEST)
 previous = request if request and request["task"] == ds.task else None
+default_methods = DEFAULT_METHODS[ds.task]
+default_slow = (
+    "br_svm" in default_methods
+    and brsvm_seconds_estimate(ds.n_samples, ds.n_classes, FOLD_CHOICES[-1]) > BRSVM_LIMIT_SECONDS
+)
+if default_slow:  # the default must run: BR-SVM with the paper's grid would not, here
+    default_methods = [m for m in default_methods if m != "br_svm"]
 methods = st.multiselect(
     "Methods",
     options,
-    default=list(previous["methods"]) if previous else DEFAULT_METHODS[ds.task],
+    default=list(previous["methods"]) if previous else default_methods,
     format_func=method_label,
     key=f"compare_methods_{ds.task}",
 )
+if default_slow and not previous and "br_svm" not in methods:
+    st.caption(
+        "BR-SVM is left out of the default choice: with the paper's grid it would take longer "
+        "here than the page runs. Add it with the quick grid, or run it from the command line."
+    )
 left, right = st.columns([1, 2])
 folds = left.radio(
     "Folds F",
@@ -188,11 +202,23 @@ if shown_choice != (request["methods"], request["folds"], request["grid"]):
 
 n_folds = request["folds"]
 bar = st.progress(0.0, text="Cross-validating…")
+started = time.monotonic()
 
 
 def _progress(done, total, method, fold):
-    text = "Done" if method is None else f"{method_label(method)}, fold {fold + 1} of {n_folds}"
+    if method is None:
+        bar.progress(1.0, text="Done")
+        return
+    text = f"{method_label(method)}, fold {fold + 1} of {n_folds}"
+    elapsed = time.monotonic() - started
+    if done and elapsed > 2:  # cached folds come back at once: no estimate from those
+        left = elapsed / done * (total - done)
+        text += f" · about {_duration(left)} left"
     bar.progress(done / total, text=text)
+
+
+def _duration(seconds):
+    return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.0f} min"
 
 
 try:
@@ -222,8 +248,9 @@ table.index.name = "method"
 table.columns = [metric_labels[m] for m in table.columns]
 
 st.subheader(f"{common.esc(ds.name)}: {n_folds}-fold cross-validation")
-st.caption(GRID_LABELS[request["grid"]])
+st.caption(GRID_LABELS[request["grid"]] + f" · computed in {_duration(time.monotonic() - started)}")
 st.dataframe(table.style.apply(_bold_best(ranks), axis=0), key="compare_metrics")
+st.markdown("**Reading it.** " + " ".join(one_dataset_reading(results, task_metrics)))
 
 st.subheader("Ranks")
 best = ranks["Average rank"].idxmin()

@@ -43,6 +43,7 @@ __all__ = [
     "markdown_table",
     "mean_std_table",
     "method_label",
+    "one_dataset_reading",
     "paper_tables_markdown",
     "metric_ranks",
     "q_alpha",
@@ -79,7 +80,8 @@ def mean_std_table(results, *, decimals=3):
     g = results.groupby(["dataset", "method", "metric"], sort=False)["value"]
     mean, std = g.mean(), g.std(ddof=0)
     cells = mean.map(lambda v: f"{v:.{decimals}f}") + " ± " + std.map(lambda v: f"{v:.{decimals}f}")
-    table = cells.unstack("metric")
+    cells[~np.isfinite(mean.to_numpy(dtype=float))] = "–"  # undefined: never "nan ± nan"
+    table = cells.unstack("metric").fillna("–")
     metrics = _order(results["metric"], list(LOWER_IS_BETTER))
     table = table[[m for m in metrics if m in table.columns]]
     datasets = list(dict.fromkeys(results["dataset"]))
@@ -88,6 +90,58 @@ def mean_std_table(results, *, decimals=3):
     table = table.loc[index]
     table.columns.name = None
     return table
+
+
+def one_dataset_reading(results, metrics) -> list[str]:
+    """A short reading of a comparison on ONE data set, as sentences for a reader.
+
+    Which method is best on how many metrics; on how many metrics the best two differ by
+    less than the larger of their standard deviations over the folds (the folds' own
+    variation: this data set alone does not separate them); and that ranks over one data
+    set only summarize, the paper's Friedman/Nemenyi test needing several.
+
+    Examples
+    --------
+    >>> r = pd.DataFrame({"dataset": "d", "method": ["sml"] * 2 + ["sblr"] * 2,
+    ...                   "fold": [0, 1] * 2, "metric": "accuracy",
+    ...                   "value": [0.88, 0.94, 0.905, 0.895]})
+    >>> for line in one_dataset_reading(r, ["accuracy"])[:2]: print(line)
+    SML is best on 1 of 1 metric (accuracy).
+    On 1 of 1 metric the best two differ by less than one standard deviation over the folds: this data set alone does not separate them.
+    """  # noqa: E501
+    metrics = [m for m in metrics if m in set(results["metric"])]
+    g = results.groupby(["method", "metric"], sort=False)["value"]
+    mean, std = g.mean().unstack("metric"), g.std(ddof=0).unstack("metric")
+    firsts: dict = {}
+    close = []
+    for m in metrics:
+        col = mean[m].dropna()
+        if col.empty:
+            continue
+        order = col.sort_values(ascending=LOWER_IS_BETTER.get(m, False)).index
+        firsts.setdefault(order[0], []).append(m)
+        if len(order) > 1:
+            gap = abs(col[order[0]] - col[order[1]])
+            if gap < max(std.loc[order[0], m], std.loc[order[1], m]):
+                close.append(m)
+    n = len(metrics)
+    noun = "metric" if n == 1 else "metrics"
+    lines = []
+    for method, won in sorted(firsts.items(), key=lambda kv: -len(kv[1])):
+        names = ", ".join(METRIC_LABELS.get(m, m).rstrip(" ↑↓").lower() for m in won)
+        lines.append(f"{method_label(method)} is best on {len(won)} of {n} {noun} ({names}).")
+    if close:
+        lines.append(
+            f"On {len(close)} of {n} {noun} the best two differ by less than one standard "
+            "deviation over the folds: this data set alone does not separate them."
+        )
+    lines.append(
+        "Ranks over one data set only summarize this table. Whether a method is better in "
+        "general is what the paper tests over many data sets (Friedman, then Nemenyi's "
+        "critical difference): `python -m sblr benchmark DATA1 DATA2 … --methods …` runs "
+        "the same protocol on several files and draws the critical-difference diagram."
+    )
+    return lines
 
 
 def mean_table(results, metric, *, decimals=None):
