@@ -423,6 +423,27 @@ st.caption(
     "The three models on the same row and baseline: the features with the largest credit "
     "(signed: + raises the class's logit or evidence, − lowers it)."
 )
+st.subheader(f"Which features matter for “{common.esc(ds.class_names[k])}” overall")
+if model.coef_[k].any():
+    with st.spinner("Crediting the features of a sample of rows…"):
+        importance = common.class_importance(model, ds, key, model_name, s.gamma, s.lam, k)
+    st.plotly_chart(
+        plots.feature_importance_bars(
+            importance, title=f"{model_name}: features behind the logit of {ds.class_names[k]}"
+        ),
+        key="feature_importance",
+    )
+    st.caption(
+        f"The same credits as above, for {importance.attrs['n_rows']:,} rows (a seeded sample, "
+        "each walked from the average row, training rows without their own similarity), "
+        "averaged as |credit|: a feature that moves the logit up for some rows and down for "
+        "others still counts. The colour is the sign of the mean credit."
+    )
+else:
+    st.caption(
+        f"{model_name} keeps no class for “{name_k}” at this λ: no feature moves its logit, "
+        "so there is nothing to rank."
+    )
 st.download_button(
     "Download feature credits (CSV)",
     lambda: common.to_csv_bytes(

@@ -338,3 +338,41 @@ def test_a_value_whose_path_length_overflows_is_refused_with_a_data_error():
     x[0] = 1e300
     with pytest.raises(DataError, match="far outside the training range"):
         feature_attributions(model, x, 1)
+
+
+def test_class_feature_importance_finds_the_planted_feature_and_gives_constants_zero():
+    """The global view: over the rows, the feature the class is planted on ranks first, a
+    constant column gets exactly 0, and the mean |credit| of each feature is the mean of the
+    per-row attributions' absolute values (computed here row by row through the public
+    function, leave-one-out as in training)."""
+    from sblr.attribution import class_feature_importance
+
+    rng = np.random.default_rng(4)
+    X = np.c_[rng.normal(size=(80, 3)), np.full(80, 2.5)]
+    y = (X[:, 2] > 0.2).astype(int)
+    model = SBLRClassifier(gamma=1.0).fit(X, y)
+    table = class_feature_importance(model, X, 1, n_rows=25, feature_names=list("abcd"))
+    assert table["feature"].iloc[0] == "c"
+    assert table.set_index("feature").loc["d", "mean_abs"] == 0.0
+    assert table["share"].sum() == pytest.approx(1.0)
+    rows = np.sort(np.random.default_rng(0).choice(80, size=25, replace=False))
+    by_hand = np.mean(
+        [np.abs(feature_attributions(model, X[r], 1, leave_out=r).attributions) for r in rows],
+        axis=0,
+    )
+    np.testing.assert_allclose(table.sort_values("i")["mean_abs"], by_hand, rtol=1e-12)
+    assert table.attrs["n_rows"] == 25
+
+
+def test_class_feature_importance_samples_fewer_rows_on_large_data(monkeypatch):
+    """Its cost is bounded before it runs: on data past the budget fewer rows are
+    attributed (never fewer than 20), and the table says how many."""
+    import sblr.attribution as attribution
+
+    monkeypatch.setattr(attribution, "_IMPORTANCE_BUDGET", 60 * 4 * 30)
+    X, y = _data(n=60)
+    model = SBLRClassifier(gamma=1.0).fit(X, y)
+    table = attribution.class_feature_importance(model, X, 1, n_rows=200)
+    assert table.attrs["n_rows"] == 30
+    with pytest.raises(DataError, match="training rows"):
+        attribution.class_feature_importance(model, X[:10], 1)

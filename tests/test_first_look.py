@@ -275,3 +275,19 @@ def test_the_home_page_links_the_lesson():
     at = start()
     links = [p for p in at.get("page_link")]
     assert any("lesson" in str(p.proto.page) for p in links)
+
+
+def test_explain_shows_which_features_matter_for_the_class_overall():
+    """No answer to "which input features matter for class k overall" before. Oracle: the
+    library's class_feature_importance on the model fitted here (the same seeded sample)."""
+    from sblr.attribution import class_feature_importance
+    from sblr.samples import load_sample
+
+    ds = load_sample("planted")
+    model = SparseSBLRClassifier(lam=1e-3).fit(ds.X, ds.y)
+    table = class_feature_importance(model, ds.X, 3, feature_names=ds.feature_names)
+    at = goto(start({"k": "3"}), "pages/explain.py")
+    bars = chart(at, "feature_importance")["data"][0]
+    assert list(bars["y"])[:3] == list(table["feature"])[:3]
+    np.testing.assert_allclose(array(bars["x"]).astype(float), table["mean_abs"], rtol=1e-6)
+    assert f"for {table.attrs['n_rows']:,} rows" in " ".join(c.value for c in at.caption)

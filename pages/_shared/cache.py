@@ -45,6 +45,7 @@ __all__ = [
     "compare_methods",
     "diagnostics",
     "evaluation",
+    "class_importance",
     "feature_inputs_cached",
     "yardstick",
     "held_out_probabilities",
@@ -584,6 +585,21 @@ def _cached_feature_inputs(_ds, key):
 def feature_inputs_cached(ds, key):
     """Training ranges, 0/1 flags and one-hot groups of the data's columns (what-if editor)."""
     return _cached_feature_inputs(ds, key)
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _cached_importance(_model, _ds, key, model_name, gamma, lam, k):
+    from sblr.attribution import class_feature_importance
+
+    with job_slot():
+        return class_feature_importance(_model, _ds.X, k, feature_names=_ds.feature_names)
+
+
+def class_importance(model, ds, key, model_name, gamma, lam, k):
+    """Which input features matter for class k over the rows (mean |integrated-gradients
+    credit| on a seeded sample; sblr.attribution.class_feature_importance), per (data, model,
+    γ, λ, k)."""
+    return waiting_for_worker(_cached_importance)(model, ds, key, model_name, gamma, lam, k)
 
 
 def _classes(ds):

@@ -72,6 +72,7 @@ from sblr.plots.evaluation import confusion_matrix_figure, metric_bars, pr_curve
 from sblr.plots.explain import (
     attribution_waterfall,  # noqa: F401 (public, not in __all__)
     evidence_scatter,
+    feature_importance_bars,
     probability_bars,
     waterfall,
 )
@@ -97,6 +98,7 @@ __all__ = [
     "class_colors",
     "confusion_matrix_figure",
     "evidence_scatter",
+    "feature_importance_bars",
     "cooccurrence_heatmap",
     "figure_html",
     "label_frequency_bar",

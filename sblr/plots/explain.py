@@ -636,3 +636,69 @@ def evidence_scatter(
         legend={"title": {"text": ""}},
     )
     return go.Figure(data=traces, layout=layout)
+
+
+def feature_importance_bars(table, *, title: str | None = None, keep: int = 20) -> go.Figure:
+    """Horizontal bars of the features that matter most for a class over the rows.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        :func:`sblr.attribution.class_feature_importance` (most important first).
+    title : str, optional
+        Main title (shown as text).
+    keep : int, default 20
+        Bars drawn: the ``keep`` most important features (the subtitle says how many of
+        all); names cut where they still differ, the hover has the full name.
+
+    Returns
+    -------
+    plotly.graph_objects.Figure
+        One bar trace of ``mean_abs``: red where the feature raises the class on average
+        (``mean`` > 0), blue where it lowers it.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> t = pd.DataFrame({"feature": ["b", "a", "c"], "i": [1, 0, 2],
+    ...                   "mean_abs": [0.5, 0.2, 0.0], "mean": [-0.4, 0.1, 0.0],
+    ...                   "share": [0.714, 0.286, 0.0]})
+    >>> fig = feature_importance_bars(t, keep=2)
+    >>> list(fig.data[0].y), list(fig.data[0].marker.color) == [NEGATIVE_COLOR, POSITIVE_COLOR]
+    (['b', 'a'], True)
+    """
+    import plotly.graph_objects as go
+
+    if not {"feature", "mean_abs", "mean", "share"} <= set(table.columns):
+        raise DataError("table must come from sblr.attribution.class_feature_importance.")
+    top = table.head(max(1, int(keep)))
+    labels = _unique([str(f) for f in top["feature"]])
+    bar = dict(
+        type="bar",
+        x=top["mean_abs"].to_numpy(dtype=float),
+        y=labels,
+        orientation="h",
+        marker={
+            "color": [POSITIVE_COLOR if v > 0 else NEGATIVE_COLOR for v in top["mean"]],
+        },
+        customdata=np.c_[top["mean"].to_numpy(dtype=float), top["share"].to_numpy(dtype=float)],
+        hovertemplate="%{y}<br>mean |credit| %{x:.3g}<br>mean credit %{customdata[0]:+.3g}"
+        "<br>%{customdata[1]:.0%} of all credit<extra></extra>",
+    )
+    n_rows = table.attrs.get("n_rows")
+    sub = "mean |credit| over " + (f"{n_rows:,} rows" if n_rows else "the rows")
+    sub += "; red: raises the class on average, blue: lowers it"
+    if len(top) < len(table):
+        sub += f"<br>the {len(top)} most important of {len(table):,} features"
+    layout = dict(
+        **_titled(title or "Which features matter for this class overall", sub),
+        xaxis={"title": {"text": "mean |credit| (integrated gradients)"}, "rangemode": "tozero"},
+        yaxis={
+            **_category_axis(labels, True),
+            "autorange": "reversed",
+            "ticktext": _tick_texts(labels, 28),
+        },
+        height=_height(len(labels), base=150, per=24, lo=280, hi=700),
+        showlegend=False,
+    )
+    return go.Figure(data=[bar], layout=layout)
