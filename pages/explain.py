@@ -69,12 +69,12 @@ FILTERS = {
     "true": f"true class includes “{name_k}”",
     "predicted": f"predicted as “{name_k}”",
 }
-pick, more = st.columns([3, 1])
-which = pick.radio(
+pick, more = st.columns([3, 1], vertical_alignment="bottom")
+# a select box: six radio lines with a long class name took half of a 1024x768 screen
+which = pick.selectbox(
     "Rows to pick from",
     list(FILTERS),
     format_func=FILTERS.get,
-    horizontal=True,
     key="explain_which",
 )
 matching = select_rows(y_true, y_pred, which=which, k=k_label)
@@ -87,7 +87,7 @@ def _random_row():
 
 
 more.button(
-    "Random row from these",
+    "Random row",
     key="explain_random",
     on_click=_random_row,
     disabled=not len(matching),

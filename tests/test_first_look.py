@@ -143,15 +143,15 @@ def test_explain_edits_only_possible_rows_and_picks_errors_for_the_class():
     pred = model.predict_from_evidence(model.featurizer_.training_evidence())
     fn = np.flatnonzero((ds.y == "ripe") & (pred != "ripe"))
     fp = np.flatnonzero((pred == "ripe") & (ds.y != "ripe"))
-    options = keyed(at.radio, "explain_which").options
+    options = keyed(at.selectbox, "explain_which").options
     assert f"“ripe” missed ({len(fn):,})" in options
     assert f"“ripe” wrongly given ({len(fp):,})" in options
-    keyed(at.radio, "explain_which").set_value("false_positive")
+    keyed(at.selectbox, "explain_which").set_value("false_positive")
     rerun(at)
     if len(fp):
         assert keyed(at.number_input, "explain_row").value in set(fp.tolist())
 
-    keyed(at.radio, "explain_which").set_value("all")
+    keyed(at.selectbox, "explain_which").set_value("all")
     keyed(at.number_input, "explain_row").set_value(2)  # green, wet
     rerun(at)
     keyed(at.number_input, "explain_n_edit").set_value(ds.n_features)
