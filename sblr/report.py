@@ -7,7 +7,8 @@ models, so the dashboard and a script write the same file.
 Every piece of text that can come from a user's file (data set, class and column names) is
 HTML-escaped: tables through :meth:`pandas.DataFrame.to_html` (``escape=True``), headings and
 notes through :func:`html.escape`; figures are plotly figures, their text already escaped by
-:mod:`sblr.plots`.  plotly.js is inlined once, so the file opens offline.
+:mod:`sblr.plots`.  plotly.js is inlined once, compressed (:mod:`sblr.plots.export`: the
+report went from 4.9 MB to about 2 MB), so the file opens offline.
 
 Examples
 --------
@@ -31,6 +32,7 @@ import pandas as pd
 
 from sblr.display import fmt_value
 from sblr.exceptions import DataError
+from sblr.plots.export import figure_div, plotly_script
 
 __all__ = ["analysis_report", "html_report"]
 
@@ -75,18 +77,25 @@ def html_report(title: str, context: Mapping[str, object], sections: Sequence[tu
         f"<p class='note'>Written by sblr on {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC.</p>",
     ]
     plotly_js = True
+    n_figures = 0
     for section in sections:
         if len(section) not in (2, 3):
             raise DataError("Each section is (heading, content) or (heading, content, note).")
         heading, content = section[0], section[1]
         parts.append(f"<h2>{html.escape(str(heading))}</h2>")
         if isinstance(content, pd.DataFrame):
+            # three significant digits, as the dashboard's tables; NaN as "–", never "nan"
             parts.append(
-                content.to_html(escape=True, index=False, float_format=lambda v: f"{v:.4g}")
+                content.to_html(
+                    escape=True, index=False, float_format=lambda v: f"{v:.3g}", na_rep="–"
+                )
             )
         elif isinstance(content, go.Figure):
-            parts.append(content.to_html(include_plotlyjs=plotly_js, full_html=False))
-            plotly_js = False
+            if plotly_js:
+                parts.append(plotly_script())
+                plotly_js = False
+            n_figures += 1
+            parts.append(figure_div(content, f"sblr-figure-{n_figures}"))
         elif isinstance(content, str):
             parts.append(f"<p>{html.escape(content)}</p>")
         else:
@@ -132,6 +141,7 @@ def analysis_report(
     str
     """
     from sblr import plots
+    from sblr.diagnostics import evidence_diagnostics
     from sblr.interpret import (
         check_claim,
         class_affinity,
@@ -154,12 +164,15 @@ def analysis_report(
         cooccurrence=cooccurrence(Y),
         raw={"SBLR": sblr_model.coef_, sparse_name: sparse_model.coef_},
         lams={sparse_name: sparse_model.lam},
+        # the dashboard's rule: SparseSBLR's readable links rank, SBLR's break its ties,
+        # the reported class always among them
         classes=(
-            top_classes(list(stds.values()), REPORT_MAX_CLASSES)
+            top_classes(stds[sparse_name], REPORT_MAX_CLASSES, include=[k], tiebreak=stds["SBLR"])
             if dataset.n_classes > REPORT_MAX_CLASSES
             else None
         ),
     )
+    diagnosis = evidence_diagnostics(sblr_model, evidence)
     # Multi-class rows have one class each, so co-occurrence says nothing: the relation of
     # class t to class k is then the mean evidence of t on k's rows.
     multiclass = dataset.task == "multiclass"
@@ -176,7 +189,7 @@ def analysis_report(
     )
     at = table.index.get_loc(k)
     claims = " ".join(
-        f"{name}: "
+        f"{name.removesuffix(' beta')}: "
         + check_claim(
             table[name + "_std"].to_numpy(), table[measure].to_numpy(), target=at
         ).sentence(measure.replace("p_k_given_t", "P(k | t)"))
@@ -185,6 +198,8 @@ def analysis_report(
     metrics = evaluation.summary[["label", "mean"]].rename(
         columns={"label": "metric", "mean": "value" if len(evaluation.per_fold) == 1 else "mean"}
     )
+    # the dashboard's format: three decimals
+    metrics[metrics.columns[1]] = [f"{v:.3f}" for v in metrics[metrics.columns[1]]]
     readable = {
         "cooccurrence": "co-occurrence",
         "p_k_given_t": "P(k | t)",
@@ -203,6 +218,20 @@ def analysis_report(
         [
             (f"Metrics of {model} on held-out rows", metrics.reset_index(drop=True)),
             ("Standardized coefficients β̃ (both models, fitted on all rows)", fig),
+            *(
+                [
+                    (
+                        "Read SBLR's coefficients with care",
+                        "SBLR's coefficients cannot be read one by one here. "
+                        + " ".join(diagnosis.sentences(names))
+                        + " Many different β then fit the data equally well, so single SBLR "
+                        "coefficients (even their signs) are not identifiable. Read "
+                        "SparseSBLR's β.",
+                    )
+                ]
+                if diagnosis.unreliable
+                else []
+            ),
             (
                 f"Class contributions to {names[k]}",
                 table.rename(columns=readable),

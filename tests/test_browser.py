@@ -887,3 +887,38 @@ def test_every_page_has_no_serious_accessibility_violation(server_url, browser):
     finally:
         context.close()
     assert not found, found
+
+
+def test_a_downloaded_report_opens_offline_and_draws_its_figures(browser, tmp_path):
+    """plotly.js is inlined compressed and unpacked by the browser: the file opened from
+    disk, with the network cut, draws every figure."""
+    from sblr import SBLRClassifier, SparseSBLRClassifier
+    from sblr.evaluation import evaluate
+    from sblr.report import analysis_report
+    from sblr.samples import load_sample
+
+    ds = load_sample("planted")
+    sparse = SparseSBLRClassifier(lam=1e-3).fit(ds.X, ds.y)
+    page = analysis_report(
+        ds,
+        3,
+        sblr_model=SBLRClassifier().fit(ds.X, ds.y),
+        sparse_model=sparse,
+        evidence=sparse.featurizer_.training_evidence(),
+        evaluation=evaluate(SparseSBLRClassifier(lam=1e-3), ds.X, ds.y),
+        model="SparseSBLR",
+        context={"data": ds.name},
+    )
+    path = tmp_path / "report.html"
+    path.write_text(page, encoding="utf-8")
+    context = browser.new_context(offline=True)
+    try:
+        pg = context.new_page()
+        errors = []
+        pg.on("pageerror", lambda exc: errors.append(str(exc)))
+        pg.goto(path.as_uri())
+        pg.locator("#sblr-figure-1 .main-svg").first.wait_for(timeout=TIMEOUT_MS)
+        assert pg.locator("#sblr-figure-1 .heatmaplayer, #sblr-figure-1 image").count() > 0
+        assert not errors, errors
+    finally:
+        context.close()

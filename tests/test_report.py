@@ -44,12 +44,12 @@ def test_analysis_report_shows_the_numbers_it_was_given(name, k):
     models, computed here from the fitted models."""
     page, ds, sblr_model, sparse, F, result = analysis(name, k)
     text = html.unescape(page)
-    for value in result.summary["mean"]:
-        assert f"<td>{value:.4g}</td>" in page, value
+    for value in result.summary["mean"]:  # as the dashboard writes them: three decimals
+        assert f"<td>{value:.3f}</td>" in page, value
     sd = F.std(axis=0)
     for model in (sblr_model, sparse):
         for value in model.coef_[k] * sd:
-            assert f"<td>{value:.4g}</td>" in page, value
+            assert f"<td>{value:.3g}</td>" in page, value
     assert f"Class contributions to {ds.class_names[k]}" in text
     assert "The paper's claim, tested for this class" in text
     measure = "mean evidence on k's rows" if ds.task == "multiclass" else "P(k | t)"
@@ -70,7 +70,7 @@ def test_analysis_report_escapes_the_users_text():
 def test_html_report_sections():
     table = pd.DataFrame({"metric": ["a"], "value": [np.pi]})
     page = html_report("t", {"k": "v"}, [("T", table, "a note"), ("P", "plain <i>text</i>")])
-    assert "<td>3.142</td>" in page and "a note" in page
+    assert "<td>3.14</td>" in page and "a note" in page
     assert "plain &lt;i&gt;text&lt;/i&gt;" in page
     with pytest.raises(DataError, match="DataFrame, a Figure or text"):
         html_report("t", {}, [("bad", 1.0)])
@@ -87,3 +87,22 @@ def test_analysis_report_tables_have_readable_headers_and_no_index():
         assert f"<th>{header}</th>" in text, header
     for code in ("beta_std", "p_k_given_t", "cooccurrence", "<th>mean</th>", "<th></th>"):
         assert code not in text, code
+
+
+def test_the_report_is_small_names_models_as_the_dashboard_and_carries_its_warnings():
+    """4.9 MB (plotly.js inlined as is), "SBLR beta" in its text, and no word of the
+    identifiability warning the dashboard shows. Oracle: the library's diagnostics of the
+    same SBLR fit."""
+    from sblr.diagnostics import evidence_diagnostics
+
+    page, ds, sblr_model, sparse, F, _ = analysis("planted", 2)
+    assert len(page.encode()) < 2.6e6
+    text = html.unescape(page)
+    assert "SBLR beta" not in text and "SparseSBLR beta" not in text
+    unreliable = evidence_diagnostics(sblr_model, F).unreliable
+    assert ("SBLR's coefficients cannot be read one by one here" in text) == unreliable
+    assert unreliable  # the planted sample's near-copies (daylight, birdsong): it shows
+    import re
+
+    visible = re.sub(r"<script>.*?</script>", "", text, flags=re.S)
+    assert not re.search(r"\bnan\b|\bNone\b", visible)
