@@ -10,6 +10,7 @@ from sblr.exceptions import DataError
 if TYPE_CHECKING:  # imported on first use by __getattr__ below
     from sblr import interpret, metrics
     from sblr.io import Dataset, load_dataset, read_mulan_xml
+    from sblr.modelfile import load_model, save_model
     from sblr.models import SBLRClassifier, SMLClassifier, SparseSBLRClassifier
     from sblr.similarity import SimilarityFeaturizer
     from sblr.tuning import SBLRCV, SparseSBLRCV
@@ -25,8 +26,10 @@ __all__ = [
     "SparseSBLRClassifier",
     "interpret",
     "load_dataset",
+    "load_model",
     "metrics",
     "read_mulan_xml",
+    "save_model",
 ]
 __version__ = "0.1.0"
 
@@ -37,6 +40,8 @@ _LAZY = {
     "Dataset": "sblr.io",
     "load_dataset": "sblr.io",
     "read_mulan_xml": "sblr.io",
+    "load_model": "sblr.modelfile",
+    "save_model": "sblr.modelfile",
     "SBLRClassifier": "sblr.models",
     "SMLClassifier": "sblr.models",
     "SparseSBLRClassifier": "sblr.models",

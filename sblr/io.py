@@ -109,7 +109,15 @@ import scipy.sparse as sp
 
 from sblr.exceptions import DataError
 
-__all__ = ["MAX_DENSE_MB", "Dataset", "list_columns", "load_dataset", "read_mulan_xml"]
+__all__ = [
+    "MAX_DENSE_MB",
+    "Dataset",
+    "Encoding",
+    "FeatureColumn",
+    "list_columns",
+    "load_dataset",
+    "read_mulan_xml",
+]
 
 #: Memory budget of the loader in MiB.  A file is refused with a DataError when a
 #: matrix built from it would need more: ``rows × columns × 8`` bytes for a dense
@@ -160,6 +168,83 @@ _SERVER_PATH = re.compile(r"(?<![\w.])(?:[A-Za-z]:)?[\\/](?:[\w.-]+[\\/])+[\w.-]
 # --------------------------------------------------------------------------- Dataset
 
 
+@dataclass(frozen=True)
+class FeatureColumn:
+    """How one column of the file became columns of ``X``.
+
+    ``kind`` is ``"numeric"`` (one column, as it is), ``"binary"`` (one 0/1 column: 1 where
+    the value is ``positive``, 0 for the other of ``categories``) or ``"onehot"`` (one 0/1
+    column per value of ``categories``, named ``"<name>=<value>"``).
+    """
+
+    name: str
+    kind: str
+    categories: tuple[str, ...] = ()
+    positive: str | None = None
+
+
+@dataclass(frozen=True, eq=False)
+class Encoding:
+    """How a file's columns became ``X`` and ``y``: what reads another file the same way
+    (``load_dataset(..., like=dataset)``) and what a saved model records.
+
+    Attributes
+    ----------
+    features : tuple of FeatureColumn
+        In the order their columns appear in ``X``.
+    target : tuple of str
+        The class column (multi-class) or the label columns (multi-label), by name.
+    task : {"multiclass", "multilabel"}
+    class_values : tuple
+        Multi-class: the class values as they are in ``y`` (numbers or text), in
+        ``class_names`` order; multi-label: the label names.
+    dropped : tuple of str
+        Columns left out by request.
+    means : ndarray of shape (n_features,)
+        Each column of ``X``'s training mean: a missing value of another file is imputed
+        with it, never with that file's own mean.
+    sparse : bool
+        ``X`` was a CSR matrix.
+    """
+
+    features: tuple
+    target: tuple
+    task: str
+    class_values: tuple
+    dropped: tuple = ()
+    means: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    sparse: bool = False
+
+    def to_dict(self) -> dict:
+        """Plain lists and strings (for a model file)."""
+        return {
+            "features": [[f.name, f.kind, list(f.categories), f.positive] for f in self.features],
+            "target": list(self.target),
+            "task": self.task,
+            "class_values": [
+                v.item() if isinstance(v, np.generic) else v for v in self.class_values
+            ],
+            "dropped": list(self.dropped),
+            "means": [float(v) for v in self.means],
+            "sparse": bool(self.sparse),
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict) -> Encoding:
+        return cls(
+            features=tuple(
+                FeatureColumn(str(n), str(k), tuple(str(c) for c in cats), p)
+                for n, k, cats, p in d["features"]
+            ),
+            target=tuple(str(t) for t in d["target"]),
+            task=str(d["task"]),
+            class_values=tuple(d["class_values"]),
+            dropped=tuple(str(t) for t in d.get("dropped", ())),
+            means=np.asarray(d["means"], dtype=np.float64),
+            sparse=bool(d.get("sparse", False)),
+        )
+
+
 @dataclass(frozen=True, eq=False)
 class Dataset:
     """A loaded classification data set.
@@ -197,12 +282,13 @@ class Dataset:
     """
 
     X: np.ndarray | sp.csr_matrix
-    y: np.ndarray
+    y: np.ndarray | None
     task: str
     feature_names: list[str]
     class_names: list[str]
     name: str = "dataset"
     notes: list[str] = field(default_factory=list)
+    encoding: Encoding | None = None
 
     def __post_init__(self) -> None:
         if self.task not in (MULTICLASS, MULTILABEL):
@@ -210,12 +296,19 @@ class Dataset:
         shape = getattr(self.X, "shape", ())
         if len(shape) != 2 or shape[1] != len(self.feature_names):
             raise ValueError("X must be 2-D with one column per feature name")
+        if self.y is None:  # rows to predict, read like= a training file: no labels
+            return
         if len(self.y) != shape[0]:
             raise ValueError("X and y must have the same number of rows")
         if self.task == MULTILABEL and (
             self.y.ndim != 2 or self.y.shape[1] != len(self.class_names)
         ):
             raise ValueError("multilabel y must be 2-D with one column per class name")
+
+    @property
+    def has_labels(self) -> bool:
+        """False for rows to predict (a file without its label columns, read ``like=``)."""
+        return self.y is not None
 
     @property
     def n_samples(self) -> int:
@@ -237,6 +330,8 @@ class Dataset:
 
         Multi-class data get one column per class in ``class_names`` order.
         """
+        if self.y is None:
+            raise DataError(f"{self.name!r} has no labels: its rows are to be predicted.")
         if self.task == MULTILABEL:
             return np.asarray(self.y, dtype=int).copy()
         as_text = np.asarray(self.y).astype(str)
@@ -254,8 +349,19 @@ class Dataset:
         Keys: ``name``, ``instances``, ``features``, ``classes``, ``task``,
         ``label_cardinality`` (mean number of labels per row),
         ``label_density`` (cardinality / classes) and ``class_counts``
-        (class/label name → number of rows having it).
+        (class/label name → number of rows having it; empty without labels).
         """
+        if self.y is None:
+            return {
+                "name": self.name,
+                "instances": self.n_samples,
+                "features": self.n_features,
+                "classes": self.n_classes,
+                "task": self.task,
+                "label_cardinality": math.nan,
+                "label_density": math.nan,
+                "class_counts": {},
+            }
         matrix = self.label_matrix()
         cardinality = float(matrix.sum(axis=1).mean()) if self.n_samples else 0.0
         return {
@@ -368,6 +474,7 @@ def load_dataset(
     drop: str | int | list | None = None,
     missing: str = "impute",
     max_dense_mb: float | None = None,
+    like: Dataset | Encoding | None = None,
 ) -> Dataset:
     """Load an ARFF or CSV file into a :class:`Dataset`.
 
@@ -403,6 +510,22 @@ def load_dataset(
         The size limit of this load (default :data:`MAX_DENSE_MB`): a matrix built from the
         file that would be larger is refused before it is allocated. A server taking files
         from many users (the dashboard) sets a lower one.
+    like : Dataset or Encoding, optional
+        Read a second file (a test file, or rows to predict) exactly as this training data
+        was read: its features, encodings, class names and order.  Columns are matched by
+        NAME (a CSV with its columns in another order gives the same rows); the target
+        options are taken from the training data (``target``, ``n_labels``, ``xml`` and
+        ``drop`` must not be given).  What is checked, and what is done:
+
+        * a feature column of the training data that the file lacks: :class:`DataError`;
+        * a column the training data did not use: left out, with a note;
+        * a value of a one-hot column the training data never had: all its 0/1 columns 0,
+          with a note; of a two-valued column: :class:`DataError`;
+        * text in a column that was numeric: :class:`DataError` naming the cell;
+        * a missing value: the training column's mean (never this file's);
+        * the label columns absent: rows to predict (``y`` is None, ``has_labels`` False);
+          some present and some not, or a class the training data never had:
+          :class:`DataError`.
 
     Returns
     -------
@@ -441,6 +564,16 @@ def load_dataset(
     >>> ds.X.format, ds.X.toarray(), ds.y.tolist()
     ('csr', array([[2., 0.],
            [0., 1.]]), ['q', 'p'])
+
+    A test file, its columns in another order, read like the training file:
+
+    >>> train = load_dataset(io.BytesIO(raw), target="label", name="toy.csv")
+    >>> test = load_dataset(b"size,label,colour\\n5,b,blue\\n2,a,red\\n", name="t.csv", like=train)
+    >>> test.X, test.y.tolist()
+    (array([[0., 5.],
+           [1., 2.]]), ['b', 'a'])
+    >>> load_dataset(b"colour,size\\nred,7\\n", name="new.csv", like=train).has_labels
+    False
     """
     if missing not in ("impute", "error"):
         raise DataError(f"missing must be 'impute' or 'error', not {missing!r}")
@@ -451,6 +584,29 @@ def load_dataset(
         and max_dense_mb > 0
     ):
         raise ValueError(f"max_dense_mb must be a positive number; got {max_dense_mb!r}.")
+    if like is not None:
+        encoding = like.encoding if isinstance(like, Dataset) else like
+        if not isinstance(encoding, Encoding):
+            raise DataError(
+                "like= needs a Dataset read by load_dataset (or its encoding): this one does "
+                "not record how its file was encoded."
+            )
+        given = [
+            k
+            for k, v in (("target", target), ("n_labels", n_labels), ("xml", xml), ("drop", drop))
+            if v is not None
+        ]
+        if given:
+            raise DataError(
+                f"With like=, the columns come from the training data; leave out "
+                f"{', '.join(given)}."
+            )
+        data, path = _read_bytes(source, name, what="data file")
+        file_name = name or (path.name if path else _source_name(source))
+        with _reading("data file"), _size_limit(max_dense_mb):
+            return _load_like(
+                data, path, file_name, encoding, like, fmt=format, name=name, header=header
+            )
     data, path = _read_bytes(source, name, what="data file")
     xml_data = None if xml is None else _read_bytes(xml, None, what="XML label file")[0]
     file_name = name or (path.name if path else _source_name(source))
@@ -636,6 +792,179 @@ def _load(
     _check_characters(ds.feature_names, "column named")
     _check_characters(ds.notes, "value (in the note)")
     return ds
+
+
+def _load_like(data: bytes, path, file_name, encoding: Encoding, like, *, fmt, name, header):
+    """A file read as the training data ``encoding`` describes (``load_dataset(like=)``)."""
+    text, notes = _decode(data)
+    ext = _extension(name, path)
+    fmt = _infer_format(fmt, ext, text)
+    table = _read_arff(text)[0] if fmt == "arff" else _read_csv(text, header=header, ext=ext)
+    notes = notes + list(table.warnings) + list(table.notes)
+    if table.n_rows < 1:
+        raise DataError("The file has no data rows.")
+    where = {}
+    for j, col in enumerate(table.names):
+        where.setdefault(col, j)
+    training = f"the training data {like.name!r}" if isinstance(like, Dataset) else "training"
+    lacking = [f.name for f in encoding.features if f.name not in where]
+    if lacking:
+        raise DataError(
+            f"The file lacks {len(lacking)} feature column(s) of {training}: "
+            f"{_preview(lacking, 8)}. Columns are matched by name; the file has "
+            f"{_preview(table.names, 8)}."
+        )
+    used = {f.name for f in encoding.features} | set(encoding.target) | set(encoding.dropped)
+    extra = [c for c in table.names if c not in used]
+    if extra:
+        notes.append(f"left out column(s) {_preview(extra, 8)}: not features of {training}")
+    n = table.n_rows
+    widths = [len(f.categories) if f.kind == "onehot" else 1 for f in encoding.features]
+    width = int(sum(widths))
+    if not encoding.sparse:
+        _check_dense(n, width, "the feature matrix")
+    rows_parts, cols_parts, data_parts = [], [], []  # the entries of X, column by column
+    at = 0
+    unseen_notes = []
+    for spec, w in zip(encoding.features, widths, strict=True):
+        j = where[spec.name]
+        if spec.kind == "numeric":
+            column = _numeric_like(table, j, spec.name)
+            hit = np.flatnonzero(column != 0)  # NaN (missing) included: imputed below
+            rows_parts.append(hit)
+            cols_parts.append(np.full(hit.size, at))
+            data_parts.append(column[hit])
+        else:
+            values = _texts_like(table, j)
+            if spec.kind == "binary":
+                bad = sorted({v for v in values if v is not None} - set(spec.categories))
+                if bad:
+                    raise DataError(
+                        f"Column {spec.name!r} has value(s) {_preview(bad, 5)} that {training} "
+                        f"never had: it knew only {_preview(list(spec.categories), 5)}."
+                    )
+                codes = np.array(
+                    [-2 if v is None else (0 if v == spec.positive else -1) for v in values]
+                )
+            else:
+                index = {c: i for i, c in enumerate(spec.categories)}
+                bad = sorted({v for v in values if v is not None and v not in index})
+                if bad:
+                    unseen_notes.append(f"{spec.name!r}: {_preview(bad, 5)}")
+                codes = np.array([-2 if v is None else index.get(v, -1) for v in values])
+            hit = np.flatnonzero(codes >= 0)
+            rows_parts.append(hit)
+            cols_parts.append(at + codes[hit])
+            data_parts.append(np.ones(hit.size))
+            holes = np.flatnonzero(codes == -2)  # missing: every column of the group, NaN
+            rows_parts.append(np.repeat(holes, w))
+            cols_parts.append(np.tile(np.arange(at, at + w), holes.size))
+            data_parts.append(np.full(holes.size * w, np.nan))
+        at += w
+    if unseen_notes:
+        notes.append(
+            "value(s) the training data never had, encoded as all 0 in their one-hot columns: "
+            + "; ".join(unseen_notes)
+        )
+    rows = np.concatenate(rows_parts) if rows_parts else np.zeros(0, dtype=np.intp)
+    cols = np.concatenate(cols_parts) if cols_parts else np.zeros(0, dtype=np.intp)
+    vals = np.concatenate(data_parts) if data_parts else np.zeros(0)
+    holes = np.isnan(vals)
+    if holes.any():  # the training column's mean, never this file's
+        vals[holes] = encoding.means[cols[holes]]
+        notes.append(
+            f"imputed {int(holes.sum())} missing value(s) with the training data's column means"
+        )
+    if encoding.sparse:
+        _check_sparse(vals.size, n, width, "the feature matrix")
+        X = sp.csr_matrix((vals, (rows, cols)), shape=(n, width), dtype=np.float64)
+        X.eliminate_zeros()
+    else:
+        X = np.zeros((n, width))
+        X[rows, cols] = vals
+    y = _labels_like(table, where, encoding, training, notes)
+    feature_names = (
+        list(like.feature_names) if isinstance(like, Dataset) else _feature_names(encoding)
+    )
+    class_names = (
+        list(like.class_names)
+        if isinstance(like, Dataset)
+        else [str(v) for v in encoding.class_values]
+    )
+    ds = Dataset(
+        X, y, encoding.task, feature_names, class_names, _dataset_name(file_name), notes, encoding
+    )
+    _check_characters(ds.notes, "value (in the note)")
+    return ds
+
+
+def _feature_names(encoding: Encoding) -> list[str]:
+    """The names of X's columns an encoding makes (one-hot: ``attr=value``)."""
+    names: list[str] = []
+    for f in encoding.features:
+        if f.kind == "onehot":
+            names.extend(f"{f.name}={c}" for c in f.categories)
+        else:
+            names.append(f.name)
+    return names
+
+
+def _numeric_like(table: _Table, j: int, name: str) -> np.ndarray:
+    """Column ``j`` as numbers for a numeric training column (NaN = missing)."""
+    if table.kinds[j] == "numeric":
+        return table.numbers(j)
+    values = table.column(j).values
+    out = np.full(len(values), np.nan)
+    for r, v in enumerate(values):
+        if v is None:
+            continue
+        try:
+            out[r] = float(str(v).strip())
+        except ValueError:
+            raise DataError(
+                f"Column {name!r} holds numbers in the training data, but {table.where(r)} "
+                f"of this file has {_shorten(str(v), 40)!r}."
+            ) from None
+    if not np.isfinite(out[~np.isnan(out)]).all():
+        raise DataError(f"Column {name!r} has an infinite value.")
+    return out
+
+
+def _texts_like(table: _Table, j: int) -> list:
+    """Column ``j`` as text values (None = missing), numbers written as the training file
+    would have read them ("1" for 1.0)."""
+    column = table.column(j)
+    if column.kind == "numeric":
+        return [None if math.isnan(v) else (f"{v:g}") for v in column.values]
+    return [None if v is None else str(v) for v in column.values]
+
+
+def _labels_like(table: _Table, where: dict, encoding: Encoding, training: str, notes: list):
+    """``y`` of the file coded as the training data's, or None when it has no label column."""
+    present = [t for t in encoding.target if t in where]
+    if not present:
+        notes.append("no label column: the rows are to be predicted")
+        return None
+    if len(present) < len(encoding.target):
+        absent = [t for t in encoding.target if t not in where]
+        raise DataError(
+            f"The file has some label columns of {training} but not {_preview(absent, 5)}: "
+            "give every label column, or none (rows to predict)."
+        )
+    if encoding.task == MULTILABEL:
+        return np.column_stack(
+            [_binary_labels(table.column(where[t])) for t in encoding.target]
+        ).astype(np.int64)
+    y, _ = _class_target(table.column(where[encoding.target[0]]), [])
+    known = {str(v): v for v in encoding.class_values}
+    new = sorted({str(v) for v in y.tolist()} - set(known))
+    if new:
+        raise DataError(
+            f"The class column {encoding.target[0]!r} has class(es) {_preview(new, 5)} that "
+            f"{training} never had (it knew {_preview(list(known), 8)})."
+        )
+    values = [known[str(v)] for v in y.tolist()]
+    return np.asarray(values)
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -1756,8 +2085,34 @@ def _build_dataset(table: _Table, labels: tuple[str, list[int]], *, drop, missin
         y, class_names = _label_target([table.column(i) for i in target_idx], notes)
     taken = dropped.union(target_idx)
     features = [j for j in range(len(table.names)) if j not in taken]
-    X, feature_names = _encode_features(table, features, missing, notes)
-    return Dataset(X, y, task, feature_names, class_names, name, notes)
+    X, feature_names, plan = _encode_features(table, features, missing, notes)
+    encoding = Encoding(
+        features=_feature_columns(table, plan),
+        target=tuple(table.names[i] for i in target_idx),
+        task=task,
+        class_values=tuple(np.unique(y).tolist()) if task == MULTICLASS else tuple(class_names),
+        dropped=tuple(table.names[i] for i in sorted(dropped)),
+        means=np.asarray(X.mean(axis=0)).reshape(-1),
+        sparse=sp.issparse(X),
+    )
+    return Dataset(X, y, task, feature_names, class_names, name, notes, encoding)
+
+
+def _feature_columns(table: _Table, plan: _Encoded) -> tuple[FeatureColumn, ...]:
+    """The plan as FeatureColumns, in the order of X's columns."""
+    cols = [
+        (at, FeatureColumn(table.names[j], "numeric"))
+        for j, at in zip(plan.numeric, plan.numeric_at, strict=True)
+    ]
+    for j, at, positive in zip(plan.nominal, plan.nominal_at, plan.positive, strict=True):
+        categories = tuple(str(c) for c in table.categories[j] or [])
+        if positive >= 0:
+            cols.append(
+                (at, FeatureColumn(table.names[j], "binary", categories, categories[positive]))
+            )
+        else:
+            cols.append((at, FeatureColumn(table.names[j], "onehot", categories)))
+    return tuple(c for _, c in sorted(cols, key=lambda item: item[0]))
 
 
 def _class_target(column: _Column, notes: list[str]) -> tuple[np.ndarray, list[str]]:
@@ -1854,7 +2209,7 @@ class _Encoded:
 
 def _encode_features(
     table: _Table, features: list[int], missing: str, notes: list[str]
-) -> tuple[np.ndarray | sp.csr_matrix, list[str]]:
+) -> tuple[np.ndarray | sp.csr_matrix, list[str], _Encoded]:
     """Encode the feature columns into a float matrix, appending notes about it.
 
     Numeric columns are copied as one block; only nominal and text columns are
@@ -1892,7 +2247,7 @@ def _encode_features(
         at = X.indices[~finite] if sp.issparse(X) else np.flatnonzero(~finite.all(axis=0))
         bad = sorted({plan.names[j] for j in np.unique(at)})
         raise DataError(f"Column(s) {_preview(bad, 5)} still have invalid values after loading.")
-    return X, plan.names
+    return X, plan.names, plan
 
 
 def _plan_encoding(table: _Table, features: list[int], notes: list[str]) -> _Encoded:

@@ -1,0 +1,295 @@
+"""Model files that are safe to open: a fitted sblr estimator and what applying it needs.
+
+:func:`save_model` writes a `skops <https://skops.readthedocs.io>`_ file (the format
+scikit-learn's own guidance recommends for sharing models: it does not run code on load,
+unlike a pickle) holding the estimator and, beside it, what is needed to apply it to a new
+file: the feature names and how the training file was encoded (so a new file is read
+``like=`` it), the class names, γ and λ, and the sblr version that wrote it.
+
+:func:`load_model` opens such a file and nothing else.  Before anything is built from it:
+
+* a file larger than ``MAX_MODEL_MB`` is refused unread;
+* a file that is not a skops archive (a pickle, a joblib file, a truncated download) is
+  refused: it is never unpickled;
+* every type the file would create must be sblr's own or one skops trusts by default
+  (NumPy, SciPy, scikit-learn); a file naming any other type (a function, ``os.system``, a
+  class of somebody's module) is refused, listing them.
+
+Examples
+--------
+>>> import numpy as np, tempfile, os
+>>> from sblr import SparseSBLRClassifier
+>>> rng = np.random.default_rng(0)
+>>> X = rng.normal(size=(40, 3)); y = (X[:, 0] > 0).astype(int)
+>>> model = SparseSBLRClassifier(gamma=1.0, lam=1e-3).fit(X, y)
+>>> path = os.path.join(tempfile.mkdtemp(), "model.skops")
+>>> _ = save_model(model, path)
+>>> saved = load_model(path)
+>>> bool(np.array_equal(saved.estimator.predict_proba(X), model.predict_proba(X)))
+True
+>>> saved.info["params"]["lam"]
+0.001
+"""
+
+from __future__ import annotations
+
+import copy
+import io
+import os
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from sblr.exceptions import DataError
+
+__all__ = ["MAX_MODEL_MB", "ModelFileError", "SavedModel", "load_model", "save_model"]
+
+#: Largest model file opened (MB): the exact models keep their training rows (an n × d
+#: matrix), so a 150,000 × 100 data set makes a model of about 120 MB.
+MAX_MODEL_MB = 512
+#: The layout of the file; a file of a newer layout is refused with the reason.
+FORMAT = 1
+_KIND = "sblr-model"
+#: scikit-learn's own compiled types inside fitted neighbour searches (ML-kNN, IBLR): skops
+#: does not trust them by default only because they are rebuilt from their state; they are
+#: scikit-learn's, not somebody's code.
+_SKLEARN_TYPES = {
+    "sklearn.neighbors._kd_tree.KDTree",
+    "sklearn.neighbors._ball_tree.BallTree",
+    "sklearn.metrics._dist_metrics.EuclideanDistance64",
+}
+
+
+class ModelFileError(DataError):
+    """The file is not an sblr model file, or not one that may be opened."""
+
+
+def _sblr_types() -> set[str]:
+    """The sblr classes a model file may hold."""
+    from sblr import baselines, models, similarity, tuning
+
+    out = set()
+    for module in (models, similarity, tuning, baselines):
+        for name in dir(module):
+            obj = getattr(module, name)
+            if isinstance(obj, type) and obj.__module__ == module.__name__:
+                out.add(f"{obj.__module__}.{obj.__qualname__}")
+    return out
+
+
+def _estimator_types() -> set[str]:
+    """The sblr classes that are estimators (what a model file may hold as its model)."""
+    from sklearn.base import BaseEstimator
+
+    from sblr import baselines, models, similarity, tuning
+
+    return {
+        f"{obj.__module__}.{obj.__qualname__}"
+        for module in (models, similarity, tuning, baselines)
+        for obj in vars(module).values()
+        if isinstance(obj, type)
+        and obj.__module__ == module.__name__
+        and issubclass(obj, BaseEstimator)
+        and not obj.__name__.startswith("_")
+    }
+
+
+@dataclass(frozen=True)
+class SavedModel:
+    """A model read from a file: the estimator and what applying it needs.
+
+    Attributes
+    ----------
+    estimator : fitted sblr estimator
+    info : dict
+        ``sblr_version``, ``format``, ``estimator`` (class name), ``params`` (γ, λ...),
+        ``feature_names``, ``class_names``, ``task``, ``encoding`` (a dict, see
+        :meth:`sblr.io.Encoding.to_dict`, or None) and ``data`` (the training data's name).
+    notes : list of str
+        What the reader should know (e.g. the file was written by another sblr version).
+    """
+
+    estimator: object
+    info: dict
+    notes: list = field(default_factory=list)
+
+    @property
+    def encoding(self):
+        """The training file's :class:`sblr.io.Encoding`, or None (fitted on arrays)."""
+        from sblr.io import Encoding
+
+        enc = self.info.get("encoding")
+        return None if enc is None else Encoding.from_dict(enc)
+
+    def read(self, source, **kwargs):
+        """A file read as the training file was (``load_dataset(source, like=...)``)."""
+        from sblr.io import load_dataset
+
+        if self.encoding is None:
+            raise ModelFileError(
+                "This model was fitted on arrays, not on a file: it records no encoding to "
+                "read a file with. Pass the feature matrix itself."
+            )
+        return load_dataset(source, like=self.encoding, **kwargs)
+
+
+def save_model(estimator, path, *, dataset=None) -> Path:
+    """Write a fitted sblr estimator to ``path`` as a skops file (see the module docstring).
+
+    Parameters
+    ----------
+    estimator : fitted sblr estimator (SML, SBLR, SparseSBLR, SBLRCV, SparseSBLRCV, a baseline)
+    path : str or path-like
+    dataset : sblr.io.Dataset, optional
+        The data it was fitted on: its feature names, class names and encoding go into the
+        file, so that a new file can be read the same way (:meth:`SavedModel.read`).
+
+    Returns
+    -------
+    pathlib.Path
+    """
+    import skops.io as sio
+    from sklearn.utils.validation import check_is_fitted
+
+    from sblr import __version__
+
+    name = f"{type(estimator).__module__}.{type(estimator).__qualname__}"
+    if name not in _estimator_types():
+        raise ModelFileError(f"save_model writes sblr estimators; got {name}.")
+    check_is_fitted(estimator)
+    # a table of results (a CV estimator's cv_results_) travels as plain lists: skops cannot
+    # rebuild a pandas DataFrame, and need not
+    frames = {}
+    import pandas as pd
+
+    if any(isinstance(v, pd.DataFrame) for v in vars(estimator).values()):
+        estimator = copy.copy(estimator)
+        for attr, value in list(vars(estimator).items()):
+            if isinstance(value, pd.DataFrame):
+                frames[attr] = _frame_to_plain(value)
+                delattr(estimator, attr)
+    params = {
+        k: (v.item() if isinstance(v, np.generic) else v)
+        for k, v in estimator.get_params(deep=False).items()
+        if isinstance(v, (int, float, str, bool, type(None), np.generic))
+    }
+    encoding = getattr(dataset, "encoding", None)
+    info = {
+        "kind": _KIND,
+        "format": FORMAT,
+        "sblr_version": __version__,
+        "estimator": type(estimator).__name__,
+        "params": params,
+        "feature_names": None if dataset is None else [str(n) for n in dataset.feature_names],
+        "class_names": None if dataset is None else [str(n) for n in dataset.class_names],
+        "task": None if dataset is None else dataset.task,
+        "data": None if dataset is None else str(dataset.name),
+        "encoding": None if encoding is None else encoding.to_dict(),
+        "frames": frames,
+    }
+    if dataset is not None and len(info["feature_names"]) != getattr(
+        estimator, "n_features_in_", len(info["feature_names"])
+    ):
+        raise ModelFileError(
+            f"The model has {estimator.n_features_in_} features but the data set "
+            f"{dataset.name!r} has {len(info['feature_names'])}: is it the data it was fitted "
+            "on?"
+        )
+    path = Path(path)
+    sio.dump({"info": info, "estimator": estimator}, path)
+    return path
+
+
+def _frame_to_plain(frame):
+    """A DataFrame as lists of plain values (str, float, int, bool, None)."""
+
+    def plain(v):
+        if isinstance(v, np.generic):
+            return v.item()
+        if isinstance(v, (str, int, float, bool)) or v is None:
+            return v
+        return repr(v)
+
+    return {
+        "columns": [str(c) for c in frame.columns],
+        "index": [plain(i) for i in frame.index],
+        "data": [[plain(v) for v in row] for row in frame.itertuples(index=False)],
+    }
+
+
+def load_model(path) -> SavedModel:
+    """Open a model file written by :func:`save_model`; refuse anything else unrun.
+
+    Raises
+    ------
+    ModelFileError
+        Too large, not a skops file (a pickle, a joblib file, truncated), holding types
+        other than sblr's and those skops trusts, of a newer format, or not an sblr model.
+    """
+    import skops.io as sio
+
+    from sblr import __version__
+
+    path = Path(path)
+    try:
+        size = os.path.getsize(path)
+    except OSError as exc:
+        raise ModelFileError(f"Cannot read {path.name}: {exc.strerror or exc}.") from None
+    if size > MAX_MODEL_MB * 2**20:
+        raise ModelFileError(
+            f"{path.name} is {size / 2**20:.0f} MB; a model file may be at most {MAX_MODEL_MB} MB."
+        )
+    data = path.read_bytes()
+    if not zipfile.is_zipfile(io.BytesIO(data)):
+        what = "a pickle or joblib file" if data[:1] == b"\x80" else "not a model file"
+        raise ModelFileError(
+            f"{path.name} is {what}: only sblr model files (skops format, written by "
+            "sblr.save_model or the dashboard) are opened. Pickles are never opened: loading "
+            "one runs whatever code it holds."
+        )
+    try:
+        untrusted = sio.get_untrusted_types(data=data)
+    except Exception as exc:  # a damaged archive: its schema cannot be read
+        raise ModelFileError(f"{path.name} is damaged or truncated ({exc}).") from None
+    allowed = _sblr_types() | _SKLEARN_TYPES
+    foreign = sorted(t for t in untrusted if t not in allowed)
+    if foreign:
+        raise ModelFileError(
+            f"{path.name} would create types that are not sblr's: {', '.join(foreign[:8])}"
+            f"{' …' if len(foreign) > 8 else ''}. It is not opened."
+        )
+    try:
+        content = sio.loads(data, trusted=sorted(untrusted))
+    except Exception as exc:
+        raise ModelFileError(f"{path.name} cannot be read as a model ({exc}).") from None
+    if not (isinstance(content, dict) and isinstance(content.get("info"), dict)):
+        raise ModelFileError(f"{path.name} is a skops file, but not an sblr model.")
+    info = content["info"]
+    if info.get("kind") != _KIND:
+        raise ModelFileError(f"{path.name} is a skops file, but not an sblr model.")
+    if int(info.get("format", 0)) > FORMAT:
+        raise ModelFileError(
+            f"{path.name} was written by sblr {info.get('sblr_version')} in a newer layout "
+            f"(format {info.get('format')}); this is sblr {__version__}. Upgrade sblr to open it."
+        )
+    estimator = content.get("estimator")
+    name = f"{type(estimator).__module__}.{type(estimator).__qualname__}"
+    if name not in _estimator_types():
+        raise ModelFileError(f"{path.name} holds a {name}, not an sblr estimator.")
+    import pandas as pd
+
+    for attr, frame in (info.get("frames") or {}).items():
+        setattr(
+            estimator,
+            attr,
+            pd.DataFrame(frame["data"], columns=frame["columns"], index=frame["index"]),
+        )
+    notes = []
+    if info.get("sblr_version") != __version__:
+        notes.append(
+            f"written by sblr {info.get('sblr_version')}, opened by sblr {__version__}: the "
+            "layout is the same, but its numbers may differ slightly from a fit made now"
+        )
+    return SavedModel(estimator, info, notes)

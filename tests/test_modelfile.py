@@ -1,0 +1,162 @@
+"""Model files (issue #26): every sblr estimator saved and loaded with identical
+probabilities; a new file read like the training file predicts as the original rows; and
+files that are not sblr models (a pickle, a joblib file, a skops file of other types, a
+truncated or oversized file) are refused without running anything: a marker file the
+hostile file would create never appears."""
+
+from __future__ import annotations
+
+import io
+import os
+import pickle
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from sblr import SBLRCV, SBLRClassifier, SMLClassifier, SparseSBLRClassifier, SparseSBLRCV
+from sblr.baselines import BRSVMClassifier, IBLRClassifier, MLkNNClassifier
+from sblr.io import load_dataset
+from sblr.modelfile import ModelFileError, load_model, save_model
+from sblr.samples import load_sample
+
+SAMPLES = Path(__file__).resolve().parents[1] / "sample_data"
+
+ESTIMATORS = {
+    "SML": lambda: SMLClassifier(),
+    "SBLR": lambda: SBLRClassifier(),
+    "SparseSBLR": lambda: SparseSBLRClassifier(lam=1e-3),
+    "SBLRCV": lambda: SBLRCV(gammas=(1.0, 0.1)),
+    "SparseSBLRCV": lambda: SparseSBLRCV(gammas=(1.0, 0.1), lams=(1e-2, 1e-4)),
+    "MLkNN": lambda: MLkNNClassifier(),
+    "IBLR": lambda: IBLRClassifier(),
+    "BRSVM": lambda: BRSVMClassifier(),
+}
+
+
+@pytest.mark.parametrize("name", list(ESTIMATORS))
+def test_every_estimator_round_trips_with_the_same_probabilities(name, tmp_path):
+    ds = load_sample("planted")
+    model = ESTIMATORS[name]().fit(ds.X, ds.y)
+    path = save_model(model, tmp_path / "m.skops", dataset=ds)
+    saved = load_model(path)
+    assert type(saved.estimator) is type(model)
+    method = "predict_proba" if hasattr(model, "predict_proba") else "decision_function"
+    P = getattr(model, method)(ds.X)
+    np.testing.assert_allclose(getattr(saved.estimator, method)(ds.X), P, rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(saved.estimator.predict(ds.X), model.predict(ds.X))
+    if hasattr(model, "cv_results_"):  # a table travels as plain lists and comes back
+        assert list(saved.estimator.cv_results_.columns) == list(model.cv_results_.columns)
+        assert len(saved.estimator.cv_results_) == len(model.cv_results_)
+    assert saved.info["feature_names"] == ds.feature_names
+    assert saved.info["class_names"] == ds.class_names and saved.info["task"] == ds.task
+    assert not saved.notes
+
+
+def test_a_new_file_is_read_like_the_training_file_and_predicted_alike(tmp_path):
+    """The CSV of the training rows with its columns in another order, read through the
+    model file's encoding, gets the original rows' predictions."""
+    frame = pd.read_csv(SAMPLES / "wine.csv")
+    train = load_dataset(SAMPLES / "wine.csv", target="class")
+    model = SparseSBLRClassifier(lam=1e-3).fit(train.X, train.y)
+    saved = load_model(save_model(model, tmp_path / "wine.skops", dataset=train))
+    shuffled = frame[list(reversed(frame.columns))].drop(columns="class")
+    rows = saved.read(shuffled.to_csv(index=False).encode(), name="new.csv")
+    assert not rows.has_labels
+    np.testing.assert_allclose(
+        saved.estimator.predict_proba(rows.X), model.predict_proba(train.X), atol=1e-12
+    )
+    assert saved.info["params"]["lam"] == 1e-3
+
+
+class _Touch:
+    """Unpickling this creates a file: the marker of code run by opening a model file."""
+
+    def __init__(self, path):
+        self.path = path
+
+    def __reduce__(self):
+        return (Path.touch, (Path(self.path),))
+
+
+def test_a_pickle_is_refused_and_runs_nothing(tmp_path):
+    marker = tmp_path / "ran"
+    evil = tmp_path / "model.skops"
+    evil.write_bytes(pickle.dumps(_Touch(marker)))
+    with pytest.raises(ModelFileError, match="pickle"):
+        load_model(evil)
+    assert not marker.exists()
+    assert pickle.loads(evil.read_bytes()) is None or marker.exists()  # the oracle: it would
+
+
+def test_a_joblib_file_is_refused_and_runs_nothing(tmp_path):
+    import joblib
+
+    marker = tmp_path / "ran"
+    evil = tmp_path / "model.joblib"
+    joblib.dump(_Touch(marker), evil)
+    with pytest.raises(ModelFileError, match="pickle or joblib"):
+        load_model(evil)
+    assert not marker.exists()
+
+
+def test_a_skops_file_of_other_types_is_refused_and_runs_nothing(tmp_path):
+    import skops.io as sio
+
+    marker = tmp_path / "ran"
+    path = tmp_path / "other.skops"
+    sio.dump({"info": {"kind": "sblr-model", "format": 1}, "estimator": os.system}, path)
+    with pytest.raises(ModelFileError, match="not sblr's"):
+        load_model(path)
+    sio.dump({"info": {"kind": "sblr-model", "format": 1}, "estimator": _Touch(marker)}, path)
+    with pytest.raises(ModelFileError, match="_Touch"):
+        load_model(path)
+    assert not marker.exists()
+
+
+def test_truncated_oversized_foreign_and_newer_files(tmp_path, monkeypatch):
+    import skops.io as sio
+
+    import sblr.modelfile as modelfile
+
+    ds = load_sample("wine")
+    model = SMLClassifier().fit(ds.X, ds.y)
+    path = save_model(model, tmp_path / "m.skops", dataset=ds)
+    data = path.read_bytes()
+    cut = tmp_path / "cut.skops"
+    cut.write_bytes(data[: len(data) // 2])
+    with pytest.raises(ModelFileError):
+        load_model(cut)
+    monkeypatch.setattr(modelfile, "MAX_MODEL_MB", len(data) / 2**20 / 2)
+    with pytest.raises(ModelFileError, match="at most"):
+        load_model(path)
+    monkeypatch.undo()
+    other = tmp_path / "other.skops"
+    sio.dump({"weights": np.ones(3)}, other)
+    with pytest.raises(ModelFileError, match="not an sblr model"):
+        load_model(other)
+    with pytest.raises(ModelFileError, match="not a model file"):
+        (tmp_path / "notes.txt").write_text("hello")
+        load_model(tmp_path / "notes.txt")
+    # a newer layout says why; another version of the same layout loads, with a note
+    content = sio.loads(data, trusted=sio.get_untrusted_types(data=data))
+    for fmt, version in ((2, "9.0"), (1, "0.0.1")):
+        content["info"] = dict(content["info"], format=fmt, sblr_version=version)
+        sio.dump(content, tmp_path / "v.skops")
+        if fmt == 2:
+            with pytest.raises(ModelFileError, match="newer layout.*Upgrade"):
+                load_model(tmp_path / "v.skops")
+        else:
+            saved = load_model(tmp_path / "v.skops")
+            assert "written by sblr 0.0.1" in saved.notes[0]
+    assert zipfile.is_zipfile(io.BytesIO(data))
+
+
+def test_only_sblr_estimators_are_saved(tmp_path):
+    from sklearn.linear_model import LogisticRegression
+
+    X, y = np.random.default_rng(0).normal(size=(20, 2)), np.arange(20) % 2
+    with pytest.raises(ModelFileError, match="sblr estimators"):
+        save_model(LogisticRegression().fit(X, y), tmp_path / "m.skops")
