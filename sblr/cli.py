@@ -163,7 +163,14 @@ def _add_protocol_options(p, *, folds_default):
 
 
 _BENCHMARK_HELP = "cross-validate several methods on several data sets; write tables"
-_EVALUATE_HELP = "cross-validate one method on one data set and print its metrics"
+_EVALUATE_HELP = (
+    "cross-validate one method on one data set (or train on it and score a --test file) and "
+    "print its metrics"
+)
+_FIT_HELP = "fit one method on a data file and save the model (a skops file)"
+_PREDICT_HELP = "predict the rows of a file with a saved model; write a CSV"
+#: The commands that parse their arguments with the protocol's method list.
+_PROTOCOL_COMMANDS = ("benchmark", "evaluate", "fit", "predict")
 
 
 def build_parser(*, full=True):
@@ -184,6 +191,8 @@ def build_parser(*, full=True):
     else:
         sub.add_parser("benchmark", help=_BENCHMARK_HELP)
         sub.add_parser("evaluate", help=_EVALUATE_HELP)
+        sub.add_parser("fit", help=_FIT_HELP)
+        sub.add_parser("predict", help=_PREDICT_HELP)
 
     d = sub.add_parser(
         "dashboard",
@@ -251,12 +260,51 @@ def _add_protocol_commands(sub):
         formatter_class=fmt,
     )
     e.add_argument("file", metavar="FILE", help="a data file")
-    e.add_argument("--method", default="sparse_sblr", help="method (default sparse_sblr)")
-    e.add_argument("--gamma", type=_positive_float, help="fixed RBF width gamma")
-    e.add_argument("--lam", type=_nonnegative_float, help="fixed L1 strength lambda (sparse_sblr)")
-    e.add_argument("--C", dest="C", type=_positive_float, help="fixed SVM C (br_svm)")
+    e.add_argument(
+        "--test",
+        metavar="TEST",
+        help="a test file (e.g. Mulan's *-test.arff): train on FILE (parameters selected on "
+        "FILE only, unless given) and score every metric on TEST, read as FILE was (columns "
+        "by name)",
+    )
+    _add_method_options(e)
     _add_data_options(e)
     _add_protocol_options(e, folds_default=10)
+
+    f = sub.add_parser(
+        "fit",
+        help=_FIT_HELP,
+        description="Fit one method on FILE and save it to MODEL (skops format: opening it runs "
+        "no code). The file records the feature names, how FILE was encoded, the class names, "
+        "the parameters and the sblr version, so `sblr predict` reads new files as FILE was "
+        "read. With --gamma/--lam/--C the given values are used; otherwise they are selected "
+        "on FILE (--selection).\n\n" + _DATA_HELP + f"\nMethods: {methods}.",
+        formatter_class=fmt,
+    )
+    f.add_argument("file", metavar="FILE", help="the training data file")
+    f.add_argument("--out", required=True, type=Path, help="the model file to write")
+    _add_method_options(f)
+    _add_data_options(f)
+    _add_protocol_options(f, folds_default=10)
+
+    pr = sub.add_parser(
+        "predict",
+        help=_PREDICT_HELP,
+        description="Read DATA as the model's training file was read (columns matched by "
+        "name; label columns may be present or not) and write one row per input row: the "
+        "predicted classes and each class's probability (formula-safe CSV).",
+    )
+    pr.add_argument("model", metavar="MODEL", type=Path, help="a model file from `sblr fit`")
+    pr.add_argument("data", metavar="DATA", help="the rows to predict")
+    pr.add_argument("--out", required=True, type=Path, help="the CSV to write")
+    pr.add_argument("--no-header", action="store_true", help="DATA has no header row (UCI style)")
+
+
+def _add_method_options(p):
+    p.add_argument("--method", default="sparse_sblr", help="method (default sparse_sblr)")
+    p.add_argument("--gamma", type=_positive_float, help="fixed RBF width gamma")
+    p.add_argument("--lam", type=_nonnegative_float, help="fixed L1 strength lambda (sparse_sblr)")
+    p.add_argument("--C", dest="C", type=_positive_float, help="fixed SVM C (br_svm)")
 
 
 # --------------------------------------------------------------------------- dashboard
@@ -554,17 +602,9 @@ def _evaluate(args, parser):
     import pandas as pd
 
     from sblr.metrics import METRIC_LABELS
-    from sblr.protocol import METHODS, run_benchmark
+    from sblr.protocol import run_benchmark
 
-    method = _methods(args.method, parser)
-    if len(method) != 1:
-        parser.error("--method takes one method")
-    method = method[0]
-    spec = METHODS[method]
-    given = {k: getattr(args, k) for k in ("gamma", "lam", "C") if getattr(args, k) is not None}
-    unused = [k for k in given if k not in spec.tuned]
-    if unused:
-        parser.error(f"{method} does not take --{', --'.join(unused)}")
+    method, spec, given = _one_method(args, parser)
     files = _expand([args.file], parser)
     if len(files) != 1:
         raise DataError(f"evaluate takes one data file; {args.file} holds {len(files)}.")
@@ -598,6 +638,137 @@ def _evaluate(args, parser):
     return 0
 
 
+def _one_method(args, parser):
+    """The --method and its fixed parameters (--gamma, --lam, --C) as ``(name, spec, given)``."""
+    from sblr.protocol import METHODS
+
+    method = _methods(args.method, parser)
+    if len(method) != 1:
+        parser.error("--method takes one method")
+    spec = METHODS[method[0]]
+    given = {k: getattr(args, k) for k in ("gamma", "lam", "C") if getattr(args, k) is not None}
+    unused = [k for k in given if k not in spec.tuned]
+    if unused:
+        parser.error(f"{method[0]} does not take --{', --'.join(unused)}")
+    return method[0], spec, given
+
+
+def _one_file(spec_text, args, parser):
+    files = _expand([spec_text], parser)
+    if len(files) != 1:
+        raise DataError(f"Give one data file; {spec_text} holds {len(files)}.")
+    return _load(*files[0], args)
+
+
+def _trained(args, parser, ds):
+    """The method fitted on all of ``ds``, its parameters given or selected on ``ds``."""
+    import numpy as np
+
+    from sblr.protocol import select_params
+
+    method, spec, given = _one_method(args, parser)
+    if not spec.supports(ds.task):
+        raise DataError(f"{spec.label} handles multi-class data only; {ds.name} is multi-label.")
+    X = spec.features(ds.X)
+    y = np.asarray(ds.y, dtype=int) if ds.task == "multilabel" else np.asarray(ds.y)
+    if given:
+        chosen, how = dict(given), "fixed " + ", ".join(f"{k}={v:g}" for k, v in given.items())
+    else:
+        chosen = select_params(
+            method,
+            X,
+            y,
+            selection=args.selection,
+            grid=args.grid,
+            inner_folds=args.inner_folds,
+            random_state=args.seed,
+        )
+        how = f"selected on {ds.name} ({args.selection})" + (
+            ": " + ", ".join(f"{k}={v:g}" for k, v in chosen.items()) if chosen else ""
+        )
+    return method, spec, spec.build(**chosen).fit(X, y), how
+
+
+def _fit(args, parser):
+    from sblr.modelfile import save_model
+
+    ds = _one_file(args.file, args, parser)
+    _writable_folder(args.out.resolve().parent, "--out")
+    method, spec, est, how = _trained(args, parser, ds)
+    save_model(est, args.out, dataset=ds)
+    print(
+        f"{ds.name}: {spec.label} on {ds.n_samples:,} rows, parameters {how}; saved to {args.out}"
+    )
+    return 0
+
+
+def _predict(args):
+    from sblr.modelfile import load_model
+    from sblr.textsafe import to_csv_bytes
+
+    saved = load_model(args.model)
+    path = Path(args.data)
+    if not path.is_file():
+        raise DataError(
+            f"{_path_text(path)} is not a file."
+            if path.exists()
+            else f"No such file: {_path_text(path)}."
+        )
+    _writable_folder(args.out.resolve().parent, "--out")
+    rows = saved.read(path, header=not args.no_header)
+    table = saved.predictions(rows)
+    args.out.write_bytes(to_csv_bytes(table, index=False))
+    for note in saved.notes:
+        print(f"note: {note}", file=sys.stderr)
+    print(
+        f"{rows.name}: {len(table):,} rows predicted with {saved.info['estimator']}; "
+        f"written to {args.out}"
+    )
+    return 0
+
+
+def _evaluate_on_test(args, parser):
+    import numpy as np
+    import pandas as pd
+
+    from sblr.io import load_dataset
+    from sblr.metrics import METRIC_LABELS
+    from sblr.protocol import TASK_METRICS, _metric_values, _scores
+
+    train = _one_file(args.file, args, parser)
+    test_path = Path(args.test)
+    if not test_path.is_file():
+        raise DataError(f"No such test file: {_path_text(test_path)}.")
+    test = load_dataset(test_path, like=train, header=not args.no_header)
+    if not test.has_labels:
+        raise DataError(
+            f"The test file {test.name!r} has no label columns of {train.name!r}: there is "
+            "nothing to score. Use `sblr predict` for rows without labels."
+        )
+    method, spec, est, how = _trained(args, parser, train)
+    X_test = spec.features(test.X)
+    multilabel = train.task == "multilabel"
+    if multilabel:
+        y_true = np.asarray(test.y, dtype=int)
+        y_pred = np.asarray(est.predict(X_test), dtype=int)
+    else:  # class codes in class_names order, for the metrics
+        index = {n: i for i, n in enumerate(train.class_names)}
+        y_true = np.array([index[str(v)] for v in test.y])
+        y_pred = np.array([index[str(v)] for v in est.predict(X_test)])
+    values = _metric_values(
+        TASK_METRICS[train.task], y_true, y_pred, _scores(est, X_test, multilabel)
+    )
+    table = pd.Series({METRIC_LABELS.get(m, m): v for m, v in values.items()}, name="value")
+    print(
+        f"{train.name} → {test.name}: {spec.label}, trained on {train.n_samples:,} rows "
+        f"(parameters {how}), scored on {test.n_samples:,} test rows"
+    )
+    for note in test.notes:
+        print(f"note: {note}")
+    print(table.to_string(float_format=lambda v: f"{v:.4f}"))
+    return 0
+
+
 def _one_line(exc):
     text = " ".join(str(exc).split())
     if isinstance(exc, MemoryError):
@@ -617,7 +788,7 @@ def main(argv=None):
 def _main(argv=None):
     argv = sys.argv[1:] if argv is None else list(argv)
     # only benchmark and evaluate need the protocol (and its imports) to parse their arguments
-    parser = build_parser(full=argv[:1] in (["benchmark"], ["evaluate"]))
+    parser = build_parser(full=bool(argv[:1]) and argv[0] in _PROTOCOL_COMMANDS)
     args = parser.parse_args(argv)
     _cap_jobs(args)
     try:
@@ -625,6 +796,12 @@ def _main(argv=None):
             return _dashboard(args)
         if args.command == "benchmark":
             return _benchmark(args, parser)
+        if args.command == "fit":
+            return _fit(args, parser)
+        if args.command == "predict":
+            return _predict(args)
+        if getattr(args, "test", None):
+            return _evaluate_on_test(args, parser)
         return _evaluate(args, parser)
     # DataError is a ValueError; OSError covers unreadable inputs and full disks.
     except (_OutputError, ValueError, OSError, MemoryError) as exc:

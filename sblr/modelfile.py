@@ -123,6 +123,52 @@ class SavedModel:
         enc = self.info.get("encoding")
         return None if enc is None else Encoding.from_dict(enc)
 
+    def features(self, X):
+        """``X`` as the estimator takes it: the similarity models keep sparse rows sparse,
+        the baselines get them dense."""
+        import scipy.sparse as sp
+
+        from sblr.models import SMLClassifier, _LogisticSimilarityClassifier
+        from sblr.tuning import SBLRCV, SparseSBLRCV
+
+        keeps_sparse = isinstance(
+            self.estimator, (SMLClassifier, _LogisticSimilarityClassifier, SBLRCV, SparseSBLRCV)
+        )
+        if sp.issparse(X) and not keeps_sparse:
+            return np.asarray(X.toarray(), dtype=np.float64)
+        return X
+
+    def predictions(self, rows):
+        """One row per row of ``rows`` (a Dataset read with :meth:`read`): ``row`` (from 1),
+        ``predicted`` (the class; multi-label: the labels joined by "; ", "(none)" for an
+        empty set), ``true`` when the file has labels, then each class's probability
+        ``p(<class>)`` (BR-SVM, which has none: its score ``score(<class>)``)."""
+        import pandas as pd
+
+        est = self.estimator
+        X = self.features(rows.X)
+        names = [str(n) for n in (self.info.get("class_names") or rows.class_names)]
+        pred = np.asarray(est.predict(X))
+        if hasattr(est, "predict_proba"):
+            scores, kind = np.asarray(est.predict_proba(X)), "p"
+        else:
+            scores, kind = np.asarray(est.decision_function(X)), "score"
+            if scores.ndim == 1:  # two classes: one score for the second
+                scores = np.c_[-scores, scores]
+
+        def label_sets(Y):
+            return ["; ".join(n for n, hit in zip(names, r, strict=True) if hit) or "(none)"
+                    for r in np.asarray(Y)]
+
+        multilabel = pred.ndim == 2
+        table = pd.DataFrame({"row": np.arange(1, X.shape[0] + 1)})
+        table["predicted"] = label_sets(pred) if multilabel else [str(v) for v in pred]
+        if rows.has_labels:
+            table["true"] = label_sets(rows.y) if multilabel else [str(v) for v in rows.y]
+        for j, name in enumerate(names):
+            table[f"{kind}({name})"] = scores[:, j]
+        return table
+
     def read(self, source, **kwargs):
         """A file read as the training file was (``load_dataset(source, like=...)``)."""
         from sblr.io import load_dataset

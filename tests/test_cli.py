@@ -468,3 +468,125 @@ def _state(pid):
         return Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0]
     except OSError:
         return "Z"
+
+
+# ----------------------------------------------------------------------------- use the model
+def test_fit_then_predict_gives_the_models_probabilities(tmp_path, capsys):
+    """Oracle: SparseSBLR with the same fixed parameters fitted here; the CSV written by
+    `sblr predict` on the training file with its columns in another order."""
+    from sblr import SparseSBLRClassifier, load_dataset
+
+    model_path = tmp_path / "wine.skops"
+    assert (
+        main(
+            [
+                "fit",
+                str(WINE),
+                "--target",
+                "class",
+                "--gamma",
+                "0.5",
+                "--lam",
+                "0.001",
+                "--out",
+                str(model_path),
+            ]
+        )
+        == 0
+    )
+    frame = pd.read_csv(WINE)
+    shuffled = tmp_path / "new.csv"
+    frame[list(reversed(frame.columns))].drop(columns="class").to_csv(shuffled, index=False)
+    out = tmp_path / "pred.csv"
+    assert main(["predict", str(model_path), str(shuffled), "--out", str(out)]) == 0
+    pred = pd.read_csv(out)
+    ds = load_dataset(WINE, target="class")
+    oracle = SparseSBLRClassifier(gamma=0.5, lam=1e-3).fit(ds.X, ds.y)
+    P = oracle.predict_proba(ds.X)
+    np.testing.assert_allclose(pred[[f"p({c})" for c in ds.class_names]], P, atol=1e-12)
+    assert list(pred["predicted"]) == [str(v) for v in oracle.predict(ds.X)]
+    assert list(pred["row"]) == list(range(1, len(ds.y) + 1)) and "true" not in pred
+
+
+def test_evaluate_on_a_supplied_test_file_scores_every_metric(tmp_path, capsys):
+    """Train on one file, every metric on the other. Oracle: sblr.metrics on the same rows
+    with SparseSBLR fitted here (parameters given, so nothing is selected)."""
+    from sblr import SparseSBLRClassifier, load_dataset
+    from sblr.metrics import average_precision, hamming_loss
+
+    frame = pd.read_csv(ROOT / "sample_data" / "planted.csv")
+    train_csv, test_csv = tmp_path / "train.csv", tmp_path / "test.csv"
+    frame.iloc[:350].to_csv(train_csv, index=False)
+    frame.iloc[350:, ::-1].to_csv(test_csv, index=False)  # columns in another order
+    labels = "daylight,birdsong,rain,thunder,frost,spring_tide,noise"
+    argv = [
+        "evaluate",
+        str(train_csv),
+        "--test",
+        str(test_csv),
+        "--target",
+        labels,
+        "--gamma",
+        "1",
+        "--lam",
+        "0.001",
+    ]
+    assert main(argv) == 0
+    shown = capsys.readouterr().out
+    train = load_dataset(train_csv, target=labels.split(","))
+    test = load_dataset(test_csv, like=train)
+    model = SparseSBLRClassifier(gamma=1.0, lam=1e-3).fit(train.X, train.y)
+    expected = {
+        "Hamming loss ↓": hamming_loss(test.y, model.predict(test.X)),
+        "Average precision ↑": average_precision(test.y, model.decision_function(test.X)),
+    }
+    for label, value in expected.items():
+        assert re.search(rf"{re.escape(label)}\s+{value:.4f}", shown), (label, shown)
+    assert "trained on 350 rows" in shown and "scored on 150 test rows" in shown
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["predict", "{tmp}/none.skops", str(WINE), "--out", "{tmp}/p.csv"], "Cannot read"),
+        (["predict", "{tmp}/pickle.skops", str(WINE), "--out", "{tmp}/p.csv"], "pickle"),
+        (
+            ["fit", str(WINE), "--target", "class", "--method", "knn", "--out", "{tmp}/m.skops"],
+            "writes sblr estimators",
+        ),
+        (
+            ["evaluate", str(WINE), "--target", "class", "--test", "{tmp}/missing.csv"],
+            "No such test file",
+        ),
+        (
+            [
+                "evaluate",
+                str(WINE),
+                "--target",
+                "class",
+                "--test",
+                "{tmp}/nolabels.csv",
+                "--gamma",
+                "1",
+                "--lam",
+                "0.001",
+            ],
+            "has no label columns",
+        ),
+    ],
+    ids=["no-model", "pickle-model", "unsaveable-method", "no-test", "test-without-labels"],
+)
+def test_use_the_model_errors_exit_2_with_one_line(argv, message, tmp_path, capsys):
+    import pickle
+
+    (tmp_path / "pickle.skops").write_bytes(pickle.dumps({"a": 1}))
+    pd.read_csv(WINE).drop(columns="class").to_csv(tmp_path / "nolabels.csv", index=False)
+    argv = [a.format(tmp=tmp_path) for a in argv]
+    try:
+        code = main(argv)
+    except SystemExit as exc:  # argparse: a parameter the method does not take
+        code = exc.code
+    assert code == 2
+    err = capsys.readouterr().err
+    if message is not None:
+        assert err.startswith("error: ") and err.count("\n") == 1 and message in err, err
