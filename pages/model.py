@@ -33,11 +33,43 @@ with st.expander("What am I looking at?"):
         )
 
 left, right = st.columns([2, 1])
-scheme_label = left.radio(
-    "Evaluation", ["Hold-out split", "k-fold cross-validation"], horizontal=True, key="eval_scheme"
-)
-scheme = "holdout" if scheme_label.startswith("Hold") else "kfold"
-if scheme == "holdout":
+SCHEMES = {
+    "Hold-out split": "holdout",
+    "k-fold cross-validation": "kfold",
+    "Supplied test file": "test",
+}
+scheme_label = left.radio("Evaluation", list(SCHEMES), horizontal=True, key="eval_scheme")
+scheme = SCHEMES[scheme_label]
+test = None
+if scheme == "test":
+    upload = right.file_uploader(
+        "Test file (read like the data in use)",
+        type=["arff", "csv", "tsv", "data", "txt"],
+        key="eval_test_upload",
+        help="Columns are matched by name, nominal values coded as in the data in use, "
+        "classes in its order; it needs the label columns.",
+    )
+    test_size, n_splits = 0.25, 5
+    if upload is None:
+        st.info(
+            "Upload the test file that goes with the data in use (e.g. Mulan's *-test.arff): "
+            "the model of the sidebar is fitted on all rows of the data in use and scored on "
+            "every row of the test file."
+        )
+        st.stop()
+    try:
+        test = common.test_file(ds, key, upload.getvalue(), upload.name)
+    except common.DataError as exc:
+        st.error(f"Could not use {common.esc(upload.name)} as a test file: {common.esc(exc)}")
+        st.stop()
+    if not test.has_labels:
+        st.error(
+            f"{common.esc(upload.name)} has none of the label columns of {common.esc(ds.name)}: "
+            "there is nothing to score. Its rows can be predicted on the Predict page."
+        )
+        st.stop()
+    common.show_notes(test)
+elif scheme == "holdout":
     test_size = right.select_slider(
         "Test share",
         [0.1, 0.2, 0.25, 0.3, 0.4, 0.5],
@@ -54,30 +86,41 @@ gamma_text = common.fmt_gamma(s.gamma)
 lam_text = f", λ = {common.fmt_value(s.lam)}" if s.model == "SparseSBLR" else ""
 st.markdown(f"**{s.model}** with γ = {gamma_text}{lam_text} on **{common.esc(ds.name)}**")
 
-bar = st.progress(0.0, text="Evaluating…")
-try:
-    result = common.evaluation(
-        ds,
-        key,
-        s.model,
-        s.gamma,
-        s.lam,
-        scheme,
-        test_size,
-        n_splits,
-        progress=lambda done, total: bar.progress(done / total, text=f"Fold {done} of {total}"),
+if test is not None:  # fitted on every row of the data in use, scored on the test file
+    fitted = common.cached_fit(ds, key, s.model, s.gamma, s.lam)
+    with st.spinner(f"Scoring {s.model} on the {test.n_samples:,} rows of the test file…"):
+        result, y_held, P_held, yard = common.test_scores(
+            fitted, ds, key, test, upload.file_id, s.model, s.gamma, s.lam
+        )
+    yard_nothing = ds.task == "multilabel" and bool((ds.label_matrix().mean(axis=0) <= 0.5).all())
+    st.caption(
+        f"Trained on all {ds.n_samples:,} rows of {common.esc(ds.name)}, scored on the "
+        f"{test.n_samples:,} rows of {common.esc(test.name)}."
     )
-except common.DataError as exc:
-    st.error(common.esc(exc))
-    st.stop()
-finally:
-    bar.empty()
-
+else:
+    bar = st.progress(0.0, text="Evaluating…")
+    try:
+        result = common.evaluation(
+            ds,
+            key,
+            s.model,
+            s.gamma,
+            s.lam,
+            scheme,
+            test_size,
+            n_splits,
+            progress=lambda done, total: bar.progress(done / total, text=f"Fold {done} of {total}"),
+        )
+    except common.DataError as exc:
+        st.error(common.esc(exc))
+        st.stop()
+    finally:
+        bar.empty()
+    y_held, P_held = common.held_out_probabilities(
+        ds, key, s.model, s.gamma, s.lam, scheme, test_size, n_splits
+    )
+    yard, yard_nothing = common.yardstick(ds, key, scheme, test_size, n_splits)
 summary = result.summary
-y_held, P_held = common.held_out_probabilities(
-    ds, key, s.model, s.gamma, s.lam, scheme, test_size, n_splits
-)
-yard, yard_nothing = common.yardstick(ds, key, scheme, test_size, n_splits)
 YARD_NAME = {  # what the trivial yardstick does, per metric
     name: (
         "majority class"
@@ -150,7 +193,11 @@ st.download_button(
         ds,
         s,
         "metrics",
-        f"holdout-{test_size:.0%}" if scheme == "holdout" else f"{n_splits}fold",
+        {
+            "holdout": f"holdout-{test_size:.0%}",
+            "kfold": f"{n_splits}fold",
+            "test": f"test-{test.name}" if test is not None else "test",
+        }[scheme],
         suffix=".csv",
     ),
     mime="text/csv",
@@ -276,7 +323,11 @@ tune_scheme = st.radio(
 st.caption(
     "Searches the paper's grid {10², 10¹, …, 10⁻⁵} for γ"
     + (" and λ" if s.model == "SparseSBLR" else "")
-    + f" on the {1 - test_size:.0%} training rows of the hold-out split ("
+    + (
+        f" on all {ds.n_samples:,} rows of the data in use (the test file is kept apart) ("
+        if scheme == "test"
+        else f" on the {1 - test_size:.0%} training rows of the hold-out split ("
+    )
     + ("one 10% validation split" if "10%" in tune_scheme else "inner 5-fold CV")
     + "), never on test rows, then moves the sliders to the choice."
     + (
@@ -299,6 +350,7 @@ if st.button(f"Tune {s.model}", key="tune"):
                 done / total, text=f"Grid point {done} of {n_points}"
             ),
             tune_scheme,
+            all_rows=scheme == "test",
         )
     except common.DataError as exc:
         st.error(f"Could not tune: {common.esc(exc)}")

@@ -367,6 +367,43 @@ def summarize(fold_scores, classes):
     return EvaluationResult(per_fold, summary, sum(cms) if cms else None, np.asarray(classes))
 
 
+def score_test(estimator, X_test, y_test, classes=None):
+    """Score a FITTED estimator on a supplied test set (a test file read ``like=`` the
+    training data): the same metrics as a fold of :func:`score_fold`, as an
+    :class:`EvaluationResult` of one "fold".
+
+    Parameters
+    ----------
+    estimator : fitted classifier
+    X_test : array-like or sparse matrix
+    y_test : ndarray
+        Multi-class labels (as the estimator's ``classes_``) or a 0/1 matrix.
+    classes : array-like, optional
+        The confusion matrix's classes (default the estimator's ``classes_``).
+
+    Examples
+    --------
+    >>> from sblr import SMLClassifier
+    >>> X = np.array([[0.0], [0.2], [1.0], [1.2]]); y = np.array([0, 0, 1, 1])
+    >>> model = SMLClassifier(gamma=1.0).fit(X, y)
+    >>> result = score_test(model, np.array([[0.1], [1.1]]), np.array([0, 1]))
+    >>> float(result.summary.loc["accuracy", "mean"])
+    1.0
+    """
+    y_test = np.asarray(y_test)
+    multilabel = is_multilabel(y_test)
+    y_pred = estimator.predict(X_test)
+    scores = estimator.decision_function(X_test)
+    values = _scores(y_test, y_pred, scores, multilabel)
+    cm = None
+    if not multilabel:
+        classes = np.asarray(estimator.classes_ if classes is None else classes)
+        cm = confusion_matrix(y_test, y_pred, labels=classes)
+    else:
+        classes = np.arange(y_test.shape[1])
+    return summarize([(values, cm)], classes)
+
+
 def evaluate_folds(estimator, X, y, folds, *, progress=None):
     """:func:`score_fold` on every fold, summarized.
 

@@ -44,7 +44,14 @@ import numpy as np
 
 from sblr.exceptions import DataError
 
-__all__ = ["MAX_MODEL_MB", "ModelFileError", "SavedModel", "load_model", "save_model"]
+__all__ = [
+    "MAX_MODEL_MB",
+    "ModelFileError",
+    "SavedModel",
+    "load_model",
+    "model_bytes",
+    "save_model",
+]
 
 #: Largest model file opened (MB): the exact models keep their training rows (an n × d
 #: matrix), so a 150,000 × 100 data set makes a model of about 120 MB.
@@ -157,8 +164,10 @@ class SavedModel:
                 scores = np.c_[-scores, scores]
 
         def label_sets(Y):
-            return ["; ".join(n for n, hit in zip(names, r, strict=True) if hit) or "(none)"
-                    for r in np.asarray(Y)]
+            return [
+                "; ".join(n for n, hit in zip(names, r, strict=True) if hit) or "(none)"
+                for r in np.asarray(Y)
+            ]
 
         multilabel = pred.ndim == 2
         table = pd.DataFrame({"row": np.arange(1, X.shape[0] + 1)})
@@ -265,8 +274,19 @@ def _frame_to_plain(frame):
     }
 
 
+def model_bytes(estimator, *, dataset=None) -> bytes:
+    """The bytes :func:`save_model` would write (for a download)."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = save_model(estimator, Path(folder) / "model.skops", dataset=dataset)
+        return path.read_bytes()
+
+
 def load_model(path) -> SavedModel:
     """Open a model file written by :func:`save_model`; refuse anything else unrun.
+
+    ``path`` may also be the file's bytes (an upload).
 
     Raises
     ------
@@ -278,16 +298,22 @@ def load_model(path) -> SavedModel:
 
     from sblr import __version__
 
-    path = Path(path)
-    try:
-        size = os.path.getsize(path)
-    except OSError as exc:
-        raise ModelFileError(f"Cannot read {path.name}: {exc.strerror or exc}.") from None
+    if isinstance(path, (bytes, bytearray)):
+        data, path = bytes(path), Path("the model file")
+        size = len(data)
+    else:
+        path = Path(path)
+        try:
+            size = os.path.getsize(path)
+        except OSError as exc:
+            raise ModelFileError(f"Cannot read {path.name}: {exc.strerror or exc}.") from None
+        data = None
     if size > MAX_MODEL_MB * 2**20:
         raise ModelFileError(
             f"{path.name} is {size / 2**20:.0f} MB; a model file may be at most {MAX_MODEL_MB} MB."
         )
-    data = path.read_bytes()
+    if data is None:
+        data = path.read_bytes()
     if not zipfile.is_zipfile(io.BytesIO(data)):
         what = "a pickle or joblib file" if data[:1] == b"\x80" else "not a model file"
         raise ModelFileError(

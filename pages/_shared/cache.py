@@ -32,7 +32,7 @@ from pages._shared.server import (
     wait_for_compiled_solver,
     waiting_for_worker,
 )
-from sblr import plots
+from sblr import DataError, plots
 from sblr.diagnostics import evidence_diagnostics
 
 __all__ = [
@@ -45,6 +45,8 @@ __all__ = [
     "compare_methods",
     "diagnostics",
     "evaluation",
+    "test_file",
+    "test_scores",
     "class_importance",
     "feature_inputs_cached",
     "yardstick",
@@ -602,6 +604,57 @@ def class_importance(model, ds, key, model_name, gamma, lam, k):
     return waiting_for_worker(_cached_importance)(model, ds, key, model_name, gamma, lam, k)
 
 
+# ----------------------------------------------------------------------------- a test file
+@st.cache_resource(max_entries=8, show_spinner="Reading the test file…")
+def _cached_test_file(digest, _data: bytes, name: str, _ds, key):
+    from pages._shared.data import MAX_DENSE_MB
+    from sblr.io import load_dataset
+
+    with job_slot():
+        return load_dataset(_data, name=name, like=_ds, max_dense_mb=MAX_DENSE_MB)
+
+
+def test_file(ds, key, data: bytes, name: str):
+    """A supplied test file read like the data in use (load_dataset(like=)), per its bytes."""
+    import hashlib
+
+    if ds.encoding is None:
+        raise DataError(
+            f"{ds.name!r} does not record how its file was encoded, so a test file cannot be "
+            "read like it."
+        )
+    digest = hashlib.sha256(len(data).to_bytes(8, "big") + data + name.encode()).hexdigest()
+    return waiting_for_worker(_cached_test_file)(digest + key, data, name, ds, key)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _cached_test_scores(_fitted, _ds, key, _test, test_digest, model, gamma, lam):
+    """The model fitted on all rows, scored on the test file: (result, true codes, P, the
+    yardstick's summary)."""
+    from sblr.baselines import FrequencyClassifier
+    from sblr.evaluation import score_test
+
+    with job_slot():
+        X = _test.X
+        result = score_test(_fitted, X, _test.y)
+        P = np.asarray(_fitted.predict_proba(X), dtype=float)
+        if _ds.task == "multilabel":
+            y = np.asarray(_test.y, dtype=int)
+        else:
+            index = {n: i for i, n in enumerate(_ds.class_names)}
+            y = np.array([index[str(v)] for v in _test.y])
+        yard = score_test(FrequencyClassifier().fit(_ds.X, _ds.y), X, _test.y).summary
+        return result, y, P, yard
+
+
+def test_scores(fitted, ds, key, test, test_digest, model, gamma, lam):
+    """The model of the sidebar, fitted on all rows of the data in use, scored on a test file:
+    ``(EvaluationResult, true class codes or 0/1 matrix, probabilities, yardstick summary)``."""
+    return waiting_for_worker(_cached_test_scores)(
+        fitted, ds, key, test, test_digest, model, gamma, lam
+    )
+
+
 def _classes(ds):
     return np.arange(ds.n_classes) if ds.task == "multilabel" else np.unique(ds.y)
 
@@ -703,8 +756,9 @@ TUNE_SCHEMES = {
 }
 
 
-def tune(ds, model, test_size, progress, scheme="inner 5-fold CV"):
-    """Grid search over the paper's grid on the hold-out split's TRAINING rows only."""
+def tune(ds, model, test_size, progress, scheme="inner 5-fold CV", *, all_rows=False):
+    """Grid search over the paper's grid on the hold-out split's TRAINING rows only (every
+    row with ``all_rows``: a supplied test file holds the test rows)."""
     if model == "SparseSBLR":
         wait_for_compiled_solver()
     from sblr import tuning
@@ -712,7 +766,10 @@ def tune(ds, model, test_size, progress, scheme="inner 5-fold CV"):
     from sblr.models import make_model
 
     cv, rule = TUNE_SCHEMES[scheme]
-    ((train, _),) = make_splits(ds.y, scheme="holdout", test_size=test_size)
+    if all_rows:
+        train = np.arange(ds.n_samples)
+    else:
+        ((train, _),) = make_splits(ds.y, scheme="holdout", test_size=test_size)
     with job_slot(wait=True):
         return tuning.tune(
             make_model(model),

@@ -1,0 +1,89 @@
+"""Using the model in the dashboard (issue #26): evaluation on a supplied test file. Oracle:
+the model fitted here on every training row, scored with sblr.metrics on the test rows."""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pandas as pd
+import pytest
+from apptest_helpers import SAMPLE_DIR, goto, keyed, rerun, start, upload, widget
+
+from sblr import SparseSBLRClassifier, load_dataset
+from sblr.metrics import average_precision, hamming_loss, micro_f1
+
+pytestmark = [pytest.mark.usefixtures("navigation_mode"), pytest.mark.slow]
+
+LABELS = ["daylight", "birdsong", "rain", "thunder", "frost", "spring_tide", "noise"]
+
+
+@pytest.fixture(autouse=True)
+def private_share_store(tmp_path, monkeypatch):
+    import streamlit as st
+
+    monkeypatch.setenv("SBLR_SHARE_DIR", str(tmp_path / "shared"))
+    st.cache_resource.clear()
+    yield
+    st.cache_resource.clear()
+
+
+def _csv(frame):
+    buf = io.StringIO()
+    frame.to_csv(buf, index=False)
+    return buf.getvalue().encode()
+
+
+def test_a_supplied_test_file_is_scored_like_the_library_does():
+    frame = pd.read_csv(SAMPLE_DIR / "planted.csv")
+    train_bytes, test_bytes = _csv(frame.iloc[:350]), _csv(frame.iloc[350:, ::-1])
+    at = start()
+    upload(at, "train.csv", train_bytes)
+    at.radio(key="upload_task").set_value("multi-label: several 0/1 label columns")
+    at.run()
+    widget(at.multiselect, "Label columns (0/1)").set_value(LABELS)
+    at.run()
+    at.button(key="upload_load").click()
+    at.run()
+    goto(at, "pages/model.py")
+    at.radio(key="eval_scheme").set_value("Supplied test file")
+    rerun(at)
+    assert "Upload the test file" in " ".join(i.value for i in at.info)
+    keyed(at.get("file_uploader"), "eval_test_upload").set_value(
+        ("test.csv", test_bytes, "text/csv")
+    )
+    rerun(at)
+    train = load_dataset(train_bytes, name="train.csv", target=LABELS)
+    test = load_dataset(test_bytes, name="test.csv", like=train)
+    model = SparseSBLRClassifier(lam=1e-3).fit(train.X, train.y)
+    pred, scores = model.predict(test.X), model.decision_function(test.X)
+    shown = {}
+    for m in at.metric:
+        shown.setdefault(m.label, m.value)
+    assert shown["Hamming loss ↓"] == f"{hamming_loss(test.y, pred):.3f}"
+    assert shown["Micro-F1 ↑"] == f"{micro_f1(test.y, pred):.3f}"
+    assert shown["Average precision ↑"] == f"{average_precision(test.y, scores):.3f}"
+    empty = int((pred.sum(axis=1) == 0).sum())
+    assert shown["Rows with no label"] == f"{empty:,} of 150"
+    # the threshold and per-class views work on the test rows
+    table = [d for d in at.dataframe if "precision" in d.value.columns][0].value
+    np.testing.assert_array_equal(table["support"], test.y.sum(axis=0))
+    assert "scored on the 150 rows of test" in " ".join(c.value for c in at.caption)
+
+
+def test_a_test_file_without_labels_or_with_other_columns_says_why():
+    at = goto(start({"sample": "wine"}), "pages/model.py")
+    at.radio(key="eval_scheme").set_value("Supplied test file")
+    rerun(at)
+    wine = pd.read_csv(SAMPLE_DIR / "wine.csv")
+    keyed(at.get("file_uploader"), "eval_test_upload").set_value(
+        ("rows.csv", _csv(wine.drop(columns="class")), "text/csv")
+    )
+    at.run()
+    assert "has none of the label columns" in " ".join(e.value for e in at.error)
+    keyed(at.get("file_uploader"), "eval_test_upload").set_value(
+        ("other.csv", _csv(wine.drop(columns="alcohol")), "text/csv")
+    )
+    at.run()
+    errors = " ".join(e.value for e in at.error)
+    assert "lacks 1 feature column" in errors and "alcohol" in errors
