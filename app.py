@@ -276,6 +276,7 @@ pages = [
     st.Page("pages/contributions.py", title="Class contributions", icon=":material/table_chart:"),
     st.Page("pages/evidence.py", title="Evidence space", icon=":material/scatter_plot:"),
     st.Page("pages/explain.py", title="Explain a prediction", icon=":material/search:"),
+    st.Page("pages/predict.py", title="Predict a file", icon=":material/upload_file:"),
     st.Page("pages/path.py", title="Regularization path", icon=":material/timeline:"),
     st.Page("pages/lesson.py", title="Lesson: the planted data", icon=":material/school:"),
 ]

@@ -149,7 +149,10 @@ class SavedModel:
         """One row per row of ``rows`` (a Dataset read with :meth:`read`): ``row`` (from 1),
         ``predicted`` (the class; multi-label: the labels joined by "; ", "(none)" for an
         empty set), ``true`` when the file has labels, then each class's probability
-        ``p(<class>)`` (BR-SVM, which has none: its score ``score(<class>)``)."""
+        ``p(<class>)`` (BR-SVM, which has none: its score ``score(<class>)``), and for the
+        similarity models ``evidence that counted most``: for the row's most probable class
+        k, the classes t whose terms βₜᵏ·f̄ₜ(x) raise k's logit most (SML: the classes with
+        the most evidence)."""
         import pandas as pd
 
         est = self.estimator
@@ -176,6 +179,9 @@ class SavedModel:
             table["true"] = label_sets(rows.y) if multilabel else [str(v) for v in rows.y]
         for j, name in enumerate(names):
             table[f"{kind}({name})"] = scores[:, j]
+        counted = _evidence_that_counted(est, X, scores, names)
+        if counted is not None:
+            table["evidence that counted most"] = counted
         return table
 
     def read(self, source, **kwargs):
@@ -188,6 +194,27 @@ class SavedModel:
                 "read a file with. Pass the feature matrix itself."
             )
         return load_dataset(source, like=self.encoding, **kwargs)
+
+
+def _evidence_that_counted(est, X, scores, names, n=3):
+    """Per row, for its most probable class k: the classes t whose terms βₜᵏ·f̄ₜ(x) raise
+    k's logit most (SBLR, SparseSBLR), or the classes with the most evidence (SML); None
+    for the baselines, which have no class evidence."""
+    from sblr.models import SMLClassifier, _LogisticSimilarityClassifier
+
+    if not isinstance(est, (SMLClassifier, _LogisticSimilarityClassifier)):
+        return None
+    F = np.asarray(est.evidence(X), dtype=float)
+    top = np.argmax(scores, axis=1)
+    if isinstance(est, SMLClassifier):
+        terms = F
+    else:
+        terms = F * np.asarray(est.coef_)[top]
+    out = []
+    for r in range(F.shape[0]):
+        order = [t for t in np.argsort(-terms[r], kind="stable")[:n] if terms[r, t] > 0]
+        out.append(", ".join(f"{names[t]} ({terms[r, t]:+.2f})" for t in order) or "none")
+    return out
 
 
 def save_model(estimator, path, *, dataset=None) -> Path:

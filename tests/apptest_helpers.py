@@ -32,6 +32,7 @@ PAGES = [
     "pages/contributions.py",
     "pages/evidence.py",
     "pages/explain.py",
+    "pages/predict.py",
     "pages/path.py",
     "pages/lesson.py",
 ]

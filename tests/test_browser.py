@@ -52,6 +52,7 @@ PAGES = {
     "Class contributions": ("contributions", None),
     "Evidence space": ("evidence", None),
     "Explain a prediction": ("explain", None),
+    "Predict a file": ("predict", "Predict a file"),
     "Regularization path": ("path", None),
     "Lesson: the planted data": ("lesson", "Lesson: what the planted data hides"),
 }

@@ -87,3 +87,65 @@ def test_a_test_file_without_labels_or_with_other_columns_says_why():
     at.run()
     errors = " ".join(e.value for e in at.error)
     assert "lacks 1 feature column" in errors and "alcohol" in errors
+
+
+# ----------------------------------------------------------------------------- predict
+def test_predict_a_file_with_the_sidebars_model_then_with_its_downloaded_file(downloads):
+    """Rows without labels, columns in another order: the sidebar's model predicts them as
+    the library's fitted model does; its downloaded file, opened in a fresh session, gives
+    the same table."""
+    from apptest_helpers import download
+
+    from sblr.modelfile import load_model
+
+    wine = pd.read_csv(SAMPLE_DIR / "wine.csv")
+    rows = _csv(wine.drop(columns="class")[list(reversed(wine.columns[:-1]))].iloc[:20])
+    ds = load_dataset(SAMPLE_DIR / "wine.csv", target="class")
+    model = SparseSBLRClassifier(lam=1e-3).fit(ds.X, ds.y)
+    expected = model.predict_proba(ds.X[:20])
+
+    at = goto(start({"sample": "wine"}), "pages/predict.py")
+    keyed(at.get("file_uploader"), "predict_rows_upload").set_value(("new.csv", rows, "text/csv"))
+    rerun(at)
+    table = [d.value for d in at.dataframe if "predicted" in d.value.columns][0]
+    np.testing.assert_allclose(table[[f"p({c})" for c in ds.class_names]], expected, atol=1e-9)
+    assert list(table["predicted"]) == [str(v) for v in model.predict(ds.X[:20])]
+    assert "evidence that counted most" in table.columns
+    model_file = download(at, downloads, "Download this model (skops file)")
+    saved = load_model(model_file)
+    np.testing.assert_allclose(saved.estimator.predict_proba(ds.X[:20]), expected, atol=1e-12)
+
+    fresh = goto(start({"sample": "planted"}), "pages/predict.py")  # other data in use
+    fresh.radio(key="predict_source").set_value("file")
+    rerun(fresh)
+    keyed(fresh.get("file_uploader"), "predict_model_upload").set_value(
+        ("wine.skops", model_file, "application/octet-stream")
+    )
+    fresh.run()
+    assert "features are not those of the data in use" in " ".join(w.value for w in fresh.warning)
+    keyed(fresh.get("file_uploader"), "predict_rows_upload").set_value(
+        ("new.csv", rows, "text/csv")
+    )
+    fresh.run()
+    again = [d.value for d in fresh.dataframe if "predicted" in d.value.columns][0]
+    pd.testing.assert_frame_equal(again, table)
+
+
+def test_a_pickle_offered_as_a_model_file_is_refused(tmp_path):
+    import pickle
+
+    marker = tmp_path / "ran"
+
+    class Touch:
+        def __reduce__(self):
+            return (marker.touch, ())
+
+    at = goto(start(), "pages/predict.py")
+    at.radio(key="predict_source").set_value("file")
+    rerun(at)
+    keyed(at.get("file_uploader"), "predict_model_upload").set_value(
+        ("model.skops", pickle.dumps(Touch()), "application/octet-stream")
+    )
+    at.run()
+    assert "pickle" in " ".join(e.value for e in at.error)
+    assert not marker.exists()

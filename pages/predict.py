@@ -1,0 +1,139 @@
+"""Predict a file: rows read like the data in use, predicted by the sidebar's model or a model
+file; download the predictions, or the model itself."""
+
+import hashlib
+
+import streamlit as st
+
+from pages import common
+from sblr.modelfile import ModelFileError, SavedModel, load_model, model_bytes
+
+ds, s, key = common.page_context(__file__)
+
+st.title("Predict a file")
+with st.expander("What am I looking at?"):
+    st.markdown(
+        "Upload rows, with or without their label columns: they are read exactly as the "
+        "training file was (columns matched by name, the same codes for nominal values, the "
+        "training means for missing values), and the model predicts each row. The model is "
+        "the sidebar's, fitted on every row of the data in use, or one opened from a model "
+        "file (saved here, or with `sblr fit` / `sblr.save_model`). Model files are skops "
+        "files: opening one runs no code; anything else (a pickle, a joblib file) is refused."
+    )
+
+source = st.radio(
+    "Model",
+    ["sidebar", "file"],
+    format_func={
+        "sidebar": "the sidebar's model, fitted on all rows of the data in use",
+        "file": "a model file",
+    }.get,
+    horizontal=True,
+    key="predict_source",
+)
+if source == "sidebar":
+    fitted = common.cached_fit(ds, key, s.model, s.gamma, s.lam)
+    saved = SavedModel(
+        fitted,
+        {
+            "estimator": type(fitted).__name__,
+            "class_names": list(ds.class_names),
+            "feature_names": list(ds.feature_names),
+        },
+    )
+    lam_text = f", λ = {common.fmt_value(s.lam)}" if s.model == "SparseSBLR" else ""
+    st.caption(
+        f"{s.model}, γ = {common.fmt_gamma(s.gamma)}{lam_text}, fitted on the "
+        f"{ds.n_samples:,} rows of {common.esc(ds.name)}."
+    )
+    st.download_button(
+        "Download this model (skops file)",
+        lambda: model_bytes(fitted, dataset=ds),  # written when clicked
+        file_name=common.context_name(ds, s, "model", suffix=".skops", model=s.model),
+        mime="application/octet-stream",
+        key="predict_download_model",
+        help="Open it again here (a model file), in Python with sblr.load_model, or with "
+        "`sblr predict MODEL DATA`.",
+    )
+else:
+    up = st.file_uploader("Model file (.skops)", type=["skops"], key="predict_model_upload")
+    if up is None:
+        st.info("Open a model file saved here, with `sblr fit`, or with `sblr.save_model`.")
+        st.stop()
+    data = up.getvalue()
+    digest = hashlib.sha256(data).hexdigest()
+    opened = st.session_state.get("_predict_model")
+    if opened is None or opened[0] != digest:
+        try:
+            with st.spinner("Opening the model file…"):
+                opened = (digest, load_model(data))
+        except ModelFileError as exc:
+            st.error(f"Could not open {common.esc(up.name)}: {common.esc(exc)}")
+            st.stop()
+        st.session_state["_predict_model"] = opened
+    saved = opened[1]
+    info = saved.info
+    st.caption(
+        f"{common.esc(info.get('estimator'))} fitted on {common.esc(info.get('data') or '?')} "
+        f"({len(info.get('feature_names') or []):,} features, "
+        f"{len(info.get('class_names') or []):,} classes), written by sblr "
+        f"{common.esc(info.get('sblr_version'))}."
+    )
+    for note in saved.notes:
+        st.caption(common.esc(note))
+    if saved.encoding is None:
+        st.error("This model was fitted on arrays, not on a file: it cannot read a file.")
+        st.stop()
+    if list(info.get("feature_names") or []) != list(ds.feature_names):
+        st.warning(
+            f"This model's features are not those of the data in use ({common.esc(ds.name)}): "
+            "files are read as the model's own training file was, and the Explain pages keep "
+            "using the sidebar's model."
+        )
+
+rows_file = st.file_uploader(
+    "Rows to predict (ARFF or CSV)",
+    type=["arff", "csv", "tsv", "data", "txt"],
+    key="predict_rows_upload",
+)
+if rows_file is None:
+    st.info("Upload the rows to predict; label columns may be there or not.")
+    st.stop()
+try:
+    with st.spinner("Reading the rows…"):
+        rows = (
+            common.test_file(ds, key, rows_file.getvalue(), rows_file.name)
+            if source == "sidebar"
+            else saved.read(rows_file.getvalue(), name=rows_file.name)
+        )
+except common.DataError as exc:
+    st.error(f"Could not read {common.esc(rows_file.name)}: {common.esc(exc)}")
+    st.stop()
+common.show_notes(rows)
+with st.spinner(f"Predicting {rows.n_samples:,} rows…"):
+    table = saved.predictions(rows)
+st.subheader(f"{rows.n_samples:,} rows of {common.esc(rows.name)}")
+st.dataframe(
+    table,
+    hide_index=True,
+    width="stretch",
+    key="predictions",
+    column_config={
+        c: st.column_config.NumberColumn(format="%.3f")
+        for c in table.columns
+        if c.startswith(("p(", "score("))
+    }
+    | {"row": st.column_config.NumberColumn(format="%d")},
+)
+st.caption(
+    "predicted: the class (multi-label: every label with π ≥ 0.5, “(none)” when no label "
+    "reaches it); p(class): its probability; evidence that counted most: for the row's most "
+    "probable class, the classes whose evidence term βₜᵏ·f̄ₜ(x) raises its logit most."
+)
+st.download_button(
+    "Download predictions (CSV)",
+    common.to_csv_bytes(table, index=False),
+    file_name=common.safe_filename(rows.name, "predictions", suffix=".csv"),
+    mime="text/csv",
+    key="predict_download",
+)
