@@ -1,6 +1,7 @@
 """Model & metrics: evaluate the chosen model by hold-out or k-fold, and tune γ and λ."""
 
 import numpy as np
+import pandas as pd
 import streamlit as st
 
 from pages import common
@@ -8,6 +9,8 @@ from sblr import metrics, plots
 from sblr.tuning import PAPER_GRID
 
 ds, s, key = common.page_context(__file__)
+#: Evaluations kept in the session's result list.
+RESULT_LIST_MAX = 50
 
 st.title("Model & metrics")
 with st.expander("What am I looking at?"):
@@ -202,6 +205,45 @@ st.download_button(
     ),
     mime="text/csv",
 )
+
+# Weka's result list: every evaluation of this session, side by side (a student can show how
+# λ changed the scores without writing them down)
+evaluation_name = {
+    "holdout": f"hold-out {test_size:.0%}",
+    "kfold": f"{n_splits}-fold CV",
+    "test": f"test file {test.name}" if test is not None else "test file",
+}[scheme]
+record = {
+    "data": ds.name,
+    "model": s.model,
+    "γ": common.fmt_gamma(s.gamma),
+    "λ": common.fmt_value(s.lam) if s.model == "SparseSBLR" else "–",
+    "evaluation": evaluation_name,
+} | {row["label"]: float(row["mean"]) for _, row in summary.iterrows()}
+results = st.session_state.setdefault("_result_list", [])
+SETTINGS = ("data", "model", "γ", "λ", "evaluation")
+if not any(all(r.get(c) == record[c] for c in SETTINGS) for r in results):
+    results.append(record)
+    del results[:-RESULT_LIST_MAX]
+with st.expander(f"Results of this session ({len(results)})"):
+    listed = pd.DataFrame(results)
+    st.dataframe(
+        listed.style.format({c: "{:.3f}" for c in listed.columns if c not in SETTINGS}, na_rep="–"),
+        hide_index=True,
+        width="stretch",
+        key="result_list",
+    )
+    st.caption(
+        "Every evaluation shown on this page in this session (the latest last, at most "
+        f"{RESULT_LIST_MAX}); change λ, γ, the model or the evaluation and it is added."
+    )
+    st.download_button(
+        "Download the result list (CSV)",
+        common.to_csv_bytes(listed, index=False),
+        file_name="sblr_result_list.csv",
+        mime="text/csv",
+        key="result_list_download",
+    )
 
 st.subheader("Per class, and the decision threshold")
 k = s.k

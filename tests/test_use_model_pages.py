@@ -149,3 +149,22 @@ def test_a_pickle_offered_as_a_model_file_is_refused(tmp_path):
     at.run()
     assert "pickle" in " ".join(e.value for e in at.error)
     assert not marker.exists()
+
+
+def test_the_result_list_keeps_every_evaluation_of_the_session(downloads):
+    """Weka's result list: each evaluation (model, γ, λ, scheme, data, metrics) is kept, side
+    by side, and downloadable. Oracle: the metrics the page showed at each setting."""
+    from apptest_helpers import download
+
+    at = goto(start({"sample": "wine"}), "pages/model.py")
+    shown = []
+    for log_lam in (-3.0, -2.0):
+        at.select_slider(key="log_lam").set_value(log_lam)
+        rerun(at)
+        shown.append({m.label: m.value for m in at.metric}["Accuracy ↑"])
+    rerun(at)  # the same settings again: not listed twice
+    listed = [d.value for d in at.dataframe if "evaluation" in d.value.columns][0]
+    assert list(listed["λ"]) == ["1e-3", "1e-2"]
+    assert [f"{v:.3f}" for v in listed["Accuracy ↑"]] == shown
+    csv = pd.read_csv(io.BytesIO(download(at, downloads, "Download the result list (CSV)")))
+    assert len(csv) == 2 and list(csv["evaluation"]) == ["hold-out 25%"] * 2
