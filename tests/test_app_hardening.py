@@ -179,7 +179,7 @@ def test_csv_downloads_neutralize_formulas(downloads):
             checked += 1
             if page != "pages/model.py":
                 assert "'=cmd|' /C calc'!A0" in cells
-    assert checked == 3
+    assert checked == 4  # β, contributions, metrics, the result list
 
 
 # ----------------------------------------------------------------------------- errors
