@@ -73,7 +73,8 @@ def test_one_user_holds_at_most_its_share_and_others_pass_it():
 
 def test_a_long_job_gives_its_slot_to_a_waiting_user_between_steps(monkeypatch):
     """Tune held a slot for its whole grid (another user's 2-3 s view waited 330 s). With
-    take_turn after each step, a view that arrives during the job runs before the job ends."""
+    take_turn after each step, a view that arrives during the job runs before the job ends,
+    and the job stands aside while it computes."""
     from pages._shared import server
 
     slots = FairSlots(1, 1)
@@ -93,6 +94,8 @@ def test_a_long_job_gives_its_slot_to_a_waiting_user_between_steps(monkeypatch):
     def short_view():
         with server.job_slot(wait=True):
             events.append(("view", None))
+            time.sleep(0.1)  # the view computes: the long job stands aside meanwhile
+            events.append(("view done", None))
 
     job = threading.Thread(target=long_job, name="teacher", daemon=True)
     job.start()
@@ -104,6 +107,9 @@ def test_a_long_job_gives_its_slot_to_a_waiting_user_between_steps(monkeypatch):
     job.join(10)
     assert ("view", None) in events
     assert events.index(("view", None)) < len(events) - 1  # served while the grid ran
+    # and alone: the long job took no step while the view computed (both cores are its)
+    start, end = events.index(("view", None)), events.index(("view done", None))
+    assert end == start + 1, events[start : end + 1]
     tune_steps = [e for e in events if e[0] == "tune"]
     assert [s for _, s in tune_steps] == list(range(30))  # the job itself lost nothing
 

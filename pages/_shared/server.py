@@ -117,6 +117,23 @@ class FairSlots:
         with self._cond:
             return len(self._queue)
 
+    def others_active(self, user) -> bool:
+        """Whether anybody but ``user`` holds a slot or waits for one."""
+        with self._cond:
+            return bool(self._queue) or self._busy > self._held.get(user, 0)
+
+    def step_aside(self, user, max_wait: float) -> None:
+        """For a long job between two steps: give the slot back and take one again only when
+        nobody else holds or waits for one (their short jobs then have the machine, not only
+        a slot: a fit uses both cores), or after ``max_wait`` seconds (the long job still
+        moves on a busy server)."""
+        self.release(user=user)
+        with self._cond:
+            self._cond.wait_for(
+                lambda: not self._queue and self._busy <= self._held.get(user, 0), max_wait
+            )
+        self.acquire(user=user)
+
     def waiting_ahead(self, user=None) -> int:
         """Callers that arrived before a new caller of ``user`` and will go first."""
         with self._cond:
@@ -231,18 +248,22 @@ def _wait_for_slot(slots, user):
         slots.acquire(user=user)
 
 
+#: Longest a long job stands aside at one step while other users compute (seconds).
+STEP_ASIDE_SECONDS = 2.0
+
+
 def take_turn() -> None:
-    """Between two steps of a long job that holds a slot (Tune's grid points): give the slot
-    to whoever waits and queue again behind them, so a short view of another user does not
-    wait for a whole grid. Nothing happens when nobody waits."""
+    """Between two steps of a long job that holds a slot (Tune's grid points, stability's
+    resamples): while other users compute or wait, give the slot back and go on only when
+    they are done (at most ``STEP_ASIDE_SECONDS`` a step), so a short view of another user
+    neither waits for a whole grid nor shares the cores with it. Nothing happens when the
+    server is otherwise idle."""
     if getattr(_held, "depth", 0) != 1:
         return
     slots = job_slots()
-    if not slots.waiting():
-        return
     user = getattr(_held, "user", None)
-    slots.release(user=user)
-    slots.acquire(user=user)
+    if slots.others_active(user):
+        slots.step_aside(user, STEP_ASIDE_SECONDS)
 
 
 def waiting_for_worker(func):
