@@ -6,7 +6,7 @@ import streamlit as st
 
 from pages import common
 from sblr import plots
-from sblr.attribution import feature_attributions, nearest_contrast
+from sblr.attribution import nearest_contrast
 from sblr.interpret import evidence_sd, instance_contributions, select_rows
 
 ds, s, key = common.page_context(__file__)
@@ -138,15 +138,18 @@ if contrast is not None:
     baseline = common.dense_row(ds.X, contrast)
 
 
-def attributions(fitted, x, *, leave_out=None):
-    """Integrated gradients of class k's output (logit; SML: evidence) for the row x."""
-    return feature_attributions(
-        fitted, x, k, baseline=baseline, leave_out=leave_out, feature_names=ds.feature_names
-    )
+def attributions(fitted, fitted_id, x, *, leave_out=None):
+    """Integrated gradients of class k's output (logit; SML: evidence) for the row x, in a
+    job slot and cached (``fitted_id`` names the model: kind, γ, λ)."""
+    return common.attribution(fitted, fitted_id, ds, key, x, baseline, k, leave_out)
+
+
+def model_id(name, row_left_out=None):
+    return (name, s.gamma, s.lam if name == "SparseSBLR" else None, row_left_out)
 
 
 # the unedited row's attributions order the features offered for editing
-original_fa = attributions(model, x_row, leave_out=row)
+original_fa = attributions(model, model_id(model_name), x_row, leave_out=row)
 MAX_LISTED = min(100, ds.n_features)
 if not 1 <= st.session_state.get("explain_n_edit", 1) <= MAX_LISTED:  # other data before
     st.session_state["explain_n_edit"] = min(10, MAX_LISTED)
@@ -257,14 +260,16 @@ for other in common.MODEL_NAMES:
         if not is_edited:  # a training row: SML without it, as the others see it
             fitted = common.sml_without_row(ds, key, s.gamma, row)
         P, pred = fitted.predict_proba(x[None, :]), fitted.predict(x[None, :])[0]
-        by_model[other] = attributions(fitted, x)
+        by_model[other] = attributions(fitted, model_id("SML", None if is_edited else row), x)
     else:
         e = evidence[None, :]
         P, pred = fitted.proba_from_evidence(e), fitted.predict_from_evidence(e)[0]
         if other == model_name and not is_edited:
             by_model[other] = original_fa
         else:
-            by_model[other] = attributions(fitted, x, leave_out=None if is_edited else row)
+            by_model[other] = attributions(
+                fitted, model_id(other), x, leave_out=None if is_edited else row
+            )
     if ds.task == "multilabel":
         names = [ds.class_names[t] for t in np.flatnonzero(pred)]
     else:

@@ -45,6 +45,7 @@ __all__ = [
     "compare_methods",
     "diagnostics",
     "evaluation",
+    "attribution",
     "test_file",
     "test_scores",
     "class_importance",
@@ -652,6 +653,42 @@ def test_scores(fitted, ds, key, test, test_digest, model, gamma, lam):
     ``(EvaluationResult, true class codes or 0/1 matrix, probabilities, yardstick summary)``."""
     return waiting_for_worker(_cached_test_scores)(
         fitted, ds, key, test, test_digest, model, gamma, lam
+    )
+
+
+@st.cache_data(max_entries=256, show_spinner=False)
+def _cached_attribution(
+    _fitted, fitted_id, key, _x, x_digest, _baseline, baseline_digest, k, leave_out, _names
+):
+    from sblr.attribution import feature_attributions
+
+    with job_slot():
+        return feature_attributions(
+            _fitted, _x, k, baseline=_baseline, leave_out=leave_out, feature_names=_names
+        )
+
+
+def attribution(fitted, fitted_id, ds, key, x, baseline, k, leave_out=None):
+    """Feature attributions of a row (sblr.attribution.feature_attributions), in a job slot
+    and cached per (model, data, row values, baseline, class, leave-out): a rerun that
+    changes nothing computes nothing. ``fitted_id`` names the fitted model (its kind and
+    settings)."""
+    import hashlib
+
+    def digest(v):
+        return None if v is None else hashlib.sha256(np.asarray(v, float).tobytes()).hexdigest()
+
+    return waiting_for_worker(_cached_attribution)(
+        fitted,
+        fitted_id,
+        key,
+        x,
+        digest(x),
+        baseline,
+        digest(baseline),
+        int(k),
+        leave_out,
+        ds.feature_names,
     )
 
 
