@@ -1,6 +1,7 @@
 """Regularization path: every β_t^k (standardized β̃ by default) of SparseSBLR along λ."""
 
 import numpy as np
+import pandas as pd
 import streamlit as st
 
 from pages import common
@@ -50,11 +51,30 @@ entered = [
     f"{common.esc(ds.class_names[t])} (λ = {common.fmt_value(lam)})"
     for t, lam in entry_lambdas(lams, coefs_k).items()
 ]
+SHOWN_ENTERING = 8  # a caption listed all 73 entering classes on 174 labels
+more = len(entered) - SHOWN_ENTERING
 st.caption(
     f"Non-zero coefficients: {nonzero.min()} at λ = {common.fmt_value(lams.max())} to "
-    f"{nonzero.max()} at λ = {common.fmt_value(lams.min())}. Entering (largest λ at which each "
-    "is non-zero): " + (", ".join(entered) or "none")
+    f"{nonzero.max()} at λ = {common.fmt_value(lams.min())}. First to enter (the largest λ at "
+    "which each is non-zero): "
+    + (", ".join(entered[:SHOWN_ENTERING]) or "none")
+    + (f", and {more} more (listed below)." if more > 0 else ".")
 )
+if more > 0:
+    with st.expander(f"All {len(entered)} classes in the order they enter"):
+        st.dataframe(
+            pd.DataFrame(
+                {
+                    "class": [ds.class_names[t] for t in entry_lambdas(lams, coefs_k)],
+                    "enters at λ": [
+                        common.fmt_value(v) for v in entry_lambdas(lams, coefs_k).values()
+                    ],
+                }
+            ),
+            hide_index=True,
+            width="stretch",
+            column_config=common.name_columns("class"),
+        )
 
 st.subheader("Where does the paper's claim hold?")
 st.markdown(

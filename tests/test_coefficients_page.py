@@ -987,3 +987,19 @@ def test_job_slot_counts_the_users_computations(monkeypatch):
     with pytest.raises(KeyError), server.job_slot():
         raise KeyError("a failing computation")
     assert users.wait_until_none(0)
+
+
+def test_path_caption_names_the_first_classes_and_lists_the_rest_in_a_table():
+    """On 174 labels the caption listed all 73 entering classes; it names the first eight and
+    the rest are in a table, in the order they enter."""
+    at = goto(open_data("many"), "pages/path.py")
+    caption = [c.value for c in at.caption if "First to enter" in c.value][0]
+    named = caption.split("non-zero): ", 1)[1]
+    table = [d.value for d in at.dataframe if "enters at λ" in d.value.columns]
+    if "more (listed below)" in caption:
+        (entering,) = table
+        more = int(named.rsplit(", and ", 1)[1].split(" more")[0])
+        assert len(entering) == 8 + more
+        assert named.count(" (λ = ") == 8
+    else:
+        assert not table and named.count(" (λ = ") <= 8
