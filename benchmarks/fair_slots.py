@@ -8,20 +8,19 @@ dashboard's Tune does). Every computation goes through the dashboard's own job s
 students are measured on an idle server (no hog) in the same run; the script prints their
 p50/p95 latency both ways and the ratio (target: p95 with the hog within 2x of idle).
 
-    python benchmarks/fair_slots.py [--students 8] [--seconds 20]
+Run from the repo root, as a module (the dashboard's pages/ must be importable; sblr too:
+`pip install -e .` in the repository)::
+
+    python -m benchmarks.fair_slots [--students 8] [--seconds 20]
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
 import threading
 import time
-from pathlib import Path
 
 import numpy as np
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 
 def main(argv=None):
