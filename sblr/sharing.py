@@ -96,6 +96,31 @@ def _key_hash(owner_key) -> str:
     return hashlib.sha256(str(owner_key).encode("utf-8", "surrogatepass")).hexdigest()
 
 
+def _owners(info) -> list[str]:
+    """The owner hashes of an item (one per uploader of the same bytes)."""
+    if not info:
+        return []
+    owners = info.get("owners")
+    if isinstance(owners, list):
+        return [h for h in owners if isinstance(h, str)]
+    single = info.get("owner")  # an item of the first layout: one owner
+    return [single] if isinstance(single, str) else []
+
+
+def _content_digest(parts: dict, meta: dict) -> str:
+    """SHA-256 of an item's parts and options, each length-prefixed (no two different
+    uploads share it by moving bytes across parts)."""
+    h = hashlib.sha256()
+    for name in sorted(parts):
+        for chunk in (name.encode(), bytes(parts[name])):
+            h.update(len(chunk).to_bytes(8, "big"))
+            h.update(chunk)
+    options = json.dumps(meta, sort_keys=True, default=str).encode()
+    h.update(len(options).to_bytes(8, "big"))
+    h.update(options)
+    return h.hexdigest()
+
+
 def is_share_id(text) -> bool:
     """True when ``text`` has the exact form of an id (nothing else is ever made a path)."""
     return isinstance(text, str) and _ID.fullmatch(text) is not None
@@ -140,6 +165,8 @@ class UploadStore:
         self._used: OrderedDict[str, int] = OrderedDict()
         self._created: OrderedDict[str, float] = OrderedDict()
         self._expired: OrderedDict[str, float] = OrderedDict()  # notes: id -> expiry time
+        self._by_digest: dict[str, str] = {}  # the content's digest -> its id (stored once)
+        self._digest_of: dict[str, str] = {}  # and back
         self._disk = 0
         self._load_index()
 
@@ -176,10 +203,16 @@ class UploadStore:
         token = secrets.token_urlsafe(ID_BYTES)
         owner_key = secrets.token_urlsafe(ID_BYTES)
         now = self.clock()
+        digest = _content_digest(parts, meta)
         with self._lock:
             if not self.root.is_dir() or self.root.is_symlink():  # removed while serving
                 self._make_root()
                 self._forget_all()
+            same = self._by_digest.get(digest)
+            if same is not None and self._add_owner(same, owner_key):
+                # identical bytes and options: stored once; this uploader is one more owner
+                self._used.move_to_end(same)
+                return same, owner_key
         tmp = Path(tempfile.mkdtemp(prefix=".incoming-", dir=self.root))
         try:
             for name, data in parts.items():
@@ -189,7 +222,8 @@ class UploadStore:
                 "size": size,
                 "parts": sorted(parts),
                 "meta": meta,
-                "owner": _key_hash(owner_key),
+                "owners": [_key_hash(owner_key)],
+                "digest": digest,
             }
             (tmp / "item.json").write_text(json.dumps(info), encoding="utf-8")
             (tmp / "accessed").write_text(repr(now), encoding="utf-8")
@@ -198,6 +232,8 @@ class UploadStore:
                 os.rename(tmp, self.root / token)
                 self._used[token] = disk
                 self._created[token] = now
+                self._by_digest[digest] = token
+                self._digest_of[token] = digest
                 self._disk += disk
                 self._evict(keep=token)
         finally:
@@ -246,9 +282,9 @@ class UploadStore:
         if not is_share_id(token) or not isinstance(owner_key, str) or not owner_key:
             return False
         info = self._info(self.root / token) if token in self._used else None
-        stored = info.get("owner") if info else None
         # an item stored before owner keys existed has no owner: nobody may remove it early
-        return isinstance(stored, str) and hmac.compare_digest(stored, _key_hash(owner_key))
+        wanted = _key_hash(owner_key)
+        return any(hmac.compare_digest(h, wanted) for h in _owners(info))
 
     def expires_at(self, token):
         """Seconds since the epoch at which the item expires, or None when it is not stored."""
@@ -256,12 +292,16 @@ class UploadStore:
         return None if created is None else created + self.ttl_seconds
 
     def delete(self, token, owner_key) -> bool:
-        """Remove an item; True if it was there, False if it was not.
+        """Remove an owner's item; True if it was there, False if it was not.
+
+        The same bytes uploaded by several people are stored once, with one owner key each:
+        removing one owner's claim keeps the data for the others' links, and the data goes
+        with the last claim.
 
         Raises
         ------
         NotOwner
-            ``owner_key`` is not the key :meth:`put` returned for this item.
+            ``owner_key`` is not a key :meth:`put` returned for this item.
         """
         if not is_share_id(token):
             return False
@@ -270,8 +310,36 @@ class UploadStore:
                 return False
             if not self.is_owner(token, owner_key):
                 raise NotOwner("Only the person who shared this data can remove it.")
-            self._drop(token)
+            folder = self.root / token
+            info = self._info(folder) or {}
+            wanted = _key_hash(owner_key)
+            left = [h for h in _owners(info) if not hmac.compare_digest(h, wanted)]
+            if left:
+                info.pop("owner", None)
+                info["owners"] = left
+                (folder / "item.json").write_text(json.dumps(info), encoding="utf-8")
+            else:
+                self._drop(token)
             return True
+
+    def _add_owner(self, token, owner_key) -> bool:
+        """Add an owner to a stored item (lock held); False when it is gone or expired."""
+        folder = self.root / token
+        info = self._info(folder)
+        if (
+            info is None
+            or "parts" not in info
+            or token not in self._used
+            or self.clock() - info["created"] > self.ttl_seconds
+        ):
+            return False
+        info["owners"] = [*_owners(info), _key_hash(owner_key)]
+        info.pop("owner", None)
+        try:
+            (folder / "item.json").write_text(json.dumps(info), encoding="utf-8")
+        except OSError:
+            return False
+        return True
 
     def total_bytes(self) -> int:
         """Disk taken by all items (their files and folders, as the file system counts)."""
@@ -326,6 +394,9 @@ class UploadStore:
             except (OSError, ValueError):
                 accessed = info.get("created", 0.0)
             items.append((accessed, info.get("created", 0.0), folder.name, _disk_bytes(folder)))
+            if info.get("digest"):
+                self._by_digest[info["digest"]] = folder.name
+                self._digest_of[folder.name] = info["digest"]
         for _, _created, token, disk in sorted(items):
             self._used[token] = disk
             self._disk += disk
@@ -338,6 +409,8 @@ class UploadStore:
             self._evict(keep=None)
 
     def _forget_all(self):
+        self._by_digest.clear()
+        self._digest_of.clear()
         self._used.clear()
         self._created.clear()
         self._expired.clear()
@@ -360,6 +433,9 @@ class UploadStore:
         """Remove an item's folder and its index entries (lock held)."""
         self._disk -= self._used.pop(token, 0)
         self._created.pop(token, None)
+        digest = self._digest_of.pop(token, None)
+        if digest is not None and self._by_digest.get(digest) == token:
+            del self._by_digest[digest]
         shutil.rmtree(self.root / token, ignore_errors=True)
 
     def _expire(self, token):
