@@ -198,7 +198,7 @@ def test_a_session_keeps_one_copy_per_file_and_a_few_links_at_most():
     holds at most SHARES_PER_SESSION links, its own oldest removed first, nobody else's."""
     from pages._shared.data import SHARES_PER_SESSION, share_store
 
-    other = _upload_wine(start())
+    other = load_upload(start(), "theirs.csv", _wine_head(100))  # another user's own file
     others_token = other.query_params["data"]
     at = _upload_wine(start())
     first = at.query_params["data"]
