@@ -929,3 +929,89 @@ def test_a_downloaded_report_opens_offline_and_draws_its_figures(browser, tmp_pa
         assert not errors, errors
     finally:
         context.close()
+
+
+def test_train_test_predict_and_a_model_file_in_a_fresh_session(server_url, browser):
+    """Issue #26 in a real browser: upload a training file, score it on a test file, predict
+    a file without labels, download the model, and open that model in a fresh session to
+    predict the same file there."""
+    import io
+
+    import pandas as pd
+
+    wine = pd.read_csv(ROOT / "sample_data" / "wine.csv")
+
+    def csv(frame):
+        buf = io.StringIO()
+        frame.to_csv(buf, index=False)
+        return buf.getvalue().encode()
+
+    train = csv(wine.sample(frac=0.7, random_state=0))
+    test = csv(wine.drop(wine.sample(frac=0.7, random_state=0).index).iloc[:, ::-1])
+    rows = csv(wine.drop(columns="class").iloc[:12])
+
+    def uploader(pg, label):
+        return (
+            pg.locator('[data-testid="stFileUploader"]')
+            .filter(has_text=label)
+            .locator("input[type=file]")
+        )
+
+    contexts = []
+    try:
+        first = browser.new_context(viewport={"width": 1440, "height": 1000}, accept_downloads=True)
+        contexts.append(first)
+        first.set_default_timeout(TIMEOUT_MS)
+        pg = first.new_page()
+        pg.js_errors = []
+        pg.on("pageerror", lambda exc: pg.js_errors.append(str(exc)))
+        pg.goto(server_url + "/")
+        wait_idle(pg)
+        _upload(pg, "vineyard.csv", train)
+        go_to(pg, "Model & metrics", PAGES["Model & metrics"][1])
+        pg.get_by_test_id("stRadioGroup").get_by_text("Supplied test file").click()
+        wait_idle(pg)
+        uploader(pg, "Test file").set_input_files(
+            {"name": "vineyard_test.csv", "mimeType": "text/csv", "buffer": test}
+        )
+        pg.get_by_text(re.compile(r"scored on the \d+ rows of vineyard_test")).wait_for()
+        wait_idle(pg)
+        assert_no_errors(pg, "the supplied test file")
+        screenshot(pg, "model_on_a_test_file")
+
+        go_to(pg, "Predict a file", PAGES["Predict a file"][1])
+        uploader(pg, "Rows to predict").set_input_files(
+            {"name": "new_rows.csv", "mimeType": "text/csv", "buffer": rows}
+        )
+        pg.get_by_role("heading", name="12 rows of new_rows").wait_for()
+        wait_idle(pg)
+        assert_no_errors(pg, "predicting a file")
+        with pg.expect_download() as info:
+            pg.get_by_role("button", name="Download this model (skops file)").click()
+        model_file = Path(info.value.path()).read_bytes()
+        assert model_file[:2] == b"PK"  # a skops archive
+
+        fresh = browser.new_context(viewport={"width": 1440, "height": 1000})
+        contexts.append(fresh)
+        fresh.set_default_timeout(TIMEOUT_MS)
+        other = fresh.new_page()
+        other.js_errors = []
+        other.on("pageerror", lambda exc: other.js_errors.append(str(exc)))
+        other.goto(server_url + "/predict")
+        wait_idle(other)
+        other.get_by_test_id("stRadioGroup").get_by_text("a model file").click()
+        wait_idle(other)
+        uploader(other, "Model file").set_input_files(
+            {"name": "vineyard.skops", "mimeType": "application/octet-stream", "buffer": model_file}
+        )
+        other.get_by_text(re.compile("fitted on vineyard")).wait_for()
+        uploader(other, "Rows to predict").set_input_files(
+            {"name": "new_rows.csv", "mimeType": "text/csv", "buffer": rows}
+        )
+        other.get_by_role("heading", name="12 rows of new_rows").wait_for()
+        wait_idle(other)
+        assert_no_errors(other, "a model file in a fresh session")
+        screenshot(other, "predict_with_a_model_file")
+    finally:
+        for context in contexts:
+            context.close()
