@@ -885,3 +885,19 @@ def test_waterfall_names_are_cut_where_they_differ():
     assert len(set(ticks)) == len(ticks)
     assert all(len(t) <= 24 for t in ticks)
     assert any(t.endswith("Centroid") for t in ticks)
+
+
+def test_beta_heatmaps_mark_negative_cells_so_the_sign_reads_without_colour():
+    """The two arms of the diverging scale darken alike: in grey print (or for a reader who
+    does not tell red from blue) a strong negative looked like a strong positive, and the
+    |β| colouring has no sign at all. Every negative cell carries a "−"; no other cell."""
+    from sblr.plots import beta_heatmaps
+
+    B = np.array([[2.0, -1.0, 0.0], [0.5, 1.5, -0.2], [0.0, -3.0, 1.0]])
+    for signed in (True, False):
+        fig = beta_heatmaps({"SparseSBLR": B}, ["a", "b", "c"], signed=signed)
+        text = np.asarray(fig.data[0].text)
+        np.testing.assert_array_equal(text == "−", B < 0)
+        assert fig.data[0].texttemplate == "%{text}"
+    many = beta_heatmaps({"m": np.eye(40) - 0.01}, [f"c{i}" for i in range(40)])
+    assert many.data[0].text is None  # too many cells to write in: no marks

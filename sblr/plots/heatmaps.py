@@ -240,6 +240,18 @@ def beta_heatmaps(
                 name=name,
                 xaxis=f"x{suffix}",
                 yaxis=f"y{suffix}",
+                # a "−" in every negative cell: the sign reads in grey print and for readers
+                # who do not tell red from blue (both arms of the scale darken alike), and
+                # on the |β| colouring, which has no sign at all
+                **(
+                    {
+                        "text": np.where(B < 0, "−", ""),
+                        "texttemplate": "%{text}",
+                        "textfont": {"size": 11},
+                    }
+                    if show_ticks
+                    else {}
+                ),
             )
         )
         all_zero = not B.any()
@@ -328,6 +340,8 @@ def beta_heatmaps(
     else:
         main = main.replace(f"{sym}{t}", f"|{sym}{t}|", 1)
         sub = f"darker = larger |{sym}|, white = exactly 0 (evidence ignored)"
+    if show_ticks:
+        sub += "; − marks a negative cell"
     sub += (
         "; one colour scale for all panels"
         if shared_scale
