@@ -175,19 +175,7 @@ result = common.stored_stability(key, s.gamma, s.lam)
 if result is None and st.button(
     f"Estimate stability ({common.N_RESAMPLES} resamples)", key="stability_run"
 ):
-    bar = st.progress(0.0, text="Bootstrapping β…")
-    try:
-        result = common.stability(
-            ds,
-            key,
-            s.gamma,
-            s.lam,
-            progress=lambda done, total: bar.progress(
-                done / total, text=f"Resample {done} of {total}"
-            ),
-        )
-    finally:
-        bar.empty()
+    result = common.stability_with_progress(ds, key, s.gamma, s.lam)
 if result is not None:
     st.plotly_chart(
         plots.selection_frequency_heatmap(

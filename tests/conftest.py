@@ -86,3 +86,14 @@ def downloads(monkeypatch):
 
     monkeypatch.setattr(MediaFileManager, "add_deferred", add_deferred)
     return files
+
+
+@pytest.fixture
+def private_share_store(tmp_path, monkeypatch):
+    """A test's uploads go to a share store of its own (the store is a cached resource)."""
+    import streamlit as st
+
+    monkeypatch.setenv("SBLR_SHARE_DIR", str(tmp_path / "shared"))
+    st.cache_resource.clear()
+    yield
+    st.cache_resource.clear()

@@ -15,19 +15,12 @@ from apptest_helpers import array, chart, click_load, goto, keyed, rerun, start,
 from sblr import SparseSBLRClassifier
 from sblr.evaluation import make_splits
 
-pytestmark = [pytest.mark.usefixtures("navigation_mode"), pytest.mark.slow]
+pytestmark = [
+    pytest.mark.usefixtures("navigation_mode", "private_share_store"),
+    pytest.mark.slow,
+]
 
 N_ROWS, N_LABELS = 240, 19
-
-
-@pytest.fixture(autouse=True)
-def private_share_store(tmp_path, monkeypatch):
-    import streamlit as st
-
-    monkeypatch.setenv("SBLR_SHARE_DIR", str(tmp_path / "shared"))
-    st.cache_resource.clear()
-    yield
-    st.cache_resource.clear()
 
 
 def rare_labels(seed=0):

@@ -27,18 +27,10 @@ from sblr import SMLClassifier, SparseSBLRClassifier
 from sblr.evaluation import make_splits
 from sblr.samples import load_sample
 
-pytestmark = [pytest.mark.usefixtures("navigation_mode"), pytest.mark.slow]
-
-
-@pytest.fixture(autouse=True)
-def private_share_store(tmp_path, monkeypatch):
-    """Each test's uploads go to its own store (the store is a cached resource)."""
-    import streamlit as st
-
-    monkeypatch.setenv("SBLR_SHARE_DIR", str(tmp_path / "shared"))
-    st.cache_resource.clear()
-    yield
-    st.cache_resource.clear()
+pytestmark = [
+    pytest.mark.usefixtures("navigation_mode", "private_share_store"),
+    pytest.mark.slow,
+]
 
 
 # ----------------------------------------------------------------------------- threshold

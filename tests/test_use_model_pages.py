@@ -13,19 +13,12 @@ from apptest_helpers import SAMPLE_DIR, goto, keyed, rerun, start, upload, widge
 from sblr import SparseSBLRClassifier, load_dataset
 from sblr.metrics import average_precision, hamming_loss, micro_f1
 
-pytestmark = [pytest.mark.usefixtures("navigation_mode"), pytest.mark.slow]
+pytestmark = [
+    pytest.mark.usefixtures("navigation_mode", "private_share_store"),
+    pytest.mark.slow,
+]
 
 LABELS = ["daylight", "birdsong", "rain", "thunder", "frost", "spring_tide", "noise"]
-
-
-@pytest.fixture(autouse=True)
-def private_share_store(tmp_path, monkeypatch):
-    import streamlit as st
-
-    monkeypatch.setenv("SBLR_SHARE_DIR", str(tmp_path / "shared"))
-    st.cache_resource.clear()
-    yield
-    st.cache_resource.clear()
 
 
 def _csv(frame):

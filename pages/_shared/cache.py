@@ -45,6 +45,7 @@ __all__ = [
     "compare_methods",
     "diagnostics",
     "evaluation",
+    "stability_with_progress",
     "attribution",
     "test_file",
     "test_scores",
@@ -868,6 +869,23 @@ def stability(ds, key, gamma, lam, progress=None):
             store.pop(next(iter(store)))
         store[wanted] = result
     return store[wanted]
+
+
+def stability_with_progress(ds, key, gamma, lam):
+    """:func:`stability`, with a progress bar resample by resample (the button's action)."""
+    bar = st.progress(0.0, text="Bootstrapping β…")
+    try:
+        return stability(
+            ds,
+            key,
+            gamma,
+            lam,
+            progress=lambda done, total: bar.progress(
+                done / total, text=f"Resample {done} of {total}"
+            ),
+        )
+    finally:
+        bar.empty()
 
 
 def stored_stability(key, gamma, lam):

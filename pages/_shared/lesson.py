@@ -17,7 +17,7 @@ from pages._shared.cache import (
     N_RESAMPLES,
     cached_fit,
     held_out_probabilities,
-    stability,
+    stability_with_progress,
     stored_stability,
     training_evidence,
 )
@@ -295,19 +295,7 @@ def _stability(s):
     result = stored_stability(key, s.gamma, s.lam)
     if result is None:
         if st.button(f"Estimate stability ({N_RESAMPLES} resamples)", key="lesson_stability"):
-            bar = st.progress(0.0, text="Bootstrapping β…")
-            try:
-                result = stability(
-                    ds,
-                    key,
-                    s.gamma,
-                    s.lam,
-                    progress=lambda done, total: bar.progress(
-                        done / total, text=f"Resample {done} of {total}"
-                    ),
-                )
-            finally:
-                bar.empty()
+            result = stability_with_progress(ds, key, s.gamma, s.lam)
     if result is None:
         st.caption("A few seconds; the heatmap of how often each β is chosen then shows here.")
         return
