@@ -351,25 +351,22 @@ class Dataset:
         ``label_density`` (cardinality / classes) and ``class_counts``
         (class/label name → number of rows having it; empty without labels).
         """
+        base = {
+            "name": self.name,
+            "instances": self.n_samples,
+            "features": self.n_features,
+            "classes": self.n_classes,
+            "task": self.task,
+        }
         if self.y is None:
-            return {
-                "name": self.name,
-                "instances": self.n_samples,
-                "features": self.n_features,
-                "classes": self.n_classes,
-                "task": self.task,
+            return base | {
                 "label_cardinality": math.nan,
                 "label_density": math.nan,
                 "class_counts": {},
             }
         matrix = self.label_matrix()
         cardinality = float(matrix.sum(axis=1).mean()) if self.n_samples else 0.0
-        return {
-            "name": self.name,
-            "instances": self.n_samples,
-            "features": self.n_features,
-            "classes": self.n_classes,
-            "task": self.task,
+        return base | {
             "label_cardinality": cardinality,
             "label_density": cardinality / self.n_classes if self.n_classes else 0.0,
             "class_counts": {
