@@ -343,6 +343,22 @@ class Dataset:
         matrix[np.arange(len(codes)), codes] = 1  # no n × m comparison of strings
         return matrix
 
+    def class_codes(self) -> np.ndarray:
+        """Multi-class: each row's class as its position in ``class_names`` (0 … m-1), the
+        coding of :meth:`label_matrix`'s columns: the one class coding of sblr (classes 2, 9
+        and 10 are coded 0, 1, 2, not by their text order "10" < "2" < "9").
+
+        Examples
+        --------
+        >>> ds = Dataset(X=np.zeros((4, 1)), y=np.array([9, 10, 2, 9]), task="multiclass",
+        ...              feature_names=["f"], class_names=["2", "9", "10"])
+        >>> ds.class_codes()
+        array([1, 2, 0, 1])
+        """
+        if self.task == MULTILABEL:
+            raise DataError("Multi-label data have a label matrix, not class codes.")
+        return self.label_matrix().argmax(axis=1)
+
     def summary(self) -> dict[str, Any]:
         """Return a dict describing the data set.
 

@@ -74,8 +74,10 @@ __all__ = [
     "task_y",
 ]
 
-#: Bump when a change alters results, so old cache entries are not reused.
-PROTOCOL_VERSION = 1
+#: Bump when a change alters results, so old cache entries are not reused.  2: multi-class
+#: rows are coded in the data set's class order (classes 2, 9, 10 were coded by their text,
+#: "10" < "2" < "9"), which can move rows between stratified folds.
+PROTOCOL_VERSION = 2
 
 #: Metrics reported on the test folds, by task.
 TASK_METRICS = {
@@ -215,8 +217,8 @@ class BenchmarkResult(tuple):
 
 # --------------------------------------------------------------------------- helpers
 def task_y(dataset):
-    """y as the protocol uses it: the 0/1 label matrix, or integer class codes (the order of
-    the classes' string forms, as ``Dataset.class_names``).
+    """y as the protocol uses it: the 0/1 label matrix, or integer class codes in the order of
+    ``Dataset.class_names`` (:meth:`sblr.io.Dataset.class_codes`).
 
     Examples
     --------
@@ -226,7 +228,7 @@ def task_y(dataset):
     """
     if dataset.task == "multilabel":
         return np.asarray(dataset.y, dtype=int)
-    return np.unique(np.asarray(dataset.y).astype(str), return_inverse=True)[1]
+    return dataset.class_codes()
 
 
 def benchmark_splits(dataset, folds=10, seed=0):

@@ -146,3 +146,23 @@ def test_a_sparse_arff_is_read_like_into_a_sparse_matrix():
     assert sp.issparse(test.X)
     np.testing.assert_array_equal(test.X.toarray(), train.X.toarray()[::-1])
     np.testing.assert_array_equal(test.y, train.y[::-1])
+
+
+def test_class_codes_follow_the_class_order_everywhere():
+    """#29: for classes 2, 9 and 10 the protocol coded rows by the classes' text ("10" < "2"
+    < "9") while the dataset's class order is 2, 9, 10. Oracle: the label matrix's columns."""
+    from sblr.protocol import task_y
+
+    frame = pd.DataFrame({"a": np.arange(10.0), "c": [9, 10, 9, 10, 2, 2, 9, 10, 2, 9]})
+    ds = load_dataset(_csv(frame), target="c", name="codes.csv")
+    assert ds.class_names == ["2", "9", "10"]
+    np.testing.assert_array_equal(ds.class_codes(), ds.label_matrix().argmax(axis=1))
+    np.testing.assert_array_equal(task_y(ds), [1, 2, 1, 2, 0, 0, 1, 2, 0, 1])
+    # "1" and "1.0" are one class; so are text classes with and without spaces around them
+    frame = pd.DataFrame({"a": np.arange(6.0), "c": ["1", "1.0", "2", "2.0", "1", "2"]})
+    ds = load_dataset(_csv(frame), target="c", name="same.csv")
+    assert ds.n_classes == 2
+    np.testing.assert_array_equal(task_y(ds), [0, 0, 1, 1, 0, 1])
+    text = b"a,c\n1,x\n2, x\n3,y\n4,y \n"
+    ds = load_dataset(text, target="c", name="spaces.csv")
+    assert ds.class_names == ["x", "y"] and list(task_y(ds)) == [0, 0, 1, 1]

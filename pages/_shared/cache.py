@@ -733,7 +733,7 @@ def held_out_probabilities(ds, key, model, gamma, lam, scheme, test_size, n_spli
     if ds.task == "multilabel":
         return ds.label_matrix()[rows], P
     # codes in the order of np.unique(y): the columns of P and Dataset.class_names
-    return np.unique(ds.y, return_inverse=True)[1][rows], P
+    return ds.class_codes()[rows], P
 
 
 # ----------------------------------------------------------------------------- λ path
