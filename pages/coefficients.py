@@ -1,4 +1,5 @@
-"""Coefficients β: SBLR and SparseSBLR side by side (standardized β̃ by default), and sparsity."""
+"""Coefficients β: SparseSBLR and SBLR, one above the other (standardized β̃ by default), and
+sparsity."""
 
 import pandas as pd
 import streamlit as st
@@ -56,7 +57,8 @@ shared_scale = st.toggle(
     "visible beside SBLR's large ones.",
 )
 sparse_name = f"SparseSBLR, λ = {common.fmt_value(s.lam)}"
-raw = {"SBLR": sblr_model.coef_, sparse_name: sparse_model.coef_}
+# SparseSBLR first: the readable model, and the one the sidebar's λ moves, on the first screen
+raw = {sparse_name: sparse_model.coef_, "SBLR": sblr_model.coef_}
 std = {name: standardized_coef(c, sd=sd) for name, c in raw.items()}
 shown = std if standardized else raw
 m = ds.n_classes
