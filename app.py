@@ -33,8 +33,8 @@ def home():
 
     st.page_link(
         "pages/lesson.py",
-        label="New to these models? Take the 7-step lesson on the planted data (about 30 "
-        "minutes, with a question for the class at every step).",
+        label="New here? Take the 7-step lesson on the planted data",
+        help="About 30 minutes, a question for the class at every step.",
         icon=":material/school:",
     )
     st.subheader("Data")
