@@ -1015,3 +1015,31 @@ def test_train_test_predict_and_a_model_file_in_a_fresh_session(server_url, brow
     finally:
         for context in contexts:
             context.close()
+
+
+@pytest.mark.parametrize("size", [(1440, 900), (1024, 768)], ids=["1440x900", "1024x768"])
+def test_the_first_screen_of_model_and_metrics_on_19_labels(server_url, browser, size):
+    """A researcher's 19-label upload: before scrolling, Model & metrics shows micro-F1,
+    macro-F1 and the rows given no label, each beside its yardstick; no "nan" or "None"
+    anywhere on the page."""
+    width, height = size
+    context = browser.new_context(viewport={"width": width, "height": height})
+    context.set_default_timeout(TIMEOUT_MS)
+    try:
+        pg = context.new_page()
+        pg.js_errors = []
+        pg.on("pageerror", lambda exc: pg.js_errors.append(str(exc)))
+        _upload_arff(pg, server_url, "birdsong_like.arff", _long_label_arff())
+        go_to(pg, "Model & metrics", PAGES["Model & metrics"][1])
+        assert_no_errors(pg, "Model & metrics on 19 labels")
+        viewport = pg.viewport_size
+        metrics = pg.locator('[data-testid="stMetric"]')
+        for label in ("Micro-F1", "Macro-F1", "Rows with no label"):
+            metric = metrics.filter(has_text=label).first
+            _in_viewport(metric, viewport, f"{label} at {width}x{height}")
+        assert "predict nothing:" in metrics.filter(has_text="Micro-F1").first.inner_text()
+        text = pg.locator('[data-testid="stMain"]').inner_text()
+        assert not re.search(r"\bnan\b|\bNone\b", text), re.findall(r".{30}(?:nan|None).{30}", text)
+        pg.screenshot(path=str(ARTIFACTS / f"model_19_labels_{width}.png"))
+    finally:
+        context.close()
