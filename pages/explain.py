@@ -54,20 +54,21 @@ y_pred = model.predict_from_evidence(F_train)
 y_true = ds.label_matrix() if ds.task == "multilabel" else np.asarray(ds.y)
 k = s.k
 k_label = k if ds.task == "multilabel" else np.unique(ds.y)[k]
-name_k = common.esc(ds.class_names[k])
+name_k = common.esc(ds.class_names[k])  # for Markdown (labels, captions, radio options)
 pred_k = y_pred[:, k] == 1 if ds.task == "multilabel" else y_pred == k_label
 true_k = y_true[:, k] == 1 if ds.task == "multilabel" else y_true == k_label
 n_fn, n_fp = int((true_k & ~pred_k).sum()), int((pred_k & ~true_k).sum())
 n_any = len(select_rows(y_true, y_pred, which="misclassified"))
+plain_k = ds.class_names[k]  # a select box shows its options as plain text: not escaped
 FILTERS = {
     "all": "all rows",
-    "false_negative": f"“{name_k}” missed ({n_fn:,})",
-    "false_positive": f"“{name_k}” wrongly given ({n_fp:,})",
+    "false_negative": f"“{plain_k}” missed ({n_fn:,})",
+    "false_positive": f"“{plain_k}” wrongly given ({n_fp:,})",
     "misclassified": (
         f"any label wrong ({n_any:,})" if ds.task == "multilabel" else f"misclassified ({n_any:,})"
     ),
-    "true": f"true class includes “{name_k}”",
-    "predicted": f"predicted as “{name_k}”",
+    "true": f"true class includes “{plain_k}”",
+    "predicted": f"predicted as “{plain_k}”",
 }
 pick, more = st.columns([3, 1], vertical_alignment="bottom")
 # a select box: six radio lines with a long class name took half of a 1024x768 screen

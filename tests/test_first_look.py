@@ -137,6 +137,7 @@ def test_explain_edits_only_possible_rows_and_picks_errors_for_the_class():
     fn = np.flatnonzero((ds.y == "ripe") & (pred != "ripe"))
     fp = np.flatnonzero((pred == "ripe") & (ds.y != "ripe"))
     options = keyed(at.selectbox, "explain_which").options
+    assert not [o for o in options if "&#" in o]  # a select box shows text as it is
     assert f"“ripe” missed ({len(fn):,})" in options
     assert f"“ripe” wrongly given ({len(fp):,})" in options
     keyed(at.selectbox, "explain_which").set_value("false_positive")
@@ -284,3 +285,12 @@ def test_explain_shows_which_features_matter_for_the_class_overall():
     assert list(bars["y"])[:3] == list(table["feature"])[:3]
     np.testing.assert_allclose(array(bars["x"]).astype(float), table["mean_abs"], rtol=1e-6)
     assert f"for {table.attrs['n_rows']:,} rows" in " ".join(c.value for c in at.caption)
+
+
+def test_the_row_picker_shows_a_class_name_as_it_is():
+    """The row picker became a select box, whose options are plain text: the Markdown
+    escaping of the class name showed as "spring&#95;tide"."""
+    at = goto(start({"k": "5"}), "pages/explain.py")
+    options = keyed(at.selectbox, "explain_which").options
+    assert "“spring_tide” missed" in " ".join(options)
+    assert not [o for o in options if "&#" in o]
