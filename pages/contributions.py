@@ -9,6 +9,7 @@ from sblr.interpret import (
     class_affinity,
     contribution_table,
     family_threshold,
+    readings_at,
     zero_readings,
 )
 
@@ -173,9 +174,7 @@ else:
         )
     if len(zeros) > 1:
         tau_all = family_threshold(len(F), len(zeros))
-        together = zero_readings(
-            sparse.coef_[k], F, Y, k, class_names=ds.class_names, threshold=tau_all
-        )["reading"].value_counts()
+        together = readings_at(zeros, tau_all).value_counts()  # the same correlations
         st.caption(
             f"{len(zeros)} zeros are {len(zeros)} tests read at once: at τ = {tau:.3f} about "
             "one in twenty crosses it by chance. Held to 5% all together (Bonferroni, "

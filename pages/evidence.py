@@ -74,8 +74,9 @@ if ds.task == "multiclass" and k in (t1, t2) and t1 != t2:
 fig = plots.evidence_scatter(F, t1, t2, member, ds.class_names, k=k, lines=lines)
 st.plotly_chart(fig, key="evidence_space")
 b1, b2 = beta_std[t1], beta_std[t2]
-sparse_line = lines[next(iter(lines))]
-if sparse_line is not None and any(t.name.endswith("(outside this view)") for t in fig.data):
+sparse_name = next(iter(lines))  # SparseSBLR's line (the SML line may follow)
+sparse_trace = [t for t in fig.data if t.name.startswith(sparse_name)]
+if sparse_trace and sparse_trace[0].name.endswith("(outside this view)"):
     given = predicted_share(sparse, F, k)
     if given == 0:
         why = (

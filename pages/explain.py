@@ -19,12 +19,6 @@ def _sigmoid(z):
     return float(1.0 / (1.0 + np.exp(-np.clip(z, -700, 700))))
 
 
-def _credit(a, largest):
-    """A credit as the table shows it: 0 when it is below the display's precision (three
-    digits of the largest credit), not "+3.29e-10"."""
-    return "0" if abs(a) < 5e-4 * largest else f"{a:+.3g}"
-
-
 model_name = s.model if s.model != "SML" else "SparseSBLR"
 
 st.title("Explain a prediction")
@@ -51,7 +45,8 @@ model = common.cached_fit(ds, key, model_name, s.gamma, s.lam)
 F_train = common.training_evidence(ds, key, s.gamma)
 # in-sample predictions from the leave-one-out evidence (each row without itself)
 y_pred = model.predict_from_evidence(F_train)
-y_true = ds.label_matrix() if ds.task == "multilabel" else np.asarray(ds.y)
+Y = ds.label_matrix()  # once a run: a copy of n × m for many labels
+y_true = Y if ds.task == "multilabel" else np.asarray(ds.y)
 k = s.k
 k_label = k if ds.task == "multilabel" else np.unique(ds.y)[k]
 name_k = common.esc(ds.class_names[k])  # for Markdown (labels, captions, radio options)
@@ -113,7 +108,7 @@ row = st.number_input(
     key="explain_row",
 )
 x_row = common.dense_row(ds.X, row)
-truth = ds.label_matrix()[row]
+truth = Y[row]
 row_pred_k = bool(pred_k[row])
 BASELINES = {
     "contrast": (
@@ -358,7 +353,7 @@ if baseline_choice == "contrast" and contrast is None:
         f"No training row is on the other side for “{name_k}”: compared with the average row."
     )
 elif contrast is not None:
-    other_classes = [ds.class_names[t] for t in np.flatnonzero(ds.label_matrix()[contrast])]
+    other_classes = [ds.class_names[t] for t in np.flatnonzero(Y[contrast])]
     shown_classes = ", ".join(common.esc(n) for n in other_classes[:8]) or "none"
     if len(other_classes) > 8:
         shown_classes += f" and {len(other_classes) - 8} more"
@@ -412,11 +407,12 @@ RANKS = ["largest", "2nd", "3rd", "4th", "5th"]
 rows = []
 for other, other_fa in by_model.items():
     top = other_fa.table(len(RANKS))
+    # credits below the display's precision (three digits of the largest) are 0 to a reader,
+    # not "+3.29e-10": they are not listed
     largest = float(np.abs(other_fa.attributions).max(initial=0.0))
-    top = top[top["attribution"].abs() >= 5e-4 * largest]
-    top = top[top["attribution"] != 0]
+    top = top[top["attribution"].abs() > 5e-4 * largest]
     cells = {
-        RANKS[i]: f"{name} ({_credit(a, largest)})"
+        RANKS[i]: f"{name} ({a:+.3g})"
         for i, (name, a) in enumerate(zip(top["feature"], top["attribution"], strict=True))
     }
     rows.append(

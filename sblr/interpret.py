@@ -76,6 +76,7 @@ __all__ = [
     "rank_correlation",
     "family_threshold",
     "predicted_share",
+    "readings_at",
     "select_rows",
     "sparsity_summary",
     "standardized_coef",
@@ -1168,6 +1169,35 @@ def family_threshold(n_rows: int, n_tests: int, alpha: float = 0.05) -> float:
     return float(norm.ppf(1.0 - alpha / (2.0 * n_tests)) / math.sqrt(n_rows))
 
 
+def _reading(r, partial, tau) -> str:
+    """The rule of :func:`zero_readings` for one zero: weak, redundant or irrelevant."""
+    if abs(partial) >= tau:
+        return "weak"
+    if abs(r) >= tau:
+        return "redundant"
+    return "irrelevant"
+
+
+def readings_at(zeros: pd.DataFrame, threshold: float) -> pd.Series:
+    """The readings of :func:`zero_readings`'s table at another τ (e.g.
+    :func:`family_threshold`), from its correlations: nothing is refitted.
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"r_with_k": [0.3, 0.3, 0.05], "partial_r": [0.25, 0.1, 0.02]})
+    >>> readings_at(t, 0.2).tolist(), readings_at(t, 0.28).tolist()
+    (['weak', 'redundant', 'irrelevant'], ['redundant', 'redundant', 'irrelevant'])
+    """
+    return pd.Series(
+        [
+            _reading(r, p, float(threshold))
+            for r, p in zip(zeros["r_with_k"], zeros["partial_r"], strict=True)
+        ],
+        index=zeros.index,
+        name="reading",
+    )
+
+
 def zero_readings(coef_k, F, Y, k, class_names=None, *, threshold=None) -> pd.DataFrame:
     """What each zero weight βₜᵏ = 0 of a sparse model means: irrelevant, redundant or weak.
 
@@ -1265,12 +1295,7 @@ def zero_readings(coef_k, F, Y, k, class_names=None, *, threshold=None) -> pd.Da
             closest, closest_r = names[selected[s_idx]], float(cross[j, s_idx])
         else:
             closest, closest_r = "", math.nan
-        if abs(partial[j]) >= tau:
-            reading = "weak"
-        elif abs(r_k[j]) >= tau:
-            reading = "redundant"
-        else:
-            reading = "irrelevant"
+        reading = _reading(r_k[j], partial[j], tau)
         rows.append(
             (names[t], reading, float(r_k[j]), float(partial[j]), float(r2[j]), closest, closest_r)
         )

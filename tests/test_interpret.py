@@ -782,3 +782,20 @@ def test_claim_without_power_is_untestable_not_a_verdict():
     c = check_claim(three, np.arange(7.0))
     assert c.verdict == "supported" and c.n_nonzero == 3
     assert check_claim([0.0] * 17 + [3.0], np.arange(18.0)).verdict == "untestable"
+
+
+def test_readings_at_another_threshold_agree_with_reading_again():
+    """The contributions page reads the zeros at a Bonferroni τ from the first table's
+    correlations; oracle: zero_readings computed again at that τ."""
+    from sblr.interpret import family_threshold, readings_at, zero_readings
+
+    rng = np.random.default_rng(3)
+    y = rng.integers(0, 2, 300)
+    a = y + 0.5 * rng.standard_normal(300)
+    F = np.c_[y * 0.5 + 0.1, a, a + 0.3 * rng.standard_normal(300), rng.random((300, 5))]
+    Y = np.c_[y, y, y, rng.integers(0, 2, (300, 5))]
+    coef = np.array([1.0, 2.0, 0, 0, 0, 0, 0, 0])
+    first = zero_readings(coef, F, Y, 0)
+    tau = family_threshold(300, len(first))
+    again = zero_readings(coef, F, Y, 0, threshold=tau)["reading"]
+    pd.testing.assert_series_equal(readings_at(first, tau), again)
