@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import io
+import math
 import os
 import re
 
@@ -1003,3 +1004,21 @@ def test_path_caption_names_the_first_classes_and_lists_the_rest_in_a_table():
         assert named.count(" (λ = ") == 8
     else:
         assert not table and named.count(" (λ = ") <= 8
+
+
+def test_moving_gamma_while_scale_is_on_keeps_the_scale_gamma_in_use_until_applied():
+    """The γ slider is no longer greyed out under "γ = scale": moving it turns scale off. On
+    data where γ waits for "Apply γ", the γ in use until then is the scale γ's grid point (as
+    when the switch is turned off), not a γ from before "scale". Oracle: the grid point
+    nearest to the scale value the sidebar states."""
+    at = upload_many(start())  # 45 classes: γ waits for the button
+    goto(at, "pages/coefficients.py")
+    assert at.query_params["gamma"] == "scale"
+    stated = [c.value for c in at.sidebar.caption if c.value.startswith("γ = scale is ")][0]
+    scale = float(stated.split("γ = scale is ", 1)[1].split(" ", 1)[0].rstrip(";"))
+    nearest = round(math.log10(scale) * 4) / 4
+    at.select_slider(key="log_gamma").set_value(-1.0 if nearest != -1.0 else -2.0)
+    rerun(at)
+    assert not at.toggle(key="gamma_is_scale").value
+    assert at.query_params["gamma"] == f"{10**nearest:.4g}"  # in use: scale's grid point
+    assert [b for b in at.button if b.key == "apply_gamma"]

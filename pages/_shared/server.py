@@ -58,9 +58,9 @@ class FairSlots:
     caller that names its user joins a queue in arrival order and gets a slot when it is the
     first waiting caller whose user holds fewer than ``per_user`` slots (a user at its limit
     lets the others behind it pass). A caller without a user (the work-ahead thread) is never
-    limited, and a non-blocking request never passes anyone waiting. :meth:`waiting_ahead`
-    tells a waiting caller its place; :func:`take_turn` lets a long job (Tune's grid) give its
-    slot to whoever waits between two steps.
+    limited, and a non-blocking request never passes anyone waiting. :meth:`waiting` tells a
+    new caller its place; :meth:`step_aside` lets a long job (Tune's grid, through
+    :func:`take_turn`) leave the machine to other users between two steps.
     """
 
     def __init__(self, n: int, per_user: int):
@@ -133,11 +133,6 @@ class FairSlots:
                 lambda: not self._queue and self._busy <= self._held.get(user, 0), max_wait
             )
         self.acquire(user=user)
-
-    def waiting_ahead(self, user=None) -> int:
-        """Callers that arrived before a new caller of ``user`` and will go first."""
-        with self._cond:
-            return len(self._queue)
 
 
 @st.cache_resource
@@ -244,7 +239,7 @@ def _busy_text(ahead: int) -> str:
 
 def _wait_for_slot(slots, user):
     """Block until ``user`` gets a slot, showing its place in the queue."""
-    with st.spinner(_busy_text(slots.waiting_ahead(user))):
+    with st.spinner(_busy_text(slots.waiting())):  # all of them arrived first
         slots.acquire(user=user)
 
 

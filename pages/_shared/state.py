@@ -105,8 +105,14 @@ def _left_scale(ds):
     st.session_state[K_APPLIED_GAMMA] = point
 
 
-def _chose_gamma():
-    """The γ slider moved: a chosen γ, no longer "scale"."""
+def _chose_gamma(ds):
+    """The γ slider moved: a chosen γ, no longer "scale". On data where a γ waits for "Apply
+    γ", the γ in use until then is the scale γ's grid point, as when the switch is turned
+    off (:func:`_left_scale`), not a value used before "scale"."""
+    if st.session_state.get(K_GAMMA_SCALE, True):
+        value = _scale_value(ds)
+        if value is not None:
+            st.session_state[K_APPLIED_GAMMA] = nearest_point(math.log10(value))
     st.session_state[K_GAMMA_SCALE] = False
 
 
@@ -260,7 +266,9 @@ def url_notice(ds):
 def default_class(ds) -> int:
     """The class the pages start on: the one most rows carry (ties: the lowest index), so
     that every view (test rows, PR curve, contributions) has something to show."""
-    return int(np.argmax((ds.label_matrix() != 0).sum(axis=0)))
+    from sblr.interpret import frequent_classes
+
+    return int(frequent_classes(ds.label_matrix(), 1)[0])
 
 
 def sidebar_settings(ds):
@@ -312,6 +320,7 @@ def sidebar_settings(ds):
         # not disabled while "γ = scale" is on (its greyed text failed WCAG's contrast on every
         # page): moving it turns "scale" off and uses the value moved to
         on_change=_chose_gamma,
+        args=(ds,),
         help="Φ(x, y) = exp(−γ‖x − y‖²). Larger γ: more local.",
     )
     chosen = st.session_state[K_LOG_GAMMA]
