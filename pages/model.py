@@ -61,7 +61,7 @@ if scheme == "test":
         )
         st.stop()
     try:
-        test = common.test_file(ds, key, upload.getvalue(), upload.name)
+        test = common.read_like(ds, key, upload.getvalue(), upload.name)
     except common.DataError as exc:
         st.error(f"Could not use {common.esc(upload.name)} as a test file: {common.esc(exc)}")
         st.stop()
@@ -95,7 +95,6 @@ if test is not None:  # fitted on every row of the data in use, scored on the te
         result, y_held, P_held, yard = common.test_scores(
             fitted, ds, key, test, upload.file_id, s.model, s.gamma, s.lam
         )
-    yard_nothing = ds.task == "multilabel" and bool((ds.label_matrix().mean(axis=0) <= 0.5).all())
     st.caption(
         f"Trained on all {ds.n_samples:,} rows of {common.esc(ds.name)}, scored on the "
         f"{test.n_samples:,} rows of {common.esc(test.name)}."
@@ -122,8 +121,9 @@ else:
     y_held, P_held = common.held_out_probabilities(
         ds, key, s.model, s.gamma, s.lam, scheme, test_size, n_splits
     )
-    yard, yard_nothing = common.yardstick(ds, key, scheme, test_size, n_splits)
+    yard = common.yardstick(ds, key, scheme, test_size, n_splits)
 summary = result.summary
+yard_nothing = common.yardstick_predicts_nothing(ds)
 YARD_NAME = {  # what the trivial yardstick does, per metric
     name: (
         "majority class"

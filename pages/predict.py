@@ -6,7 +6,7 @@ import hashlib
 import streamlit as st
 
 from pages import common
-from sblr.modelfile import ModelFileError, SavedModel, load_model, model_bytes
+from sblr.modelfile import ModelFileError, SavedModel, model_bytes
 
 ds, s, key = common.page_context(__file__)
 
@@ -33,6 +33,7 @@ source = st.radio(
 )
 if source == "sidebar":
     fitted = common.cached_fit(ds, key, s.model, s.gamma, s.lam)
+    model_id, like, like_key = (key, s.model, s.gamma, s.lam), ds, key
     saved = SavedModel(
         fitted,
         {
@@ -61,17 +62,11 @@ else:
         st.info("Open a model file saved here, with `sblr fit`, or with `sblr.save_model`.")
         st.stop()
     data = up.getvalue()
-    digest = hashlib.sha256(data).hexdigest()
-    opened = st.session_state.get("_predict_model")
-    if opened is None or opened[0] != digest:
-        try:
-            with st.spinner("Opening the model file…"):
-                opened = (digest, load_model(data))
-        except ModelFileError as exc:
-            st.error(f"Could not open {common.esc(up.name)}: {common.esc(exc)}")
-            st.stop()
-        st.session_state["_predict_model"] = opened
-    saved = opened[1]
+    try:
+        saved = common.open_model_file(data)
+    except ModelFileError as exc:
+        st.error(f"Could not open {common.esc(up.name)}: {common.esc(exc)}")
+        st.stop()
     info = saved.info
     st.caption(
         f"{common.esc(info.get('estimator'))} fitted on {common.esc(info.get('data') or '?')} "
@@ -81,9 +76,11 @@ else:
     )
     for note in saved.notes:
         st.caption(common.esc(note))
-    if saved.encoding is None:
+    like = saved.encoding
+    if like is None:
         st.error("This model was fitted on arrays, not on a file: it cannot read a file.")
         st.stop()
+    model_id = like_key = ("model file", hashlib.sha256(data).hexdigest())
     if list(info.get("feature_names") or []) != list(ds.feature_names):
         st.warning(
             f"This model's features are not those of the data in use ({common.esc(ds.name)}): "
@@ -99,19 +96,14 @@ rows_file = st.file_uploader(
 if rows_file is None:
     st.info("Upload the rows to predict; label columns may be there or not.")
     st.stop()
-try:
-    with st.spinner("Reading the rows…"):
-        rows = (
-            common.test_file(ds, key, rows_file.getvalue(), rows_file.name)
-            if source == "sidebar"
-            else saved.read(rows_file.getvalue(), name=rows_file.name)
-        )
+try:  # read as the model's training file was, within the dashboard's size limit
+    rows = common.read_like(like, like_key, rows_file.getvalue(), rows_file.name)
 except common.DataError as exc:
     st.error(f"Could not read {common.esc(rows_file.name)}: {common.esc(exc)}")
     st.stop()
 common.show_notes(rows)
 with st.spinner(f"Predicting {rows.n_samples:,} rows…"):
-    table = saved.predictions(rows)
+    table = common.predictions(saved, model_id, rows, (like_key, rows_file.file_id))
 st.subheader(f"{rows.n_samples:,} rows of {common.esc(rows.name)}")
 st.dataframe(
     table,

@@ -47,7 +47,10 @@ __all__ = [
     "evaluation",
     "stability_with_progress",
     "attribution",
-    "test_file",
+    "read_like",
+    "open_model_file",
+    "predictions",
+    "yardstick_predicts_nothing",
     "test_scores",
     "class_importance",
     "feature_inputs_cached",
@@ -562,21 +565,25 @@ def _cached_fold_proba(_ds, key, model, gamma, lam, scheme, test_size, n_splits,
 
 @st.cache_data(max_entries=64, show_spinner=False)
 def _cached_yardstick(_ds, key, scheme, test_size, n_splits):
-    """The trivial yardstick's scores on the same folds (sblr.baselines.FrequencyClassifier):
-    summary table, and whether its decisions are 'predict nothing'."""
     from sblr.baselines import FrequencyClassifier
     from sblr.evaluation import evaluate_folds
 
     splits = _cached_splits(_ds, key, scheme, test_size, n_splits)
-    summary = evaluate_folds(FrequencyClassifier(), _ds.X, _ds.y, splits).summary
-    nothing = _ds.task == "multilabel" and bool((_ds.label_matrix().mean(axis=0) <= 0.5).all())
-    return summary, nothing
+    return evaluate_folds(FrequencyClassifier(), _ds.X, _ds.y, splits).summary
 
 
 def yardstick(ds, key, scheme, test_size, n_splits):
-    """``(summary, predicts_nothing)`` of the frequency yardstick on the evaluation's folds:
-    what a model that ignores the rows scores (FrequencyClassifier)."""
+    """The scores of the frequency yardstick on the evaluation's folds: what a model that
+    ignores the rows scores (sblr.baselines.FrequencyClassifier)."""
     return _cached_yardstick(ds, key, scheme, test_size, n_splits)
+
+
+def yardstick_predicts_nothing(ds) -> bool:
+    """Whether the yardstick's decisions are "no label": multi-label data whose every label is
+    carried by at most half the rows (FrequencyClassifier's rule)."""
+    if ds.task != "multilabel":
+        return False
+    return bool((ds.label_matrix().mean(axis=0) <= 0.5).all())
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
@@ -606,27 +613,29 @@ def class_importance(model, ds, key, model_name, gamma, lam, k):
     return waiting_for_worker(_cached_importance)(model, ds, key, model_name, gamma, lam, k)
 
 
-# ----------------------------------------------------------------------------- a test file
-@st.cache_resource(max_entries=8, show_spinner="Reading the test file…")
-def _cached_test_file(digest, _data: bytes, name: str, _ds, key):
+# ----------------------------------------------------------------------------- other files
+@st.cache_resource(max_entries=8, show_spinner="Reading the file…")
+def _cached_read_like(digest, _data: bytes, name: str, _like, key):
     from pages._shared.data import MAX_DENSE_MB
     from sblr.io import load_dataset
 
     with job_slot():
-        return load_dataset(_data, name=name, like=_ds, max_dense_mb=MAX_DENSE_MB)
+        return load_dataset(_data, name=name, like=_like, max_dense_mb=MAX_DENSE_MB)
 
 
-def test_file(ds, key, data: bytes, name: str):
-    """A supplied test file read like the data in use (load_dataset(like=)), per its bytes."""
-    import hashlib
+def read_like(like, key, data: bytes, name: str):
+    """A file read as ``like`` was (a Dataset in use, or a model file's Encoding;
+    load_dataset(like=)): a test file, or rows to predict. Cached per its bytes and ``key``
+    (what it is read like), in a job slot, within the dashboard's size limit."""
+    from pages._shared.data import upload_digest
 
-    if ds.encoding is None:
+    if getattr(like, "encoding", like) is None:
         raise DataError(
-            f"{ds.name!r} does not record how its file was encoded, so a test file cannot be "
-            "read like it."
+            f"{like.name!r} does not record how its file was encoded, so another file cannot "
+            "be read like it."
         )
-    digest = hashlib.sha256(len(data).to_bytes(8, "big") + data + name.encode()).hexdigest()
-    return waiting_for_worker(_cached_test_file)(digest + key, data, name, ds, key)
+    digest = upload_digest(data, name, None, None, None) + str(key)
+    return waiting_for_worker(_cached_read_like)(digest, data, name, like, key)
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
@@ -640,13 +649,37 @@ def _cached_test_scores(_fitted, _ds, key, _test, test_digest, model, gamma, lam
         X = _test.X
         result = score_test(_fitted, X, _test.y)
         P = np.asarray(_fitted.predict_proba(X), dtype=float)
-        if _ds.task == "multilabel":
-            y = np.asarray(_test.y, dtype=int)
-        else:
-            index = {n: i for i, n in enumerate(_ds.class_names)}
-            y = np.array([index[str(v)] for v in _test.y])
+        y = np.asarray(_test.y, dtype=int) if _ds.task == "multilabel" else _test.class_codes()
         yard = score_test(FrequencyClassifier().fit(_ds.X, _ds.y), X, _test.y).summary
         return result, y, P, yard
+
+
+@st.cache_resource(max_entries=8, show_spinner="Opening the model file…")
+def _cached_model_file(digest, _data: bytes):
+    from sblr.modelfile import load_model
+
+    with job_slot():
+        return load_model(_data)
+
+
+def open_model_file(data: bytes):
+    """A model file's SavedModel (sblr.modelfile.load_model: anything but an sblr model file
+    is refused unrun), opened once per its bytes, in a job slot."""
+    import hashlib
+
+    return waiting_for_worker(_cached_model_file)(hashlib.sha256(data).hexdigest(), data)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _cached_predictions(_saved, model_id, _rows, rows_id):
+    with job_slot():
+        return _saved.predictions(_rows)
+
+
+def predictions(saved, model_id, rows, rows_id):
+    """``saved.predictions(rows)`` (sblr.modelfile.SavedModel), in a job slot and cached per
+    (model, rows): a rerun of the page does not predict the file again."""
+    return waiting_for_worker(_cached_predictions)(saved, model_id, rows, rows_id)
 
 
 def test_scores(fitted, ds, key, test, test_digest, model, gamma, lam):
