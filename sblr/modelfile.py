@@ -87,20 +87,18 @@ def _sblr_types() -> set[str]:
 
 
 def _estimator_types() -> set[str]:
-    """The sblr classes that are estimators (what a model file may hold as its model)."""
+    """The public sblr estimators (what a model file may hold as its model)."""
+    import importlib
+
     from sklearn.base import BaseEstimator
 
-    from sblr import baselines, models, similarity, tuning
-
-    return {
-        f"{obj.__module__}.{obj.__qualname__}"
-        for module in (models, similarity, tuning, baselines)
-        for obj in vars(module).values()
-        if isinstance(obj, type)
-        and obj.__module__ == module.__name__
-        and issubclass(obj, BaseEstimator)
-        and not obj.__name__.startswith("_")
-    }
+    out = set()
+    for name in _sblr_types():
+        module, _, cls = name.rpartition(".")
+        obj = getattr(importlib.import_module(module), cls)
+        if issubclass(obj, BaseEstimator) and not cls.startswith("_"):
+            out.add(name)
+    return out
 
 
 @dataclass(frozen=True)
@@ -217,22 +215,8 @@ def _evidence_that_counted(est, X, scores, names, n=3):
     return out
 
 
-def save_model(estimator, path, *, dataset=None) -> Path:
-    """Write a fitted sblr estimator to ``path`` as a skops file (see the module docstring).
-
-    Parameters
-    ----------
-    estimator : fitted sblr estimator (SML, SBLR, SparseSBLR, SBLRCV, SparseSBLRCV, a baseline)
-    path : str or path-like
-    dataset : sblr.io.Dataset, optional
-        The data it was fitted on: its feature names, class names and encoding go into the
-        file, so that a new file can be read the same way (:meth:`SavedModel.read`).
-
-    Returns
-    -------
-    pathlib.Path
-    """
-    import skops.io as sio
+def _content(estimator, dataset) -> dict:
+    """What a model file holds: ``{"info": ..., "estimator": ...}`` (see :func:`save_model`)."""
     from sklearn.utils.validation import check_is_fitted
 
     from sblr import __version__
@@ -279,8 +263,29 @@ def save_model(estimator, path, *, dataset=None) -> Path:
             f"{dataset.name!r} has {len(info['feature_names'])}: is it the data it was fitted "
             "on?"
         )
+    return {"info": info, "estimator": estimator}
+
+
+def save_model(estimator, path, *, dataset=None) -> Path:
+    """Write a fitted sblr estimator to ``path`` as a skops file (see the module docstring).
+
+    Parameters
+    ----------
+    estimator : fitted sblr estimator (SML, SBLR, SparseSBLR, SBLRCV, SparseSBLRCV, a baseline)
+    path : str or path-like
+    dataset : sblr.io.Dataset, optional
+        The data it was fitted on: its feature names, class names and encoding go into the
+        file, so that a new file can be read the same way (:meth:`SavedModel.read`).
+
+    Returns
+    -------
+    pathlib.Path
+    """
+    import skops.io as sio
+
+    content = _content(estimator, dataset)
     path = Path(path)
-    sio.dump({"info": info, "estimator": estimator}, path)
+    sio.dump(content, path)
     return path
 
 
@@ -303,11 +308,9 @@ def _frame_to_plain(frame):
 
 def model_bytes(estimator, *, dataset=None) -> bytes:
     """The bytes :func:`save_model` would write (for a download)."""
-    import tempfile
+    import skops.io as sio
 
-    with tempfile.TemporaryDirectory() as folder:
-        path = save_model(estimator, Path(folder) / "model.skops", dataset=dataset)
-        return path.read_bytes()
+    return sio.dumps(_content(estimator, dataset))
 
 
 def load_model(path) -> SavedModel:
