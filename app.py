@@ -221,9 +221,9 @@ def _expiry_text(upload):
 
 def _shared_banner():
     """What a session that opened someone's link sees: whose data, until when, read-only."""
-    upload = st.session_state.get("upload")
-    if upload is None or not upload.get("share_id") or common.owns_shared():
+    if not common.reads_shared():
         return
+    upload = st.session_state["upload"]
     ds = upload["dataset"]
     st.info(
         f"**Shared data: {common.esc(upload['name'])}**, {ds.n_samples:,} rows, from a link; "
@@ -236,13 +236,10 @@ def _shared_banner():
 
 def _summary(ds):
     s = ds.summary()
-    upload = st.session_state.get("upload")
-    if upload is None:
+    if st.session_state.get("upload") is None:
         source = "sample data"
-    elif upload.get("share_id") and not common.owns_shared():
-        source = "shared data, read-only"
     else:
-        source = "your upload"
+        source = "shared data, read-only" if common.reads_shared() else "your upload"
     st.subheader(f"{common.esc(ds.name)} ({source})")
     cols = st.columns(5)
     cols[0].metric("Instances", f"{s['instances']:,}")
@@ -259,8 +256,7 @@ def _sidebar(ds):
         f"**Data:** {common.esc(ds.name)} · {ds.n_samples:,} × {ds.n_features} · "
         f"{ds.n_classes} {'labels' if ds.task == 'multilabel' else 'classes'}"
     )
-    upload = st.session_state.get("upload")
-    if upload is not None and upload.get("share_id") and not common.owns_shared():
+    if common.reads_shared():
         st.sidebar.caption("Opened from a shared link: read-only.")
     st.session_state["_settings"] = common.sidebar_settings(ds)
 

@@ -31,6 +31,7 @@ __all__ = [
     "manage_link",
     "open_shared",
     "owns_shared",
+    "reads_shared",
     "share_store",
     "show_notes",
     "try_upload",
@@ -228,6 +229,13 @@ def owns_shared() -> bool:
     the private manage link. A session that only opened the shared link reads."""
     upload = st.session_state.get("upload")
     return bool(upload and upload.get("share_id") and upload.get("owner_key"))
+
+
+def reads_shared() -> bool:
+    """Whether this session works on someone else's shared data: opened from a link, without
+    its owner key (read-only)."""
+    upload = st.session_state.get("upload")
+    return bool(upload and upload.get("share_id")) and not owns_shared()
 
 
 def forget_shared():
