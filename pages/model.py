@@ -123,7 +123,7 @@ else:
     )
     yard = common.yardstick(ds, key, scheme, test_size, n_splits)
 summary = result.summary
-yard_nothing = common.yardstick_predicts_nothing(ds)
+yard_nothing = common.yardstick_predicts_nothing(ds, key)
 YARD_NAME = {  # what the trivial yardstick does, per metric
     name: (
         "majority class"

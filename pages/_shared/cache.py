@@ -578,12 +578,18 @@ def yardstick(ds, key, scheme, test_size, n_splits):
     return _cached_yardstick(ds, key, scheme, test_size, n_splits)
 
 
-def yardstick_predicts_nothing(ds) -> bool:
-    """Whether the yardstick's decisions are "no label": multi-label data whose every label is
-    carried by at most half the rows (FrequencyClassifier's rule)."""
-    if ds.task != "multilabel":
+@st.cache_data(max_entries=16, show_spinner=False)
+def _cached_predicts_nothing(_ds, key) -> bool:
+    if _ds.task != "multilabel":
         return False
-    return bool((ds.label_matrix().mean(axis=0) <= 0.5).all())
+    return bool((np.asarray(_ds.y).mean(axis=0) <= 0.5).all())
+
+
+def yardstick_predicts_nothing(ds, key) -> bool:
+    """Whether the yardstick's decisions are "no label": multi-label data whose every label is
+    carried by at most half the rows (FrequencyClassifier's rule). Once per data set: not on
+    every slider move."""
+    return _cached_predicts_nothing(ds, key)
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
