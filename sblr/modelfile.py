@@ -329,7 +329,7 @@ def load_model(path) -> SavedModel:
     from sblr import __version__
 
     if isinstance(path, (bytes, bytearray)):
-        data, path = bytes(path), Path("the model file")
+        data, path = bytes(path), Path("this file")
         size = len(data)
     else:
         path = Path(path)

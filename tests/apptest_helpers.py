@@ -123,6 +123,16 @@ def load_upload(at: AppTest, name: str, data: bytes, target: str | None = None) 
     return click_load(at)
 
 
+def load_multilabel_upload(at: AppTest, name: str, data: bytes, labels) -> AppTest:
+    """Upload a CSV, choose the multi-label task and its 0/1 label columns, load it."""
+    upload(at, name, data)
+    at.radio(key="upload_task").set_value("multi-label: several 0/1 label columns")
+    at.run()
+    widget(at.multiselect, "Label columns (0/1)").set_value(list(labels))
+    at.run()
+    return click_load(at)
+
+
 # ----------------------------------------------------------------------------- charts, files
 def chart(at: AppTest, key: str) -> dict:
     """The plotly figure (as JSON) of the st.plotly_chart with this key."""

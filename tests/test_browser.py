@@ -105,16 +105,21 @@ def browser():
             b.close()
 
 
+def watched_page(context):
+    """A new page of ``context`` that records its JavaScript errors (``pg.js_errors``, which
+    assert_no_errors checks)."""
+    pg = context.new_page()
+    pg.js_errors = []
+    pg.on("pageerror", lambda exc: pg.js_errors.append(str(exc)))
+    return pg
+
+
 @pytest.fixture
 def page(browser):
     context = browser.new_context(viewport={"width": 1440, "height": 1000})
     context.set_default_timeout(TIMEOUT_MS)
-    pg = context.new_page()
-    errors: list[str] = []
-    pg.on("pageerror", lambda exc: errors.append(str(exc)))
-    pg.js_errors = errors
     try:
-        yield pg
+        yield watched_page(context)
     finally:
         context.close()
 
@@ -763,9 +768,7 @@ def test_an_uploaded_data_set_travels_by_link(server_url, browser):
         context = browser.new_context(viewport={"width": 1440, "height": 1000})
         context.set_default_timeout(TIMEOUT_MS)
         contexts.append(context)
-        pg = context.new_page()
-        pg.js_errors = []
-        pg.on("pageerror", lambda exc: pg.js_errors.append(str(exc)))
+        pg = watched_page(context)
         return pg
 
     try:
@@ -824,9 +827,7 @@ def test_every_lesson_step_fits_the_first_screen(server_url, browser, size):
     context = browser.new_context(viewport={"width": width, "height": height})
     context.set_default_timeout(TIMEOUT_MS)
     try:
-        pg = context.new_page()
-        pg.js_errors = []
-        pg.on("pageerror", lambda exc: pg.js_errors.append(str(exc)))
+        pg = watched_page(context)
         pg.goto(server_url + "/lesson?step=1")
         wait_idle(pg)
         pg.get_by_role("button", name=re.compile(r"^Show me")).click()
@@ -962,9 +963,7 @@ def test_train_test_predict_and_a_model_file_in_a_fresh_session(server_url, brow
         first = browser.new_context(viewport={"width": 1440, "height": 1000}, accept_downloads=True)
         contexts.append(first)
         first.set_default_timeout(TIMEOUT_MS)
-        pg = first.new_page()
-        pg.js_errors = []
-        pg.on("pageerror", lambda exc: pg.js_errors.append(str(exc)))
+        pg = watched_page(first)
         pg.goto(server_url + "/")
         wait_idle(pg)
         _upload(pg, "vineyard.csv", train)
@@ -994,9 +993,7 @@ def test_train_test_predict_and_a_model_file_in_a_fresh_session(server_url, brow
         fresh = browser.new_context(viewport={"width": 1440, "height": 1000})
         contexts.append(fresh)
         fresh.set_default_timeout(TIMEOUT_MS)
-        other = fresh.new_page()
-        other.js_errors = []
-        other.on("pageerror", lambda exc: other.js_errors.append(str(exc)))
+        other = watched_page(fresh)
         other.goto(server_url + "/predict")
         wait_idle(other)
         other.get_by_test_id("stRadioGroup").get_by_text("a model file").click()
@@ -1026,9 +1023,7 @@ def test_the_first_screen_of_model_and_metrics_on_19_labels(server_url, browser,
     context = browser.new_context(viewport={"width": width, "height": height})
     context.set_default_timeout(TIMEOUT_MS)
     try:
-        pg = context.new_page()
-        pg.js_errors = []
-        pg.on("pageerror", lambda exc: pg.js_errors.append(str(exc)))
+        pg = watched_page(context)
         _upload_arff(pg, server_url, "birdsong_like.arff", _long_label_arff())
         go_to(pg, "Model & metrics", PAGES["Model & metrics"][1])
         assert_no_errors(pg, "Model & metrics on 19 labels")

@@ -290,7 +290,7 @@ def test_the_default_choice_runs_on_a_birds_sized_upload():
     """On birds (645 rows, 19 labels) the default choice could not run: BR-SVM with the
     paper's grid, about 5 min, disabled Run. The default now leaves BR-SVM out there (and
     says so); the estimate is the library's."""
-    from apptest_helpers import upload, widget
+    from apptest_helpers import load_multilabel_upload
 
     from sblr.baselines import brsvm_seconds_estimate
 
@@ -302,14 +302,9 @@ def test_the_default_choice_runs_on_a_birds_sized_upload():
     frame_ = pd.DataFrame(X, columns=[f"f{i}" for i in range(6)])
     frame_[names] = Y
     assert brsvm_seconds_estimate(n, m, 10) > 300  # the paper's grid would not run here
-    at = start()
-    upload(at, "birds_like.csv", frame_.to_csv(index=False).encode())
-    at.radio(key="upload_task").set_value("multi-label: several 0/1 label columns")
-    at.run()
-    widget(at.multiselect, "Label columns (0/1)").set_value(names)
-    at.run()
-    at.button(key="upload_load").click()
-    at.run()
+    at = load_multilabel_upload(
+        start(), "birds_like.csv", frame_.to_csv(index=False).encode(), names
+    )
     goto(at, PAGE)
     chosen = at.multiselect(key="compare_methods_multilabel").value
     assert "br_svm" not in chosen and {"sparse_sblr", "sblr", "sml"} <= set(chosen)

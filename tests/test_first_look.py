@@ -10,7 +10,7 @@ import io
 import numpy as np
 import pandas as pd
 import pytest
-from apptest_helpers import array, chart, click_load, goto, keyed, rerun, start, upload, widget
+from apptest_helpers import array, chart, goto, keyed, load_multilabel_upload, rerun, start, widget
 
 from sblr import SparseSBLRClassifier
 from sblr.evaluation import make_splits
@@ -48,14 +48,7 @@ def rare_labels(seed=0):
 
 def load_rare_labels():
     data, X, Y, names, test = rare_labels()
-    at = start()
-    upload(at, "tags.csv", data)
-    at.radio(key="upload_task").set_value("multi-label: several 0/1 label columns")
-    at.run()
-    widget(at.multiselect, "Label columns (0/1)").set_value(names)
-    at.run()
-    click_load(at)
-    return at, X, Y, names, test
+    return load_multilabel_upload(start(), "tags.csv", data, names), X, Y, names, test
 
 
 def _no_nan_or_none(at):

@@ -8,7 +8,7 @@ import io
 import numpy as np
 import pandas as pd
 import pytest
-from apptest_helpers import SAMPLE_DIR, goto, keyed, rerun, start, upload, widget
+from apptest_helpers import SAMPLE_DIR, goto, keyed, load_multilabel_upload, rerun, start
 
 from sblr import SparseSBLRClassifier, load_dataset
 from sblr.metrics import average_precision, hamming_loss, micro_f1
@@ -30,14 +30,7 @@ def _csv(frame):
 def test_a_supplied_test_file_is_scored_like_the_library_does():
     frame = pd.read_csv(SAMPLE_DIR / "planted.csv")
     train_bytes, test_bytes = _csv(frame.iloc[:350]), _csv(frame.iloc[350:, ::-1])
-    at = start()
-    upload(at, "train.csv", train_bytes)
-    at.radio(key="upload_task").set_value("multi-label: several 0/1 label columns")
-    at.run()
-    widget(at.multiselect, "Label columns (0/1)").set_value(LABELS)
-    at.run()
-    at.button(key="upload_load").click()
-    at.run()
+    at = load_multilabel_upload(start(), "train.csv", train_bytes, LABELS)
     goto(at, "pages/model.py")
     at.radio(key="eval_scheme").set_value("Supplied test file")
     rerun(at)
