@@ -61,6 +61,30 @@ def _sq_norms(A):
     return np.einsum("ij,ij->i", A, A)
 
 
+#: Kernel values below ``exp(_EXP_FLOOR)`` (about 1e-304) are taken as 0.  NumPy's exp
+#: leaves its vectorized path for arguments near and below -708 (results that underflow or
+#: are subnormal) and is then 5-12 times slower: at gamma >= 10 most of a kernel matrix.
+_EXP_FLOOR = -700.0
+
+
+def exp_in_place(K):
+    """``exp(K)`` into ``K`` (arguments <= 0), values below ``exp(-700)`` ≈ 1e-304 set to 0.
+
+    Examples
+    --------
+    >>> K = np.array([-1.0, -700.0, -701.0, -np.inf])
+    >>> exp_in_place(K).tolist() == [np.exp(-1.0), np.exp(-700.0), 0.0, 0.0]
+    True
+    """
+    if K.size == 0 or K.min() >= _EXP_FLOOR:
+        return np.exp(K, out=K)
+    kept = K >= _EXP_FLOOR
+    np.maximum(K, _EXP_FLOOR, out=K)
+    np.exp(K, out=K)
+    K *= kept
+    return K
+
+
 def kernel_block(A, B, kernel="rbf", gamma=1.0, B_sq_norms=None):
     """Similarity matrix ``Phi(A_i, B_j)`` of shape (len(A), len(B)).
 
@@ -102,8 +126,7 @@ def kernel_block(A, B, kernel="rbf", gamma=1.0, B_sq_norms=None):
     if kernel == "rbf":
         K = sq_distances(A, B, B_sq_norms)
         K *= -gamma
-        np.exp(K, out=K)
-        return K
+        return exp_in_place(K)
     if kernel == "laplacian":
         return np.exp(-gamma * _l1_distances(A, B))
     if kernel == "linear":
@@ -326,8 +349,7 @@ def _rbf_tile(A_ext, B_ext, gamma, out):
     np.matmul(A_ext, B_ext.T, out=out)
     np.maximum(out, 0.0, out=out)
     out *= -gamma
-    np.exp(out, out=out)
-    return out
+    return exp_in_place(out)
 
 
 def _run(tasks, n_threads):
@@ -744,12 +766,21 @@ def rbf_evidence_from_sq_distances(D, Y, gamma, *, leave_one_out=False, normaliz
     >>> bool(np.array_equal(F, normalize_evidence(sums, counts)))
     True
     """
-    K = -gamma * D
-    np.exp(K, out=K)
     Yf = np.asarray(Y, dtype=np.float64)
-    if leave_one_out:
-        np.fill_diagonal(K, 0.0)
-    sums = K @ Yf
+    D = np.asarray(D, dtype=np.float64)
+    sums = np.empty((D.shape[0], Yf.shape[1]))
+    rows = _TILE_ROWS
+
+    def strip(i0):  # rows i0 .. i0 + rows: their kernel values, then their class sums
+        K = np.multiply(D[i0 : i0 + rows], -gamma)
+        exp_in_place(K)
+        if leave_one_out:
+            r = np.arange(K.shape[0])
+            K[r, i0 + r] = 0.0
+        np.matmul(K, Yf, out=sums[i0 : i0 + rows])
+
+    n_threads = min(_evidence_threads(D.size), -(-D.shape[0] // rows))
+    _run((functools.partial(strip, i0) for i0 in range(0, D.shape[0], rows)), n_threads)
     counts = np.broadcast_to(Yf.sum(axis=0), sums.shape).copy()
     if leave_one_out:
         counts -= Yf

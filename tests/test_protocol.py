@@ -190,6 +190,34 @@ def test_baseline_selection_equals_a_hand_loop(planted, selection):
     assert select_params("br_svm", X, y, selection=selection, grid=grid) == best
 
 
+
+@pytest.mark.parametrize("task", ["multilabel", "multiclass", "binary"])
+def test_brsvm_grid_equals_a_fit_per_point(planted, wine, task):
+    """The shared-kernel search gives what BRSVMClassifier gives at each (gamma, C): the
+    predictions exactly, the decision values to rounding; a class constant in the fit rows
+    keeps its +1/-1 score."""
+    from sblr.baselines import BRSVMClassifier, brsvm_grid
+
+    if task == "multilabel":
+        X, y = planted.X[:90], protocol.task_y(planted)[:90].copy()
+        y[:60, 0] = 1  # constant (always present) in the fit rows
+    else:
+        X, y = wine.X, protocol.task_y(wine)
+        if task == "binary":
+            X, y = X[y != y[0]], y[y != y[0]]
+    fit, val = np.arange(0, len(y), 3), np.setdiff1d(np.arange(len(y)), np.arange(0, len(y), 3))
+    if task == "multilabel":
+        fit, val = np.arange(60), np.arange(60, 90)
+    points = [{"gamma": g, "C": c} for g in (10.0, 0.1) for c in (100.0, 1.0, 0.01)]
+    outs = list(brsvm_grid(X[fit], y[fit], X[val], points))
+    assert len(outs) == len(points)
+    for point, (pred, dec) in zip(points, outs, strict=True):
+        svm = BRSVMClassifier(**point).fit(X[fit], y[fit])
+        np.testing.assert_array_equal(pred, svm.predict(X[val]))
+        np.testing.assert_allclose(dec, svm.decision_function(X[val]), rtol=0, atol=1e-9)
+    if task == "multilabel":
+        assert (outs[0][1][:, 0] == 1.0).all()
+
 def test_select_params_inner_kfold_is_deterministic(wine):
     a = select_params("sblr", wine.X, protocol.task_y(wine), selection="inner_kfold", grid=GRID)
     b = select_params("sblr", wine.X, protocol.task_y(wine), selection="inner_kfold", grid=GRID)
