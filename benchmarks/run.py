@@ -137,9 +137,7 @@ def sklearn_user(X, Y, folds, user_folds, grid):
     for train, test in splits:
         start = time.perf_counter()
         best = tune(SparseSBLRClassifier(), X[train], Y[train], gammas=grid, lams=grid)
-        SparseSBLRClassifier(**best.best_params).fit(X[train], Y[train]).decision_function(
-            X[test]
-        )
+        SparseSBLRClassifier(**best.best_params).fit(X[train], Y[train]).decision_function(X[test])
         t_ours += time.perf_counter() - start
 
         start = time.perf_counter()

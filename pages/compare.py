@@ -254,8 +254,9 @@ st.caption(GRID_LABELS[request["grid"]] + f" · computed in {_duration(time.mono
 cost = hyper.groupby("method")[["select_seconds", "fit_seconds"]].sum().sum(axis=1)
 table[COST_COLUMN] = cost.reindex(list(request["methods"])).to_numpy()
 st.dataframe(
-    table.style.apply(_bold_best(ranks), axis=0, subset=list(ranks.columns.drop("Average rank")))
-    .format("{:.1f}", subset=[COST_COLUMN]),
+    table.style.apply(
+        _bold_best(ranks), axis=0, subset=list(ranks.columns.drop("Average rank"))
+    ).format("{:.1f}", subset=[COST_COLUMN]),
     key="compare_metrics",
 )
 st.markdown("**Reading it.** " + " ".join(one_dataset_reading(results, task_metrics)))

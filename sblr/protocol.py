@@ -48,9 +48,9 @@ from sklearn.model_selection import GridSearchCV
 from sblr import metrics
 from sblr.baselines import (
     BRSVMClassifier,
-    brsvm_grid,
     IBLRClassifier,
     MLkNNClassifier,
+    brsvm_grid,
     knn_classifier,
     lr_classifier,
     ncm_classifier,

@@ -190,7 +190,6 @@ def test_baseline_selection_equals_a_hand_loop(planted, selection):
     assert select_params("br_svm", X, y, selection=selection, grid=grid) == best
 
 
-
 @pytest.mark.parametrize("task", ["multilabel", "multiclass", "binary"])
 def test_brsvm_grid_equals_a_fit_per_point(planted, wine, task):
     """The shared-kernel search gives what BRSVMClassifier gives at each (gamma, C): the
@@ -217,6 +216,7 @@ def test_brsvm_grid_equals_a_fit_per_point(planted, wine, task):
         np.testing.assert_allclose(dec, svm.decision_function(X[val]), rtol=0, atol=1e-9)
     if task == "multilabel":
         assert (outs[0][1][:, 0] == 1.0).all()
+
 
 def test_select_params_inner_kfold_is_deterministic(wine):
     a = select_params("sblr", wine.X, protocol.task_y(wine), selection="inner_kfold", grid=GRID)
