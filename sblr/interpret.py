@@ -73,7 +73,6 @@ __all__ = [
     "zero_readings",
     "evidence_sd",
     "instance_contributions",
-    "rank_correlation",
     "family_threshold",
     "predicted_share",
     "readings_at",
@@ -499,7 +498,7 @@ def contribution_table(
     relation : array-like of shape (m, m), optional
         A class-to-class relation used instead of co-occurrence (row ``k`` is
         shown), e.g. :func:`class_affinity` for multi-class data; the table is
-        sorted by it and :func:`rank_correlation` compares against it.
+        sorted by it.
     relation_name : str, optional
         Its column name (default ``"relation"``).
     dependency : bool, default False
@@ -516,8 +515,7 @@ def contribution_table(
         ``evidence``) ``evidence_sd``, then the beta column(s) (each followed
         by its ``_std`` column with ``evidence``).  Sorted by co-occurrence
         descending; ties keep class-index order (stable).  ``table.attrs["target"]`` holds ``k`` and
-        ``table.attrs["target_name"]`` its name (used by
-        :func:`rank_correlation`).
+        ``table.attrs["target_name"]`` its name.
 
     Raises
     ------
@@ -603,64 +601,6 @@ def contribution_table(
     table.attrs["target"] = k
     table.attrs["target_name"] = names[k]
     return table
-
-
-def rank_correlation(
-    table: pd.DataFrame, column: str = "beta", *, target=None, against=None
-) -> float:
-    """Spearman correlation between |beta| in ``column`` and ``cooccurrence``.
-
-    The target class's own row is **excluded**: its co-occurrence is its
-    class size (always the largest) and its beta is the self-weight, which
-    would inflate the correlation without saying anything about the other
-    classes.
-
-    Parameters
-    ----------
-    table : pandas.DataFrame
-        Output of :func:`contribution_table` (or any frame with a
-        ``cooccurrence`` column and ``column``; index = class index ``t``).
-    column : str, default "beta"
-        The beta column to correlate.
-    target : int, optional
-        Index label of the row to exclude.  Defaults to
-        ``table.attrs["target"]`` (set by :func:`contribution_table`); if
-        neither is available no row is excluded.
-    against : str, optional
-        The relation column to correlate with.  Defaults to
-        ``table.attrs["relation"]`` (the column the table is sorted by), else
-        ``"cooccurrence"``; e.g. ``"p_k_given_t"`` for the chance-corrected
-        dependency (:func:`conditional_frequency`).
-
-    Returns
-    -------
-    float
-        Spearman's rho (average ranks for ties; :func:`spearman`).
-        ``nan`` when undefined: fewer than two rows remain after dropping the
-        target and rows with a missing value, or either variable is constant.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> t = pd.DataFrame({"cooccurrence": [9, 5, 3, 1], "beta": [2.0, -0.8, 0.5, 0.1]})
-    >>> rank_correlation(t, target=0)  # |beta| 0.8, 0.5, 0.1 vs 5, 3, 1
-    1.0
-    """
-    if column not in table.columns:
-        raise DataError(f"Column {column!r} is not in the table; columns: {list(table.columns)}.")
-    related = against if against is not None else table.attrs.get("relation", "cooccurrence")
-    if related not in table.columns:
-        raise DataError(f"The table needs a {related!r} column (see contribution_table).")
-    if target is None:
-        target = table.attrs.get("target")
-    rows = table if target is None else table[table.index != target]
-    x = np.abs(pd.to_numeric(rows[column], errors="coerce").to_numpy(dtype=float))
-    y = pd.to_numeric(rows[related], errors="coerce").to_numpy(dtype=float)
-    ok = np.isfinite(x) & np.isfinite(y)
-    x, y = x[ok], y[ok]
-    if len(x) < 2 or np.ptp(x) == 0 or np.ptp(y) == 0:
-        return math.nan
-    return spearman(x, y)
 
 
 # ---------------------------------------------- does |β| follow the dependency?

@@ -14,6 +14,7 @@ regularization-path view.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from numbers import Integral, Real
 
@@ -207,14 +208,55 @@ def _checked_grid(name, values, *, positive):
     return grid
 
 
-def _check_cv(cv):
+def _inner_splits(cv, X, y, random_state):
+    """The (fit, validation) row indices of ``cv``: ``None`` for the hold-out scheme, an int
+    k for sblr's k-fold split (shuffled ``KFold`` for multi-label data, ``StratifiedKFold``
+    for multi-class), a scikit-learn splitter (its ``split(X, y)``) or an iterable of
+    (fit, validation) index arrays; ``ValueError`` for anything else or a bad split."""
     if cv is None:
-        return
-    if isinstance(cv, bool) or not isinstance(cv, (int, np.integer)) or cv < 2:
+        return None
+    n = len(y)
+    if isinstance(cv, (int, np.integer)) and not isinstance(cv, bool):
+        if cv < 2:
+            raise ValueError(f"cv must be a number of folds >= 2; got {cv!r}.")
+        if n < 2 * cv:
+            raise DataError(
+                f"Tuning with {cv} inner folds needs at least {2 * cv} training rows; got "
+                f"{n} sample{'s' if n != 1 else ''}."
+            )
+        return make_splits(y, scheme="kfold", n_splits=int(cv), random_state=random_state)
+    if isinstance(cv, (str, bytes, Mapping, bool, float)):
+        splits = None
+    elif hasattr(cv, "split") and callable(cv.split):
+        splits = list(cv.split(X, y))
+    elif isinstance(cv, Iterable):
+        splits = list(cv)
+    else:
+        splits = None
+    if splits is None:
         raise ValueError(
-            f"cv must be None (one validation split of val_size) or a number of folds >= 2; "
-            f"got {cv!r}."
+            "cv must be None (one validation split of val_size), a number of folds >= 2, a "
+            f"scikit-learn splitter or an iterable of (fit, validation) index arrays; got {cv!r}."
         )
+    out = []
+    for i, split in enumerate(splits):
+        try:
+            fit, val = (np.asarray(part) for part in split)
+        except (TypeError, ValueError):
+            fit = val = np.empty((0, 0))
+        ok = all(
+            a.ndim == 1 and a.size and a.dtype.kind in "iu" and a.min() >= 0 and a.max() < n
+            for a in (fit, val)
+        )
+        if not ok:
+            raise ValueError(
+                f"Split {i} of cv is not a pair of non-empty 1-D arrays of row indices in "
+                f"[0, {n - 1}]."
+            )
+        out.append((fit, val))
+    if len(out) < 2:
+        raise ValueError(f"cv must give at least 2 splits; it gave {len(out)}.")
+    return out
 
 
 def tune(
@@ -255,8 +297,11 @@ def tune(
     metric : str, optional
         A metric name of :mod:`sblr.metrics` (default: average precision for
         multi-label data, accuracy for multi-class data).
-    cv : None or int, default=None
-        ``None``: one validation split of ``val_size``; an int: inner folds.
+    cv : None, int, cross-validation splitter or iterable, default=None
+        ``None``: one validation split of ``val_size``; an int k: sblr's inner k-fold
+        split (shuffled ``KFold`` for multi-label data, ``StratifiedKFold`` for
+        multi-class); a scikit-learn splitter (``cv.split(X, y)``) or an iterable of
+        (fit, validation) row-index pairs, as ``GridSearchCV`` takes them.
     val_size : float
     random_state : int
     progress : callable, optional
@@ -283,7 +328,6 @@ def tune(
     >>> tune(SBLRClassifier(), X, y, gammas=[1.0, 0.1], cv=3).scores.columns.tolist()
     ['gamma', 'lam', 'score', 'split0_score', 'split1_score', 'split2_score']
     """
-    _check_cv(cv)
     if rule not in ("best", "one_se"):
         raise ValueError(f"rule must be 'best' or 'one_se'; got {rule!r}.")
     if rule == "one_se" and cv is None:
@@ -315,7 +359,8 @@ def tune(
     gammas = _checked_grid("gammas", gammas, positive=True)
     if isinstance(estimator, SparseSBLRClassifier):
         lams = _checked_grid("lams", lams, positive=False)
-    if cv is None:
+    splits = _inner_splits(cv, X, y, random_state)
+    if splits is None:
         if len(y) < 10:
             raise DataError(
                 f"Tuning needs at least 10 training rows (a 10% validation split); got "
@@ -324,13 +369,6 @@ def tune(
         idx = np.arange(len(y))
         tr, va = validation_split(idx, y, val_size, random_state)[:2]
         splits = [(tr, va)]
-    else:
-        if len(y) < 2 * cv:
-            raise DataError(
-                f"Tuning with {cv} inner folds needs at least {2 * cv} training rows; got "
-                f"{len(y)} sample{'s' if len(y) != 1 else ''}."
-            )
-        splits = make_splits(y, scheme="kfold", n_splits=cv, random_state=random_state)
     lam_grid = list(lams) if isinstance(estimator, SparseSBLRClassifier) else [np.nan]
     total = len(splits) * len(gammas) * len(lam_grid)
     done = 0
@@ -452,7 +490,13 @@ class _TunedMixin:
         featurizer = featurizer_for(best).fit(X, y)
         F = featurizer.training_evidence()
         self._fit_path(best, featurizer, F)
-        self._fit_from_evidence(featurizer, F)
+        # the refit on all rows is best_estimator_ (a plain model), and this estimator
+        # predicts with it: its fitted attributes are best_estimator_'s
+        best.fit_from_evidence(featurizer, F)
+        self.best_estimator_ = best
+        for name, value in vars(best).items():
+            if name.endswith("_") and not name.startswith("_"):
+                setattr(self, name, value)
         return self
 
     def _fit_path(self, best, featurizer, F):
@@ -465,7 +509,7 @@ def _cv_constraints(base, *grids):
     out.update({grid: ["array-like"] for grid in grids})
     out.update(
         metric=[StrOptions(set(metrics.LOWER_IS_BETTER)), None],
-        cv=[Interval(Integral, 2, None, closed="left"), None],
+        cv=[Interval(Integral, 2, None, closed="left"), "cv_object", None],
         val_size=[Interval(Real, 0, 1, closed="neither")],
     )
     return out
@@ -475,9 +519,10 @@ _CV_PARAMETERS = """
     metric : str, optional
         Selection metric (default: average precision for multi-label data,
         accuracy for multi-class data).
-    cv : None or int, default=None
+    cv : None, int, cross-validation splitter or iterable, default=None
         ``None``: the paper's scheme, one validation split of ``val_size``;
-        an int ``k``: the mean score over an inner k-fold split.
+        an int ``k``: the mean score over an inner k-fold split; a scikit-learn
+        splitter or an iterable of (fit, validation) index pairs: those splits.
     val_size : float, default=0.1
     random_state : int, default=0
         Seed of the validation split(s) and of an approximate feature map."""
@@ -502,6 +547,9 @@ class SparseSBLRCV(_TunedMixin, SparseSBLRClassifier):
 
     Attributes
     ----------
+    best_estimator_ : SparseSBLRClassifier
+        The model refitted on all rows at ``best_params_`` (this estimator's ``coef_``,
+        ``intercept_``, ``featurizer_`` ... are its).
     best_params_ : dict
         ``{{"gamma": ..., "lam": ...}}``.
     best_score_ : float
@@ -590,6 +638,9 @@ class SBLRCV(_TunedMixin, SBLRClassifier):
 
     Attributes
     ----------
+    best_estimator_ : SBLRClassifier
+        The model refitted on all rows at ``best_params_`` (this estimator's ``coef_``,
+        ``intercept_``, ``featurizer_`` ... are its).
     best_params_ : dict
         ``{{"gamma": ...}}``.
     best_score_ : float

@@ -24,7 +24,6 @@ from sblr.interpret import (
     evidence_sd,
     instance_contributions,
     rank_agreement_path,
-    rank_correlation,
     sparsity_summary,
     spearman,
     standardized_coef,
@@ -198,43 +197,6 @@ def test_contribution_table_shape_mismatches():
         contribution_table({"a": make_model(), "b": small}, Y, 0)
     with pytest.raises(DataError, match="clash"):
         contribution_table({"class": make_model()}, Y, 0)
-
-
-# --------------------------------------------------------------------------- rank_correlation
-
-
-def test_rank_correlation_by_hand_excludes_target():
-    table = pd.DataFrame(
-        {"cooccurrence": [9, 4, 3, 2, 1], "beta": [5.0, 0.1, -0.9, 0.5, -0.3]},
-        index=pd.Index([7, 0, 1, 2, 3], name="t"),
-    )
-    table.attrs["target"] = 7
-    # without the target row:  cooccurrence 4, 3, 2, 1  -> ranks 4, 3, 2, 1
-    #                          |beta| .1, .9, .5, .3    -> ranks 1, 4, 3, 2
-    # d = 3, -1, -1, -1; sum d^2 = 12; rho = 1 - 6*12 / (4*(16-1)) = 1 - 72/60 = -0.2
-    assert rank_correlation(table, "beta") == pytest.approx(-0.2)
-    # overriding the target: exclude nothing that exists -> all 5 rows are used
-    with_target = rank_correlation(table, "beta", target=-999)
-    # ranks cooc 5,4,3,2,1; |beta| 5,1,4,3,2: d = 0,3,-1,-1,-1 -> 12; 1 - 72/120 = 0.4
-    assert with_target == pytest.approx(0.4)
-
-
-def test_rank_correlation_on_contribution_table():
-    table = contribution_table(make_model(), Y, 0, class_names=NAMES)
-    # rows t=1,2,3: cooccurrence 2, 2, 1 ; |beta| .7, .4, 0
-    # ranks cooc 2.5, 2.5, 1 ; |beta| 3, 2, 1 -> Pearson of ranks:
-    #   x - mean = .5, .5, -1 ; y - mean = 1, 0, -1 ; cov = .5 + 0 + 1 = 1.5
-    #   |x| = sqrt(1.5), |y| = sqrt(2) -> rho = 1.5 / sqrt(3) = sqrt(3)/2
-    assert rank_correlation(table, "beta") == pytest.approx(math.sqrt(3) / 2)
-
-
-def test_rank_correlation_undefined_is_nan():
-    constant = pd.DataFrame({"cooccurrence": [3, 2, 1], "beta": [0.0, 0.0, 0.0]})
-    assert math.isnan(rank_correlation(constant, "beta"))
-    one_row = pd.DataFrame({"cooccurrence": [3, 2], "beta": [1.0, 2.0]})
-    assert math.isnan(rank_correlation(one_row, "beta", target=0))
-    with pytest.raises(DataError, match="not in the table"):
-        rank_correlation(one_row, "SBLR")
 
 
 # --------------------------------------------------------------------------- instance_contributions
@@ -541,10 +503,10 @@ def test_top_classes_ranks_by_largest_off_diagonal_weight():
         top_classes(A, 0)
 
 
-def test_contribution_table_with_another_relation_sorts_and_correlates_by_it():
+def test_contribution_table_with_another_relation_sorts_by_it():
     from types import SimpleNamespace
 
-    from sblr.interpret import class_affinity, contribution_table, rank_correlation
+    from sblr.interpret import class_affinity, contribution_table
 
     Y = np.array([[1, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]])
     F = np.array([[0.5, 0.4, 0.1], [0.7, 0.2, 0.1], [0.3, 0.9, 0.0], [0.1, 0.1, 0.8]])
@@ -553,7 +515,6 @@ def test_contribution_table_with_another_relation_sorts_and_correlates_by_it():
     model = SimpleNamespace(coef_=np.array([[1.0, -2.0, 0.5], [0, 1, 0], [0, 0, 1]]))
     table = contribution_table(model, Y, 0, relation=A, relation_name="affinity")
     assert list(table.index) == [0, 1, 2] and list(table.columns) == ["class", "affinity", "beta"]
-    assert rank_correlation(table, "beta") == pytest.approx(1.0)  # |β| 2.0, 0.5 vs 0.3, 0.1
     with pytest.raises(DataError, match=r"\(3, 3\)"):
         contribution_table(model, Y, 0, relation=A[:2])
 

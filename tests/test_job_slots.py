@@ -122,3 +122,36 @@ def test_a_caller_without_a_user_is_not_limited_and_release_checks_its_count():
     slots.release()
     with pytest.raises(ValueError):
         slots.release()
+
+
+@pytest.mark.usefixtures("navigation_mode", "private_share_store")
+def test_a_stored_fit_whose_evidence_was_evicted_waits_for_a_worker_instead_of_failing(
+    monkeypatch,
+):
+    """Found by benchmarks/class_load.py (20 students uploading at once): a page whose fit was
+    stored but whose evidence had left its cache asked for the evidence without waiting for a
+    job slot, and with every slot taken the page failed ("dashboard page failed")."""
+    from apptest_helpers import assert_clean, goto, start
+
+    from pages._shared import cache, server
+
+    at = goto(start(), "pages/coefficients.py")
+    cache._cached_evidence.clear()
+    cache._evidences.clear()  # the evidence left both of its stores
+    slots = FairSlots(server.MAX_JOBS, server.PER_USER)
+    monkeypatch.setattr(server, "job_slots", lambda: slots)
+    others = [f"other-{i}" for i in range(server.MAX_JOBS)]
+    for user in others:
+        assert slots.acquire(blocking=False, user=user)
+    released = threading.Event()
+
+    def release_later():
+        time.sleep(1.0)
+        released.set()
+        for user in others:
+            slots.release(user=user)
+
+    _start(release_later)
+    at.run()
+    assert released.is_set()  # it waited for a slot ...
+    assert_clean(at)  # ... and then showed the page

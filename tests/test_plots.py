@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import html
-import math
 from types import SimpleNamespace
 
 import numpy as np
@@ -22,7 +21,6 @@ from sblr.plots import (
     cooccurrence_heatmap,
     figure_html,
     label_frequency_bar,
-    metric_bars,
     pca_scatter,
     probability_bars,
     regularization_path,
@@ -636,17 +634,6 @@ def test_probability_bars_many_classes_and_multiclass_mode():
 
 
 # --------------------------------------------------------------------------- misc
-
-
-def test_metric_bars_grouped_by_model():
-    fig = metric_bars(
-        {"SBLR": {"accuracy": 0.9, "hamming loss": 0.1}, "SparseSBLR": {"accuracy": 0.88}},
-        lower_is_better={"hamming loss": True},
-    )
-    assert [trace.name for trace in fig.data] == ["SBLR", "SparseSBLR"]
-    assert list(fig.data[0].x) == ["accuracy (↑ better)", "hamming loss (↓ better)"]
-    assert math.isnan(fig.data[1].y[1])
-    assert fig.data[0].marker.color != fig.data[1].marker.color
 
 
 #: Oracle for the class colours, spelled out here: Plotly's qualitative palettes "Plotly"

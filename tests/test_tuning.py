@@ -234,7 +234,7 @@ def test_bad_cv_is_refused():
     for bad in (1, 0, 2.5, True, "3"):
         with pytest.raises(ValueError, match="'cv' parameter of SparseSBLRCV"):
             SparseSBLRCV(cv=bad).fit(X, y)
-        with pytest.raises(ValueError, match="cv must be None"):
+        with pytest.raises(ValueError, match="cv must be"):
             tune(SparseSBLRClassifier(), X, y, cv=bad)
     with pytest.raises(DataError, match="inner folds needs at least"):
         tune(SparseSBLRClassifier(), X[:7], y[:7], cv=5)
@@ -286,3 +286,53 @@ def test_one_standard_error_rule_picks_the_largest_lambda_within_one_se():
     assert one_se.best_params["lam"] > best.best_params["lam"]  # the rule made a difference
     with pytest.raises(ValueError, match="cv=k"):
         tune(SparseSBLRClassifier(), ds.X, ds.y, gammas=[1.0], lams=[1e-2], rule="one_se")
+
+
+def test_cv_takes_a_splitter_or_index_pairs_as_grid_search_cv_does():
+    """Any scikit-learn cv: a splitter and the same splits as index pairs give GridSearchCV's
+    scores and choice on those splits; the refit on all rows is best_estimator_, a plain
+    SBLRClassifier at the chosen gamma, whose predictions the CV estimator gives."""
+    from sklearn.model_selection import GridSearchCV, ShuffleSplit
+
+    from sblr.tuning import SBLRCV
+
+    X, y = load_wine(return_X_y=True)
+    gammas = [10.0, 1.0, 0.1, 0.01]
+    splitter = ShuffleSplit(n_splits=3, test_size=0.3, random_state=4)
+    pairs = list(splitter.split(X, y))
+    by_splitter = SBLRCV(gammas=gammas, cv=splitter).fit(X, y)
+    by_pairs = SBLRCV(gammas=gammas, cv=iter(pairs)).fit(X, y)  # a one-pass iterable too
+    grid = GridSearchCV(
+        SBLRClassifier(),
+        {"gamma": gammas},
+        cv=pairs,
+        scoring=lambda est, X_val, y_val: M.accuracy(y_val, est.predict(X_val)),
+    ).fit(X, y)
+    for est in (by_splitter, by_pairs):
+        assert est.best_params_ == grid.best_params_
+        np.testing.assert_allclose(est.cv_results_.score, grid.cv_results_["mean_test_score"])
+        np.testing.assert_allclose(
+            est.cv_results_.split2_score, grid.cv_results_["split2_test_score"]
+        )
+    best = by_splitter.best_estimator_
+    assert type(best) is SBLRClassifier and best.gamma == grid.best_params_["gamma"]
+    ref = SBLRClassifier(gamma=best.gamma).fit(X, y)
+    np.testing.assert_allclose(best.coef_, ref.coef_)
+    np.testing.assert_array_equal(by_splitter.predict(X), ref.predict(X))
+    np.testing.assert_allclose(by_splitter.coef_, ref.coef_)
+
+
+@pytest.mark.parametrize(
+    "cv, match",
+    [
+        (1, "number of folds >= 2"),
+        ("folds", "scikit-learn splitter"),
+        ([(np.arange(10), np.arange(10, 20))], "at least 2 splits"),
+        ([(np.arange(10), np.array([999]))] * 2, "row indices"),
+        ([(np.arange(10), np.array([0.5]))] * 2, "row indices"),
+    ],
+)
+def test_a_bad_cv_is_a_value_error_naming_what_is_wrong(cv, match):
+    X, y = load_wine(return_X_y=True)
+    with pytest.raises(ValueError, match=match):
+        tune(SBLRClassifier(), X, y, gammas=[1.0], cv=cv)

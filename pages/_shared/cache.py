@@ -445,7 +445,7 @@ def cached_fit(ds, key, model, gamma, lam):
         found = _fits().get(wanted)
     if found is not None:
         if model == "SparseSBLR":
-            found_evidence = _cached_evidence(ds, key, gamma)
+            found_evidence = waiting_for_worker(_cached_evidence)(ds, key, gamma)
             _prefetch_neighbours(ds, key, gamma, lam, lambda: found_evidence)
         return found
     from sblr.models import make_model

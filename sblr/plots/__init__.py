@@ -18,7 +18,7 @@ Colour conventions, shared by all figures
   co-occurrence heatmap, white = never together.
 * Matrices: rows = target / true class k (class 0 at the top), columns =
   evidence / predicted class t.
-* Models: :data:`MODEL_COLORS`; classes: :func:`class_colors`; the catch-all
+* Classes: :func:`class_colors`; the catch-all
   "other" group is light grey.
 
 Modules
@@ -59,7 +59,6 @@ from sblr.plots._style import (
     COUNT_COLORSCALE,
     MAX_HEIGHT,  # noqa: F401 (public, not in __all__)
     MAX_TICK_LABELS,
-    MODEL_COLORS,
     NEGATIVE_COLOR,
     OTHER_COLOR,
     POSITIVE_COLOR,
@@ -68,7 +67,7 @@ from sblr.plots._style import (
     class_colors,
 )
 from sblr.plots.data import label_frequency_bar, pca_coordinates, pca_scatter
-from sblr.plots.evaluation import confusion_matrix_figure, metric_bars, pr_curve_figure
+from sblr.plots.evaluation import confusion_matrix_figure, pr_curve_figure
 from sblr.plots.explain import (
     attribution_waterfall,  # noqa: F401 (public, not in __all__)
     evidence_scatter,
@@ -89,7 +88,6 @@ __all__ = [
     "BETA_COLORSCALE",
     "COUNT_COLORSCALE",
     "MAX_TICK_LABELS",
-    "MODEL_COLORS",
     "NEGATIVE_COLOR",
     "OTHER_COLOR",
     "POSITIVE_COLOR",
@@ -102,7 +100,6 @@ __all__ = [
     "cooccurrence_heatmap",
     "figure_html",
     "label_frequency_bar",
-    "metric_bars",
     "pca_coordinates",
     "pca_scatter",
     "pr_curve_figure",

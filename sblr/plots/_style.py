@@ -29,7 +29,6 @@ PREDICTED_COLOR = "#1a9850"
 #: Single-colour count bars.
 COUNT_COLOR = "#6a51a3"
 #: One colour per model, used wherever models are compared.
-MODEL_COLORS = {"SML": "#7570b3", "SBLR": "#1b9e77", "SparseSBLR": "#d95f02"}
 
 #: Diverging scale for signed beta, symmetric around 0.  Exact zeros are drawn
 #: as gaps (white background); the jump at 0.5 gives every non-zero value at

@@ -2,21 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from sblr.exceptions import DataError
 from sblr.plots._style import (
-    COUNT_COLOR,
     COUNT_COLORSCALE,
     MAX_TICK_LABELS,
-    MODEL_COLORS,
     POSITIVE_COLOR,
     _esc,
     _float_array,
-    _fmt,
     _height,
     _matrix_layout,
     _names,
@@ -219,82 +216,3 @@ def confusion_matrix_figure(
 
 
 # --------------------------------------------------------------------------- metrics
-
-
-def metric_bars(
-    values: Mapping[str, float] | Mapping[str, Mapping[str, float]],
-    *,
-    lower_is_better: Mapping[str, bool] | None = None,
-) -> go.Figure:
-    """Bar chart of evaluation metrics, optionally one group of bars per model.
-
-    Parameters
-    ----------
-    values : dict of str to float, or dict of str to dict of str to float
-        ``{metric: value}`` for one model, or ``{model: {metric: value}}``
-        to compare models (colours from :data:`MODEL_COLORS`).
-    lower_is_better : dict of str to bool, optional
-        Metrics for which lower is better get "(↓ better)" in their label,
-        the others "(↑ better)".
-
-    Returns
-    -------
-    plotly.graph_objects.Figure
-        One bar trace (single model) or one per model (grouped).
-
-    Examples
-    --------
-    >>> fig = metric_bars({"accuracy": 0.9, "hamming loss": 0.1},
-    ...                   lower_is_better={"hamming loss": True})
-    >>> list(fig.data[0].x)
-    ['accuracy (↑ better)', 'hamming loss (↓ better)']
-    """
-    import plotly.graph_objects as go
-    from plotly.colors import qualitative
-
-    if not values:
-        raise DataError("values is empty.")
-    nested = all(isinstance(v, Mapping) for v in values.values())
-    groups = {str(k): dict(v) for k, v in values.items()} if nested else {"": dict(values)}
-    metrics: list[str] = []
-    for g in groups.values():
-        metrics += [str(k) for k in g if str(k) not in metrics]
-    lower = {str(k): bool(v) for k, v in (lower_is_better or {}).items()}
-
-    def label(name: str) -> str:
-        if not lower:
-            return name
-        return f"{name} ({'↓' if lower.get(name, False) else '↑'} better)"
-
-    traces = []
-    fallback = qualitative.Plotly
-    for j, (model, vals) in enumerate(groups.items()):
-        ys = []
-        for name in metrics:
-            v = vals.get(name, np.nan)
-            try:
-                ys.append(float(v))
-            except (TypeError, ValueError):
-                raise DataError(f"Metric {name!r} of {model!r} is not a number: {v!r}.") from None
-        color = MODEL_COLORS.get(model, fallback[j % len(fallback)]) if nested else COUNT_COLOR
-        traces.append(
-            dict(
-                type="bar",
-                x=[label(n) for n in metrics],
-                y=ys,
-                name=model or "value",
-                marker={"color": color},
-                text=[_fmt(v) for v in ys],
-                textposition="outside",
-                cliponaxis=False,
-                hovertemplate="%{x}<br>%{y:.4g}<extra>" + _esc(model) + "</extra>",
-            )
-        )
-    layout = dict(
-        **_titled("Evaluation metrics" + (" by model" if nested else "")),
-        barmode="group",
-        yaxis={"title": {"text": "value"}, "rangemode": "tozero"},
-        showlegend=nested,
-        height=420,
-    )
-    return go.Figure(data=traces, layout=layout)
