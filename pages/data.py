@@ -38,7 +38,7 @@ fig = plots.cooccurrence_heatmap(C, ds.class_names, classes=classes)
 st.plotly_chart(fig, key="cooccurrence", width="content")
 st.download_button(
     "Download co-occurrence heatmap (HTML)",
-    plots.figure_html(fig, {"data": ds.name}),
+    lambda: plots.figure_html(fig, {"data": ds.name}),  # made when clicked
     file_name=common.safe_filename(ds.name, "cooccurrence", suffix=".html"),
     mime="text/html",
 )

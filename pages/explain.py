@@ -314,7 +314,7 @@ else:
     st.plotly_chart(fig, key="waterfall")
     st.download_button(
         "Download waterfall (HTML)",
-        plots.figure_html(
+        lambda: plots.figure_html(  # made when clicked
             fig,
             common.context(ds, s, with_lam=model_name == "SparseSBLR")
             | {"model": model_name, "row": row, "class": ds.class_names[k]},

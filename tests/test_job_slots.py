@@ -155,3 +155,30 @@ def test_a_stored_fit_whose_evidence_was_evicted_waits_for_a_worker_instead_of_f
     at.run()
     assert released.is_set()  # it waited for a slot ...
     assert_clean(at)  # ... and then showed the page
+
+
+def test_the_evidence_store_is_bounded_in_bytes_not_only_in_items():
+    """Found by benchmarks/class_load.py: 30 students with files of their own need 30
+    evidences of 64 KB, and the store kept 16 whatever their size (the rest were computed
+    again, while everyone waited). Oracle: the arrays' own sizes."""
+    import numpy as np
+
+    from pages._shared.cache import _nbytes, _Store
+
+    class Featurizer:  # a fitted featurizer holds its training data
+        def __init__(self, n):
+            self.X_fit_ = np.zeros((n, 16))
+
+    item = (Featurizer(1024), np.zeros((1024, 8)))  # 128 KiB + 64 KiB
+    assert _nbytes(item) == 1024 * 16 * 8 + 1024 * 8 * 8
+    store = _Store(100, max_bytes=5 * _nbytes(item))
+    for i in range(30):
+        store.put(i, item)
+    assert [i for i in range(30) if store.get(i) is not None] == [25, 26, 27, 28, 29]
+    small = _Store(3)  # only a count: as before
+    for i in range(30):
+        small.put(i, item)
+    assert [i for i in range(30) if small.get(i) is not None] == [27, 28, 29]
+    huge = _Store(100, max_bytes=10)  # the newest item is kept, however large
+    huge.put("a", item)
+    assert huge.get("a") is item

@@ -68,12 +68,36 @@ __all__ = [
 
 
 # ----------------------------------------------------------------------------- shared stores
+def _nbytes(value, depth=0):
+    """About how many bytes ``value`` holds in arrays: NumPy and SciPy sparse arrays, in
+    tuples, lists and dicts, and in the attributes of an object (two levels deep)."""
+    if isinstance(value, np.ndarray):
+        return value.nbytes
+    if hasattr(value, "data") and hasattr(value, "indices") and hasattr(value, "indptr"):
+        return value.data.nbytes + value.indices.nbytes + value.indptr.nbytes
+    if depth > 2:
+        return 0
+    if isinstance(value, (tuple, list)):
+        return sum(_nbytes(v, depth + 1) for v in value)
+    if isinstance(value, dict):
+        return sum(_nbytes(v, depth + 1) for v in value.values())
+    if hasattr(value, "__dict__"):
+        return sum(_nbytes(v, depth + 1) for v in vars(value).values())
+    return 0
+
+
 class _Store:
     """A small thread-safe least-recently-used map shared by every session of the server
-    (work done survives leaving a page, and is shared by users of the same data)."""
+    (work done survives leaving a page, and is shared by users of the same data).
 
-    def __init__(self, size):
-        self._size, self._items, self._lock = size, {}, threading.Lock()
+    At most ``size`` items and, with ``max_bytes``, at most that many bytes of arrays in all
+    (:func:`_nbytes`; the newest item is always kept): a class of 30 students with 1,000-row
+    files of their own needs 30 evidences of 64 KB each, one user of a 20,000-row file a few
+    of 28 MB."""
+
+    def __init__(self, size, max_bytes=None):
+        self._size, self._max_bytes = size, max_bytes
+        self._items, self._bytes, self._lock = {}, {}, threading.Lock()
 
     def get(self, key):
         with self._lock:
@@ -83,11 +107,16 @@ class _Store:
         return None
 
     def put(self, key, value):
+        size = _nbytes(value) if self._max_bytes is not None else 0
         with self._lock:
             self._items.pop(key, None)
-            self._items[key] = value
-            while len(self._items) > self._size:
-                self._items.pop(next(iter(self._items)))
+            self._items[key], self._bytes[key] = value, size
+            while len(self._items) > 1 and (
+                len(self._items) > self._size
+                or (self._max_bytes is not None and sum(self._bytes.values()) > self._max_bytes)
+            ):
+                oldest = next(iter(self._items))
+                del self._items[oldest], self._bytes[oldest]
         return value
 
 
@@ -136,9 +165,13 @@ def _cached_distances(_ds, key, scheme, test_size, n_splits, i):
         return fold_distances(_ds.X, _ds.y, train, test)
 
 
+#: Bytes of evidence (and the featurizers' training data) kept for all users together.
+EVIDENCE_BYTES = 512 * 2**20
+
+
 @st.cache_resource
 def _evidences():
-    return _Store(16)
+    return _Store(256, max_bytes=EVIDENCE_BYTES)
 
 
 def _evidence_of_all_rows(ds, key, gamma, D, store):
@@ -157,7 +190,9 @@ def _evidence_of_all_rows(ds, key, gamma, D, store):
     return found
 
 
-@st.cache_resource(max_entries=16, show_spinner="Computing class evidence…")
+# few entries: the evidences are kept (bounded in bytes) by _evidences(); this cache adds the
+# spinner and computes each one once when several sessions ask at the same time
+@st.cache_resource(max_entries=8, show_spinner="Computing class evidence…")
 def _cached_evidence(_ds, key, gamma):
     """Featurizer fitted on all rows and its leave-one-out evidence, per (data, gamma)."""
     store = _evidences()
