@@ -53,9 +53,9 @@ def main(argv=None):
     from sklearn.linear_model import LogisticRegression
 
     from sblr import SBLRClassifier, SimilarityFeaturizer, SparseSBLRClassifier
+    from sblr._threads import worker_budget
     from sblr.evaluation import make_splits
     from sblr.io import Dataset
-    from sblr.logistic import worker_budget
     from sblr.protocol import run_fold
 
     X, Y = make_multilabel_classification(

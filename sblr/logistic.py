@@ -23,19 +23,17 @@ penalizes the intercept).
 
 from __future__ import annotations
 
-import functools
-import os
 import queue
 import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
 from scipy.linalg import lapack
 from scipy.special import expit, log1p
 
+from sblr._threads import single_threaded_blas, worker_budget
 from sblr.exceptions import DataError
 
 _DAMPING = 1e-12  # keeps a coordinate's curvature positive for an all-zero column
@@ -592,7 +590,7 @@ def fit_logistic_layer(
     n_threads : int, optional
         Threads solving chunks of classes at once, each with single-threaded BLAS (the
         problems are independent; NumPy releases the GIL).  Default
-        :func:`sblr.logistic.worker_budget`, or one thread where the problems are too small
+        :func:`sblr._threads.worker_budget`, or one thread where the problems are too small
         to gain from more (``n · (m + 1)² < _THREADED_WORK``).  The result does not depend
         on it.
 
@@ -730,80 +728,3 @@ _MIN_CHUNKS = 8
 #: (Python-heavy steps waiting for each other's GIL), from about 2e6 they gain.
 _THREADED_WORK = 1_000_000
 _CHUNK_BYTES = 64 * 2**20
-
-
-# --------------------------------------------------------------------------- threads
-
-
-def worker_budget() -> int:
-    """Threads the logistic layer may use: the environment variable ``SBLR_NUM_THREADS`` if
-    set (a positive integer), else the CPU cores this process may run on, at most 8."""
-    env = os.environ.get("SBLR_NUM_THREADS", "").strip()
-    if env:
-        try:
-            value = int(env)
-        except ValueError:
-            value = 0
-        if value < 1:
-            raise ValueError(f"SBLR_NUM_THREADS must be a positive integer; got {env!r}.")
-        return value
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        cores = os.cpu_count() or 1
-    return max(1, min(cores, 8))
-
-
-@functools.cache
-def _thread_local_blas_setters():
-    """OpenBLAS's ``openblas_set_num_threads_local`` of every loaded OpenBLAS (0.3.27+): it
-    sets the number of BLAS threads for the CALLING thread only.  Empty for other BLAS."""
-    import ctypes
-
-    from threadpoolctl import threadpool_info
-
-    setters = []
-    for info in threadpool_info():
-        if info.get("internal_api") != "openblas":
-            continue
-        try:
-            fn = ctypes.CDLL(info["filepath"]).openblas_set_num_threads_local
-        except (OSError, AttributeError):
-            continue
-        fn.argtypes, fn.restype = [ctypes.c_int], ctypes.c_int
-        setters.append(fn)
-    return tuple(setters)
-
-
-_blas_lock = threading.Lock()
-_blas_users = 0
-_blas_saved: tuple = ()
-
-
-@contextmanager
-def single_threaded_blas():
-    """OpenBLAS on one thread while the block runs (re-entrant, safe from many threads).
-
-    The logistic layer's matrices and the evidence's tiles are small: threaded BLAS spends
-    more on synchronisation than it saves there, 10x and more on a busy machine, so the
-    work runs in our own threads instead.  The setter (``openblas_set_num_threads_local``)
-    acts on the whole process in the OpenBLAS wheels of NumPy and SciPy, so two threads
-    setting and restoring it each on their own can leave it at 1 (the second saves the
-    first's 1 and restores it last; measured).  Here it is set by the first user, counted
-    under a lock, and restored by the last one to leave, from whichever thread.  Does
-    nothing with another BLAS.
-    """
-    global _blas_users, _blas_saved
-    setters = _thread_local_blas_setters()
-    with _blas_lock:
-        if _blas_users == 0:
-            _blas_saved = tuple(fn(1) for fn in setters)
-        _blas_users += 1
-    try:
-        yield
-    finally:
-        with _blas_lock:
-            _blas_users -= 1
-            if _blas_users == 0:
-                for fn, value in zip(setters, _blas_saved, strict=True):
-                    fn(value)

@@ -15,9 +15,7 @@ from __future__ import annotations
 
 import functools
 import math
-import os
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from numbers import Integral, Real
 
 import numpy as np
@@ -32,8 +30,9 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 # Defined without scikit-learn (the dashboard's first page reads them), part of this module.
 from sblr._approx import AUTO_APPROX_ROWS, resolve_approx  # noqa: F401
+from sblr._threads import evidence_threads as _evidence_threads
+from sblr._threads import run_in_threads as _run
 from sblr.exceptions import DataError
-from sblr.logistic import single_threaded_blas, worker_budget
 
 # The [-1, 1] scaling and γ = "scale" live in sblr.scaling (no scikit-learn there, so the
 # dashboard's first page can use them); the names stay importable from here.
@@ -290,8 +289,6 @@ _TILE_ROWS = 128
 _TILE_VALUES = 128 * 1024
 #: Fixed number of partial sums of the symmetric path's mirrored terms (so of threads there).
 _LANES = 4
-#: Below this many kernel values the work is done in the calling thread.
-_THREADED_MIN_VALUES = 2**21
 
 
 def _dense_rbf(kernel, X_query, X_train):
@@ -303,21 +300,6 @@ def _dense_rbf(kernel, X_query, X_train):
             for A in (X_query, X_train)
         )
     )
-
-
-def _evidence_threads(n_values):
-    """Threads for ``n_values`` kernel values: 1 below :data:`_THREADED_MIN_VALUES`, else the
-    logistic layer's budget (``SBLR_NUM_THREADS``, else the cores, at most 8), at most
-    ``OMP_NUM_THREADS`` / ``OPENBLAS_NUM_THREADS`` / ``MKL_NUM_THREADS`` when set (joblib's
-    and Dask's worker processes set them to their share of the cores)."""
-    if n_values < _THREADED_MIN_VALUES:
-        return 1
-    budget = worker_budget()
-    for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-        value = os.environ.get(name, "").strip()
-        if value.isdigit() and int(value) > 0:
-            budget = min(budget, int(value))
-    return max(1, budget)
 
 
 def _tile_shape(n_rows, n_cols, working_memory):
@@ -350,27 +332,6 @@ def _rbf_tile(A_ext, B_ext, gamma, out):
     np.maximum(out, 0.0, out=out)
     out *= -gamma
     return exp_in_place(out)
-
-
-def _run(tasks, n_threads):
-    """Call every task, in ``n_threads`` threads, BLAS on one thread meanwhile."""
-    queue, lock = iter(tasks), threading.Lock()
-
-    def next_task():
-        with lock:
-            return next(queue, None)
-
-    def worker():
-        while (task := next_task()) is not None:
-            task()
-
-    with single_threaded_blas():
-        if n_threads <= 1:
-            worker()
-            return
-        with ThreadPoolExecutor(n_threads) as pool:
-            for future in [pool.submit(worker) for _ in range(n_threads)]:
-                future.result()
 
 
 def _rbf_evidence(X_query, X_train, Yf, gamma, leave_one_out, symmetric, working_memory):

@@ -147,7 +147,7 @@ def test_single_threaded_blas_is_restored_by_the_last_of_overlapping_users():
 
     from threadpoolctl import threadpool_info
 
-    from sblr.logistic import _thread_local_blas_setters, single_threaded_blas
+    from sblr._threads import _thread_local_blas_setters, single_threaded_blas
 
     if not _thread_local_blas_setters():
         pytest.skip("this BLAS has no openblas_set_num_threads_local (not OpenBLAS >= 0.3.27)")
@@ -184,7 +184,7 @@ def test_single_threaded_blas_is_restored_by_the_last_of_overlapping_users():
 
 
 def test_worker_budget_follows_the_environment(monkeypatch):
-    from sblr.logistic import worker_budget
+    from sblr._threads import worker_budget
 
     monkeypatch.setenv("SBLR_NUM_THREADS", "3")
     assert worker_budget() == 3

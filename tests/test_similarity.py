@@ -236,18 +236,18 @@ def test_tiled_rbf_evidence_does_not_depend_on_the_number_of_threads(monkeypatch
 
 
 def test_tiled_rbf_evidence_threads_follow_the_budget(monkeypatch):
-    from sblr import similarity
+    from sblr import _threads
 
-    big = similarity._THREADED_MIN_VALUES
+    big = _threads.THREADED_MIN_VALUES
     for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         monkeypatch.delenv(name, raising=False)
-    assert similarity._evidence_threads(big - 1) == 1  # small work: the calling thread
+    assert _threads.evidence_threads(big - 1) == 1  # small work: the calling thread
     monkeypatch.setenv("SBLR_NUM_THREADS", "1")
-    assert similarity._evidence_threads(big) == 1
+    assert _threads.evidence_threads(big) == 1
     monkeypatch.setenv("SBLR_NUM_THREADS", "3")
-    assert similarity._evidence_threads(big) == 3
+    assert _threads.evidence_threads(big) == 3
     monkeypatch.setenv("OMP_NUM_THREADS", "1")  # as in a joblib worker process on 2 cores
-    assert similarity._evidence_threads(big) == 1
+    assert _threads.evidence_threads(big) == 1
 
 
 def test_tiled_rbf_evidence_restores_the_blas_threads(monkeypatch):

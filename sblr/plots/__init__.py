@@ -1,7 +1,8 @@
 """Plotly figures for the dashboard: pure functions from arrays to figures.
 
-Nothing here fits a model: every function takes arrays (or the tables of
-:mod:`sblr.interpret`) and returns a :class:`plotly.graph_objects.Figure`.
+Nothing here fits a classifier: every function takes arrays (or the tables of
+:mod:`sblr.interpret`) and returns a :class:`plotly.graph_objects.Figure`; the one
+computation is :func:`pca_coordinates`, the 2-D projection the PCA scatter draws.
 The figures are meant to stay readable from 6 to ~174 classes (CAL500):
 with more than :data:`MAX_TICK_LABELS` classes the per-class tick labels are
 hidden (hover a cell or bar for its name; drag to zoom, double-click to

@@ -1,4 +1,4 @@
-"""Figures of a model's evaluation: precision-recall curve, confusion matrix, metric bars."""
+"""Figures of a model's evaluation: precision-recall curve and confusion matrix."""
 
 from __future__ import annotations
 
