@@ -591,6 +591,7 @@ def test_a_column_counting_the_rows_gets_a_note(column, noted):
     assert said is noted
 
 
+@pytest.mark.slow  # a 200,000-row file and a fresh Python: about 2 s
 def test_a_class_column_with_thousands_of_values_is_refused_at_once():
     """Found by an audit: a 1.7 MB CSV whose 'class' has 10,000 values loaded, then the
     dashboard's label matrix (200,000 × 10,000) failed with a MemoryError of 14.9 GiB; an

@@ -146,7 +146,7 @@ def test_a_stored_fit_whose_evidence_was_evicted_waits_for_a_worker_instead_of_f
     released = threading.Event()
 
     def release_later():
-        time.sleep(1.0)
+        time.sleep(0.3)
         released.set()
         for user in others:
             slots.release(user=user)
