@@ -1473,6 +1473,9 @@ class _ArffData:
     # ------------------------------------------------------------------ conversion
 
     def read_dense(self, lines, start, n_rows):
+        fast = self.read_dense_parsed(lines, start, n_rows)
+        if fast is not None:
+            return fast
         values = np.empty((n_rows, self.n))
         strings = {j: np.empty(n_rows, dtype=object) for j in self.string}
         line_of = np.empty(n_rows, dtype=np.int64)
@@ -1500,6 +1503,56 @@ class _ArffData:
                 block[:, j] = np.nan
             r += len(chunk)
         return values, strings, line_of
+
+    def read_dense_parsed(self, lines, start, n_rows):
+        """:meth:`read_dense` by pandas' C parser (yeast: 0.075 -> 0.03 s), or None where the
+        line-by-line reading is needed for its checks and messages: quotes, braces, comments,
+        whitespace inside a value, a row without exactly one value per attribute, a numeric
+        value that is not a number (each such file is read line by line, which says where)."""
+        import pandas as pd
+
+        data = lines[start:]
+        text = "\n".join(data)
+        if _QUOTE_OR_BRACE.search(text) or "%" in text or self.string:
+            return None
+        kept = [i for i, line in enumerate(data) if line.strip()]
+        if len(kept) != n_rows or any(data[i].count(",") != self.n - 1 for i in kept):
+            return None
+        numeric = np.flatnonzero(self.numeric)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("error", pd.errors.ParserWarning)
+                frame = pd.read_csv(
+                    io.StringIO(text),
+                    sep=",",
+                    header=None,
+                    names=range(self.n),
+                    index_col=False,
+                    dtype={j: (np.float64 if self.numeric[j] else object) for j in range(self.n)},
+                    na_values=["", "?"],
+                    keep_default_na=False,
+                    skipinitialspace=True,
+                    skip_blank_lines=True,
+                    engine="c",
+                )
+        except (pd.errors.ParserError, pd.errors.ParserWarning, ValueError, TypeError):
+            return None
+        if len(frame) != n_rows:
+            return None
+        line_of = np.array(kept, dtype=np.int64) + start + 1
+        values = np.empty((n_rows, self.n))
+        if numeric.size:
+            values[:, numeric] = frame[list(numeric)].to_numpy(dtype=np.float64)
+        for j in self.nominal:  # each distinct value looked up once
+            codes, distinct = _factorize(frame[j].to_numpy(dtype=object))
+            if any(_WHITESPACE.search(v) for v in distinct):
+                return None  # a value with a space: the line-by-line reader says where
+            lookup = self.codes[j]
+            mapped = np.array([lookup.get(v, -1.0) for v in distinct] + [np.nan])
+            if (mapped == -1.0).any():
+                return None  # an undeclared value: the line-by-line reader says where
+            values[:, j] = mapped[codes]  # code -1 (missing) takes the last entry, NaN
+        return values, {}, line_of
 
     def read_sparse(self, lines, start, n_rows):
         strings = {j: np.full(n_rows, None, dtype=object) for j in self.string}

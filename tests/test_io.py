@@ -674,3 +674,37 @@ def test_the_fast_csv_parser_gives_what_the_line_by_line_reader_gives():
             a, b = np.concatenate(fast[1][j]), np.concatenate(slow[1][j])
             assert [str(c) for c in a] == [str(c) for c in b], repr(text)
     assert fast_used >= 250  # the fast parser reads most files (307 of these)
+
+
+def _random_dense_arff(rng):
+    n_num, n_nom = int(rng.integers(0, 5)), int(rng.integers(1, 4))
+    n_rows = int(rng.integers(1, 30))
+    head = ["@relation r"]
+    head += [f"@attribute x{j} numeric" for j in range(n_num)]
+    head += [f"@attribute c{j} {{a, b, YES, NO}}" for j in range(n_nom)]
+    rows = []
+    for _ in range(n_rows):
+        numbers = (f"{rng.normal():.5g}", "?", f"{rng.integers(-9, 9)}", f"{rng.normal():.2e}")
+        cells = [str(rng.choice(numbers)) for _ in range(n_num)]
+        cells += [str(rng.choice(["a", "b", "YES", "NO", "?"])) for _ in range(n_nom)]
+        sep = ", " if rng.random() < 0.3 else ","
+        rows.append(sep.join(cells))
+        if rng.random() < 0.1:
+            rows.append("")
+    return "\n".join(head + ["@data"] + rows) + "\n"
+
+
+def test_the_fast_dense_arff_reader_gives_what_the_line_by_line_reader_gives(monkeypatch):
+    """Dense ARFF data through pandas' C parser (yeast 0.075 -> 0.03 s): on 300 generated
+    files, the values (numbers, nominal codes, missing) and the line of every row equal the
+    line-by-line reader's, the oracle."""
+    import sblr.io as sio
+
+    rng = np.random.default_rng(11)
+    texts = [_random_dense_arff(rng) for _ in range(300)]
+    fast = [sio._read_arff(t)[0] for t in texts]
+    monkeypatch.setattr(sio._ArffData, "read_dense_parsed", lambda *a: None)
+    for text, table in zip(texts, fast, strict=True):
+        slow = sio._read_arff(text)[0]
+        np.testing.assert_array_equal(table.values, slow.values, err_msg=text)
+        np.testing.assert_array_equal(table.lines, slow.lines, err_msg=text)
