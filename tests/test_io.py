@@ -584,7 +584,7 @@ def test_cells_to_floats_equal_float_cell_by_cell():
     """Oracle: Python's float() on each cell (NaN and a not-a-number mark where it fails), on
     columns that convert as a block, columns with text repeated many times (converted once
     per distinct cell) and missing cells (NaN objects, each its own)."""
-    from sblr.io import _to_floats
+    from sblr.io._dataset import _to_floats
 
     rng = np.random.default_rng(0)
     pool = ["1.5", " 2 ", "-3e2", "inf", "nan", "x", "cat", "1,5", "", "0x10", float("nan")]
@@ -657,16 +657,16 @@ def test_the_fast_csv_parser_gives_what_the_line_by_line_reader_gives():
         text, sep = _random_csv(rng)
         header = bool(rng.random() < 0.5)
         try:
-            layout = sio._csv_layout(text, header=header, ext=".csv")
+            layout = sio._csv._csv_layout(text, header=header, ext=".csv")
         except DataError:
             continue
-        fast = sio._parsed_columns(text, layout, layout.sep == ";")
+        fast = sio._csv._parsed_columns(text, layout, layout.sep == ";")
         if fast is None:
             continue
         fast_used += 1
         n_lines = text.count("\n") + text.count("\r") + 1
-        layout = sio._csv_layout(text, header=header, ext=".csv")
-        slow = sio._read_rows(text, layout, n_lines, layout.sep == ";")
+        layout = sio._csv._csv_layout(text, header=header, ext=".csv")
+        slow = sio._csv._read_rows(text, layout, n_lines, layout.sep == ";")
         np.testing.assert_array_equal(fast[0], slow[0], err_msg=repr(text))
         np.testing.assert_array_equal(fast[2], slow[2], err_msg=repr(text))
         assert fast[1].keys() == slow[1].keys(), repr(text)
@@ -702,9 +702,9 @@ def test_the_fast_dense_arff_reader_gives_what_the_line_by_line_reader_gives(mon
 
     rng = np.random.default_rng(11)
     texts = [_random_dense_arff(rng) for _ in range(300)]
-    fast = [sio._read_arff(t)[0] for t in texts]
-    monkeypatch.setattr(sio._ArffData, "read_dense_parsed", lambda *a: None)
+    fast = [sio._arff._read_arff(t)[0] for t in texts]
+    monkeypatch.setattr(sio._arff._ArffData, "read_dense_parsed", lambda *a: None)
     for text, table in zip(texts, fast, strict=True):
-        slow = sio._read_arff(text)[0]
+        slow = sio._arff._read_arff(text)[0]
         np.testing.assert_array_equal(table.values, slow.values, err_msg=text)
         np.testing.assert_array_equal(table.lines, slow.lines, err_msg=text)

@@ -221,7 +221,7 @@ def test_every_public_entry_turns_parser_failures_into_data_error(monkeypatch, e
         raise error
 
     monkeypatch.setattr(sblr.io, "_decode", boom)
-    monkeypatch.setattr(sblr.io.ET, "fromstring", boom)
+    monkeypatch.setattr(sblr.io._arff.ET, "fromstring", boom)
     calls = [
         lambda: load_dataset(b"a,b\n1,2\n", name="x.csv", target=0),
         lambda: list_columns(b"a,b\n1,2\n", name="x.csv"),

@@ -1,0 +1,700 @@
+"""ARFF files: the header (via liac-arff) and the ``@data`` section, dense or sparse,
+straight into arrays; Mulan's XML label files.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import warnings
+import xml.etree.ElementTree as ET
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import arff
+import numpy as np
+import scipy.sparse as sp
+
+from sblr.exceptions import DataError
+from sblr.io._dataset import (
+    _CHUNK_CELLS,
+    _MEKA_C,
+    _MISSING,
+    MULTICLASS,
+    MULTILABEL,
+    _check_label_count,
+    _chunks,
+    _factorize,
+    _preview,
+    _read_bytes,
+    _shorten,
+    _Table,
+    _to_floats,
+)
+from sblr.io._encoding import (
+    _targets_from_spec,
+)
+from sblr.io._limits import (
+    _check_dense,
+    _check_sparse,
+    _describe,
+    _reading,
+)
+
+
+def read_mulan_xml(source: str | os.PathLike | bytes | Any) -> list[str]:
+    """Return the label names of a Mulan XML label file, in file order.
+
+    All ``<label name="...">`` elements are used, including nested
+    (hierarchical) ones; XML entities are decoded.
+
+    Parameters
+    ----------
+    source : str, path-like, bytes or binary file-like
+        The XML file.
+
+    Returns
+    -------
+    list of str
+
+    Examples
+    --------
+    >>> read_mulan_xml(b'<labels xmlns="http://mulan.sourceforge.net/labels">'
+    ...                b'<label name="a&amp;b"></label><label name="c"/></labels>')
+    ['a&b', 'c']
+    """
+    data, _ = _read_bytes(source, None, what="XML label file")
+    with _reading("XML label file"):
+        return _mulan_labels(data)
+
+
+def _mulan_labels(data: bytes) -> list[str]:
+    try:
+        root = ET.fromstring(data)
+    except ET.ParseError as exc:
+        raise DataError(
+            f"The XML label file is not valid XML ({exc}). A Mulan label file looks like "
+            '<labels xmlns="http://mulan.sourceforge.net/labels">'
+            '<label name="..."></label>...</labels>.'
+        ) from exc
+    names: list[str] = []
+    for element in root.iter():
+        if not isinstance(element.tag, str) or element.tag.rsplit("}", 1)[-1] != "label":
+            continue
+        label = element.get("name")
+        if label is None:
+            raise DataError('The XML label file has a <label> element without a name="..."')
+        if label.strip() not in names:
+            names.append(label.strip())
+    if not names:
+        raise DataError('The XML label file has no <label name="..."> elements.')
+    return names
+
+
+# Tokens of an ARFF data line, as liac-arff reads the header: a value is quoted
+# ('...' or "..." with backslash escapes) or has no quote, brace, comma or space.
+_QUOTED = r"\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*'"
+
+
+_VALUE = rf"(?:{_QUOTED}|[^,\s\"'{{}}]+)"
+
+
+_DENSE_FIELD = re.compile(rf"\s*({_VALUE})?\s*(,|$)")
+
+
+_SPARSE_PAIR = re.compile(rf"\s*([0-9]+)\s+({_VALUE})\s*(,|$)")
+
+
+_QUOTE_OR_BRACE = re.compile(r"[\"'{}]")
+
+
+_WHITESPACE = re.compile(r"\s")
+
+
+_ESCAPE = re.compile(r"\\([0-9]{1,3}|u[0-9a-fA-F]{4}|.)")
+
+
+_ESCAPES = {
+    "\\": "\\",
+    '"': '"',
+    "'": "'",
+    "t": "\t",
+    "n": "\n",
+    "r": "\r",
+    "b": "\b",
+    "f": "\f",
+    "%": "%",
+}
+
+
+def _read_arff(text: str, *, header_only: bool = False) -> tuple[_Table, str]:
+    """Parse ARFF text into a table of columns; return it and the relation name."""
+    if "\r" in text:  # Windows and old Mac line ends
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    lines = text.split("\n")
+    data_at = next((i for i, line in enumerate(lines) if line.strip()[:5].upper() == "@DATA"), None)
+    header = [_header_line(line, i + 1) for i, line in enumerate(lines[:data_at])]
+    head = "\n".join(header + ([] if data_at is None else [lines[data_at]]))
+    try:
+        parsed = arff.loads(head)
+    except arff.ArffException as exc:
+        raise DataError(_arff_error_message(exc, text)) from exc
+    except (ValueError, TypeError, IndexError, KeyError, AttributeError) as exc:
+        raise DataError(
+            f"Could not read the ARFF file: {_describe(exc)}. Check the file is valid ARFF."
+        ) from exc
+    attributes = parsed.get("attributes") or []
+    if not attributes:
+        raise DataError("The ARFF file declares no @attribute lines.")
+    names, kinds, categories = [], [], []
+    for raw_name, kind in attributes:
+        names.append(_unescape(str(raw_name)))
+        if isinstance(kind, (list, tuple)):
+            if not kind:
+                raise DataError(
+                    f"The nominal attribute {names[-1]!r} declares no values ({{}}). "
+                    "List its values, e.g. {a,b}, or remove the attribute."
+                )
+            kinds.append("nominal")
+            categories.append([str(c) for c in kind])
+        else:
+            kinds.append("string" if str(kind).upper() == "STRING" else "numeric")
+            categories.append(None)
+    relation = str(parsed.get("relation") or "")
+    if header_only:
+        empty = np.empty((0, len(names)))
+        return _Table(names, kinds, categories, empty, np.empty(0, dtype=np.int64)), relation
+    reader = _ArffData(names, kinds, categories)
+    table = reader.read(lines, data_at + 1)
+    return table, relation
+
+
+def _header_line(line: str, line_no: int) -> str:
+    """A header line as liac-arff should see it: without a trailing ``%`` comment (outside
+    quotes; Weka allows one), and checked where liac-arff's own check takes exponential
+    time: a nominal attribute's value list ``{a,b,...}`` that does not parse (a missing
+    ``}``, a value with a space) makes its regular expression try every split, minutes
+    for 30 values."""
+    if "%" in line and not line.lstrip().startswith("%"):
+        line = line[: _comment_at(line)].rstrip()
+    stripped = line.strip()
+    if stripped[:10].lower() != "@attribute" or "{" not in stripped:
+        return line
+    parts = stripped.split(" ", 1)
+    rest = parts[1].strip() if len(parts) > 1 else ""
+    end = _token_end(rest)
+    kind = rest[end:].strip()
+    if kind.startswith("{") and not _is_value_list(kind):
+        name = _unescape(rest[:end].strip("'\""))
+        shown = _shorten(kind)
+        why = (
+            "it does not end with '}'"
+            if not kind.endswith("}")
+            else "a value has a space or a quote in it (quote such values: 'a b'), or a "
+            "comma is missing"
+        )
+        raise DataError(
+            f"The ARFF file is malformed: line {line_no} declares the nominal attribute "
+            f"{_shorten(name)!r} with the value list {shown!r}, which is not a list "
+            f"{{a,b,...}}: {why}."
+        )
+    return line
+
+
+def _comment_at(line: str) -> int:
+    """Where a ``%`` comment starts outside quotes (``len(line)`` if none)."""
+    quote = None
+    i = 0
+    while i < len(line):
+        ch = line[i]
+        if quote:
+            if ch == "\\":
+                i += 1
+            elif ch == quote:
+                quote = None
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "%":
+            return i
+        i += 1
+    return len(line)
+
+
+def _token_end(text: str) -> int:
+    """End of the first token of ``text``: a quoted name (backslash escapes) or a word."""
+    if text[:1] in ("'", '"'):
+        match = re.match(_QUOTED, text)
+        return match.end() if match else len(text)
+    match = _WHITESPACE.search(text)
+    return match.start() if match else len(text)
+
+
+# A nominal value list as liac-arff parses it (its own pattern, checked in linear time):
+# quoted values, or values without spaces, commas, braces and a leading quote; the list is
+# read by one path (no alternative splits), so the check takes linear time.
+_LISTED = rf"(?:{_QUOTED}|[^\s,{{}}'\"][^\s,{{}}]*)?"  # a value, or nothing (as liac-arff)
+
+
+_VALUE_LIST = re.compile(rf"\{{\s*{_LISTED}\s*(?:,\s*{_LISTED}\s*)*\}}")
+
+
+def _is_value_list(kind: str) -> bool:
+    return _VALUE_LIST.fullmatch(kind) is not None
+
+
+def _arff_error_message(exc: arff.ArffException, text: str) -> str:
+    message = _describe(exc).rstrip(".")
+    line_no = getattr(exc, "line", None)
+    detail = ""
+    if isinstance(line_no, int) and line_no > 0:
+        lines = text.splitlines()
+        if line_no <= len(lines):
+            detail = f" Line {line_no} reads: {_shorten(lines[line_no - 1].strip())!r}."
+    hint = ""
+    if isinstance(exc, arff.BadLayout):
+        hint = (
+            " The file may be truncated or not be an ARFF file "
+            "(it needs @relation, @attribute and @data sections)."
+        )
+    elif isinstance(exc, arff.BadDataFormat):
+        hint = " A data row has the wrong number of values (is the file truncated?)."
+    return f"The ARFF file is malformed: {message}.{detail}{hint}"
+
+
+class _ArffData:
+    """Reads the ``@data`` section of an ARFF file straight into arrays.
+
+    Dense rows fill a float matrix chunk by chunk; sparse rows give the
+    entries of a CSC matrix, so a sparse file never takes its dense size.
+    Numeric values become floats, nominal values their position among the
+    declared values (checked here, with the row that breaks the rule).
+    """
+
+    def __init__(self, names: list[str], kinds: list[str], categories: list) -> None:
+        self.names, self.kinds, self.categories = names, kinds, categories
+        self.n = len(names)
+        self.kind_of = np.array(kinds)
+        self.numeric = self.kind_of == "numeric"
+        self.nominal = [j for j, k in enumerate(kinds) if k == "nominal"]
+        self.string = [j for j, k in enumerate(kinds) if k == "string"]
+        self.codes = {j: {c: float(i) for i, c in enumerate(categories[j])} for j in self.nominal}
+        # What a sparse row leaves out, as a dense row would spell it.
+        self.defaults = [
+            categories[j][0] if k == "nominal" else ("0" if k == "numeric" else _MISSING)
+            for j, k in enumerate(kinds)
+        ]
+
+    # ------------------------------------------------------------------ rows
+
+    @staticmethod
+    def rows(lines: list[str], start: int) -> Iterator[tuple[int, str]]:
+        for i in range(start, len(lines)):
+            row = lines[i].strip()
+            if row and not row.startswith("%"):
+                yield i + 1, row
+
+    def read(self, lines: list[str], start: int) -> _Table:
+        n_rows = n_entries = 0
+        sparse = None
+        for _, row in self.rows(lines, start):
+            if sparse is None:
+                sparse = row.startswith("{")
+            n_rows += 1
+            n_entries += row.count(",") + 1 if row.startswith("{") else self.n
+        if sparse:
+            _check_sparse(n_entries, n_rows, self.n, "the sparse ARFF data")
+            values, strings, line_of = self.read_sparse(lines, start, n_rows)
+        else:
+            _check_dense(n_rows, self.n, "the ARFF data")
+            values, strings, line_of = self.read_dense(lines, start, n_rows)
+        return _Table(
+            list(self.names),
+            list(self.kinds),
+            list(self.categories),
+            values,
+            line_of,
+            strings,
+        )
+
+    def fail(self, line_no: int, row: str, problem: str) -> DataError:
+        return DataError(
+            f"The ARFF file is malformed: {problem}. Line {line_no} reads: {_shorten(row)!r}."
+        )
+
+    def dense_values(self, line_no: int, row: str) -> list:
+        """The values of a row as a list (a sparse row filled in with defaults)."""
+        if row.startswith("{"):
+            values = list(self.defaults)
+            for index, value in self.sparse_pairs(line_no, row):
+                values[index] = value
+            return values
+        plain = not _QUOTE_OR_BRACE.search(row)
+        if plain:
+            values = [v.strip() for v in row.split(",")]
+            plain = not _WHITESPACE.search("".join(values))  # else: an error, found below
+        if plain:
+            values = [_MISSING if v in ("", "?") else v for v in values]
+        else:
+            values = []
+            pos = 0
+            while True:
+                match = _DENSE_FIELD.match(row, pos)
+                if match is None:
+                    raise self.fail(line_no, row, f"line {line_no} cannot be split into values")
+                values.append(self.token(match.group(1), line_no, row))
+                if not match.group(2):
+                    break
+                pos = match.end()
+        if len(values) != self.n:
+            raise self.fail(
+                line_no,
+                row,
+                f"line {line_no} has {len(values)} value(s) but the header declares "
+                f"{self.n} attributes (is the file truncated?)",
+            )
+        return values
+
+    def sparse_pairs(self, line_no: int, row: str) -> list[tuple[int, Any]]:
+        """The ``(index, value)`` pairs of a sparse row, checked."""
+        if not row.endswith("}"):
+            raise self.fail(line_no, row, f"the sparse row on line {line_no} does not end with }}")
+        inner = row[1:-1]
+        pairs: list[tuple[int, Any]] = []
+        if not inner.strip():
+            return pairs
+        if not _QUOTE_OR_BRACE.search(inner):
+            for item in inner.split(","):
+                parts = item.split()
+                if len(parts) != 2 or not (parts[0].isascii() and parts[0].isdigit()):
+                    raise self.fail(
+                        line_no, row, f"{item.strip()!r} on line {line_no} is not 'index value'"
+                    )
+                pairs.append((int(parts[0]), _MISSING if parts[1] == "?" else parts[1]))
+        else:
+            pos = 0
+            while True:
+                match = _SPARSE_PAIR.match(inner, pos)
+                if match is None:
+                    raise self.fail(
+                        line_no, row, f"the sparse row on line {line_no} is not 'index value, ...'"
+                    )
+                pairs.append((int(match.group(1)), self.token(match.group(2), line_no, row)))
+                if not match.group(3):
+                    break
+                pos = match.end()
+        indices = [index for index, _ in pairs]
+        if max(indices) >= self.n:
+            raise self.fail(
+                line_no,
+                row,
+                f"line {line_no} gives attribute index {max(indices)}, but the header declares "
+                f"only {self.n} attributes (indices 0 to {self.n - 1})",
+            )
+        if len(set(indices)) != len(indices):
+            seen: set[int] = set()
+            twice = next(i for i in indices if i in seen or seen.add(i))
+            raise self.fail(
+                line_no,
+                row,
+                f"line {line_no} gives attribute index {twice} ({self.names[twice]!r}) more "
+                "than once; each index may appear once per row",
+            )
+        return pairs
+
+    def token(self, raw: str | None, line_no: int, row: str) -> Any:
+        if raw is None or raw == "?":
+            return _MISSING
+        if raw[0] not in "'\"":
+            return raw
+        try:
+            return _ESCAPE.sub(_unescape_one, raw[1:-1])
+        except ValueError as exc:
+            raise self.fail(line_no, row, f"{exc} on line {line_no}") from exc
+
+    # ------------------------------------------------------------------ conversion
+
+    def read_dense(self, lines, start, n_rows):
+        fast = self.read_dense_parsed(lines, start, n_rows)
+        if fast is not None:
+            return fast
+        values = np.empty((n_rows, self.n))
+        strings = {j: np.empty(n_rows, dtype=object) for j in self.string}
+        line_of = np.empty(n_rows, dtype=np.int64)
+        numeric = np.flatnonzero(self.numeric)
+        r = 0
+        for chunk in _chunks(self.rows(lines, start), max(1, _CHUNK_CELLS // self.n)):
+            cells = np.empty((len(chunk), self.n), dtype=object)
+            for i, (line_no, row) in enumerate(chunk):
+                cells[i] = self.dense_values(line_no, row)
+                line_of[r + i] = line_no
+            block = values[r : r + len(chunk)]
+            if numeric.size:
+                numbers, bad = _to_floats(cells[:, numeric])
+                if bad.any():
+                    i, k = np.argwhere(bad)[0]
+                    raise self.not_a_number(numeric[k], cells[i, numeric[k]], r + i, line_of)
+                block[:, numeric] = numbers
+            for j in self.nominal:
+                block[:, j] = self.encode(j, cells[:, j], r, line_of)
+            for j in self.string:
+                column = cells[:, j]
+                strings[j][r : r + len(chunk)] = [
+                    None if isinstance(v, float) else v for v in column.tolist()
+                ]
+                block[:, j] = np.nan
+            r += len(chunk)
+        return values, strings, line_of
+
+    def read_dense_parsed(self, lines, start, n_rows):
+        """:meth:`read_dense` by pandas' C parser (yeast: 0.075 -> 0.03 s), or None where the
+        line-by-line reading is needed for its checks and messages: quotes, braces, comments,
+        whitespace inside a value, a row without exactly one value per attribute, a numeric
+        value that is not a number (each such file is read line by line, which says where)."""
+        import pandas as pd
+
+        data = lines[start:]
+        text = "\n".join(data)
+        if _QUOTE_OR_BRACE.search(text) or "%" in text or self.string:
+            return None
+        kept = [i for i, line in enumerate(data) if line.strip()]
+        if len(kept) != n_rows or any(data[i].count(",") != self.n - 1 for i in kept):
+            return None
+        numeric = np.flatnonzero(self.numeric)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("error", pd.errors.ParserWarning)
+                frame = pd.read_csv(
+                    io.StringIO(text),
+                    sep=",",
+                    header=None,
+                    names=range(self.n),
+                    index_col=False,
+                    dtype={j: (np.float64 if self.numeric[j] else object) for j in range(self.n)},
+                    na_values=["", "?"],
+                    keep_default_na=False,
+                    skipinitialspace=True,
+                    skip_blank_lines=True,
+                    engine="c",
+                )
+        except (pd.errors.ParserError, pd.errors.ParserWarning, ValueError, TypeError):
+            return None
+        if len(frame) != n_rows:
+            return None
+        line_of = np.array(kept, dtype=np.int64) + start + 1
+        values = np.empty((n_rows, self.n))
+        if numeric.size:
+            values[:, numeric] = frame[list(numeric)].to_numpy(dtype=np.float64)
+        for j in self.nominal:  # each distinct value looked up once
+            codes, distinct = _factorize(frame[j].to_numpy(dtype=object))
+            if any(_WHITESPACE.search(v) for v in distinct):
+                return None  # a value with a space: the line-by-line reader says where
+            lookup = self.codes[j]
+            mapped = np.array([lookup.get(v, -1.0) for v in distinct] + [np.nan])
+            if (mapped == -1.0).any():
+                return None  # an undeclared value: the line-by-line reader says where
+            values[:, j] = mapped[codes]  # code -1 (missing) takes the last entry, NaN
+        return values, {}, line_of
+
+    def read_sparse(self, lines, start, n_rows):
+        strings = {j: np.full(n_rows, None, dtype=object) for j in self.string}
+        line_of = np.empty(n_rows, dtype=np.int64)
+        parts = []
+        rows: list[int] = []
+        cols: list[int] = []
+        cells: list[Any] = []
+        for i, (line_no, row) in enumerate(self.rows(lines, start)):
+            line_of[i] = line_no
+            if row.startswith("{"):
+                pairs = self.sparse_pairs(line_no, row)
+            else:
+                pairs = list(enumerate(self.dense_values(line_no, row)))
+            rows.extend([i] * len(pairs))
+            for index, value in pairs:
+                cols.append(index)
+                cells.append(value)
+            if len(cells) >= _CHUNK_CELLS:
+                parts.append(self.entries(rows, cols, cells, strings, line_of))
+                rows, cols, cells = [], [], []
+        parts.append(self.entries(rows, cols, cells, strings, line_of))
+        value, row_of, col_of = (np.concatenate([p[k] for p in parts]) for k in range(3))
+        values = sp.csc_matrix((value, (row_of, col_of)), shape=(n_rows, self.n))
+        values.eliminate_zeros()  # an explicit 0 is an omitted value: 0 or the first category
+        return values, strings, line_of
+
+    def entries(self, rows, cols, cells, strings, line_of):
+        """Values, rows and columns of parsed sparse entries (string values go to ``strings``)."""
+        row_of = np.array(rows, dtype=np.int64)
+        col_of = np.array(cols, dtype=np.int64)
+        cell_of = np.empty(len(cells), dtype=object)
+        cell_of[:] = cells
+        value = np.zeros(len(cells))
+        kinds = self.kind_of[col_of]
+        numeric = np.flatnonzero(kinds == "numeric")
+        if numeric.size:
+            numbers, bad = _to_floats(cell_of[numeric].reshape(-1, 1))
+            if bad.any():
+                k = numeric[np.flatnonzero(bad)[0]]
+                raise self.not_a_number(col_of[k], cell_of[k], row_of[k], line_of)
+            value[numeric] = numbers.ravel()
+        for k in np.flatnonzero(kinds == "nominal").tolist():
+            j, cell = int(col_of[k]), cell_of[k]
+            if isinstance(cell, float):
+                value[k] = np.nan
+            elif (code := self.codes[j].get(cell)) is None:
+                raise self.undeclared(j, cell, int(row_of[k]), line_of)
+            else:
+                value[k] = code
+        text = kinds == "string"
+        for k in np.flatnonzero(text).tolist():
+            cell = cell_of[k]
+            strings[int(col_of[k])][row_of[k]] = None if isinstance(cell, float) else cell
+        return value[~text], row_of[~text], col_of[~text]
+
+    def encode(self, j: int, cells: np.ndarray, r0: int, line_of: np.ndarray) -> np.ndarray:
+        """Codes of the nominal attribute ``j`` (NaN = missing); undeclared values raise."""
+        lookup = self.codes[j]
+        codes = np.array(
+            [np.nan if isinstance(v, float) else lookup.get(v, -1.0) for v in cells.tolist()]
+        )
+        bad = np.flatnonzero(codes == -1.0)
+        if bad.size:
+            raise self.undeclared(j, cells[bad[0]], r0 + int(bad[0]), line_of)
+        return codes
+
+    def undeclared(self, j: int, value: str, row: int, line_of: np.ndarray) -> DataError:
+        return DataError(
+            f"The ARFF file has the value {_shorten(value)!r} for the nominal attribute "
+            f"{self.names[j]!r} in data row {row + 1} (line {int(line_of[row])}), but that value "
+            f"is not declared: the declared values are {_preview(self.categories[j], 10)}. "
+            "Fix the value or add it to the @attribute line."
+        )
+
+    def not_a_number(self, j: int, value: str, row: int, line_of: np.ndarray) -> DataError:
+        return DataError(
+            f"The ARFF file has {_shorten(str(value))!r} for the numeric attribute "
+            f"{self.names[j]!r} in data row {row + 1} (line {int(line_of[row])}): it is not a "
+            "number. Fix the value, or write ? for a missing value."
+        )
+
+
+def _unescape_one(match: re.Match) -> str:
+    code = match.group(1)
+    if len(code) == 1:
+        if code in _ESCAPES:
+            return _ESCAPES[code]
+        if code.isdigit():
+            return chr(int(code))
+        raise ValueError(f"unsupported escape sequence \\{code}")
+    if code[0] == "u":
+        return chr(int(code[1:], 16))
+    try:
+        return chr(int(code, 8))
+    except ValueError:
+        raise ValueError(f"unsupported escape sequence \\{code}") from None
+
+
+def _unescape(name: str) -> str:
+    r"""Decode backslash escapes liac-arff leaves in quoted names (``Swainson\'s``)."""
+    if "\\" not in name:
+        return name
+    return re.sub(r"\\(['\"\\%])", r"\1", name)
+
+
+def _arff_targets(
+    table: _Table, relation: str, target, n_labels, xml, path
+) -> tuple[str, list[int]]:
+    """Decide which ARFF attributes are the labels; return (task, indices)."""
+    names = table.names
+    if target is not None:
+        return _targets_from_spec(target, names)
+    xml_labels, source = _xml_labels(xml, path)
+    if xml_labels is not None:
+        if n_labels is not None and int(n_labels) != len(xml_labels):
+            raise DataError(
+                f"n_labels={n_labels} does not match the {len(xml_labels)} labels of the XML "
+                "label file. Leave n_labels empty or fix the XML file."
+            )
+        table.notes.append(f"read {len(xml_labels)} label names from {source}")
+        return MULTILABEL, _label_indices_from_names(xml_labels, names)
+    if n_labels is not None:
+        count = _check_label_count(n_labels, len(names), "n_labels")
+        return MULTILABEL, list(range(len(names) - count, len(names)))
+    match = _MEKA_C.search(relation)
+    if match and int(match.group(1)) != 0:
+        c = int(match.group(1))
+        count = _check_label_count(abs(c), len(names), f"MEKA option '-C {c}' in the relation name")
+        first = c > 0
+        table.notes.append(
+            f"MEKA relation option '-C {c}': the {'first' if first else 'last'} "
+            f"{count} attributes are the labels"
+        )
+        indices = range(count) if first else range(len(names) - count, len(names))
+        return MULTILABEL, list(indices)
+    binary = _trailing_binary(table)
+    how = (
+        "upload its Mulan XML label file (or put NAME.xml beside the ARFF file) or set the "
+        f"number of labels to {binary} (n_labels={binary})"
+    )
+    if table.kinds[-1] == "nominal":
+        if binary >= 2:
+            table.warnings.append(
+                f"Warning: the last {binary} attributes "
+                f"({_preview(names[len(names) - binary :], 5)}) hold only 0/1 values, as the "
+                "labels of a multi-label file do, but nothing says which attributes are labels: "
+                f"only the last one, {names[-1]!r}, is used, as the class of a multi-class "
+                f"problem. To load the file as multi-label, {how}."
+            )
+        table.notes.append(
+            f"no label information (XML file, number of labels or MEKA '-C'): using the last "
+            f"attribute '{names[-1]}' as the class of a multi-class problem (Weka convention)"
+        )
+        return MULTICLASS, [len(names) - 1]
+    hint = f" The last {binary} attributes hold only 0/1 values: {how}." if binary else ""
+    raise DataError(
+        "Cannot tell which attributes of this ARFF file are the labels. For a Mulan multi-label "
+        "file, upload its XML label file (or put NAME.xml beside it) or set the number of labels "
+        "(the last N attributes). For a single-label file the last attribute must be nominal."
+        + hint
+    )
+
+
+def _trailing_binary(table: _Table) -> int:
+    """How many attributes at the end hold only 0/1 values (nominal {0,1} or numeric)."""
+    count = 0
+    for j in reversed(range(len(table.names))):
+        kind = table.kinds[j]
+        if kind == "nominal" and sorted(table.categories[j] or []) == ["0", "1"]:
+            count += 1
+            continue
+        if kind != "numeric":
+            break
+        values = table.numbers(j)
+        present = values[~np.isnan(values)]
+        if not present.size or not np.isin(present, (0.0, 1.0)).all():
+            break
+        count += 1
+    return count
+
+
+def _xml_labels(xml, path: Path | None) -> tuple[list[str] | None, str]:
+    if xml is not None:
+        return read_mulan_xml(xml), "the XML label file"
+    if path is not None:
+        companion = path.with_suffix(".xml")
+        if companion.is_file():
+            return read_mulan_xml(companion), companion.name
+    return None, ""
+
+
+def _label_indices_from_names(labels: list[str], names: list[str]) -> list[int]:
+    position = {n: i for i, n in enumerate(names)}
+    position.update({n.strip(): i for i, n in enumerate(names) if n.strip() not in position})
+    unknown = [label for label in labels if label not in position]
+    if unknown:
+        raise DataError(
+            f"Label(s) {_preview(unknown, 5)} from the XML label file are not attributes of the "
+            "ARFF file. Check that the XML file belongs to this ARFF file."
+        )
+    return [position[label] for label in labels]

@@ -1,0 +1,130 @@
+"""How much a load may take: the memory limit of the matrices a file would build, and
+the error boundary that turns whatever a parser raises into a :class:`~sblr.DataError`.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+
+import arff
+
+from sblr.exceptions import DataError
+from sblr.io._dataset import (
+    _shorten,
+)
+
+#: Memory budget of the loader in MiB.  A file is refused with a DataError when a
+#: matrix built from it would need more: ``rows × columns × 8`` bytes for a dense
+#: matrix, 16 bytes per stored value (value, row and column) for a sparse one.
+MAX_DENSE_MB = 2048
+
+
+_SPARSE_ENTRY_BYTES = 16
+
+
+# Failures of parsers on hostile input; the public functions turn them into DataError.
+_PARSER_ERRORS = (
+    ValueError,
+    KeyError,
+    IndexError,
+    OverflowError,
+    TypeError,
+    UnicodeError,
+    arff.ArffException,
+    csv.Error,
+)
+
+
+_SERVER_PATH = re.compile(r"(?<![\w.])(?:[A-Za-z]:)?[\\/](?:[\w.-]+[\\/])+[\w.-]*")
+
+
+@contextmanager
+def _reading(what: str) -> Iterator[None]:
+    """The error boundary of the public functions: whatever a parser raises on a
+    hostile file becomes a DataError (its message never holds a server path)."""
+    try:
+        yield
+        return
+    except DataError:
+        raise
+    except MemoryError:
+        message = (
+            f"Not enough memory to read the {what}: it is too large for this machine. "
+            "Use a smaller file (fewer rows or columns), or store sparse data as sparse ARFF."
+        )
+    except RecursionError:
+        message = f"The {what} is nested too deeply to be read. Check that it is a valid file."
+    except _PARSER_ERRORS as exc:
+        raise DataError(f"Could not read the {what}: {_describe(exc)}") from exc
+    # Raised outside the handler so that the MemoryError's frames (and arrays) are freed.
+    raise DataError(message)
+
+
+_FEWER = "Use fewer rows or columns, or store sparse data as sparse ARFF ({index value, ...} rows)."
+
+
+#: The size limit of the load running now, if :func:`load_dataset` was given one.
+_LIMIT_MB: ContextVar[float | None] = ContextVar("sblr_io_limit_mb", default=None)
+
+
+@contextmanager
+def _size_limit(limit_mb: float | None) -> Iterator[None]:
+    token = _LIMIT_MB.set(limit_mb)
+    try:
+        yield
+    finally:
+        _LIMIT_MB.reset(token)
+
+
+def _package_limit() -> float:
+    """:data:`MAX_DENSE_MB` as set on :mod:`sblr.io` (users set ``sblr.io.MAX_DENSE_MB``)."""
+    import sblr.io
+
+    return sblr.io.MAX_DENSE_MB
+
+
+def _check_memory(n_bytes: float, what: str, advice: str = _FEWER) -> None:
+    """Refuse, before allocating, a matrix larger than the load's limit (:data:`MAX_DENSE_MB`
+    unless :func:`load_dataset` was given ``max_dense_mb``)."""
+    needed = n_bytes / 2**20
+    limit = _LIMIT_MB.get()
+    if limit is None:
+        limit, which = _package_limit(), "the loader's limit"
+        source = " (sblr.io.MAX_DENSE_MB)"
+    else:
+        which, source = "this load's limit", ""
+    if needed > limit:
+        raise DataError(
+            f"The file is too large to load: {what} would need {needed:,.1f} MB, more than "
+            f"{which} of {limit:,g} MB{source}. {advice}"
+        )
+
+
+def _check_dense(n_rows: int, n_columns: int, what: str, advice: str = _FEWER) -> None:
+    _check_memory(
+        8.0 * n_rows * n_columns,
+        f"{what} ({n_rows:,} rows × {n_columns:,} columns, dense)",
+        advice,
+    )
+
+
+def _check_sparse(n_entries: int, n_rows: int, n_columns: int, what: str) -> None:
+    _check_memory(
+        float(_SPARSE_ENTRY_BYTES) * n_entries,
+        f"{what} ({n_rows:,} rows × {n_columns:,} columns, {n_entries:,} stored values)",
+    )
+
+
+def _describe(exc: BaseException) -> str:
+    """``str(exc)`` for a message: short, without server paths (liac-arff exceptions
+    can fail to produce one)."""
+    try:
+        text = str(exc).strip()
+    except (TypeError, ValueError):
+        text = ""
+    text = _shorten(_SERVER_PATH.sub("<path>", text), 300)
+    return text or type(exc).__name__
