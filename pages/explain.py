@@ -46,12 +46,13 @@ F_train = common.training_evidence(ds, key, s.gamma)
 # in-sample predictions from the leave-one-out evidence (each row without itself)
 y_pred = model.predict_from_evidence(F_train)
 Y = ds.label_matrix()  # once a run: a copy of n × m for many labels
-y_true = Y if ds.task == "multilabel" else np.asarray(ds.y)
+# multi-class rows as class codes (positions in class_names), sblr's one class coding
+y_true = Y if ds.task == "multilabel" else ds.class_codes()
+y_pred = y_pred if ds.task == "multilabel" else ds.codes_of(y_pred)
 k = s.k
-k_label = k if ds.task == "multilabel" else np.unique(ds.y)[k]
 name_k = common.esc(ds.class_names[k])  # for Markdown (labels, captions, radio options)
-pred_k = y_pred[:, k] == 1 if ds.task == "multilabel" else y_pred == k_label
-true_k = y_true[:, k] == 1 if ds.task == "multilabel" else y_true == k_label
+pred_k = y_pred[:, k] == 1 if ds.task == "multilabel" else y_pred == k
+true_k = y_true[:, k] == 1 if ds.task == "multilabel" else y_true == k
 n_fn, n_fp = int((true_k & ~pred_k).sum()), int((pred_k & ~true_k).sum())
 n_any = len(select_rows(y_true, y_pred, which="misclassified"))
 plain_k = ds.class_names[k]  # a select box shows its options as plain text: not escaped
@@ -73,7 +74,7 @@ which = pick.selectbox(
     format_func=FILTERS.get,
     key="explain_which",
 )
-matching = select_rows(y_true, y_pred, which=which, k=k_label)
+matching = select_rows(y_true, y_pred, which=which, k=k)
 
 
 def _random_row():
@@ -269,7 +270,7 @@ for other in common.MODEL_NAMES:
     if ds.task == "multilabel":
         names = [ds.class_names[t] for t in np.flatnonzero(pred)]
     else:
-        names = [ds.class_names[int(np.searchsorted(np.unique(ds.y), pred))]]
+        names = [ds.class_names[int(ds.codes_of([pred])[0])]]
     side.append(
         {
             "model": other + (", λ = " + common.fmt_value(s.lam) if other == "SparseSBLR" else ""),

@@ -287,3 +287,30 @@ def test_the_row_picker_shows_a_class_name_as_it_is():
     options = keyed(at.selectbox, "explain_which").options
     assert "“spring_tide” missed" in " ".join(options)
     assert not [o for o in options if "&#" in o]
+
+
+def test_explain_counts_a_numbered_class_by_its_own_code():
+    """Classes 2, 9 and 10: the row filters of Explain count class "10"'s misses and wrong
+    calls from the model's in-sample predictions (leave-one-out evidence), in sblr's one
+    class coding. Oracle: the model fitted here, its predictions compared by value."""
+    from apptest_helpers import load_upload
+
+    from sblr import SBLRClassifier
+
+    rng = np.random.default_rng(3)
+    y = rng.choice([2, 9, 10], size=90)
+    X = np.c_[y + rng.normal(scale=4.0, size=90), rng.normal(size=90)]
+    frame = pd.DataFrame(X.round(3), columns=["a", "b"]).assign(c=y)
+    at = load_upload(start(), "numbered.csv", frame.to_csv(index=False).encode(), target="c")
+    at = goto(at, "pages/explain.py")
+    widget(at.selectbox, "Model").set_value("SBLR")
+    at.run()
+    model = SBLRClassifier(gamma=at.session_state["_settings"].gamma).fit(X.round(3), y)
+    pred = model.predict_from_evidence(model.featurizer_.training_evidence())
+    k = int(at.session_state["_settings"].k)
+    value = [2, 9, 10][k]
+    missed = int(((y == value) & (pred != value)).sum())
+    wrong = int(((pred == value) & (y != value)).sum())
+    options = " ".join(keyed(at.selectbox, "explain_which").options)
+    assert f"“{value}” missed ({missed})" in options
+    assert f"“{value}” wrongly given ({wrong})" in options

@@ -708,3 +708,35 @@ def test_the_fast_dense_arff_reader_gives_what_the_line_by_line_reader_gives(mon
         slow = sio._arff._read_arff(text)[0]
         np.testing.assert_array_equal(table.values, slow.values, err_msg=text)
         np.testing.assert_array_equal(table.lines, slow.lines, err_msg=text)
+
+
+@pytest.mark.parametrize(
+    "column, names, codes",
+    [
+        (["2", "9", "2", "10", "9", "10"], ["2", "9", "10"], [0, 1, 0, 2, 1, 2]),  # by value
+        (["1", "1.0", " 2", "2 ", "1", "2"], ["1", "2"], [0, 0, 1, 1, 0, 1]),  # 1 = 1.0
+        (["b", "a", "B", "a", " b", "B"], ["B", "a", "b"], [2, 1, 0, 1, 2, 0]),  # code point
+        (["1", "x", "1.0", "x", "2", "2"], ["1", "1.0", "2", "x"], [0, 3, 1, 3, 2, 2]),  # text
+    ],
+)
+def test_one_class_coding_for_the_data_the_models_and_the_pages(column, names, codes):
+    """Class coding has one home, Dataset.codes_of: the label matrix's columns, the protocol's
+    codes and a model's classes_ agree (before, the protocol coded classes 2, 9, 10 by their
+    text order "10" < "2" < "9"). Oracle: the class of each row, by hand."""
+    from sblr import SBLRClassifier
+    from sblr.protocol import task_y
+
+    f = list(range(len(column)))
+    text = "f,c\n" + "".join(f"{a},{c}\n" for a, c in zip(f, column, strict=True))
+    ds = load_dataset(text.encode(), name="c.csv", target="c")
+    assert ds.class_names == names
+    by_hand = codes
+    np.testing.assert_array_equal(ds.class_codes(), by_hand)
+    np.testing.assert_array_equal(task_y(ds), by_hand)
+    np.testing.assert_array_equal(ds.label_matrix().argmax(axis=1), by_hand)
+    model = SBLRClassifier(gamma=1.0).fit(ds.X, ds.y)
+    np.testing.assert_array_equal(model.classes_, ds.class_values())
+    pred = model.predict(ds.X)
+    np.testing.assert_array_equal(ds.codes_of(pred), model.predict_proba(ds.X).argmax(axis=1))
+    with pytest.raises(ValueError, match="not in class_names"):
+        ds.codes_of(["no such class"])

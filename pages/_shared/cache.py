@@ -768,7 +768,7 @@ def attribution(fitted, fitted_id, ds, key, x, baseline, k, leave_out=None):
 
 
 def _classes(ds):
-    return np.arange(ds.n_classes) if ds.task == "multilabel" else np.unique(ds.y)
+    return np.arange(ds.n_classes) if ds.task == "multilabel" else ds.class_values()
 
 
 def evaluation(ds, key, model, gamma, lam, scheme, test_size, n_splits, progress=None):

@@ -242,14 +242,45 @@ class Dataset:
             raise DataError(f"{self.name!r} has no labels: its rows are to be predicted.")
         if self.task == MULTILABEL:
             return np.asarray(self.y, dtype=int).copy()
-        as_text = np.asarray(self.y).astype(str)
-        index = {name: j for j, name in enumerate(self.class_names)}
-        codes = np.array([index.get(v, -1) for v in as_text], dtype=np.intp)
-        if (codes < 0).any():
-            raise ValueError(f"class {as_text[codes < 0][0]!r} is not in class_names")
+        codes = self.codes_of(self.y)
         matrix = np.zeros((len(codes), len(self.class_names)), dtype=int)
         matrix[np.arange(len(codes)), codes] = 1  # no n × m comparison of strings
         return matrix
+
+    def codes_of(self, values) -> np.ndarray:
+        """Multi-class: the position in ``class_names`` of each class value (``y``'s own, or a
+        model's predictions): the one class coding of sblr, that of :meth:`label_matrix`'s
+        columns and of the estimators' ``classes_``.  ``ValueError`` for a value that is not
+        a class of the data.
+
+        Examples
+        --------
+        >>> ds = Dataset(X=np.zeros((3, 1)), y=np.array([9, 10, 2]), task="multiclass",
+        ...              feature_names=["f"], class_names=["2", "9", "10"])
+        >>> ds.codes_of([10, 2, 2])
+        array([2, 0, 0])
+        """
+        as_text = np.asarray(values).astype(str)
+        index = {name: j for j, name in enumerate(self.class_names)}
+        codes = np.array([index.get(v, -1) for v in as_text.ravel()], dtype=np.intp)
+        if (codes < 0).any():
+            raise ValueError(f"class {as_text.ravel()[codes < 0][0]!r} is not in class_names")
+        return codes.reshape(as_text.shape)
+
+    def class_values(self) -> np.ndarray:
+        """Multi-class: the class values of ``y`` in ``class_names`` order, which is the order
+        of an estimator's ``classes_`` (``np.unique``: numbers by value, text by code point).
+
+        Examples
+        --------
+        >>> ds = Dataset(X=np.zeros((3, 1)), y=np.array([9, 10, 2]), task="multiclass",
+        ...              feature_names=["f"], class_names=["2", "9", "10"])
+        >>> ds.class_values()
+        array([ 2,  9, 10])
+        """
+        if self.task == MULTILABEL:
+            raise DataError("Multi-label data have labels 0 … m-1, not class values.")
+        return np.unique(self.y)
 
     def class_codes(self) -> np.ndarray:
         """Multi-class: each row's class as its position in ``class_names`` (0 … m-1), the
@@ -265,7 +296,7 @@ class Dataset:
         """
         if self.task == MULTILABEL:
             raise DataError("Multi-label data have a label matrix, not class codes.")
-        return self.label_matrix().argmax(axis=1)
+        return self.codes_of(self.y)
 
     def summary(self) -> dict[str, Any]:
         """Return a dict describing the data set.
