@@ -101,7 +101,7 @@ def _upload_form():
         try:
             columns = common.list_columns_cached(data, up.name)
         except common.DataError as exc:
-            st.error(f"Could not read {common.esc(up.name)}: {common.esc(exc)}")
+            st.error(f"Could not read {common.esc_md(up.name)}: {common.esc_md(exc)}")
             return
         kind = st.radio(
             "Task",
@@ -134,11 +134,11 @@ def _upload_form():
     if st.button("Load this file", type="primary", key="upload_load"):
         error = common.try_upload(data, up.name, xml, n_labels, target, drop=drop)
         if error:
-            st.error(f"Could not use {common.esc(up.name)}: {common.esc(error)}")
+            st.error(f"Could not use {common.esc_md(up.name)}: {common.esc_md(error)}")
             st.caption("The previously loaded data is still in use.")
         else:
             # Rerun: the sidebar and the URL were drawn for the previous data before this page.
-            st.session_state["_loaded_message"] = f"Loaded {common.esc(up.name)}."
+            st.session_state["_loaded_message"] = f"Loaded {common.esc_md(up.name)}."
             st.rerun()
     loaded = st.session_state.pop("_loaded_message", None)
     if loaded:
@@ -226,7 +226,7 @@ def _shared_banner():
     upload = st.session_state["upload"]
     ds = upload["dataset"]
     st.info(
-        f"**Shared data: {common.esc(upload['name'])}**, {ds.n_samples:,} rows, from a link; "
+        f"**Shared data: {common.esc_md(upload['name'])}**, {ds.n_samples:,} rows, from a link; "
         f"kept until {_expiry_text(upload)}. Read-only: only whoever shared it can remove "
         "it. Uploading a file of your own below opens yours in this tab and leaves the "
         "shared data as it is.",
@@ -240,7 +240,7 @@ def _summary(ds):
         source = "sample data"
     else:
         source = "shared data, read-only" if common.reads_shared() else "your upload"
-    st.subheader(f"{common.esc(ds.name)} ({source})")
+    st.subheader(f"{common.esc_md(ds.name)} ({source})")
     cols = st.columns(5)
     cols[0].metric("Instances", f"{s['instances']:,}")
     cols[1].metric("Features", f"{s['features']:,}")
@@ -253,7 +253,7 @@ def _summary(ds):
 
 def _sidebar(ds):
     st.sidebar.markdown(
-        f"**Data:** {common.esc(ds.name)} · {ds.n_samples:,} × {ds.n_features} · "
+        f"**Data:** {common.esc_md(ds.name)} · {ds.n_samples:,} × {ds.n_features} · "
         f"{ds.n_classes} {'labels' if ds.task == 'multilabel' else 'classes'}"
     )
     if common.reads_shared():

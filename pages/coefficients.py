@@ -98,7 +98,7 @@ diag = common.diagnostics(ds, key, s.gamma)
 if diag.unreliable:
     st.warning(
         "**SBLR's coefficients cannot be read one by one here.** "
-        + " ".join(common.esc(x) for x in diag.sentences(ds.class_names))
+        + " ".join(common.esc_md(x) for x in diag.sentences(ds.class_names))
         + " Many different β then fit the data equally well, so single SBLR coefficients "
         "(even their signs) are not identifiable. Read SparseSBLR's β and check how stable "
         "they are below.",
@@ -193,9 +193,9 @@ if result is not None:
     freq = result.selection_frequency[k]
     order = sorted(range(m), key=lambda t: -freq[t])
     used = [t for t in order if freq[t] > 0]
-    st.markdown(f"**For “{common.esc(ds.class_names[k])}”** (the sidebar's class k):")
+    st.markdown(f"**For “{common.esc_md(ds.class_names[k])}”** (the sidebar's class k):")
     for t in used[:8]:
-        st.markdown("- " + common.esc(result.sentence(k, t, ds.class_names)))
+        st.markdown("- " + common.esc_md(result.sentence(k, t, ds.class_names)))
     if not used:
         lam_text = common.fmt_value(s.lam)
         st.markdown(f"- no class's evidence is used for it in any resample at λ = {lam_text}.")

@@ -154,7 +154,8 @@ if "br_svm" in methods and grid_name == "paper":
     estimate = f"about {seconds:.0f} s" if seconds < 120 else f"about {seconds / 60:.0f} min"
     if too_slow:
         st.warning(
-            f"BR-SVM with the paper's grid would take {estimate} of CPU on {common.esc(ds.name)} "
+            f"BR-SVM with the paper's grid would take {estimate} of CPU on "
+            f"{common.esc_md(ds.name)} "
             f"({ds.n_samples:,} rows, {ds.n_classes} classes, {folds} folds), more than the "
             f"page runs ({BRSVM_LIMIT_SECONDS // 60} min). Choose the quick grid, leave "
             "BR-SVM out, or run `python -m sblr benchmark` (parallel, cached on disk)."
@@ -228,7 +229,7 @@ try:
     )
 except (common.DataError, ValueError) as exc:
     st.session_state.pop(K_REQUEST, None)
-    st.error(f"The cross-validation failed: {common.esc(exc)}")
+    st.error(f"The cross-validation failed: {common.esc_md(exc)}")
     st.stop()
 finally:
     bar.empty()
@@ -248,7 +249,7 @@ table.index = labels
 table.index.name = "method"
 table.columns = [metric_labels[m] for m in table.columns]
 
-st.subheader(f"{common.esc(ds.name)}: {n_folds}-fold cross-validation")
+st.subheader(f"{common.esc_md(ds.name)}: {n_folds}-fold cross-validation")
 st.caption(GRID_LABELS[request["grid"]] + f" · computed in {_duration(time.monotonic() - started)}")
 # what each method cost: selection and final fits over the folds (as first computed)
 cost = hyper.groupby("method")[["select_seconds", "fit_seconds"]].sum().sum(axis=1)

@@ -17,7 +17,7 @@ ds, s, key = common.page_context(__file__)
 k = s.k
 name_k = ds.class_names[k]
 
-st.title(f"Class contributions to “{common.esc(name_k)}”")
+st.title(f"Class contributions to “{common.esc_md(name_k)}”")
 with st.expander("What am I looking at?"):
     st.markdown(
         "Each model's logit for the class k chosen in the sidebar is a weighted sum of every "
@@ -83,14 +83,14 @@ st.subheader("The claim, tested on this data")
 if multiclass:
     st.markdown(
         "**Hypothesis** (the paper's “Pacific Wren” discussion, stated for classes that cannot "
-        f"co-occur): the classes whose rows are most like the rows of “{common.esc(name_k)}” "
+        f"co-occur): the classes whose rows are most like the rows of “{common.esc_md(name_k)}” "
         "(large A_kt) get the largest weights in its logit; classes unlike them get small "
         "weights, and SparseSBLR sets them to exactly zero."
     )
 else:
     st.markdown(
         "**Hypothesis** (the paper's “Pacific Wren” discussion): the classes that occur "
-        f"together with “{common.esc(name_k)}” get the largest weights in its logit; classes "
+        f"together with “{common.esc_md(name_k)}” get the largest weights in its logit; classes "
         "that rarely occur with it get small weights, and SparseSBLR sets them to exactly zero."
     )
 checks = []
@@ -119,7 +119,8 @@ for col, (model_name, label, c) in zip(cells, checks, strict=True):
     )
 for model_name, label, c in checks:
     st.markdown(
-        f"- **{common.esc(model_name)}, {common.esc(label)}**: " + common.esc(c.sentence(label))
+        f"- **{common.esc_md(model_name)}, {common.esc_md(label)}**: "
+        + common.esc_md(c.sentence(label))
     )
 if unreliable:
     st.warning(
@@ -141,7 +142,7 @@ zeros = zero_readings(sparse.coef_[k], F, Y, k, class_names=ds.class_names)
 st.subheader("What a zero means")
 if zeros.empty:
     st.markdown(
-        f"SparseSBLR uses every class's evidence for “{common.esc(name_k)}” at λ = "
+        f"SparseSBLR uses every class's evidence for “{common.esc_md(name_k)}” at λ = "
         f"{common.fmt_value(s.lam)}: there is no zero to read. Raise λ to see some."
     )
 else:

@@ -8,7 +8,7 @@ from sblr.interpret import cooccurrence, frequent_classes
 
 ds, s, key = common.page_context(__file__)
 
-st.title(f"Data: {common.esc(ds.name)}")
+st.title(f"Data: {common.esc_md(ds.name)}")
 with st.expander("What am I looking at?"):
     st.markdown(
         "**Label frequencies**: how many rows carry each class. **Co-occurrence**: the number "

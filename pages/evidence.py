@@ -11,7 +11,7 @@ ds, s, key = common.page_context(__file__)
 k = s.k
 name_k = ds.class_names[k]
 
-st.title(f"Evidence space of “{common.esc(name_k)}”")
+st.title(f"Evidence space of “{common.esc_md(name_k)}”")
 with st.expander("What am I looking at? (the paper's idea in one picture)"):
     st.markdown(
         "The paper's models never look at the raw features directly. Every row is first "
@@ -80,26 +80,27 @@ if sparse_trace and sparse_trace[0].name.endswith("(outside this view)"):
     given = predicted_share(sparse, F, k)
     if given == 0:
         why = (
-            f"SparseSBLR gives “{common.esc(name_k)}” to no training row at λ = "
+            f"SparseSBLR gives “{common.esc_md(name_k)}” to no training row at λ = "
             f"{common.fmt_value(s.lam)}: π_k < 0.5 wherever the rows are, so the line where it "
             "would switch lies far outside the picture. Lower λ (or choose Tune on the Model "
             "page) to see it."
         )
     elif given == 1:
         why = (
-            f"SparseSBLR gives “{common.esc(name_k)}” to every training row at this λ: the line "
+            f"SparseSBLR gives “{common.esc_md(name_k)}” to every training row at this λ: the line "
             "where it would switch lies far outside the picture."
         )
     else:
         why = (
             "SparseSBLR's line lies far outside the picture in this plane: with the other "
             "evidences at their mean, these two never switch the decision for "
-            f"“{common.esc(name_k)}”; other classes' evidence decides it. Try another y axis."
+            f"“{common.esc_md(name_k)}”; other classes' evidence decides it. Try another y axis."
         )
     st.info(why)
 st.caption(
-    f"SparseSBLR for “{common.esc(name_k)}”: β̃ = {b1:.3g} on “{common.esc(ds.class_names[t1])}”, "
-    f"{b2:.3g} on “{common.esc(ds.class_names[t2])}” (per sd of the evidence). "
+    f"SparseSBLR for “{common.esc_md(name_k)}”: β̃ = {b1:.3g} on "
+    f"“{common.esc_md(ds.class_names[t1])}”, "
+    f"{b2:.3g} on “{common.esc_md(ds.class_names[t2])}” (per sd of the evidence). "
     + (
         "Neither axis enters k's model at this λ: π_k does not change across the picture, "
         "so there is no line."

@@ -50,7 +50,7 @@ Y = ds.label_matrix()  # once a run: a copy of n × m for many labels
 y_true = Y if ds.task == "multilabel" else ds.class_codes()
 y_pred = y_pred if ds.task == "multilabel" else ds.codes_of(y_pred)
 k = s.k
-name_k = common.esc(ds.class_names[k])  # for Markdown (labels, captions, radio options)
+name_k = common.esc_md(ds.class_names[k])  # for Markdown (labels, captions, radio options)
 pred_k = y_pred[:, k] == 1 if ds.task == "multilabel" else y_pred == k
 true_k = y_true[:, k] == 1 if ds.task == "multilabel" else y_true == k
 n_fn, n_fp = int((true_k & ~pred_k).sum()), int((pred_k & ~true_k).sum())
@@ -177,7 +177,7 @@ with st.expander("What if? Edit the values of the features that matter most"):
             values = [str(names[c]).split("=", 1)[1] for c in members]
             current = int(np.argmax(x_row[members]))
             choice = col.selectbox(
-                common.esc(attr),
+                common.esc_md(attr),
                 range(len(members)),
                 index=current,
                 format_func=lambda v, values=values: values[v],
@@ -186,11 +186,13 @@ with st.expander("What if? Edit the values of the features that matter most"):
             x[members] = 0.0
             x[members[choice]] = 1.0
         elif inputs.binary[i]:  # a 0/1 flag: yes or no, never 0.5
-            x[i] = float(col.checkbox(common.esc(name), value=bool(x_row[i]), key=prefix + str(i)))
+            x[i] = float(
+                col.checkbox(common.esc_md(name), value=bool(x_row[i]), key=prefix + str(i))
+            )
         else:
             lo, hi = inputs.low[i], inputs.high[i]
             x[i] = col.number_input(
-                f"{common.esc(name)} (training {lo:.4g} … {hi:.4g})",
+                f"{common.esc_md(name)} (training {lo:.4g} … {hi:.4g})",
                 value=float(x_row[i]),
                 format="%g",
                 key=prefix + str(i),
@@ -204,7 +206,7 @@ with st.expander("What if? Edit the values of the features that matter most"):
 
     far = [i for i in inputs.outside(x) if np.isfinite(x[i])]
     if far:
-        shown_far = ", ".join(common.esc(str(names[i])) for i in far[:5])
+        shown_far = ", ".join(common.esc_md(str(names[i])) for i in far[:5])
         more_far = f" and {len(far) - 5} more" if len(far) > 5 else ""
         st.warning(
             f"Outside the training range: {shown_far}{more_far}. The model has seen no row "
@@ -224,7 +226,10 @@ if not np.isfinite(x).all():
 is_edited = not np.array_equal(x, x_row)
 st.caption(
     "True classes of this row: "
-    + (", ".join(common.esc(n) for n, t in zip(ds.class_names, truth, strict=True) if t) or "none")
+    + (
+        ", ".join(common.esc_md(n) for n, t in zip(ds.class_names, truth, strict=True) if t)
+        or "none"
+    )
     + (
         " · features edited: explained as a new query (every training row counts)"
         if is_edited
@@ -294,9 +299,9 @@ st.caption(
 sd = evidence_sd(F_train)
 table = ic.waterfall(k, ds.class_names, evidence_sd=sd)
 if ds.task == "multilabel":
-    st.subheader(f"Why π = {ic.proba[k]:.3f} for “{common.esc(ds.class_names[k])}”")
+    st.subheader(f"Why π = {ic.proba[k]:.3f} for “{common.esc_md(ds.class_names[k])}”")
 else:
-    st.subheader(f"Why “{common.esc(ds.class_names[k])}” gets {proba[k]:.3f}")
+    st.subheader(f"Why “{common.esc_md(ds.class_names[k])}” gets {proba[k]:.3f}")
     st.caption(
         f"Multi-class: each class's own model gives σ(logit) ({ic.proba[k]:.3f} for this "
         f"class); the bars and the table divide these by their sum, so they add up to 1 "
@@ -326,7 +331,7 @@ else:
         mime="text/html",
     )
 
-st.subheader(f"Which features drive the logit of “{common.esc(ds.class_names[k])}”")
+st.subheader(f"Which features drive the logit of “{common.esc_md(ds.class_names[k])}”")
 with st.expander("How are features credited?"):
     st.markdown(
         "**Integrated gradients.** Walk in a straight line from a baseline row x′ to this "
@@ -355,7 +360,7 @@ if baseline_choice == "contrast" and contrast is None:
     )
 elif contrast is not None:
     other_classes = [ds.class_names[t] for t in np.flatnonzero(Y[contrast])]
-    shown_classes = ", ".join(common.esc(n) for n in other_classes[:8]) or "none"
+    shown_classes = ", ".join(common.esc_md(n) for n in other_classes[:8]) or "none"
     if len(other_classes) > 8:
         shown_classes += f" and {len(other_classes) - 8} more"
     why = (
@@ -426,7 +431,7 @@ st.caption(
     "The three models on the same row and baseline: the features with the largest credit "
     "(signed: + raises the class's logit or evidence, − lowers it)."
 )
-st.subheader(f"Which features matter for “{common.esc(ds.class_names[k])}” overall")
+st.subheader(f"Which features matter for “{common.esc_md(ds.class_names[k])}” overall")
 if model.coef_[k].any():
     with st.spinner("Crediting the features of a sample of rows…"):
         importance = common.class_importance(model, ds, key, model_name, s.gamma, s.lam, k)

@@ -63,11 +63,12 @@ if scheme == "test":
     try:
         test = common.read_like(ds, key, upload.getvalue(), upload.name)
     except common.DataError as exc:
-        st.error(f"Could not use {common.esc(upload.name)} as a test file: {common.esc(exc)}")
+        st.error(f"Could not use {common.esc_md(upload.name)} as a test file: {common.esc_md(exc)}")
         st.stop()
     if not test.has_labels:
         st.error(
-            f"{common.esc(upload.name)} has none of the label columns of {common.esc(ds.name)}: "
+            f"{common.esc_md(upload.name)} has none of the label columns of "
+            f"{common.esc_md(ds.name)}: "
             "there is nothing to score. Its rows can be predicted on the Predict page."
         )
         st.stop()
@@ -87,7 +88,7 @@ else:
 
 gamma_text = common.fmt_gamma(s.gamma)
 lam_text = f", λ = {common.fmt_value(s.lam)}" if s.model == "SparseSBLR" else ""
-st.markdown(f"**{s.model}** with γ = {gamma_text}{lam_text} on **{common.esc(ds.name)}**")
+st.markdown(f"**{s.model}** with γ = {gamma_text}{lam_text} on **{common.esc_md(ds.name)}**")
 
 if test is not None:  # fitted on every row of the data in use, scored on the test file
     fitted = common.cached_fit(ds, key, s.model, s.gamma, s.lam)
@@ -96,8 +97,8 @@ if test is not None:  # fitted on every row of the data in use, scored on the te
             fitted, ds, key, test, upload.file_id, s.model, s.gamma, s.lam
         )
     st.caption(
-        f"Trained on all {ds.n_samples:,} rows of {common.esc(ds.name)}, scored on the "
-        f"{test.n_samples:,} rows of {common.esc(test.name)}."
+        f"Trained on all {ds.n_samples:,} rows of {common.esc_md(ds.name)}, scored on the "
+        f"{test.n_samples:,} rows of {common.esc_md(test.name)}."
     )
 else:
     bar = st.progress(0.0, text="Evaluating…")
@@ -114,7 +115,7 @@ else:
             progress=lambda done, total: bar.progress(done / total, text=f"Fold {done} of {total}"),
         )
     except common.DataError as exc:
-        st.error(common.esc(exc))
+        st.error(common.esc_md(exc))
         st.stop()
     finally:
         bar.empty()
@@ -325,9 +326,9 @@ if not truth_k.any():
     )
     best = int(np.argmax(occurs))
     st.info(
-        f"No test row carries “{common.esc(ds.class_names[k])}”, so its precision-recall curve "
+        f"No test row carries “{common.esc_md(ds.class_names[k])}”, so its precision-recall curve "
         f"has nothing to show. Choose another class k in the sidebar, e.g. "
-        f"“{common.esc(ds.class_names[best])}” ({int(occurs[best])} of {len(truth_k)} test "
+        f"“{common.esc_md(ds.class_names[best])}” ({int(occurs[best])} of {len(truth_k)} test "
         "rows carry it)."
     )
 else:
@@ -344,7 +345,7 @@ else:
         key="pr_curve",
     )
     st.caption(
-        f"For the sidebar's class “{common.esc(ds.class_names[k])}”: {int(truth_k.sum())} of "
+        f"For the sidebar's class “{common.esc_md(ds.class_names[k])}”: {int(truth_k.sum())} of "
         f"{len(truth_k)} test rows carry it. An empty cell (–) in the table is undefined: a "
         "class never predicted has no precision, one that never occurs has no recall."
     )
@@ -395,7 +396,7 @@ if st.button(f"Tune {s.model}", key="tune"):
             all_rows=scheme == "test",
         )
     except common.DataError as exc:
-        st.error(f"Could not tune: {common.esc(exc)}")
+        st.error(f"Could not tune: {common.esc_md(exc)}")
         res = None
     finally:
         tune_bar.empty()

@@ -19,7 +19,7 @@ from sblr.interpret import (
 ds, s, key = common.page_context(__file__)
 k = s.k
 
-st.title(f"Regularization path of “{common.esc(ds.class_names[k])}”")
+st.title(f"Regularization path of “{common.esc_md(ds.class_names[k])}”")
 with st.expander("What am I looking at?"):
     st.markdown(
         "SparseSBLR's coefficients βₜᵏ of the sidebar's class k, fitted on all rows for each λ "
@@ -48,7 +48,7 @@ fig = plots.regularization_path(
 st.plotly_chart(fig, key="path")
 nonzero = np.count_nonzero(coefs_k, axis=1)
 entered = [
-    f"{common.esc(ds.class_names[t])} (λ = {common.fmt_value(lam)})"
+    f"{common.esc_md(ds.class_names[t])} (λ = {common.fmt_value(lam)})"
     for t, lam in entry_lambdas(lams, coefs_k).items()
 ]
 SHOWN_ENTERING = 8  # a caption listed all 73 entering classes on 174 labels
@@ -133,7 +133,7 @@ for name, rho in curves.items():
         f"with {name}: ρ = {here} at the sidebar's λ; highest {rho[best]:.2f} at "
         f"λ = {common.fmt_value(lams[best])}"
     )
-st.caption(common.esc("; ".join(parts) + "."))
+st.caption(common.esc_md("; ".join(parts) + "."))
 st.download_button(
     "Download path (HTML)",
     lambda: plots.figure_html(  # made when clicked

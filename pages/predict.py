@@ -45,7 +45,7 @@ if source == "sidebar":
     lam_text = f", λ = {common.fmt_value(s.lam)}" if s.model == "SparseSBLR" else ""
     st.caption(
         f"{s.model}, γ = {common.fmt_gamma(s.gamma)}{lam_text}, fitted on the "
-        f"{ds.n_samples:,} rows of {common.esc(ds.name)}."
+        f"{ds.n_samples:,} rows of {common.esc_md(ds.name)}."
     )
     st.download_button(
         "Download this model (skops file)",
@@ -65,17 +65,18 @@ else:
     try:
         saved = common.open_model_file(data)
     except ModelFileError as exc:
-        st.error(f"Could not open {common.esc(up.name)}: {common.esc(exc)}")
+        st.error(f"Could not open {common.esc_md(up.name)}: {common.esc_md(exc)}")
         st.stop()
     info = saved.info
     st.caption(
-        f"{common.esc(info.get('estimator'))} fitted on {common.esc(info.get('data') or '?')} "
+        f"{common.esc_md(info.get('estimator'))} fitted on "
+        f"{common.esc_md(info.get('data') or '?')} "
         f"({len(info.get('feature_names') or []):,} features, "
         f"{len(info.get('class_names') or []):,} classes), written by sblr "
-        f"{common.esc(info.get('sblr_version'))}."
+        f"{common.esc_md(info.get('sblr_version'))}."
     )
     for note in saved.notes:
-        st.caption(common.esc(note))
+        st.caption(common.esc_md(note))
     like = saved.encoding
     if like is None:
         st.error("This model was fitted on arrays, not on a file: it cannot read a file.")
@@ -83,7 +84,7 @@ else:
     model_id = like_key = ("model file", hashlib.sha256(data).hexdigest())
     if list(info.get("feature_names") or []) != list(ds.feature_names):
         st.warning(
-            f"This model's features are not those of the data in use ({common.esc(ds.name)}): "
+            f"This model's features are not those of the data in use ({common.esc_md(ds.name)}): "
             "files are read as the model's own training file was, and the Explain pages keep "
             "using the sidebar's model."
         )
@@ -99,12 +100,12 @@ if rows_file is None:
 try:  # read as the model's training file was, within the dashboard's size limit
     rows = common.read_like(like, like_key, rows_file.getvalue(), rows_file.name)
 except common.DataError as exc:
-    st.error(f"Could not read {common.esc(rows_file.name)}: {common.esc(exc)}")
+    st.error(f"Could not read {common.esc_md(rows_file.name)}: {common.esc_md(exc)}")
     st.stop()
 common.show_notes(rows)
 with st.spinner(f"Predicting {rows.n_samples:,} rows…"):
     table = common.predictions(saved, model_id, rows, (like_key, rows_file.file_id))
-st.subheader(f"{rows.n_samples:,} rows of {common.esc(rows.name)}")
+st.subheader(f"{rows.n_samples:,} rows of {common.esc_md(rows.name)}")
 st.dataframe(
     table,
     hide_index=True,

@@ -15,6 +15,7 @@ helpers, one per destination, and every caller uses them:
 
 from __future__ import annotations
 
+import html
 import re
 
 import pandas as pd
@@ -155,3 +156,15 @@ def safe_filename(*parts: object, suffix: str = "", max_length: int = 120) -> st
     stem = "_".join(_FILENAME_UNSAFE.sub("_", str(p)).strip("_.-") for p in parts)
     stem = stem.strip("_.-")[:max_length] or "download"
     return stem + suffix
+
+
+def escape_html(text: object) -> str:
+    """``text`` for plotly's pseudo-HTML (hover texts, tick labels, titles): ``&``, ``<`` and
+    ``>`` as entities, quotes left readable; the one HTML escaper of the figures.
+
+    Examples
+    --------
+    >>> escape_html("<b>a & b</b>")
+    '&lt;b&gt;a &amp; b&lt;/b&gt;'
+    """
+    return html.escape(str(text), quote=False)

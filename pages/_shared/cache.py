@@ -19,7 +19,7 @@ import streamlit as st
 from pages._shared.formatting import (
     LOG_GRID,
     context,
-    esc,
+    esc_md,
     fmt_gamma,
     fmt_value,
     grid_value,
@@ -830,7 +830,7 @@ def cached_path(ds, key, gamma, targets):
     if missing:
         f, F = waiting_for_worker(_cached_evidence)(ds, key, gamma)
         what = (
-            f"class “{esc(ds.class_names[missing[0]])}”"  # progress text is Markdown
+            f"class “{esc_md(ds.class_names[missing[0]])}”"  # progress text is Markdown
             if len(missing) == 1
             else f"{len(missing)} classes"
         )

@@ -8,7 +8,7 @@ import os
 
 import streamlit as st
 
-from pages._shared.formatting import esc
+from pages._shared.formatting import esc_md
 from pages._shared.server import job_slot, waiting_for_worker
 from sblr import DataError, plots
 from sblr.io import MAX_DENSE_MB as LIBRARY_DENSE_MB
@@ -341,9 +341,9 @@ def show_notes(ds):
     """What the loader did to the file: its warnings shown, every note in an expander."""
     for note in ds.notes:
         if note.startswith("Warning:"):  # the loader's loud notes: shown, not folded away
-            st.warning(esc(note))
+            st.warning(esc_md(note))
     if ds.notes:
         label = "note" if len(ds.notes) == 1 else "notes"
         with st.expander(f"What the loader did ({len(ds.notes)} {label})"):
             for note in ds.notes:
-                st.markdown(f"- {esc(note)}")
+                st.markdown(f"- {esc_md(note)}")

@@ -7,7 +7,7 @@ import re
 import numpy as np
 
 from sblr.display import fmt_value, log_label
-from sblr.textsafe import escape_markdown as esc
+from sblr.textsafe import escape_markdown as esc_md
 from sblr.textsafe import safe_filename, to_csv_bytes
 
 __all__ = [
@@ -15,7 +15,7 @@ __all__ = [
     "context",
     "context_name",
     "dense_row",
-    "esc",
+    "esc_md",
     "fmt_corr",
     "fmt_gamma",
     "fmt_value",

@@ -22,7 +22,7 @@ from pages._shared.cache import (
     training_evidence,
 )
 from pages._shared.data import cached_sample, dataset_key
-from pages._shared.formatting import esc, fmt_value
+from pages._shared.formatting import esc_md, fmt_value
 from pages._shared.state import K_LOG_LAM, LOG_GRID, log_label, show_view
 
 __all__ = ["STEPS", "lesson_panel", "open_step", "remembered_step"]
@@ -325,7 +325,7 @@ def _waterfall(s):
     st.plotly_chart(fig, key="lesson_chart")
     p = 1.0 / (1.0 + math.exp(-float(np.clip(ic.logits[k], -700, 700))))
     st.caption(
-        f"π = {p:.3f} for {esc(ds.class_names[k])} on row {row}; choose another row below (the "
+        f"π = {p:.3f} for {esc_md(ds.class_names[k])} on row {row}; choose another row below (the "
         "row picker), and the waterfall here follows."
     )
 

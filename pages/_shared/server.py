@@ -12,7 +12,7 @@ import threading
 
 import streamlit as st
 
-from pages._shared.formatting import esc
+from pages._shared.formatting import esc_md
 from sblr import DataError
 
 __all__ = [
@@ -299,7 +299,7 @@ def error_boundary(*, stop: bool = False):
     try:
         yield
     except DataError as exc:
-        st.error(esc(exc))
+        st.error(esc_md(exc))
         if stop:
             st.stop()
     except Exception as exc:

@@ -18,7 +18,7 @@ from pages._shared.cache import scale_gamma
 from pages._shared.data import current_dataset, dataset_key, open_shared, use_sample
 from pages._shared.formatting import (
     LOG_GRID,
-    esc,
+    esc_md,
     grid_value,
     index_value,
     log_label,
@@ -237,8 +237,8 @@ def url_notice(ds):
     missing = st.session_state.pop("_share_missing", None)
     if missing:
         st.warning(
-            esc(missing)
-            + f" You are looking at the sample data “{esc(ds.name)}” instead, with the class "
+            esc_md(missing)
+            + f" You are looking at the sample data “{esc_md(ds.name)}” instead, with the class "
             "choice reset. Choose a sample, or upload the file again for a new link, on the "
             "Choose data page.",
             icon=":material/warning:",
@@ -250,7 +250,7 @@ def url_notice(ds):
     if ignored:
         st.warning(
             "Some settings in the link could not be used and were ignored: "
-            + esc("; ".join(ignored))
+            + esc_md("; ".join(ignored))
             + ".",
             icon=":material/warning:",
         )
@@ -258,7 +258,7 @@ def url_notice(ds):
     if moved:
         st.info(
             "The sliders take values on a grid, so the page shows the nearest point's "
-            "numbers: " + esc("; ".join(moved)) + ".",
+            "numbers: " + esc_md("; ".join(moved)) + ".",
             icon=":material/info:",
         )
 

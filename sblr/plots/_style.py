@@ -13,6 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from sblr.exceptions import DataError
+from sblr.textsafe import escape_html as esc_html
 
 # --------------------------------------------------------------------------- conventions
 
@@ -139,16 +140,11 @@ def _names(class_names, m: int) -> list[str]:
 
 def _unique(names: Sequence[str]) -> list[str]:
     """Category labels: HTML-escaped, and distinct (duplicates get their index)."""
-    names = [_esc(name) for name in names]
+    names = [esc_html(name) for name in names]
     seen: dict[str, int] = {}
     for name in names:
         seen[name] = seen.get(name, 0) + 1
     return [f"{name} [{i}]" if seen[name] > 1 else name for i, name in enumerate(names)]
-
-
-def _esc(text: str) -> str:
-    """Escape &, < and > for plotly's pseudo-HTML (quotes stay readable)."""
-    return html.escape(str(text), quote=False)
 
 
 def _short(name: str, width: int = _TICK_CHARS) -> str:
@@ -176,7 +172,7 @@ def _tick_texts(labels: Sequence[str], width: int = _TICK_CHARS) -> list[str]:
             break
     else:
         short = [cut(x, width - 1) for x in text]
-    return [_esc(x) for x in short]
+    return [esc_html(x) for x in short]
 
 
 _CHAR_PX = 0.62  # average character width of tick text, in font sizes (generous)

@@ -17,7 +17,6 @@ from sblr.plots._style import (
     OTHER_COLOR,
     _category_axis,
     _dense,
-    _esc,
     _float_array,
     _height,
     _legend,
@@ -27,6 +26,7 @@ from sblr.plots._style import (
     _titled,
     _unique,
     class_colors,
+    esc_html,
 )
 
 # plotly is imported where a figure is drawn (see the package's __init__)
@@ -289,7 +289,7 @@ def pca_scatter(
             raise DataError(f"Label {bad!r} is not one of the class names {names[:10]!r}….")
         m = len(names)
         freq = np.bincount(codes, minlength=m)
-        row_text = [f"class: {_esc(names[c])}" for c in codes]
+        row_text = [f"class: {esc_html(names[c])}" for c in codes]
         what = "class"
     elif lab.ndim == 2:
         multilabel = True
@@ -307,7 +307,7 @@ def pca_scatter(
         set_sizes = Y.sum(axis=1)
         row_text = []
         for row in Y:
-            present = [_esc(names[t]) for t in np.flatnonzero(row)]
+            present = [esc_html(names[t]) for t in np.flatnonzero(row)]
             shown = ", ".join(present[:5]) + (
                 f", … (+{len(present) - 5})" if len(present) > 5 else ""
             )
@@ -345,10 +345,10 @@ def pca_scatter(
                 x=Z[idx, 0],
                 y=Z[idx, 1],
                 mode="markers",
-                name=_esc(name),
+                name=esc_html(name),
                 marker={"size": size, "color": color, "opacity": 0.75},
                 hovertext=[f"row {i}<br>{row_text[i]}" for i in idx],
-                hovertemplate="%{hovertext}<extra>" + _esc(name) + "</extra>",
+                hovertemplate="%{hovertext}<extra>" + esc_html(name) + "</extra>",
                 showlegend=show,
             )
         )
@@ -395,7 +395,7 @@ def pca_scatter(
     entries = [t["name"] for t in traces if t.get("showlegend", True)]
     legend = _legend("class" if not multilabel else "label", entries)
     layout = dict(
-        **_titled(f"{method} — {sample_note}", _esc(colour_note)),
+        **_titled(f"{method} — {sample_note}", esc_html(colour_note)),
         xaxis={"title": {"text": f"PC1 ({var[0]:.1%} of variance)"}, "zeroline": False},
         yaxis={
             "title": {

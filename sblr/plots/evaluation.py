@@ -12,7 +12,6 @@ from sblr.plots._style import (
     COUNT_COLORSCALE,
     MAX_TICK_LABELS,
     POSITIVE_COLOR,
-    _esc,
     _float_array,
     _height,
     _matrix_layout,
@@ -20,6 +19,7 @@ from sblr.plots._style import (
     _square,
     _titled,
     _unique,
+    esc_html,
 )
 
 # plotly is imported where a figure is drawn (see the package's __init__)
@@ -66,7 +66,7 @@ def pr_curve_figure(
     thresholds = _float_array(thresholds, "thresholds", 1)
     if precision.shape != recall.shape or thresholds.size not in (0, precision.size - 1):
         raise DataError("precision, recall and thresholds do not come from one curve.")
-    class_text = _esc(str(class_name)) if class_name is not None else "class k"
+    class_text = esc_html(str(class_name)) if class_name is not None else "class k"
     traces = [
         dict(
             type="scatter",

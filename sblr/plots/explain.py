@@ -20,7 +20,6 @@ from sblr.plots._style import (
     PREDICTED_COLOR,
     TOTAL_COLOR,
     _category_axis,
-    _esc,
     _float_array,
     _fmt,
     _height,
@@ -30,6 +29,7 @@ from sblr.plots._style import (
     _titled,
     _unique,
     _vline,
+    esc_html,
 )
 
 # plotly is imported where a figure is drawn (see the package's __init__)
@@ -205,7 +205,7 @@ def waterfall(
             (
                 terms[i],
                 float(contrib[i]),
-                f"evidence of {_esc(terms[i])}<br>contribution β·f̄ = {_fmt(contrib[i])}"
+                f"evidence of {esc_html(terms[i])}<br>contribution β·f̄ = {_fmt(contrib[i])}"
                 + (
                     ""
                     if beta_std is None
@@ -269,7 +269,7 @@ def waterfall(
     layout = _waterfall_layout(
         trace,
         labels,
-        _titled(_esc(main) if title else main, sub),
+        _titled(esc_html(main) if title else main, sub),
         "contribution to the logit",
         820,
         shapes,
@@ -338,7 +338,7 @@ def attribution_waterfall(fa, *, title: str | None = None, keep: int = 10) -> go
             (
                 str(names[i]),
                 a,
-                f"{_esc(str(names[i]))}: {_fmt(fa.x[i])} here, {_fmt(fa.baseline[i])} in the "
+                f"{esc_html(str(names[i]))}: {_fmt(fa.x[i])} here, {_fmt(fa.baseline[i])} in the "
                 f"baseline<br>attribution = {_fmt(a)}<br>running total = {_fmt(running)}",
             )
         )
@@ -390,7 +390,7 @@ def attribution_waterfall(fa, *, title: str | None = None, keep: int = 10) -> go
     )
     if rest.size:
         sub += f"; {rest.size} smallest merged"
-    layout = _waterfall_layout(trace, labels, _titled(_esc(main), sub), what, 620, shapes)
+    layout = _waterfall_layout(trace, labels, _titled(esc_html(main), sub), what, 620, shapes)
     return go.Figure(data=[trace], layout=layout)
 
 
@@ -584,10 +584,10 @@ def evidence_scatter(
                 y=F[sel, t2],
                 mode="markers",
                 marker={"size": 6, "color": colour, "opacity": 0.7 if flag else 0.45},
-                name=_esc(label),
+                name=esc_html(label),
                 customdata=ids[sel],
-                hovertemplate=f"row %{{customdata}}<br>f̄ of {_esc(names[t1])}: %{{x:.3g}}"
-                f"<br>f̄ of {_esc(names[t2])}: %{{y:.3g}}<extra>{_esc(label)}</extra>",
+                hovertemplate=f"row %{{customdata}}<br>f̄ of {esc_html(names[t1])}: %{{x:.3g}}"
+                f"<br>f̄ of {esc_html(names[t2])}: %{{y:.3g}}<extra>{esc_html(label)}</extra>",
             )
         )
     dashes = ["solid", "dash", "dot"]
@@ -618,7 +618,7 @@ def evidence_scatter(
                 y=f2,
                 mode="lines",
                 line={"color": "black", "width": 2, "dash": dashes[j % len(dashes)]},
-                name=_esc(str(name)) + ("" if shown else " (outside this view)"),
+                name=esc_html(str(name)) + ("" if shown else " (outside this view)"),
                 hoverinfo="skip",
             )
         )
@@ -626,10 +626,10 @@ def evidence_scatter(
     if keep.size < F.shape[0]:
         sub += f"<br>{keep.size:,} of {F.shape[0]:,} rows drawn (a seeded sample)"
     layout = dict(
-        **_titled(f"Rows in evidence space, coloured by {_esc(names[k])}", sub),
-        xaxis={"title": {"text": f"f̄ of {_esc(_short(names[t1], 40))}"}},
+        **_titled(f"Rows in evidence space, coloured by {esc_html(names[k])}", sub),
+        xaxis={"title": {"text": f"f̄ of {esc_html(_short(names[t1], 40))}"}},
         yaxis={
-            "title": {"text": f"f̄ of {_esc(_short(names[t2], 40))}"},
+            "title": {"text": f"f̄ of {esc_html(_short(names[t2], 40))}"},
             "range": [view_lo, view_hi],
         },
         height=560,

@@ -18,7 +18,6 @@ from sblr.plots._style import (
     MAX_HEIGHT,
     MAX_TICK_LABELS,
     _category_axis,
-    _esc,
     _height,
     _matrix_layout,
     _names,
@@ -27,6 +26,7 @@ from sblr.plots._style import (
     _tick_px,
     _titled,
     _unique,
+    esc_html,
 )
 
 # plotly is imported where a figure is drawn (see the package's __init__)
@@ -236,7 +236,7 @@ def beta_heatmaps(
                 xgap=gap,
                 ygap=gap,
                 hoverongaps=True,
-                hovertemplate=hover + f"<extra>{_esc(name)}</extra>",
+                hovertemplate=hover + f"<extra>{esc_html(name)}</extra>",
                 name=name,
                 xaxis=f"x{suffix}",
                 yaxis=f"y{suffix}",

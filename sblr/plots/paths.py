@@ -15,7 +15,6 @@ from sblr.exceptions import DataError
 from sblr.plots._style import (
     _MAX_COLOURED,
     OTHER_COLOR,
-    _esc,
     _float_array,
     _hline,
     _legend,
@@ -25,6 +24,7 @@ from sblr.plots._style import (
     _titled,
     _vline,
     class_colors,
+    esc_html,
 )
 
 # plotly is imported where a figure is drawn (see the package's __init__)
@@ -117,7 +117,7 @@ def regularization_path(
     mode = "lines+markers" if x.size <= 30 else "lines"
     lam_text = [fmt_value(v) for v in x]  # the hover writes λ as the slider does
     # cut where the names differ ("Long-tail… var. 7)", not "Long-tailed Species 0…")
-    legend_names = _tick_texts([_esc(str(n)) for n in names], 28)
+    legend_names = _tick_texts([esc_html(str(n)) for n in names], 28)
     traces = []
     for t in sorted(grey):
         traces.append(
@@ -126,11 +126,11 @@ def regularization_path(
                 x=x,
                 y=B[:, t],
                 mode="lines",
-                name=_esc(names[t]),
+                name=esc_html(names[t]),
                 line={"color": OTHER_COLOR, "width": 1},
                 showlegend=False,
                 text=lam_text,
-                hovertemplate=f"evidence t: {_esc(names[t])}<br>λ = %{{text}}"
+                hovertemplate=f"evidence t: {esc_html(names[t])}<br>λ = %{{text}}"
                 f"<br>{sym} = %{{y:.3g}}<extra></extra>",
             )
         )
@@ -145,7 +145,7 @@ def regularization_path(
                 line={"color": colours[t], "width": 2},
                 marker={"size": 5},
                 text=lam_text,
-                hovertemplate=f"evidence t: {_esc(names[t])}<br>λ = %{{text}}"
+                hovertemplate=f"evidence t: {esc_html(names[t])}<br>λ = %{{text}}"
                 f"<br>{sym} = %{{y:.3g}}<extra></extra>",
             )
         )
@@ -167,7 +167,7 @@ def regularization_path(
                 "font": {"size": 11},
             }
         )
-    target = f"class k = {_esc(str(target_name))}" if target_name is not None else "class k"
+    target = f"class k = {esc_html(str(target_name))}" if target_name is not None else "class k"
     sub = "each line = evidence class t; λ decreases to the right (weaker penalty, more β ≠ 0)"
     if standardized:
         sub += "<br>β̃ = β·sd(f̄<sub>t</sub>): change of the logit per sd of class t's evidence"
@@ -258,7 +258,7 @@ def rank_agreement_figure(
                 x=x,
                 y=y,
                 mode="lines+markers" if x.size <= 30 else "lines",
-                name=_esc(str(name)),
+                name=esc_html(str(name)),
                 # each line its own width, dash and marker: two curves that coincide (two
                 # dependencies can rank the classes alike) both stay visible
                 line={
@@ -269,7 +269,7 @@ def rank_agreement_figure(
                 marker={"symbol": ["circle", "x", "diamond", "square"][j % 4], "size": 7},
                 customdata=None if nz is None else nz,
                 text=[fmt_value(v) for v in x],
-                hovertemplate=f"{_esc(str(name))}<br>λ = %{{text}}<br>ρ = %{{y:.2f}}"
+                hovertemplate=f"{esc_html(str(name))}<br>λ = %{{text}}<br>ρ = %{{y:.2f}}"
                 + ("<br>non-zero β: %{customdata}" if nz is not None else "")
                 + "<extra></extra>",
                 connectgaps=False,
@@ -281,7 +281,7 @@ def rank_agreement_figure(
         if not (np.isfinite(lam) and lam > 0):
             raise DataError(f"current_lam must be a positive number, got {current_lam!r}.")
         shapes.append(_vline(lam, {"color": "black", "width": 1.5, "dash": "dash"}))
-    target = f"class k = {_esc(str(target_name))}" if target_name is not None else "class k"
+    target = f"class k = {esc_html(str(target_name))}" if target_name is not None else "class k"
     layout = dict(
         **_titled(
             f"Does |β̃| follow the dependency? Spearman ρ along λ, target {target}",
