@@ -10,7 +10,6 @@ import pandas as pd
 import plotly.graph_objects as go
 import pytest
 
-from sblr.exceptions import DataError
 from sblr.interpret import cooccurrence, instance_contributions
 from sblr.plots import (
     MAX_HEIGHT,
@@ -246,7 +245,7 @@ class TestBetaHeatmaps:
         assert "3 of 6 classes shown" in fig.layout.title.text
         n_zero = int((sparse[np.ix_(keep, keep)] == 0).sum())
         assert _subplot_title(fig, "SparseSBLR") == f"SparseSBLR ({n_zero} of 9 β = 0)"
-        with pytest.raises(DataError, match="classes"):
+        with pytest.raises(ValueError, match="classes"):
             beta_heatmaps({"SBLR": dense}, classes=[0, 6])
 
     def test_standardized_panels_show_raw_beta_in_the_hover(self):
@@ -262,7 +261,7 @@ class TestBetaHeatmaps:
         assert "β = %{customdata[2]" in trace.hovertemplate
         assert "β̃" in fig.layout.title.text and "sd" in fig.layout.title.text
         assert fig.layout.coloraxis.colorbar.title.text == "β̃"
-        with pytest.raises(DataError, match="raw"):
+        with pytest.raises(ValueError, match="raw"):
             beta_heatmaps({"SBLR": std}, raw={"other": raw})
 
     def test_hover_keeps_beta_beyond_float32s_range(self):
@@ -324,7 +323,7 @@ def test_cooccurrence_heatmap_counts_in_hover():
     assert trace.zmax == C[~np.eye(3, dtype=bool)].max()  # capped at the off-diagonal max
     assert fig.layout.yaxis.autorange == "reversed"
     assert "diagonal = class size" in fig.layout.title.text
-    with pytest.raises(DataError, match=">= 0"):
+    with pytest.raises(ValueError, match=">= 0"):
         cooccurrence_heatmap(-np.eye(2))
 
 
@@ -366,7 +365,7 @@ def test_label_frequency_bar_many_classes_vertical_without_ticks():
     assert fig.layout.xaxis.showticklabels is False
     assert fig.layout.height <= MAX_HEIGHT
     assert "share of all class assignments" in bar.hovertemplate
-    with pytest.raises(DataError, match="class names"):
+    with pytest.raises(ValueError, match="class names"):
         label_frequency_bar([1, 2], ["a"])
 
 
@@ -399,7 +398,7 @@ def test_pca_scatter_all_rows_and_integer_codes():
     assert sum(len(trace.x) for trace in fig.data) == 100
     assert "all 100 rows" in fig.layout.title.text
     assert {trace.name for trace in fig.data} == {"x", "y", "z"}
-    with pytest.raises(DataError, match="rows"):
+    with pytest.raises(ValueError, match="rows"):
         pca_scatter(X, y[:-1])
 
 
@@ -519,9 +518,9 @@ def test_waterfall_class_named_intercept_is_not_the_intercept():
 
 
 def test_waterfall_validation():
-    with pytest.raises(DataError, match="contribution"):
+    with pytest.raises(ValueError, match="contribution"):
         waterfall(pd.DataFrame({"term": ["intercept"]}))
-    with pytest.raises(DataError, match="DataFrame"):
+    with pytest.raises(TypeError, match="DataFrame"):
         waterfall([1, 2, 3])
 
 
@@ -576,11 +575,11 @@ def test_regularization_path_many_classes_limits_legend():
 
 
 def test_regularization_path_validation():
-    with pytest.raises(DataError, match="rows but there are"):
+    with pytest.raises(ValueError, match="rows but there are"):
         regularization_path([1.0, 0.1], np.zeros((3, 2)))
-    with pytest.raises(DataError, match="> 0"):
+    with pytest.raises(ValueError, match="> 0"):
         regularization_path([1.0, 0.0], np.zeros((2, 2)))
-    with pytest.raises(DataError, match="current_lam"):
+    with pytest.raises(ValueError, match="current_lam"):
         regularization_path([1.0, 0.1], np.zeros((2, 2)), current_lam=-1)
 
 
@@ -606,7 +605,7 @@ def test_confusion_matrix_many_classes_has_no_cell_text():
     fig = confusion_matrix_figure(np.eye(40, dtype=int))
     assert fig.data[0].text is None
     assert fig.layout.xaxis.showticklabels is False
-    with pytest.raises(DataError, match="square"):
+    with pytest.raises(ValueError, match="square"):
         confusion_matrix_figure(np.ones((2, 3)))
 
 
@@ -629,7 +628,7 @@ def test_probability_bars_many_classes_and_multiclass_mode():
     assert "30 most probable of 174" in fig.layout.title.text
     assert not fig.layout.shapes
     assert fig.layout.height <= MAX_HEIGHT
-    with pytest.raises(DataError, match=r"\[0, 1\]"):
+    with pytest.raises(ValueError, match=r"\[0, 1\]"):
         probability_bars([0.5, 1.5])
 
 
@@ -671,7 +670,7 @@ def test_figure_html_is_standalone():
     page = figure_html(confusion_matrix_figure([[1, 0], [0, 1]]))
     assert "<html" in page.lower()
     assert "plotly" in page.lower()
-    with pytest.raises(DataError):
+    with pytest.raises(TypeError, match="plotly Figure"):
         figure_html("not a figure")
 
 
@@ -843,7 +842,7 @@ def test_selection_frequency_heatmap_shows_the_chosen_classes_and_says_so():
     np.testing.assert_allclose(np.asarray(fig.data[0].z), S[np.ix_([2, 7, 30], [2, 7, 30])])
     assert list(fig.data[0].x) == ["c2", "c7", "c30"]
     assert "3 of 40 classes shown" in fig.layout.title.text
-    with pytest.raises(DataError):
+    with pytest.raises(ValueError):
         selection_frequency_heatmap(S, names, classes=[3, 3])
 
 

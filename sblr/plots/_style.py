@@ -12,7 +12,6 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from sblr.exceptions import DataError
 from sblr.textsafe import escape_html as esc_html
 
 # --------------------------------------------------------------------------- conventions
@@ -111,21 +110,21 @@ def _float_array(a, what: str, ndim: int, *, allow_nan: bool = False) -> np.ndar
     try:
         arr = arr.astype(float)
     except (TypeError, ValueError):
-        raise DataError(f"{what} must be numeric.") from None
+        raise ValueError(f"{what} must be numeric.") from None
     if arr.ndim != ndim:
-        raise DataError(f"{what} must be a {ndim}-D array, got shape {arr.shape}.")
+        raise ValueError(f"{what} must be a {ndim}-D array, got shape {arr.shape}.")
     if allow_nan:
         if np.isinf(arr).any():
-            raise DataError(f"{what} contains infinite values.")
+            raise ValueError(f"{what} contains infinite values.")
     elif not np.isfinite(arr).all():
-        raise DataError(f"{what} contains NaN or infinite values.")
+        raise ValueError(f"{what} contains NaN or infinite values.")
     return arr
 
 
 def _square(a, what: str) -> np.ndarray:
     arr = _float_array(a, what, 2)
     if arr.shape[0] != arr.shape[1] or arr.shape[0] == 0:
-        raise DataError(f"{what} must be a non-empty square (m, m) matrix, got shape {arr.shape}.")
+        raise ValueError(f"{what} must be a non-empty square (m, m) matrix, got shape {arr.shape}.")
     return arr
 
 
@@ -134,7 +133,7 @@ def _names(class_names, m: int) -> list[str]:
         return [str(t) for t in range(m)]
     names = [str(c) for c in class_names]
     if len(names) != m:
-        raise DataError(f"Got {len(names)} class names for {m} classes; they must match.")
+        raise ValueError(f"Got {len(names)} class names for {m} classes; they must match.")
     return names
 
 

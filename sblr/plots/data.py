@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 import scipy.sparse as sp
 
-from sblr.exceptions import DataError
 from sblr.plots._style import (
     _MAX_COLOURED,
     COUNT_COLOR,
@@ -71,14 +70,14 @@ def label_frequency_bar(
 
     counts = _float_array(counts, "counts", 1)
     if counts.size == 0:
-        raise DataError("counts is empty.")
+        raise ValueError("counts is empty.")
     if (counts < 0).any():
-        raise DataError("counts must be >= 0.")
+        raise ValueError("counts must be >= 0.")
     m = counts.size
     labels = _unique(_names(class_names, m))
     denom = float(counts.sum()) if total is None else float(total)
     if total is not None and (not np.isfinite(denom) or denom <= 0):
-        raise DataError(f"total must be a positive number of rows, got {total!r}.")
+        raise ValueError(f"total must be a positive number of rows, got {total!r}.")
     denom = denom if denom > 0 else 1.0
     order = np.argsort(-counts, kind="stable")
     y_vals, x_names = counts[order], [labels[i] for i in order]
@@ -178,7 +177,7 @@ def pca_coordinates(X, *, random_state: int = 0):
     X = sp.csr_matrix(X, dtype=np.float64) if sparse else _float_array(X, "X", 2)
     n, d = X.shape
     if n < 2 or d < 1:
-        raise DataError(f"PCA needs at least 2 rows and 1 column; X has shape {X.shape}.")
+        raise ValueError(f"PCA needs at least 2 rows and 1 column; X has shape {X.shape}.")
     n_comp = min(2, n, d)
     if sparse and d > 2:
         method = "Truncated SVD of the max-abs scaled sparse features"
@@ -257,19 +256,19 @@ def pca_scatter(
     if sparse:  # never densified: a sparse file can be far larger as a dense matrix
         X = sp.csr_matrix(X, dtype=np.float64)
         if not np.isfinite(X.data).all():
-            raise DataError("X contains NaN or infinite values.")
+            raise ValueError("X contains NaN or infinite values.")
     else:
         X = _float_array(X, "X", 2)
     n, d = X.shape
     if n < 2 or d < 1:
-        raise DataError(f"PCA needs at least 2 rows and 1 column; X has shape {X.shape}.")
+        raise ValueError(f"PCA needs at least 2 rows and 1 column; X has shape {X.shape}.")
     if isinstance(max_points, bool) or not isinstance(max_points, int) or max_points < 1:
-        raise DataError(f"max_points must be a positive integer, got {max_points!r}.")
+        raise ValueError(f"max_points must be a positive integer, got {max_points!r}.")
     if color_by not in ("label", "set_size"):
-        raise DataError(f"color_by must be 'label' or 'set_size', got {color_by!r}.")
+        raise ValueError(f"color_by must be 'label' or 'set_size', got {color_by!r}.")
     lab = _dense(labels)
     if lab.shape[0] != n:
-        raise DataError(f"labels has {lab.shape[0]} rows but X has {n}.")
+        raise ValueError(f"labels has {lab.shape[0]} rows but X has {n}.")
 
     set_sizes = None
     if lab.ndim == 1:
@@ -286,7 +285,7 @@ def pca_scatter(
             codes = lab.astype(np.intp)
         else:
             bad = next(t for t in text.tolist() if t not in lookup)
-            raise DataError(f"Label {bad!r} is not one of the class names {names[:10]!r}….")
+            raise ValueError(f"Label {bad!r} is not one of the class names {names[:10]!r}….")
         m = len(names)
         freq = np.bincount(codes, minlength=m)
         row_text = [f"class: {esc_html(names[c])}" for c in codes]
@@ -295,7 +294,7 @@ def pca_scatter(
         multilabel = True
         Y = _float_array(lab, "labels", 2)
         if not np.isin(Y, (0, 1)).all():
-            raise DataError("A 2-D labels array must be a 0/1 indicator matrix.")
+            raise ValueError("A 2-D labels array must be a 0/1 indicator matrix.")
         Y = Y.astype(bool)
         m = Y.shape[1]
         names = _names(class_names, m)
@@ -314,14 +313,14 @@ def pca_scatter(
             row_text.append(f"{len(present)} labels: {shown or '(none)'}")
         what = "the row's most frequent label"
     else:
-        raise DataError(f"labels must be 1-D or a 2-D indicator matrix, got shape {lab.shape}.")
+        raise ValueError(f"labels must be 1-D or a 2-D indicator matrix, got shape {lab.shape}.")
 
     if coordinates is None:
         coordinates = pca_coordinates(X, random_state=random_state)
     Z, var, method = coordinates
     Z = _float_array(Z, "coordinates", 2)
     if Z.shape != (n, 2):
-        raise DataError(f"coordinates must have shape ({n}, 2); got {Z.shape}.")
+        raise ValueError(f"coordinates must have shape ({n}, 2); got {Z.shape}.")
     n_comp = min(2, n, d)
 
     if n > max_points:

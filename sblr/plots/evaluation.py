@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from sblr.exceptions import DataError
 from sblr.plots._style import (
     COUNT_COLORSCALE,
     MAX_TICK_LABELS,
@@ -65,7 +64,7 @@ def pr_curve_figure(
     recall = _float_array(recall, "recall", 1)
     thresholds = _float_array(thresholds, "thresholds", 1)
     if precision.shape != recall.shape or thresholds.size not in (0, precision.size - 1):
-        raise DataError("precision, recall and thresholds do not come from one curve.")
+        raise ValueError("precision, recall and thresholds do not come from one curve.")
     class_text = esc_html(str(class_name)) if class_name is not None else "class k"
     traces = [
         dict(
@@ -164,7 +163,7 @@ def confusion_matrix_figure(
 
     cm = _square(cm, "cm")
     if (cm < 0).any():
-        raise DataError("Confusion-matrix counts must be >= 0.")
+        raise ValueError("Confusion-matrix counts must be >= 0.")
     m = cm.shape[0]
     labels = _unique(_names(class_names, m))
     rows = cm.sum(axis=1, keepdims=True)

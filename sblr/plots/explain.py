@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from sblr.exceptions import DataError
 from sblr.plots._style import (
     MAX_TICK_LABELS,
     NEGATIVE_COLOR,
@@ -131,7 +130,7 @@ def waterfall(
 
     Raises
     ------
-    DataError
+    ValueError
         Missing columns, or no rows.
 
     Examples
@@ -146,22 +145,22 @@ def waterfall(
     import plotly.graph_objects as go
 
     if not isinstance(table, pd.DataFrame):
-        raise DataError("table must be the DataFrame of InstanceContributions.waterfall(k).")
+        raise TypeError("table must be the DataFrame of InstanceContributions.waterfall(k).")
     missing = {"term", "contribution"} - set(table.columns)
     if missing:
-        raise DataError(
+        raise ValueError(
             f"table lacks column(s) {sorted(missing)}; expected the output of "
             "InstanceContributions.waterfall(k, class_names)."
         )
     if len(table) == 0:
-        raise DataError("table has no rows.")
+        raise ValueError("table has no rows.")
     if keep < 1 or max_classes < keep:
-        raise DataError("Need 1 <= keep <= max_classes.")
+        raise ValueError("Need 1 <= keep <= max_classes.")
     df = table.reset_index(drop=True)
     terms = df["term"].astype(str)
     contrib = pd.to_numeric(df["contribution"], errors="coerce").to_numpy(dtype=float)
     if not np.isfinite(contrib).all():
-        raise DataError("table's contribution column has missing or non-finite values.")
+        raise ValueError("table's contribution column has missing or non-finite values.")
     beta = (
         pd.to_numeric(df["beta"], errors="coerce").to_numpy(dtype=float)
         if "beta" in df
@@ -438,15 +437,15 @@ def probability_bars(
 
     p = _float_array(proba, "proba", 1)
     if p.size == 0:
-        raise DataError("proba is empty.")
+        raise ValueError("proba is empty.")
     if (p < -1e-9).any() or (p > 1 + 1e-9).any():
-        raise DataError("Probabilities must lie in [0, 1].")
+        raise ValueError("Probabilities must lie in [0, 1].")
     m = p.size
     labels = _unique(_names(class_names, m))
     if threshold is not None:
         threshold = float(threshold)
         if not 0 <= threshold <= 1:
-            raise DataError(f"threshold must be in [0, 1], got {threshold!r}.")
+            raise ValueError(f"threshold must be in [0, 1], got {threshold!r}.")
         predicted = p >= threshold
     else:
         predicted = np.zeros(m, dtype=bool)
@@ -455,7 +454,7 @@ def probability_bars(
     if true_classes is not None:
         idx = np.asarray(list(true_classes), dtype=np.intp)
         if idx.size and (idx.min() < 0 or idx.max() >= m):
-            raise DataError(f"true_classes must be class indices in [0, {m - 1}].")
+            raise ValueError(f"true_classes must be class indices in [0, {m - 1}].")
         true[idx] = True
     order = np.argsort(-p, kind="stable")[: max(1, int(max_bars))]
     y = [labels[i] for i in order]
@@ -565,7 +564,7 @@ def evidence_scatter(
     F = _float_array(F, "F", 2)
     member = np.asarray(member, dtype=bool)
     if member.shape != (F.shape[0],):
-        raise DataError(f"member must have one value per row ({F.shape[0]}).")
+        raise ValueError(f"member must have one value per row ({F.shape[0]}).")
     names = _names(class_names, F.shape[1])
     ids = np.arange(F.shape[0]) if rows is None else np.asarray(rows)
     keep = np.arange(F.shape[0])
@@ -670,7 +669,7 @@ def feature_importance_bars(table, *, title: str | None = None, keep: int = 20) 
     import plotly.graph_objects as go
 
     if not {"feature", "mean_abs", "mean", "share"} <= set(table.columns):
-        raise DataError("table must come from sblr.attribution.class_feature_importance.")
+        raise ValueError("table must come from sblr.attribution.class_feature_importance.")
     top = table.head(max(1, int(keep)))
     labels = _unique([str(f) for f in top["feature"]])
     bar = dict(

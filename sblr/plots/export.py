@@ -17,8 +17,6 @@ import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from sblr.exceptions import DataError
-
 # plotly is imported where a figure is drawn (see the package's __init__)
 if TYPE_CHECKING:
     import plotly.graph_objects as go
@@ -50,7 +48,7 @@ def figure_html(fig: go.Figure, context: Mapping[str, object] | None = None) -> 
     import plotly.graph_objects as go
 
     if not isinstance(fig, go.Figure):
-        raise DataError(f"figure_html needs a plotly Figure, got {type(fig).__name__}.")
+        raise TypeError(f"figure_html needs a plotly Figure, got {type(fig).__name__}.")
     items = [(html.escape(str(k)), html.escape(str(v))) for k, v in (context or {}).items()]
     meta = "".join(f'<meta name="sblr:{k}" content="{v}">' for k, v in items)
     line = " · ".join(f"{k}: {v}" for k, v in items)

@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from sblr.display import fmt_value
-from sblr.exceptions import DataError
 from sblr.plots._style import (
     BETA_ABS_COLORSCALE,
     BETA_COLORSCALE,
@@ -113,7 +112,7 @@ def beta_heatmaps(
 
     Raises
     ------
-    DataError
+    ValueError
         Empty ``coefs``, non-square or mismatched matrices, NaN values,
         ``class_names``/``cooccurrence``/``titles``/``raw`` of the wrong
         length, or ``classes`` out of range.
@@ -132,12 +131,12 @@ def beta_heatmaps(
 
     items = list(coefs.items()) if isinstance(coefs, Mapping) else [("β", coefs)]
     if not items:
-        raise DataError("coefs is empty; give at least one (m, m) coefficient matrix.")
+        raise ValueError("coefs is empty; give at least one (m, m) coefficient matrix.")
     mats = [(str(name), _square(B, f"coefs[{name!r}]")) for name, B in items]
     m = mats[0][1].shape[0]
     for name, B in mats:
         if B.shape[0] != m:
-            raise DataError(
+            raise ValueError(
                 f"coefs[{name!r}] is {B.shape[0]}x{B.shape[0]} but the first matrix is {m}x{m}; "
                 "all models must have the same classes."
             )
@@ -147,16 +146,16 @@ def beta_heatmaps(
         raws = []
         for name, _ in mats:
             if name not in raw_items:
-                raise DataError(f"raw has no matrix for the model {name!r}.")
+                raise ValueError(f"raw has no matrix for the model {name!r}.")
             R = _square(raw_items[name], f"raw[{name!r}]")
             if R.shape[0] != m:
-                raise DataError(f"raw[{name!r}] is {R.shape[0]}x{R.shape[0]}, expected {m}x{m}.")
+                raise ValueError(f"raw[{name!r}] is {R.shape[0]}x{R.shape[0]}, expected {m}x{m}.")
             raws.append(R)
     all_labels = _unique(_names(class_names, m))
     if cooccurrence is not None:
         C = _square(cooccurrence, "cooccurrence")
         if C.shape[0] != m:
-            raise DataError(f"cooccurrence is {C.shape[0]}x{C.shape[0]} but beta is {m}x{m}.")
+            raise ValueError(f"cooccurrence is {C.shape[0]}x{C.shape[0]} but beta is {m}x{m}.")
     else:
         C = np.full((m, m), np.nan)
     if classes is None:
@@ -164,7 +163,7 @@ def beta_heatmaps(
     else:
         idx = np.asarray(classes, dtype=np.intp).reshape(-1)
         if idx.size == 0 or idx.min() < 0 or idx.max() >= m or np.unique(idx).size != idx.size:
-            raise DataError(f"classes must be distinct class indices in [0, {m - 1}].")
+            raise ValueError(f"classes must be distinct class indices in [0, {m - 1}].")
     sub_ix = np.ix_(idx, idx)
     N = idx.size
     labels = [all_labels[i] for i in idx]
@@ -174,7 +173,7 @@ def beta_heatmaps(
     else:
         titles = [str(t) for t in titles]
         if len(titles) != len(mats):
-            raise DataError(f"Got {len(titles)} titles for {len(mats)} models.")
+            raise ValueError(f"Got {len(titles)} titles for {len(mats)} models.")
     lams = {str(k): float(v) for k, v in (lams or {}).items()}
 
     def scale(top: float) -> tuple[float, float]:
@@ -414,7 +413,7 @@ def cooccurrence_heatmap(
 
     C = _square(C, "C")
     if (C < 0).any():
-        raise DataError("Co-occurrence counts must be >= 0.")
+        raise ValueError("Co-occurrence counts must be >= 0.")
     m_all = C.shape[0]
     labels = _unique(_names(class_names, m_all))
     if classes is not None:
@@ -494,7 +493,7 @@ def selection_frequency_heatmap(
 
     S = _square(frequency, "frequency")
     if S.min() < 0 or S.max() > 1:
-        raise DataError("Selection frequencies must lie in [0, 1].")
+        raise ValueError("Selection frequencies must lie in [0, 1].")
     m_all = S.shape[0]
     labels = _unique(_names(class_names, m_all))
     if classes is not None:
@@ -534,10 +533,10 @@ def selection_frequency_heatmap(
 
 
 def _class_subset(classes, m_all):
-    """``classes`` as sorted distinct indices in ``[0, m_all)``, or a DataError."""
+    """``classes`` as sorted distinct indices in ``[0, m_all)``, or a ValueError."""
     idx = np.sort(np.asarray(classes, dtype=np.intp).reshape(-1))
     if idx.size == 0 or idx[0] < 0 or idx[-1] >= m_all or np.unique(idx).size != idx.size:
-        raise DataError(f"classes must be distinct class indices in [0, {m_all - 1}].")
+        raise ValueError(f"classes must be distinct class indices in [0, {m_all - 1}].")
     return idx
 
 

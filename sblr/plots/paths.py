@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from sblr.display import fmt_value
-from sblr.exceptions import DataError
 from sblr.plots._style import (
     _MAX_COLOURED,
     OTHER_COLOR,
@@ -88,17 +87,17 @@ def regularization_path(
     lams = _float_array(lams, "lams", 1)
     B = _float_array(coefs_k, "coefs_k", 2)
     if lams.size == 0:
-        raise DataError("lams is empty.")
+        raise ValueError("lams is empty.")
     if B.shape[0] != lams.size:
-        raise DataError(
+        raise ValueError(
             f"coefs_k has {B.shape[0]} rows but there are {lams.size} lambda values; "
             "expected shape (n_lams, n_classes)."
         )
     if (lams <= 0).any():
-        raise DataError("All lambda values must be > 0 to be drawn on a log axis.")
+        raise ValueError("All lambda values must be > 0 to be drawn on a log axis.")
     m = B.shape[1]
     if m == 0:
-        raise DataError("coefs_k has no classes (0 columns).")
+        raise ValueError("coefs_k has no classes (0 columns).")
     names = _names(class_names, m)
     order = np.argsort(lams, kind="stable")
     x, B = lams[order], B[order]
@@ -154,7 +153,7 @@ def regularization_path(
     if current_lam is not None:
         lam = float(current_lam)
         if not (np.isfinite(lam) and lam > 0):
-            raise DataError(f"current_lam must be a positive number, got {current_lam!r}.")
+            raise ValueError(f"current_lam must be a positive number, got {current_lam!r}.")
         shapes.append(_vline(lam, {"color": "black", "width": 1.5, "dash": "dash"}))
         annotations.append(
             {
@@ -240,7 +239,7 @@ def rank_agreement_figure(
 
     lams = _float_array(lams, "lams", 1)
     if lams.size == 0 or (lams <= 0).any():
-        raise DataError("lams must be a non-empty array of positive values.")
+        raise ValueError("lams must be a non-empty array of positive values.")
     order = np.argsort(lams, kind="stable")
     x = lams[order]
     nz = None if nonzero is None else np.asarray(nonzero)[order]
@@ -249,7 +248,7 @@ def rank_agreement_figure(
     for j, (name, rho) in enumerate(curves.items()):
         y = _float_array(rho, f"curve {name!r}", 1, allow_nan=True)
         if y.size != lams.size:
-            raise DataError(f"Curve {name!r} has {y.size} values for {lams.size} λ values.")
+            raise ValueError(f"Curve {name!r} has {y.size} values for {lams.size} λ values.")
         y = y[order]
         dotted = str(name).endswith("(mean over classes)")
         traces.append(
@@ -279,7 +278,7 @@ def rank_agreement_figure(
     if current_lam is not None:
         lam = float(current_lam)
         if not (np.isfinite(lam) and lam > 0):
-            raise DataError(f"current_lam must be a positive number, got {current_lam!r}.")
+            raise ValueError(f"current_lam must be a positive number, got {current_lam!r}.")
         shapes.append(_vline(lam, {"color": "black", "width": 1.5, "dash": "dash"}))
     target = f"class k = {esc_html(str(target_name))}" if target_name is not None else "class k"
     layout = dict(
