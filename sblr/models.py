@@ -22,7 +22,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from sblr.exceptions import DataError
-from sblr.logistic import fit_logistic_layer
+from sblr.logistic import solve_layer
 from sblr.similarity import (
     SimilarityFeaturizer,
     check_evidence,
@@ -330,80 +330,6 @@ def top_k_indicator(scores, k):
 
 
 # --------------------------------------------------------------------------- SBLR
-def solve_layer(
-    F,
-    Y,
-    coef_init=None,
-    intercept_init=None,
-    *,
-    lam,
-    ridge,
-    tol=1e-6,
-    max_iter=100,
-    progress=None,
-    n_threads=None,
-):
-    """The logistic layer of SBLR (``lam == 0``) or SparseSBLR: one problem per column of ``Y``.
-
-    ``ridge`` is the estimator's parameter: the L2 term is ``ridge · Var(f̄_t)`` per
-    coefficient, i.e. on standardized coefficients, so the same ``ridge`` is equally tiny
-    whatever the scale of the evidence (which shrinks fast as γ grows).  Without an L1
-    term (SBLR) the problem is solved on evidence columns scaled to unit sd and mapped
-    back: the same minimizer, but the stopping rule then holds in units of β̃ = β·sd, so
-    columns whose scales differ by 1e4 or more are solved as accurately as the others.
-    Both are solved on centred evidence columns (the same β; the intercept is mapped back),
-    which keeps Newton's system well conditioned when every similarity is near 1 (small γ).
-    The KKT violations returned are those of the centred (and for SBLR, scaled) problem.
-
-    Parameters
-    ----------
-    F : ndarray of shape (n, m)
-        Normalized class evidence.
-    Y : ndarray of shape (n, q)
-        0/1 targets, one problem per column (e.g. a subset of the classes).
-    coef_init, intercept_init : ndarray of shape (q, m) and (q,), optional
-        Warm start, in the units of β.
-    lam, ridge, tol, max_iter, progress, n_threads
-        See :func:`fit_logistic_layer`.
-
-    Returns
-    -------
-    coef, intercept, n_iter, kkt
-        As :func:`fit_logistic_layer`, ``coef`` in the units of β.
-    """
-    ridge = ridge * F.var(axis=0)
-    unit = np.ones(F.shape[1])
-    if lam == 0:
-        sd = F.std(axis=0)
-        unit = np.where(sd > 0, sd, 1.0)
-        ridge = ridge / unit**2
-    # Centred columns: the same β (only the unpenalized intercept moves), but the
-    # intercept is no longer nearly collinear with evidence columns whose spread is tiny
-    # beside their mean (small γ: every similarity near 1), which would leave Newton's
-    # system with a condition number of 1e10 and more.
-    mean = F.mean(axis=0)
-    Fc = (F - mean) / unit
-    shift = mean / unit
-    if coef_init is not None:
-        # a constant column has no β (0 by convention): a warm start must not put one there
-        coef_init = np.where(F.std(axis=0) > 0, coef_init * unit, 0.0)
-        if intercept_init is not None:
-            intercept_init = intercept_init + coef_init @ shift
-    coef, intercept, n_iter, kkt = fit_logistic_layer(
-        Fc,
-        Y,
-        lam,
-        ridge=ridge,
-        tol=tol,
-        max_iter=max_iter,
-        coef_init=coef_init,
-        intercept_init=intercept_init,
-        progress=progress,
-        n_threads=n_threads,
-    )
-    return coef / unit, intercept - coef @ shift, n_iter, kkt
-
-
 class _LogisticSimilarityClassifier(_SimilarityClassifier):
     """SBLR and SparseSBLR: the logistic layer on top of the evidence.
 
@@ -458,7 +384,7 @@ class _LogisticSimilarityClassifier(_SimilarityClassifier):
             Start the solver from its ``coef_`` / ``intercept_`` (a lambda path).
         progress : callable, optional
             ``progress(done, total)`` after each class's problem (see
-            :func:`fit_logistic_layer`).
+            :func:`sblr.logistic.fit_logistic_layer`).
 
         Returns
         -------
@@ -512,7 +438,7 @@ class _LogisticSimilarityClassifier(_SimilarityClassifier):
             Start the solver from its ``coef_`` / ``intercept_``.
         progress : callable, optional
             ``progress(done, total)`` after each class's problem (see
-            :func:`fit_logistic_layer`).
+            :func:`sblr.logistic.fit_logistic_layer`).
 
         Returns
         -------

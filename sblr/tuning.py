@@ -29,12 +29,12 @@ from sklearn.utils.validation import validate_data
 from sblr import metrics
 from sblr.evaluation import fold_distances, fold_evidence, make_splits, validation_split
 from sblr.exceptions import DataError
+from sblr.logistic import solve_layer
 from sblr.models import (
     SBLRClassifier,
     SMLClassifier,
     SparseSBLRClassifier,
     fits_from_evidence,
-    solve_layer,
 )
 from sblr.similarity import (
     DEFAULT_WORKING_MEMORY_MB,

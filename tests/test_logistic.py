@@ -109,7 +109,7 @@ def test_layer_result_does_not_depend_on_the_number_of_threads(lam):
     """Oracle: each class solved alone by fit_logistic (the serial definition)."""
     import threading
 
-    from sblr.models import fit_logistic_layer
+    from sblr.logistic import fit_logistic_layer
 
     F, Y = _many_class_problem()
     calls = []
@@ -336,7 +336,7 @@ def test_working_set_steps_reach_the_optimum_that_full_steps_reach(monkeypatch):
 def test_layer_skips_classes_already_optimal_at_their_start():
     """At lam >= lambda_max of a class (computed by the formula), its solution is beta = 0
     with the base rate's logit as intercept: no Newton step.  Below, Newton steps."""
-    from sblr.models import fit_logistic_layer
+    from sblr.logistic import fit_logistic_layer
 
     F, Y = _many_class_problem()
     live = [k for k in range(Y.shape[1]) if 0 < Y[:, k].sum() < len(Y)]
@@ -427,7 +427,7 @@ def test_an_exception_from_progress_stops_the_layer_at_once(monkeypatch, n_threa
 
 def test_layer_rejects_bad_targets_and_shapes_with_a_typed_error():
     from sblr.exceptions import DataError
-    from sblr.models import fit_logistic_layer
+    from sblr.logistic import fit_logistic_layer
 
     F, Y = _many_class_problem()
     with pytest.raises(DataError, match="0/1"):

@@ -11,8 +11,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import FunctionTransformer
 
 from sblr import SBLRClassifier, SimilarityFeaturizer, SMLClassifier, SparseSBLRClassifier
-from sblr.logistic import lambda_max
-from sblr.models import fit_logistic_layer
+from sblr.logistic import fit_logistic_layer, lambda_max
 
 
 @pytest.fixture(scope="module")
