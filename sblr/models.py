@@ -202,7 +202,8 @@ class SMLClassifier(_SimilarityClassifier):
             # training rows, so fit stays cheap on large data
             Xs = self.featurizer_.X_fit_
             rows = np.random.default_rng(0).permutation(Xs.shape[0])[:500]
-            spread = float(self.featurizer_._evidence(Xs[rows], None, None, False).std())
+            sample = self.featurizer_._evidence(Xs[rows], None, None, False)
+            spread = float(_ranking_scale(sample)[sample > 0].std()) if (sample > 0).any() else 0
             self.score_scale_ = spread if spread > 0 else 1.0
         return self
 
@@ -211,10 +212,15 @@ class SMLClassifier(_SimilarityClassifier):
 
         Multi-class (3+ classes): the evidence ``f(x)`` itself.  Two classes:
         ``(f_1 - f_0) / (f_1 + f_0)`` (0 when both are 0), positive for
-        ``classes_[1]``.  Multi-label: ``f_k(x) - t(x)`` with ``t(x)`` midway
-        between the ``xi(x)``-th and ``(xi(x)+1)``-th largest evidence, so each
-        row keeps its ranking (ranking metrics are unchanged) and exactly the
-        predicted classes score above 0 (barring exact ties at the cut).
+        ``classes_[1]``.  Multi-label: ``g_k(x) - t(x)`` with ``g = log f`` (for evidence
+        that is never negative, as with the rbf and laplacian kernels; ``f`` itself with the
+        linear or cosine kernel) and ``t(x)`` midway between the ``xi(x)``-th and
+        ``(xi(x)+1)``-th largest ``g``, so each row keeps its ranking (ranking metrics equal
+        those of the evidence) and exactly the predicted classes score above 0 (barring
+        exact ties at the cut).  The logarithm keeps evidence of very different sizes apart:
+        ``f - t`` rounded 6e-78 and 2e-174 to the same -0.5 beside a cut of 0.5, a tie the
+        ranking metrics then counted against the model; an evidence of exactly 0 gets
+        ``log`` = -800, below that of any positive double.
 
         Parameters
         ----------
@@ -229,7 +235,8 @@ class SMLClassifier(_SimilarityClassifier):
         X = self._validated(X)
         F = self.featurizer_.transform(X)
         if self.multilabel_:
-            return F - _cut_between(F, self._set_size(X))[:, None]
+            G = _ranking_scale(F)
+            return G - _cut_between(G, self._set_size(X))[:, None]
         if self._binary():
             return 2.0 * _evidence_share(F)[:, 1] - 1.0
         return F
@@ -239,7 +246,7 @@ class SMLClassifier(_SimilarityClassifier):
 
         Multi-class: the share of the (non-negative) evidence each class holds
         (rows sum to 1).  Multi-label: ``sigmoid(decision_function / s)``, with
-        ``s = score_scale_`` the spread of the training rows' evidence, so a class is
+        ``s = score_scale_`` the spread of the training rows' (log) evidence, so a class is
         predicted exactly when its score is at least 0.5.
 
         Parameters
@@ -296,6 +303,20 @@ class SMLClassifier(_SimilarityClassifier):
             raise AttributeError("The set size xi(x) is defined for multi-label data only.")
         S = self.featurizer_.query_evidence(X, Y=self._size_groups, normalize="sum")
         return self.set_sizes_[np.argmax(S, axis=1)]
+
+
+#: The log of an evidence of exactly 0 (below log(5e-324) = -744.4, the smallest double).
+_LOG_ZERO = -800.0
+
+
+def _ranking_scale(F):
+    """``log F`` (0 -> :data:`_LOG_ZERO`) when no evidence is negative, else ``F``: a scale on
+    which differences keep every evidence value apart (see SMLClassifier.decision_function)."""
+    F = np.asarray(F, dtype=np.float64)
+    if (F < 0).any():
+        return F
+    with np.errstate(divide="ignore"):
+        return np.where(F > 0, np.log(np.where(F > 0, F, 1.0)), _LOG_ZERO)
 
 
 def _cut_between(F, xi):

@@ -77,8 +77,9 @@ __all__ = [
 
 #: Bump when a change alters results, so old cache entries are not reused.  2: multi-class
 #: rows are coded in the data set's class order (classes 2, 9, 10 were coded by their text,
-#: "10" < "2" < "9"), which can move rows between stratified folds.
-PROTOCOL_VERSION = 2
+#: "10" < "2" < "9"), which can move rows between stratified folds.  3: SML's multi-label
+#: scores keep evidence of very different sizes apart (its ranking metrics and selection).
+PROTOCOL_VERSION = 3
 
 #: Metrics reported on the test folds, by task.
 TASK_METRICS = {

@@ -179,7 +179,44 @@ def test_sml_multilabel_set_size_rule_worked_by_hand():
     # decision_function keeps each row's order and is positive exactly on the predicted set
     D = clf.decision_function(Xq)
     np.testing.assert_array_equal((D > 0).astype(int), clf.predict(Xq))
-    np.testing.assert_allclose(D - clf.evidence(Xq), [[-2.0] * 3, [-1.5] * 3])
+    # on the log scale, cut midway between the xi-th and (xi+1)-th largest: row 1 between
+    # log 1 and log 3, row 2 between log 2 and log 1; an evidence of 0 at log = -800
+    logs = np.log([[1.0, 3.0, 3.0], [2.0, 1.0, 1.0]])
+    logs[1, 2] = -800.0
+    cut = [[0.5 * (np.log(3.0) + np.log(1.0))], [0.5 * (np.log(2.0) + np.log(1.0))]]
+    np.testing.assert_allclose(D, logs - cut)
+
+
+def test_sml_decision_keeps_evidence_of_very_different_sizes_apart():
+    """Found on genbase (issue #28): f - t rounded evidence 6e-78 and 2e-174 to the same
+    -0.5 beside a cut of 0.5, a tie that coverage counted against SML (0.672 from the
+    decision against 0.493 from the evidence at gamma = 10 on a fold). Oracle: the ranking
+    metrics of the evidence itself."""
+    from sblr import metrics
+
+    clf = SMLClassifier(gamma=100, approx=None).fit(
+        [[0], [1], [2], [3]], [[1, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]]
+    )
+    F, D = clf.evidence([[0]]), clf.decision_function([[0]])
+    assert F[0, 1] > F[0, 2] > 0 and F[0, 1] < 1e-70  # tiny, and apart
+    assert D[0, 0] > 0 > D[0, 1] > D[0, 2]  # the order of F, positive where predicted
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(120, 3))
+    Y = (X @ rng.normal(size=(3, 6)) + rng.normal(size=(120, 6)) > 0.8).astype(int)
+    for gamma in (30.0, 300.0):  # evidence over hundreds of orders of magnitude
+        clf = SMLClassifier(gamma=gamma, approx=None).fit(X[:80], Y[:80])
+        F, D = clf.evidence(X[80:]), clf.decision_function(X[80:])
+        # every pair of a row's classes keeps its order, unless the two evidences agree to 13
+        # digits (rounding noise of sums of the same terms, which the log scale may merge)
+        a, b = F[:, :, None], F[:, None, :]
+        apart = np.abs(a - b) > 1e-13 * np.maximum(np.abs(a), np.abs(b))
+        da, db = D[:, :, None], D[:, None, :]
+        assert ((a > b) == (da > db))[apart].all() and ((a < b) == (da < db))[apart].all()
+        if gamma == 30.0:  # no such near ties here: the ranking metrics of the evidence
+            for name in ("coverage", "ranking_loss", "one_error", "average_precision"):
+                assert metrics.score(name, Y[80:], None, D) == metrics.score(name, Y[80:], None, F)
+        old = F - np.sort(F, axis=1)[:, -2:-1]  # the old f - t: ties where F had none
+        assert ((old[:, :, None] == old[:, None, :]) & apart).any()
 
 
 def test_sml_multiclass_is_argmax_of_evidence(wine):
