@@ -47,6 +47,7 @@ import argparse
 import cProfile
 import importlib.util
 import io
+import os
 import pstats
 import statistics
 import time
@@ -426,12 +427,20 @@ def main(argv=None) -> int:
         help="yeast (or a synthetic set of its shape), or a synthetic many-label set",
     )
     parser.add_argument(
+        "--no-work-ahead",
+        action="store_true",
+        help="turn the dashboard's work ahead off (SBLR_WORK_AHEAD=0): what the λ and γ "
+        "changes cost without it",
+    )
+    parser.add_argument(
         "--compile-every-run",
         action="store_true",
         help="compile app.py and the page on every run, as AppTest does by itself (this "
         "script's figures before 2026-11-27); a server compiles each script once",
     )
     args = parser.parse_args(argv)
+    if args.no_work_ahead:
+        os.environ["SBLR_WORK_AHEAD"] = "0"
 
     streamlit.logger.set_log_level("error")
     _navigation_mode()

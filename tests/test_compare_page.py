@@ -318,3 +318,65 @@ def test_the_default_choice_runs_on_a_birds_sized_upload(n, m, with_svm):
     assert not at.button(key="compare_run").disabled
     left_out = "BR-SVM is left out of the default choice" in " ".join(c.value for c in at.caption)
     assert left_out != with_svm
+
+
+@pytest.mark.slow
+def test_with_a_dask_scheduler_the_folds_run_on_the_cluster_and_give_the_local_results(
+    monkeypatch,
+):
+    """SBLR_DASK_SCHEDULER set: Compare's folds run on the cluster's worker processes (the
+    server only sends them and caches the results) and the tables equal the library's local
+    run_benchmark; the stability resamples too (against bootstrap_coefficients here)."""
+    distributed = pytest.importorskip("distributed")
+    import streamlit as st
+
+    from pages._shared import cluster
+    from sblr import SparseSBLRClassifier
+    from sblr.stability import bootstrap_coefficients
+
+    methods, folds = FAST["planted"], 3
+    expected, _ = run_benchmark(
+        load_sample("planted"), methods, folds=folds, grid=QUICK, progress=False
+    )
+    with distributed.LocalCluster(
+        n_workers=1,
+        threads_per_worker=1,
+        processes=True,
+        host="127.0.0.1",
+        dashboard_address=None,
+    ) as local_cluster:
+        address = local_cluster.scheduler_address
+        monkeypatch.setenv("SBLR_DASK_SCHEDULER", address)
+        st.cache_data.clear()
+        ran_here, run_fold = [], protocol.run_fold
+
+        def spy(*a, **k):  # records calls in the process that runs it
+            ran_here.append(a)
+            return run_fold(*a, **k)
+
+        monkeypatch.setattr(protocol, "run_fold", spy)
+        at = choose(open_page(), methods, folds, "quick")
+        click_run(at)
+        table = frame(at, "compare_metrics").drop(columns="time (s)")
+        want = mean_std_table(expected).droplevel("dataset")
+        assert (
+            table.to_numpy().tolist()
+            == want.loc[
+                methods,
+                list(table.columns.map({METRIC_LABELS[m]: m for m in TASK_METRICS["multilabel"]})),
+            ]
+            .to_numpy()
+            .tolist()
+        )
+        assert not ran_here  # every fold ran in the workers (their own copy of the spy)
+        client = cluster._client(address)
+        assert client.run(lambda: __import__("os").getpid())  # worker processes answered
+        # the stability resamples on the cluster, as the Coefficients page asks for them
+        ds = load_sample("planted")
+        model = SparseSBLRClassifier(gamma=1.0, lam=3e-4).fit(ds.X, ds.y)
+        F = model.featurizer_.training_evidence()
+        remote = cluster.run("stability", None, bootstrap_coefficients, model, F, n_resamples=5)
+        here = bootstrap_coefficients(model, F, n_resamples=5)
+        np.testing.assert_array_equal(remote.coefs, here.coefs)
+        cluster._forget_clients()
+    st.cache_data.clear()

@@ -9,6 +9,7 @@ the cached functions (a UI element drawn inside one would be replayed on every c
 from __future__ import annotations
 
 import logging
+import os
 import sys
 import threading
 from collections.abc import Mapping
@@ -16,6 +17,7 @@ from collections.abc import Mapping
 import numpy as np
 import streamlit as st
 
+from pages._shared import cluster
 from pages._shared.formatting import (
     LOG_GRID,
     context,
@@ -371,11 +373,12 @@ class _Stopped(Exception):
 
 
 def _may_work_ahead():
-    """Work ahead only with two job slots or more: with one, it could hold the slot a user's
-    own request is waiting for."""
+    """Work ahead only with two job slots or more (with one, it could hold the slot a user's
+    own request is waiting for), and unless ``SBLR_WORK_AHEAD=0`` turns it off (to measure
+    what it buys: ``benchmarks/dashboard_latency.py --no-work-ahead``)."""
     from pages._shared.server import MAX_JOBS
 
-    return MAX_JOBS >= 2
+    return MAX_JOBS >= 2 and os.environ.get("SBLR_WORK_AHEAD", "1").strip() != "0"
 
 
 @st.cache_resource
@@ -882,16 +885,23 @@ def tune(ds, model, test_size, progress, scheme="inner 5-fold CV", *, all_rows=F
         train = np.arange(ds.n_samples)
     else:
         ((train, _),) = make_splits(ds.y, scheme="holdout", test_size=test_size)
+    options = dict(
+        gammas=tuning.PAPER_GRID,
+        lams=tuning.PAPER_GRID,
+        cv=cv,
+        rule=rule if model == "SparseSBLR" else "best",
+    )
+    if cluster.on_cluster():  # the whole grid there (no step-by-step progress)
+        return cluster.run(
+            "tune", None, tuning.tune, make_model(model), ds.X[train], ds.y[train], **options
+        )
     with job_slot(wait=True):
         return tuning.tune(
             make_model(model),
             ds.X[train],
             ds.y[train],
-            gammas=tuning.PAPER_GRID,
-            lams=tuning.PAPER_GRID,
-            cv=cv,
-            rule=rule if model == "SparseSBLR" else "best",
             progress=_taking_turns(progress),
+            **options,
         )
 
 
@@ -935,10 +945,15 @@ def stability(ds, key, gamma, lam, progress=None):
     if wanted not in store:
         model = cached_fit(ds, key, "SparseSBLR", gamma, lam)
         F = training_evidence(ds, key, gamma)
-        with job_slot(wait=True):
-            result = bootstrap_coefficients(
-                model, F, n_resamples=N_RESAMPLES, progress=_taking_turns(progress)
+        if cluster.on_cluster():  # the resamples there (no step-by-step progress)
+            result = cluster.run(
+                "stability", None, bootstrap_coefficients, model, F, n_resamples=N_RESAMPLES
             )
+        else:
+            with job_slot(wait=True):
+                result = bootstrap_coefficients(
+                    model, F, n_resamples=N_RESAMPLES, progress=_taking_turns(progress)
+                )
         while len(store) >= 4:
             store.pop(next(iter(store)))
         store[wanted] = result
@@ -995,10 +1010,25 @@ def cached_compare_fold(_ds, key, method, fold, folds, grid):
     from sblr import protocol
 
     splits = _cached_compare_splits(_ds, key, folds)
+    parts = (key, method, fold, folds, grid)
     if grid and isinstance(grid[0], tuple):  # (name, values) pairs: one grid per parameter
         grid = dict(grid)
+    if cluster.on_cluster():  # the fold runs there (compare_methods submitted it already)
+        result = cluster.submit(
+            "fold", parts, protocol.run_fold, _ds, method, fold, splits, grid=grid
+        ).result()
+        _folds_computed().add(parts)
+        return result
     with job_slot():
         return protocol.run_fold(_ds, method, fold, splits, grid=grid)
+
+
+@st.cache_resource
+def _folds_computed():
+    """The (data, method, fold, folds, grid) of the folds the cluster computed: not sent
+    again when a run asks for them (they are cached; one that left the cache is computed
+    when it is asked for, on its own)."""
+    return set()
 
 
 def compare_methods(ds, key, methods, folds, grid, progress=None):
@@ -1016,6 +1046,22 @@ def compare_methods(ds, key, methods, folds, grid, progress=None):
     else:
         grid = tuple(float(g) for g in grid)
     total = len(methods) * folds
+    pending = []  # the futures live until their folds are read below
+    if cluster.on_cluster():  # every fold at once: the cluster's workers run them together
+        from sblr import protocol
+
+        splits = _cached_compare_splits(ds, key, folds)
+        plain = dict(grid) if grid and isinstance(grid[0], tuple) else grid
+        for method in methods:
+            for fold in range(folds):
+                parts = (key, method, fold, folds, grid)
+                if parts in _folds_computed():  # most likely in the cache: not again
+                    continue
+                pending.append(
+                    cluster.submit(
+                        "fold", parts, protocol.run_fold, ds, method, fold, splits, grid=plain
+                    )
+                )
     done = []
     for i, method in enumerate(methods):
         for fold in range(folds):
