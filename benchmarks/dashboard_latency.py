@@ -30,13 +30,12 @@ Run from the repo root (with sblr importable: `pip install -e .` in the reposito
 Many labels (issue #12): ``--data labels174`` uploads a synthetic 502 × 68 set with 174
 labels, ``--data sparse45`` a synthetic sparse 978 × 1,449 set with 45 labels (both as MEKA
 ARFF), and times the first Coefficients view (budget 3 s), λ changes to values far apart
-just after it (0.5 s; the λ grid is fitted ahead from the upload on, nearest first), λ moved
-one grid step after looking at the view for ``--look`` seconds (0.5 s) and four steps or
-more after 3 × ``--look`` seconds (0.5 s), γ changes applied with the sidebar's "Apply γ"
-button at once (2 s) and after looking at the button for ``--look`` seconds (2 s; the fits
-at the chosen γ are computed meanwhile) and the regularization path of the sidebar's class
-(2 s); and, for the record (no budget), λ changes to a λ whose fit nobody started, with the
-work ahead stopped (the cold fit itself)::
+just after it (0.5 s), λ moved one grid step after looking at the view for ``--look``
+seconds (0.5 s) and four steps or more after 3 × ``--look`` seconds (0.5 s), γ changes
+applied with the sidebar's "Apply γ" button at once (2 s) and after looking at the button
+for ``--look`` seconds (2 s) and the regularization path of the sidebar's class (2 s).
+Every fit is computed when a view asks for it (the background "work ahead" of earlier
+versions met no budget the fits on demand miss, and was removed)::
 
     python benchmarks/dashboard_latency.py --data labels174
 """
@@ -47,7 +46,6 @@ import argparse
 import cProfile
 import importlib.util
 import io
-import os
 import pstats
 import statistics
 import time
@@ -296,7 +294,6 @@ def many_labels(kind: str, repeats: int, look: float = 2.0) -> int:
     cold.append(("upload: the run that reads the file", timed_run(at, "loading the upload")))
     rows: dict[str, list[float]] = {name: [] for name in MANY_BUDGET}
     values: dict[str, list[str]] = {name: [] for name in MANY_BUDGET}  # what each change set
-    unplanned: list[float] = []
     at.switch_page("pages/coefficients.py")
     rows["first Coefficients view"].append(timed_run(at, "first Coefficients view"))
     check_page(at, "pages/coefficients.py")
@@ -305,27 +302,8 @@ def many_labels(kind: str, repeats: int, look: float = 2.0) -> int:
         rows["λ change"].append(timed_run(at, f"λ = 1e{v:g}"))
         values["λ change"].append(f"1e{v:g}")
         check_page(at, "pages/coefficients.py", lam=10.0**v)
-    # The worst case, for the record (no budget): a λ whose fit nobody started, the work
-    # ahead stopped first (as on a server too busy to work ahead).
-    from pages._shared import cache
-
-    data_key = at.session_state["upload"]["key"]
-    not_fitted = [
-        g
-        for g in (-4.5, -4.25, -3.75, -4.75, -5.0)
-        if cache._fits().get((data_key, "SparseSBLR", "scale", 10.0**g)) is None
-    ]
-    back_to = at.select_slider(key="log_lam").value
-    for v in not_fitted[:repeats]:
-        cache._prefetcher().stop()
-        cache._prefetcher().join()
-        at.select_slider(key="log_lam").set_value(v)
-        unplanned.append(timed_run(at, f"λ = 1e{v:g}, nothing ahead"))
-        check_page(at, "pages/coefficients.py", lam=10.0**v)
-    at.select_slider(key="log_lam").set_value(back_to)  # where the rows below start
-    timed_run(at, f"λ back to 1e{back_to:g}")
     # A user moving the slider step by step, looking at each view for `look` seconds first
-    # (the fits at the neighbouring λ are computed meanwhile, in the background).
+    # (nothing is computed meanwhile: each λ is fitted when asked for, warm-started).
     v = at.select_slider(key="log_lam").value
     lowest, highest = LOG_GRID[0], LOG_GRID[-1]
     for _ in range(repeats):
@@ -336,7 +314,7 @@ def many_labels(kind: str, repeats: int, look: float = 2.0) -> int:
         values["λ step after a look"].append(f"1e{v:g}")
         check_page(at, "pages/coefficients.py", lam=10.0**v)
     # The same user jumping four grid steps or more, to λ not seen yet, after looking
-    # 3 × `look` seconds (the whole λ grid is fitted ahead, nearest first).
+    # 3 × `look` seconds.
     before = v
     for jump in (-1.0, +2.0, -2.5)[:repeats]:
         time.sleep(3 * look)
@@ -385,11 +363,6 @@ def many_labels(kind: str, repeats: int, look: float = 2.0) -> int:
             f"{name:<25} {len(times):>2} {statistics.median(times):>9.3f} {max(times):>8.3f} "
             f"{MANY_BUDGET[name]:>9.1f}  {ok}"
         )
-    if unplanned:
-        print(
-            f"{'λ change, nothing ahead':<25} {len(unplanned):>2} "
-            f"{statistics.median(unplanned):>9.3f} {max(unplanned):>8.3f} {'—':>9}"
-        )
     print("(seconds of AppTest.run(): the whole script run of app.py + the page, on this machine)")
     print()
     print("each change (new value: seconds):")
@@ -397,12 +370,6 @@ def many_labels(kind: str, repeats: int, look: float = 2.0) -> int:
         if values[name]:
             cells = ", ".join(f"{v}: {t:.2f}" for v, t in zip(values[name], times, strict=True))
             print(f"  {name}  {cells}")
-    if unplanned:
-        print(
-            "λ changes are served by the work ahead (SparseSBLR at the λ grid's other points,\n"
-            "nearest first, from the upload on); 'nothing ahead' is a λ whose fit had not been\n"
-            "started, with the work ahead stopped: the fit itself, cold."
-        )
     return 0
 
 
@@ -418,7 +385,7 @@ def main(argv=None) -> int:
         type=float,
         default=2.0,
         help="--data labels174/sparse45: seconds a user looks at a view before moving the λ "
-        "slider one step (the next fits are computed meanwhile; default 2)",
+        "slider one step (default 2)",
     )
     parser.add_argument(
         "--data",
@@ -427,20 +394,12 @@ def main(argv=None) -> int:
         help="yeast (or a synthetic set of its shape), or a synthetic many-label set",
     )
     parser.add_argument(
-        "--no-work-ahead",
-        action="store_true",
-        help="turn the dashboard's work ahead off (SBLR_WORK_AHEAD=0): what the λ and γ "
-        "changes cost without it",
-    )
-    parser.add_argument(
         "--compile-every-run",
         action="store_true",
         help="compile app.py and the page on every run, as AppTest does by itself (this "
         "script's figures before 2026-11-27); a server compiles each script once",
     )
     args = parser.parse_args(argv)
-    if args.no_work_ahead:
-        os.environ["SBLR_WORK_AHEAD"] = "0"
 
     streamlit.logger.set_log_level("error")
     _navigation_mode()

@@ -302,10 +302,8 @@ def test_a_bad_lesson_step_in_a_link_opens_step_one(step):
 
 # ----------------------------------------------------------------------------- server
 def test_job_slots_bound_concurrent_work_and_wait_for_a_free_one():
-    from pages._shared import cache, server  # the module that holds the slots
+    from pages._shared import server  # the module that holds the slots
 
-    cache._prefetcher().stop()  # fits an earlier test's page queued ahead
-    cache._prefetcher().join(timeout=300)
     slots = server.job_slots()
     taken = 0
     while slots.acquire(blocking=False):

@@ -732,14 +732,14 @@ def test_a_long_fit_on_many_labels_shows_its_progress(server_url, page):
     progress.or_(heatmaps).first.wait_for(timeout=TIMEOUT_MS)
     wait_idle(pg)
     heatmaps.wait_for()
-    # λ moved eight steps at once, to 1e-5: the λ grid is fitted ahead nearest first, and not
-    # that far yet; 174 classes fitted while the page waits, showing them class by class
+    # λ moved eight steps at once, to 1e-5: 174 classes fitted while the page waits, showing
+    # them class by class
     slider = pg.get_by_role("slider", name=LAMBDA_LABEL)
     slider.focus()
     for _ in range(8):
         pg.keyboard.press("ArrowLeft")
-    # its progress, class by class; or, when the work ahead got there first (a fast or idle
-    # machine), at once the heatmap at 1e-5: never a silent page either way
+    # its progress, class by class; or, on a fast machine, at once the heatmap at 1e-5: never
+    # a silent page either way
     done_at_1e5 = pg.locator(".st-key-beta_heatmaps").get_by_text("λ = 1e-5")
     progress.first.or_(done_at_1e5.first).wait_for(timeout=TIMEOUT_MS)
     assert slider.get_attribute("aria-valuetext") == "1e-5"

@@ -10,7 +10,6 @@ from __future__ import annotations
 import html
 import io
 import math
-import os
 import re
 
 import numpy as np
@@ -39,17 +38,6 @@ from sblr.samples import load_sample
 pytestmark = [pytest.mark.usefixtures("navigation_mode"), pytest.mark.slow]
 
 
-@pytest.fixture(autouse=True)
-def no_work_ahead_left_running():
-    """Many-class views queue fits of the whole λ grid in the background: stop them when the
-    test ends, so they do not take the cores from the tests that follow."""
-    yield
-    from pages._shared import cache
-
-    cache._prefetcher().stop()
-    cache._prefetcher().join(timeout=60)
-
-
 #: The λ slider's grid (pages/common.LOG_GRID), every 4th point: 1e-5, 1e-4, ..., 1e2.
 LOG_LAMS = [-5.0, -4.0, -3.0, -2.0, -1.0, 0.0, 1.0, 2.0]
 MANY = 45  # classes of the synthetic upload
@@ -57,12 +45,6 @@ TOP_N = 30  # classes the Coefficients page draws by default past 30
 
 
 # ----------------------------------------------------------------------------- helpers
-WORK_AHEAD = pytest.mark.skipif(
-    os.cpu_count() < 2 and not os.environ.get("SBLR_MAX_JOBS"),
-    reason="the dashboard works ahead only with two job slots (one per core by default)",
-)
-
-
 def many_classes_csv() -> bytes:
     """45 well separated classes, 8 rows each; names with markup characters."""
     rng = np.random.default_rng(0)
@@ -576,7 +558,6 @@ def test_path_shows_the_claim_along_lambda(oracles):
 
 
 # ----------------------------------------------------------------------------- many classes
-@WORK_AHEAD
 def test_gamma_waits_for_the_apply_button_on_many_classes():
     at = upload_many(start())  # 45 classes
     goto(at, "pages/coefficients.py")
@@ -588,34 +569,9 @@ def test_gamma_waits_for_the_apply_button_on_many_classes():
     rerun(at)
     assert at.query_params["gamma"] == applied  # not applied yet
     assert any("waits for the button" in c.value for c in at.sidebar.caption)
-    # meanwhile both fits at γ = 0.1 are computed ahead; "Apply" uses them
-    from pages._shared import cache
-
-    cache._prefetcher().join(timeout=300)
-    key = at.session_state["upload"]["key"]
-    ahead = {
-        m: cache._fits().get((key, m, 0.1, lam))
-        for m, lam in (("SBLR", None), ("SparseSBLR", 10.0**-3))
-    }
-    assert all(fit is not None for fit in ahead.values()), ahead
-    import sblr.evaluation
-
-    computed, original = [], sblr.evaluation.fold_evidence
-
-    def counted(model, *args, **kwargs):
-        computed.append(model.gamma)
-        return original(model, *args, **kwargs)
-
-    sblr.evaluation.fold_evidence = counted
-    try:
-        at.button(key="apply_gamma").click()
-        rerun(at)
-    finally:
-        sblr.evaluation.fold_evidence = original
-    assert 0.1 not in computed  # the page uses the evidence computed ahead, not its own
+    at.button(key="apply_gamma").click()
+    rerun(at)
     assert at.query_params["gamma"] == "0.1"
-    for m, lam in (("SBLR", None), ("SparseSBLR", 10.0**-3)):  # used, not fitted again
-        assert cache._fits().get((key, m, 0.1, lam)) is ahead[m]
     assert not [b for b in at.button if b.key == "apply_gamma"]
     # the heatmaps are those of γ = 0.1: SBLR's β̃ equal an SBLR fitted here at γ = 0.1
     ds = dataset("many")
@@ -627,34 +583,6 @@ def test_gamma_waits_for_the_apply_button_on_many_classes():
     drawn = np.nanmax(np.abs(array(sblr_trace["z"]).astype(float)))
     assert drawn <= np.abs(F.coef_ * sd).max() * (1 + 1e-5)
     assert drawn >= 0.5 * np.abs(F.coef_ * sd).max()
-
-
-@WORK_AHEAD
-def test_a_gamma_not_applied_yet_gets_two_fits_ahead_not_the_lambda_grid():
-    """On the home page (which fits nothing itself), a γ chosen and not applied yet gets
-    SBLR and SparseSBLR at the sidebar's λ fitted ahead, and not the other λ of the grid:
-    those are fitted ahead at the γ in use only."""
-    import streamlit as st
-
-    from pages._shared import cache
-
-    st.cache_resource.clear()
-    at = upload_many(start())
-    key = at.session_state["upload"]["key"]
-    at.toggle(key="gamma_is_scale").set_value(False)
-    rerun(at)
-    in_use = at.session_state["applied_log_gamma"]
-    cache._prefetcher().stop()  # the fits queued at the γ in use
-    cache._prefetcher().join(timeout=300)
-    assert in_use != -1.0
-    at.select_slider(key="log_gamma").set_value(-1.0)
-    rerun(at)
-    assert [b for b in at.button if b.key == "apply_gamma"]  # waiting for the button
-    cache._prefetcher().join(timeout=300)
-    at_candidate = [w for w in cache._fits()._items if w[0] == key and w[2] == 0.1]
-    assert sorted(at_candidate, key=str) == sorted(
-        [(key, "SBLR", 0.1, None), (key, "SparseSBLR", 0.1, 10.0**-3)], key=str
-    )
 
 
 def test_gamma_applies_at_once_on_few_classes():
@@ -682,248 +610,6 @@ def test_big_downloads_are_made_only_when_clicked(oracles, downloads):
     )
 
 
-@WORK_AHEAD
-def test_neighbouring_lambdas_are_fitted_ahead_on_many_classes(oracles):
-    """With many classes, SparseSBLR at the λ one grid step below and above the sidebar's is
-    fitted in the background; moving the slider one step uses that fit (the same object,
-    not a refit), whose β equal those of a fit done here (oracle)."""
-    import time
-
-    from pages._shared import cache
-
-    oracle = oracle_for(oracles, "many")
-    at = open_data("many")  # 45 classes, λ = 1e-3
-    assert at.select_slider(key="log_lam").value == -3.0
-    store = cache._fits()
-    data_key = at.session_state["upload"]["key"]
-
-    def stored(lam):
-        return [
-            fit
-            for (key, model, gamma, at_lam), fit in store._items.items()
-            if (key, model, gamma, at_lam) == (data_key, "SparseSBLR", "scale", lam)
-        ]
-
-    below, above = 10.0**-3.25, 10.0**-2.75
-    deadline = time.monotonic() + 120
-    while not (stored(below) and stored(above)) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    (ahead,) = stored(below)
-    assert stored(above)
-    np.testing.assert_allclose(ahead.coef_, oracle.sparse(below), rtol=1e-8, atol=1e-10)
-    at.select_slider(key="log_lam").set_value(-3.25)
-    rerun(at)
-    (now,) = stored(below)
-    assert now is ahead  # used as fitted ahead, not fitted again
-    _, traces = panels(at)
-    assert f"SparseSBLR, λ = {fmt_value(below)}" in traces
-    # and the next step down is on its way
-    deadline = time.monotonic() + 120
-    while not stored(10.0**-3.5) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert stored(10.0**-3.5)
-
-
-@WORK_AHEAD
-def test_fits_at_the_gamma_in_use_are_ready_before_the_first_coefficients_view(oracles):
-    """Just after an upload with many classes, on the home page, SBLR and SparseSBLR at the
-    γ in use are fitted in the background, then SparseSBLR at the other λ of the slider,
-    nearest first; the first Coefficients view and the first λ step use them (the same
-    objects), and they equal fits done here (oracle)."""
-    import time
-
-    import streamlit as st
-
-    from pages._shared import cache
-
-    st.cache_resource.clear()
-    at = upload_many(start())  # still on the home page
-    key = at.session_state["upload"]["key"]
-    below, above = 10.0**-3.25, 10.0**-2.75
-    wanted = {
-        name: (key, m, "scale", lam)
-        for name, m, lam in (
-            ("SBLR", "SBLR", None),
-            ("SparseSBLR", "SparseSBLR", 1e-3),
-            ("below", "SparseSBLR", below),
-            ("above", "SparseSBLR", above),
-        )
-    }
-    deadline = time.monotonic() + 300
-    while time.monotonic() < deadline and any(
-        cache._fits().get(w) is None for w in wanted.values()
-    ):
-        time.sleep(0.1)
-    cache._prefetcher().stop()  # the rest of the λ grid is not needed here
-    cache._prefetcher().join(timeout=300)
-    ahead = {name: cache._fits().get(w) for name, w in wanted.items()}
-    assert all(fit is not None for fit in ahead.values()), ahead
-    np.testing.assert_allclose(
-        ahead["below"].coef_, oracle_for(oracles, "many").sparse(below), rtol=1e-8, atol=1e-10
-    )
-    goto(at, "pages/coefficients.py")
-    at.select_slider(key="log_lam").set_value(-3.25)
-    rerun(at)
-    for name, w in wanted.items():
-        assert cache._fits().get(w) is ahead[name], name  # used as fitted ahead
-    _, traces = panels(at)
-    assert f"SparseSBLR, λ = {fmt_value(below)}" in traces
-
-
-def test_a_page_waits_for_a_fit_started_ahead_instead_of_fitting_it_again():
-    """A fit queued ahead and still running when the page needs it (here SBLR, held back
-    by the test for a second): the page waits for it and uses it; nothing is fitted twice."""
-    import threading
-
-    import streamlit as st
-
-    from pages._shared import cache
-
-    st.cache_resource.clear()  # no fit stored by an earlier test
-    at = goto(start({"sample": "wine"}), "pages/model.py")  # SBLR not fitted yet on wine
-    key, model = "sample:wine", "SBLR"
-    release, calls = threading.Event(), []
-    ds = dataset("wine")
-
-    def slow_fit(progress):
-        calls.append("ahead")
-        progress(1, 3)
-        release.wait(30)
-        return SBLRClassifier(gamma="scale").fit(ds.X, ds.y)
-
-    wanted = (key, model, "scale", None)
-    assert cache._fits().get(wanted) is None
-    cache._prefetcher().request(wanted, slow_fit)
-    threading.Timer(1.0, release.set).start()
-    at.selectbox(key="model").set_value("SBLR")
-    at = goto(at, "pages/coefficients.py")
-    fit = cache._fits().get(wanted)
-    assert calls == ["ahead"] and fit is not None
-    (sblr_trace,) = [t for t in chart(at, "beta_heatmaps")["data"] if t["name"] == "SBLR"]
-    sd = fit.featurizer_.training_evidence().std(axis=0)
-    np.testing.assert_allclose(
-        np.nan_to_num(array(sblr_trace["z"]).astype(float)), fit.coef_ * sd, rtol=2e-3, atol=1e-6
-    )
-
-
-def test_a_user_waiting_for_a_fit_stops_the_work_ahead_and_is_served_next():
-    """The work-ahead thread is fitting A (slowly, class by class) with B and C queued when a
-    page needs B: A stops at its next class (and is not stored), B runs next although C was
-    queued after it (the queue is newest first), then C."""
-    import threading
-    import time
-
-    from pages._shared import cache
-
-    store, started = cache._Store(8), []
-    ahead = cache._Prefetcher(store, threading.BoundedSemaphore(2))
-    a_running = threading.Event()
-
-    def slow(name):
-        def fit(progress):
-            started.append(name)
-            for done in range(1, 201):  # up to 10 s: stopped long before
-                a_running.set()
-                time.sleep(0.05)
-                progress(done, 200)
-            return name
-
-        return fit
-
-    ahead.request("A", slow("A"))
-    assert a_running.wait(10)
-    ahead.request("B", lambda progress: started.append("B") or "B")
-    ahead.request("C", lambda progress: started.append("C") or "C")
-    t0 = time.perf_counter()
-    ahead.yield_to("B")
-    assert ahead.pending("B").wait(5)
-    waited = time.perf_counter() - t0
-    ahead.join(10)
-    assert started == ["A", "B", "C"]
-    assert store.get("A") is None and store.get("B") == "B" and store.get("C") == "C"
-    assert waited < 2.0  # A stopped at its next class, not after its 10 s
-
-
-def test_yield_to_the_fit_under_way_lets_it_finish():
-    """A page waiting for the very fit being computed ahead must not stop it."""
-    import threading
-
-    from pages._shared import cache
-
-    store, release = cache._Store(8), threading.Event()
-    ahead = cache._Prefetcher(store, threading.BoundedSemaphore(2))
-
-    def fit(progress):
-        progress(1, 2)
-        release.wait(10)
-        progress(2, 2)
-        return "A"
-
-    ahead.request("A", fit)
-    while ahead.progress("A") is None:
-        threading.Event().wait(0.01)
-    ahead.yield_to("A")
-    release.set()
-    ahead.join(10)
-    assert store.get("A") == "A"
-
-
-def test_a_views_ring_of_lambdas_is_fitted_nearest_first_and_replaced_by_the_next_views():
-    """Every other λ of the grid is queued, nearest first; a new view's ring replaces the
-    queued (not started) part of the last one; stop() drops the queue and the fit under way."""
-    import threading
-
-    from pages._shared import cache
-
-    store, started, gate = cache._Store(64), [], threading.Event()
-    ahead = cache._Prefetcher(store, threading.BoundedSemaphore(2))
-
-    def fit_of(name, wait=False):
-        def fit(progress):
-            started.append(name)
-            progress(0, 1)
-            if wait:
-                gate.wait(10)
-            progress(1, 1)
-            return name
-
-        return fit
-
-    ahead.request("hold", fit_of("hold", wait=True))  # keeps the thread busy meanwhile
-    while not started:
-        threading.Event().wait(0.01)
-    ahead.request_all([(f"a{d}", fit_of(f"a{d}")) for d in (1, 2, 3, 4)], group="ring")
-    ahead.request_all([(f"b{d}", fit_of(f"b{d}")) for d in (1, 2, 3)], group="ring")
-    assert ahead.pending("a1") is None and ahead.pending("b1") is not None
-    gate.set()
-    ahead.join(10)
-    assert started == ["hold", "b1", "b2", "b3"]
-    assert store.get("a1") is None and store.get("b3") == "b3"
-    # a ring does not queue what is stored already
-    ahead.request_all([("b1", fit_of("again")), ("c", fit_of("c"))], group="ring")
-    ahead.join(10)
-    assert started[-1] == "c" and "again" not in started
-    # a request() comes before the ring, and stops a ring fit under way
-    gate.clear()
-    ahead.request_all([(f"e{d}", fit_of(f"e{d}", wait=d == 1)) for d in (1, 2)], group="ring")
-    while "e1" not in started:
-        threading.Event().wait(0.01)
-    ahead.request("gamma", fit_of("gamma"))
-    gate.set()
-    ahead.join(10)
-    assert started[-3:] == ["e1", "gamma", "e2"] and store.get("e1") is None
-    # stop(): the queue is dropped, the fit under way ends at its next class, unstored
-    gate.clear()
-    ahead.request("slow", fit_of("slow", wait=True))
-    while "slow" not in started:
-        threading.Event().wait(0.01)
-    ahead.request_all([("d1", fit_of("d1")), ("d2", fit_of("d2"))], group="ring")
-    ahead.stop()
-    gate.set()
-    ahead.join(10)
-    assert started[-1] == "slow" and store.get("slow") is None and store.get("d1") is None
-
-
 def test_contributions_page_states_the_multiclass_claim_and_warns_of_sblr_where_it_should():
     """Found on public data: a multi-class page said 'the classes that occur together with k'
     under a box saying classes never co-occur, and gave SBLR's ranking a 'supported' verdict
@@ -937,57 +623,6 @@ def test_contributions_page_states_the_multiclass_claim_and_warns_of_sblr_where_
         assert bool(warned) is unreliable, gamma
     at = goto(start(), "pages/contributions.py")  # planted: multi-label
     assert "the classes that occur together with “daylight”" in texts(at.markdown)
-
-
-def test_the_work_ahead_starts_no_fit_while_a_users_computation_runs():
-    """Users first: while a computation for a user holds a job slot (server.job_slot), the
-    work-ahead thread starts nothing new; its queued fit starts once the user's is done (on
-    174 labels it used to start the next λ of its ring at once, halving the cores of the
-    user's own fit).  A queued fit that a page waits for is not held back."""
-    import threading
-    import time
-
-    from pages._shared import cache, server
-
-    users = server.UserJobs()
-    store, started = cache._Store(8), []
-    ahead = cache._Prefetcher(store, threading.BoundedSemaphore(2), users)
-    users.enter()  # a user's fit is running
-    ahead.request("A", lambda progress: started.append(time.perf_counter()) or "A")
-    time.sleep(0.3)
-    assert started == [] and ahead.pending("A") is not None
-    left = time.perf_counter()
-    users.leave()
-    assert ahead.pending("A") is not None and ahead.pending("A").wait(5)
-    assert len(started) == 1 and started[0] >= left and store.get("A") == "A"
-    assert users.wait_until_none(0)
-    # a fit a page waits for (yield_to) is not held back by other users' computations
-    users.enter()
-    ahead.request("B", lambda progress: "B")
-    time.sleep(0.2)
-    assert ahead.pending("B") is not None
-    ahead.yield_to("B")
-    assert ahead.pending("B") is None or ahead.pending("B").wait(5)
-    assert store.get("B") == "B"
-    users.leave()
-
-
-def test_job_slot_counts_the_users_computations(monkeypatch):
-    """A job slot held for a user counts as a user's computation (once, however deeply
-    nested), and stops counting when released, also after an error."""
-
-    from pages._shared import server
-
-    users = server.UserJobs()
-    monkeypatch.setattr(server, "user_jobs", lambda: users)
-    slots = server.FairSlots(2, 2)
-    monkeypatch.setattr(server, "job_slots", lambda: slots)
-    with server.job_slot(), server.job_slot():
-        assert not users.wait_until_none(0)
-    assert users.wait_until_none(0)
-    with pytest.raises(KeyError), server.job_slot():
-        raise KeyError("a failing computation")
-    assert users.wait_until_none(0)
 
 
 def test_path_caption_names_the_first_classes_and_lists_the_rest_in_a_table():

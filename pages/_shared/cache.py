@@ -8,9 +8,6 @@ the cached functions (a UI element drawn inside one would be replayed on every c
 
 from __future__ import annotations
 
-import logging
-import os
-import sys
 import threading
 from collections.abc import Mapping
 
@@ -25,12 +22,10 @@ from pages._shared.formatting import (
     fmt_gamma,
     fmt_value,
     grid_value,
-    nearest_point,
 )
 from pages._shared.server import (
     job_slot,
     take_turn,
-    user_jobs,
     wait_for_compiled_solver,
     waiting_for_worker,
 )
@@ -60,7 +55,6 @@ __all__ = [
     "held_out_probabilities",
     "path_lams",
     "pca_coordinates",
-    "prefetch_gamma",
     "sml_without_row",
     "stability",
     "stored_stability",
@@ -176,276 +170,30 @@ def _evidences():
     return _Store(256, max_bytes=EVIDENCE_BYTES)
 
 
-def _evidence_of_all_rows(ds, key, gamma, D, store):
-    """Featurizer fitted on all rows and its leave-one-out evidence, from the squared distances
-    ``D``; kept in ``store`` (:func:`_evidences`, passed in: the work-ahead thread makes no
-    st.* call) per (data, γ), for the pages and the work-ahead thread alike."""
-    found = store.get((key, gamma))
-    if found is None:
-        from sblr.evaluation import fold_evidence
-        from sblr.models import make_model
-
-        every = (np.arange(ds.n_samples), np.arange(0))
-        model = make_model("SBLR", gamma=gamma)
-        (fold,) = fold_evidence(model, ds.X, ds.y, [every], distances=[D])
-        found = store.put((key, gamma), (fold.featurizer, fold.F_train))
-    return found
-
-
-# few entries: the evidences are kept (bounded in bytes) by _evidences(); this cache adds the
-# spinner and computes each one once when several sessions ask at the same time
+# The evidences are kept (bounded in bytes) in _evidences(); this cache adds the spinner and
+# computes each one once when several sessions ask at the same time (few entries).
 @st.cache_resource(max_entries=8, show_spinner="Computing class evidence…")
 def _cached_evidence(_ds, key, gamma):
     """Featurizer fitted on all rows and its leave-one-out evidence, per (data, gamma)."""
     store = _evidences()
-    found = store.get((key, gamma))  # computed by the work ahead already
+    found = store.get((key, gamma))
     if found is not None:
         return found
+    from sblr.evaluation import fold_evidence
+    from sblr.models import make_model
+
     with job_slot():
         D = _cached_distances(_ds, key, "all", None, None, 0)
-        return _evidence_of_all_rows(_ds, key, gamma, D, store)
+        every = (np.arange(_ds.n_samples), np.arange(0))
+        (fold,) = fold_evidence(
+            make_model("SBLR", gamma=gamma), _ds.X, _ds.y, [every], distances=[D]
+        )
+        return store.put((key, gamma), (fold.featurizer, fold.F_train))
 
 
 def training_evidence(ds, key, gamma):
     """Leave-one-out evidence of every row (all rows as training data), per (data, gamma)."""
     return waiting_for_worker(_cached_evidence)(ds, key, gamma)[1]
-
-
-#: From this many classes (or AUTO_APPROX_ROWS rows) a SparseSBLR fit takes long enough that
-#: the fits at the other λ of the slider are computed ahead (nearest first), while the user looks.
-PREFETCH_CLASSES = 30
-
-
-class _Prefetcher:
-    """Fits models ahead in one background thread: SparseSBLR at the other λ grid points
-    (nearest first), and both logistic models at a γ chosen on the slider but not applied yet.
-
-    A user who moves the λ slider, or clicks "Apply γ" after choosing, then finds the fit
-    stored (issue #12: on 174 labels a λ change took 0.75 s, up to 2.4 s, a γ change 3.3 s).
-    The results are the same as fitted on demand (the same evidence, a deterministic
-    solver).  The thread takes a job slot only when one is free (a busy server skips the
-    work); a page that needs a fit being prefetched waits for it instead of computing it
-    twice, and a page that needs another stops the one under way (users come first).
-    """
-
-    def __init__(self, store, slots, users=None):
-        # the fits store, the job slots and the users' jobs (a server.UserJobs: each fit
-        # starts when none is running): no st.* call is made from the thread
-        self._store, self._slots, self._users = store, slots, users
-        self._lock = threading.Lock()
-        self._pending = {}  # wanted -> threading.Event set when done
-        self._progress = {}  # wanted -> (done, total) of a fit under way
-        self._queue = []
-        self._thread = None
-        self._running = None  # wanted of the fit under way
-        self._running_low = False  # ... a λ of the ring (request_all)
-        self._stop = threading.Event()  # set: the fit under way stops at its next class
-        self._awaited = set()  # queued fits a page waits for (see yield_to)
-
-    def request(self, wanted, fit, group=None):
-        """Compute ``fit(progress=...)`` and store it under ``wanted``, unless stored or queued
-        (``progress(done, total)``: what a page waiting for it shows).
-
-        A ``group`` replaces the queued (not yet started) requests of the same group: the
-        γ slider's latest position is the one worth fitting ahead.
-        """
-        with self._lock:
-            if wanted in self._pending or self._store.get(wanted) is not None:
-                return
-            if group is not None:
-                for item in [q for q in self._queue if q[2] == group]:
-                    self._queue.remove(item)
-                    self._pending.pop(item[0]).set()
-                    self._awaited.discard(item[0])
-            self._pending[wanted] = threading.Event()
-            self._queue.append((wanted, fit, group, False))
-            if self._running_low:  # a λ of the ring: this request comes first
-                self._stop.set()
-            if self._thread is None or not self._thread.is_alive():
-                self._thread = threading.Thread(target=self._run, daemon=True)
-                self._thread.start()
-
-    def request_all(self, items, group):
-        """Queue ``[(wanted, fit)]``, the first to be fitted first, in place of the requests of
-        ``group`` still queued (not started): a new view's ring of λ replaces the last one's.
-        They come after every :meth:`request` (which also stops one of them under way)."""
-        with self._lock:
-            for item in [q for q in self._queue if q[2] == group]:
-                self._queue.remove(item)
-                self._pending.pop(item[0]).set()
-                self._awaited.discard(item[0])
-            for wanted, fit in reversed(items):  # the queue is newest first
-                if wanted in self._pending or self._store.get(wanted) is not None:
-                    continue
-                self._pending[wanted] = threading.Event()
-                self._queue.append((wanted, fit, group, True))
-            if self._queue and (self._thread is None or not self._thread.is_alive()):
-                self._thread = threading.Thread(target=self._run, daemon=True)
-                self._thread.start()
-
-    def stop(self):
-        """Drop every queued request and stop the fit under way at its next class (tests, and
-        a server that wants its cores back)."""
-        with self._lock:
-            for wanted, *_ in self._queue:
-                self._pending.pop(wanted).set()
-            self._queue.clear()
-            self._awaited.clear()
-            if self._running is not None:
-                self._stop.set()
-
-    def join(self, timeout=None):
-        """Wait until the queue is empty and the thread has stopped (for tests)."""
-        with self._lock:
-            thread = self._thread
-        if thread is not None:
-            thread.join(timeout)
-
-    def pending(self, wanted):
-        """The event set when a queued or running prefetch of ``wanted`` is done, or None."""
-        with self._lock:
-            return self._pending.get(wanted)
-
-    def progress(self, wanted):
-        """``(done, total)`` classes of the fit of ``wanted`` under way, or None."""
-        return self._progress.get(wanted)
-
-    def yield_to(self, wanted):
-        """A user waits for ``wanted``: stop the fit under way if it is another (at its next
-        class), and fit ``wanted`` next if it is queued, so the user's fit gets the cores.  The
-        stopped fit is dropped; the pages ask for it again when it is still worth having."""
-        with self._lock:
-            if self._running is not None and self._running != wanted:
-                self._stop.set()
-            for item in [q for q in self._queue if q[0] == wanted]:
-                self._queue.remove(item)
-                self._queue.append((*item[:3], False))  # popped next
-                self._awaited.add(wanted)  # ... even while users compute: one waits for it
-
-    def _run(self):
-        while True:
-            # users first: their computations have the cores, unless one waits for a fit
-            # of the queue
-            while self._users is not None and not self._users.wait_until_none(0.05):
-                with self._lock:
-                    if any(q[0] in self._awaited for q in self._queue):
-                        break
-            with self._lock:
-                if not self._queue:
-                    self._thread = None
-                    return
-                # the newest request first; the ring's λ after every other request
-                first = [i for i, q in enumerate(self._queue) if not q[3]] or [-1]
-                wanted, fit, _, low = self._queue.pop(first[-1])
-                self._running, self._running_low = wanted, low
-                self._stop.clear()
-            try:
-                if self._store.get(wanted) is None and self._slots.acquire(blocking=False):
-                    try:  # only with a free slot: a busy server skips the work
-                        self._store.put(wanted, fit(progress=self._reporter(wanted)))
-                    finally:
-                        self._slots.release()
-            except _Stopped:  # a user's own fit came first
-                pass
-            except RuntimeError as exc:  # the server is shutting down: the thread goes too
-                if not sys.is_finalizing() and "shutdown" not in str(exc):
-                    logging.getLogger("sblr.dashboard").exception("prefetch of %s failed", wanted)
-            except Exception:  # the page will fit it itself and show what went wrong
-                logging.getLogger("sblr.dashboard").exception("prefetch of %s failed", wanted)
-            finally:
-                with self._lock:
-                    self._running, self._running_low = None, False
-                    self._progress.pop(wanted, None)
-                    self._pending.pop(wanted).set()
-                    self._awaited.discard(wanted)
-
-    def _reporter(self, wanted):
-        def report(done, total):
-            if self._stop.is_set():
-                raise _Stopped
-            self._progress[wanted] = (done, total)
-
-        return report
-
-
-class _Stopped(Exception):
-    """Raised from a work-ahead fit's progress: a user's own fit takes the cores."""
-
-
-def _may_work_ahead():
-    """Work ahead only with two job slots or more (with one, it could hold the slot a user's
-    own request is waiting for), and unless ``SBLR_WORK_AHEAD=0`` turns it off (to measure
-    what it buys: ``benchmarks/dashboard_latency.py --no-work-ahead``)."""
-    from pages._shared.server import MAX_JOBS
-
-    return MAX_JOBS >= 2 and os.environ.get("SBLR_WORK_AHEAD", "1").strip() != "0"
-
-
-@st.cache_resource
-def _prefetcher():
-    from pages._shared.server import job_slots
-
-    return _Prefetcher(_fits(), job_slots(), user_jobs())
-
-
-def _prefetch_neighbours(ds, key, gamma, lam, evidence):
-    """Queue SparseSBLR at every other λ of the slider's grid at this γ, nearest first (one
-    step below and above, then two, ...), in place of the last view's queue (many classes).
-    After a few seconds on a view, a jump of the slider finds its fit.  ``evidence()`` gives
-    ``(featurizer, F)`` at this γ (called in the background thread)."""
-    from sblr._approx import AUTO_APPROX_ROWS
-
-    if (ds.n_classes < PREFETCH_CLASSES and ds.n_samples < AUTO_APPROX_ROWS) or not (
-        _may_work_ahead()
-    ):
-        return
-    from sblr.models import make_model
-
-    i = LOG_GRID.index(nearest_point(np.log10(lam)))
-    # nearest first; of two at the same distance, the smaller λ (the dearer fit)
-    order = sorted((j for j in range(len(LOG_GRID)) if j != i), key=lambda j: (abs(j - i), j))
-    items = []
-    for j in order:
-        other = grid_value(LOG_GRID[j])
-
-        def fit(progress, other=other):
-            model = make_model("SparseSBLR", gamma=gamma, lam=other)
-            return model.fit_from_evidence(*evidence(), progress=progress)
-
-        items.append(((key, "SparseSBLR", gamma, other), fit))
-    _prefetcher().request_all(items, group=("λ", key))
-
-
-def prefetch_gamma(ds, key, gamma, lam, in_use=True):
-    """Fit SBLR and SparseSBLR (at ``lam``) at ``gamma`` in the background (many classes): the
-    sidebar asks for the γ in use (just after an upload, the first Coefficients view then
-    finds its fits) or for the γ waiting for "Apply γ" (the click finds them). At the γ
-    ``in_use``, SparseSBLR at the λ grid's other points follows, nearest first (the λ
-    slider's first moves then find their fits, on whichever page the user reads first).
-    Only where the evidence is cheap (exact, below AUTO_APPROX_ROWS rows) and with two job
-    slots or more."""
-    from sblr._approx import AUTO_APPROX_ROWS
-
-    if ds.n_samples >= AUTO_APPROX_ROWS or not _may_work_ahead():
-        return
-    from sblr.models import make_model
-
-    D = waiting_for_worker(_cached_distances)(ds, key, "all", None, None, 0)
-    store = _evidences()
-    for model, at_lam in (("SparseSBLR", lam), ("SBLR", None)):  # SBLR runs first
-
-        def fit(progress, model=model, at_lam=at_lam):
-            # computed in the thread, once for both fits and for the page that follows
-            evidence = _evidence_of_all_rows(ds, key, gamma, D, store)
-            return make_model(model, gamma=gamma, lam=at_lam).fit_from_evidence(
-                *evidence, progress=progress
-            )
-
-        _prefetcher().request((key, model, gamma, at_lam), fit, group=("gamma", key, model))
-    if in_use:
-        _prefetch_neighbours(
-            ds, key, gamma, lam, lambda: _evidence_of_all_rows(ds, key, gamma, D, store)
-        )
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
@@ -462,50 +210,29 @@ def scale_gamma(ds, key):
 
 def cached_fit(ds, key, model, gamma, lam):
     """A model fitted on all rows; SBLR/SparseSBLR reuse the cached evidence. A fit that is
-    not stored yet shows a progress bar, class by class. With many classes, SparseSBLR at
-    the neighbouring λ is then fitted ahead in the background (:class:`_Prefetcher`)."""
+    not stored yet shows a progress bar, class by class."""
     lam = lam if model == "SparseSBLR" else None
     wanted = (key, model, gamma, lam)
-    where = f"γ = {fmt_gamma(gamma)}" + (f", λ = {fmt_value(lam)}" if lam is not None else "")
     found = _fits().get(wanted)
-    if found is None and model == "SparseSBLR":
-        wait_for_compiled_solver()
-    ahead = _prefetcher().pending(wanted) if found is None else None
-    if ahead is not None:  # fitted ahead and not done yet: wait for it, showing its progress
-        _prefetcher().yield_to(wanted)
-        bar = _Progress(lambda done, total: f"Fitting {model} ({where}): class {done} of {total}")
-        with st.spinner(f"Fitting {model} ({where}), started ahead…"):
-            while not ahead.wait(0.1):
-                done_total = _prefetcher().progress(wanted)
-                if done_total is not None:
-                    bar(*done_total)
-        bar.close()
-        found = _fits().get(wanted)
     if found is not None:
-        if model == "SparseSBLR":
-            found_evidence = waiting_for_worker(_cached_evidence)(ds, key, gamma)
-            _prefetch_neighbours(ds, key, gamma, lam, lambda: found_evidence)
         return found
+    if model == "SparseSBLR":
+        wait_for_compiled_solver()
     from sblr.models import make_model
 
-    _prefetcher().yield_to(wanted)
     est = make_model(model, gamma=gamma, lam=lam)
     if model == "SML":
         with st.spinner("Fitting SML…"), job_slot(wait=True):
             return _fits().put(wanted, est.fit(ds.X, ds.y))
     f, F = waiting_for_worker(_cached_evidence)(ds, key, gamma)
+    where = f"γ = {fmt_gamma(gamma)}" + (f", λ = {fmt_value(lam)}" if lam is not None else "")
     bar = _Progress(lambda done, total: f"Fitting {model} ({where}): class {done} of {total}")
     try:
         with job_slot(wait=True):
-            # the work ahead waits while this runs; what it started meanwhile stops too
-            _prefetcher().yield_to(wanted)
             est.fit_from_evidence(f, F, progress=bar)
     finally:
         bar.close()
-    _fits().put(wanted, est)
-    if model == "SparseSBLR":
-        _prefetch_neighbours(ds, key, gamma, lam, lambda: (f, F))
-    return est
+    return _fits().put(wanted, est)
 
 
 def _stored_fit(_ds, key, model, gamma, lam):

@@ -22,13 +22,11 @@ __all__ = [
     "current_user",
     "take_turn",
     "ServerBusy",
-    "UserJobs",
     "compiled_solver",
     "error_boundary",
     "job_slot",
     "job_slots",
     "settle_garbage_collector",
-    "user_jobs",
     "wait_for_compiled_solver",
     "waiting_for_worker",
 ]
@@ -57,7 +55,7 @@ class FairSlots:
     A semaphore's interface (``acquire(blocking, timeout)``, ``release()``) plus ``user=``: a
     caller that names its user joins a queue in arrival order and gets a slot when it is the
     first waiting caller whose user holds fewer than ``per_user`` slots (a user at its limit
-    lets the others behind it pass). A caller without a user (the work-ahead thread) is never
+    lets the others behind it pass). A caller without a user (no session: a test, a script) is never
     limited, and a non-blocking request never passes anyone waiting. :meth:`waiting` tells a
     new caller its place; :meth:`step_aside` lets a long job (Tune's grid, through
     :func:`take_turn`) leave the machine to other users between two steps.
@@ -144,7 +142,7 @@ def job_slots() -> FairSlots:
 
 def current_user():
     """Who a computation is for: the browser (its XSRF cookie, the same in all its tabs), else
-    the session; None outside a session's script (the work-ahead thread)."""
+    the session; None outside a session's script."""
     from streamlit.runtime.scriptrunner import get_script_run_ctx
 
     ctx = get_script_run_ctx()
@@ -155,38 +153,6 @@ def current_user():
     except Exception:  # no request context (tests): the session alone
         cookie = None
     return ("browser", cookie) if cookie else ("session", ctx.session_id)
-
-
-class UserJobs:
-    """How many computations for users hold a job slot (:func:`job_slot`) right now: the
-    work-ahead thread starts its next fit only when there are none, so that a user's own fit
-    has the cores to itself.  (On 174 labels it used to start the next λ of its ring at once,
-    and a λ change the user fitted meanwhile took 0.7-1.0 s instead of 0.45 s.)"""
-
-    def __init__(self):
-        self._count = 0
-        self._none = threading.Condition()
-
-    def enter(self):
-        with self._none:
-            self._count += 1
-
-    def leave(self):
-        with self._none:
-            self._count -= 1
-            if not self._count:
-                self._none.notify_all()
-
-    def wait_until_none(self, timeout=None) -> bool:
-        """Block until no user computation holds a slot; False if ``timeout`` ran out."""
-        with self._none:
-            return self._none.wait_for(lambda: not self._count, timeout)
-
-
-@st.cache_resource
-def user_jobs() -> UserJobs:
-    """The server's one :class:`UserJobs` (a resource, like :func:`job_slots`)."""
-    return UserJobs()
 
 
 _held = threading.local()
@@ -215,12 +181,9 @@ def job_slot(*, wait: bool = False):
             raise ServerBusy
         _wait_for_slot(slots, user)
     _held.depth, _held.user = 1, user
-    users = user_jobs()
-    users.enter()
     try:
         yield
     finally:
-        users.leave()
         _held.depth = 0
         slots.release(user=user)
 
@@ -275,12 +238,9 @@ def waiting_for_worker(func):
         _wait_for_slot(slots, user)
         # the slot is this thread's now: the job_slot inside func takes it over (re-entrant)
         _held.depth, _held.user = 1, user
-        users = user_jobs()
-        users.enter()
         try:
             return func(*args, **kwargs)
         finally:
-            users.leave()
             _held.depth = 0
             slots.release(user=user)
 

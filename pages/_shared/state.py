@@ -324,7 +324,6 @@ def sidebar_settings(ds):
         help="Φ(x, y) = exp(−γ‖x − y‖²). Larger γ: more local.",
     )
     chosen = st.session_state[K_LOG_GAMMA]
-    ahead = None
     if K_APPLIED_GAMMA not in st.session_state or not gamma_needs_apply(ds):
         st.session_state[K_APPLIED_GAMMA] = chosen
     elif not scale and chosen != st.session_state[K_APPLIED_GAMMA]:
@@ -339,7 +338,6 @@ def sidebar_settings(ds):
             type="primary",
             on_click=_apply_gamma,
         )
-        ahead = grid_value(chosen)  # fitted while the user looks at the button (below)
     sb.select_slider(
         "L1 strength λ (log₁₀)",
         LOG_GRID,
@@ -364,15 +362,6 @@ def sidebar_settings(ds):
         lam=grid_value(st.session_state[K_LOG_LAM]),
         k=int(st.session_state[K_CLASS]),
     )
-    if gamma_needs_apply(ds):
-        # Many classes or rows: the fits the pages will want are computed in the background
-        # while the user reads (just after an upload, too): at the γ waiting for "Apply γ",
-        # else at the γ in use.
-        from pages._shared.cache import prefetch_gamma
-
-        prefetch_gamma(
-            ds, dataset_key(), s.gamma if ahead is None else ahead, s.lam, in_use=ahead is None
-        )
     _write_url(s)
     approx_notice(ds)
     return s
