@@ -1,6 +1,6 @@
 """Generate ``docs/reproduction.md``: our benchmark numbers beside the paper's (Ma & Chen).
 
-Usage (from the repository root)::
+Usage (from the repository root, with sblr importable: `pip install -e .` in the repository)::
 
     python benchmarks/reproduction.py --results docs/reproduction_results.csv \\
         --runtime "5 min 8 s on 2 cores" --out docs/reproduction.md \\
