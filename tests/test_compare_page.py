@@ -145,13 +145,16 @@ def test_run_shows_metrics_ranks_and_hyperparameters(sample, fold_calls, downloa
     metric_names = TASK_METRICS[task]
     table = frame(at, "compare_metrics")
     assert list(table.index) == labels
-    assert list(table.columns) == [*(METRIC_LABELS[m] for m in metric_names), "time (s)"]
-    # what each method cost: its selection and final fits summed over the folds
+    assert list(table.columns) == [METRIC_LABELS[m] for m in metric_names]
+    # what each method cost: its selection and final fits summed over the folds, in a line
     hyper = frame(at, "compare_hyper")
     spent = hyper.groupby("method")[["select_seconds", "fit_seconds"]].sum().sum(axis=1)
-    np.testing.assert_allclose(table["time (s)"], spent[labels].to_numpy())
-    assert (table["time (s)"] > 0).all()
-    full_table, table = table, table.drop(columns="time (s)")
+    (line,) = [c.value for c in at.caption if c.value.startswith("Time per method")]
+    for label in labels:
+        seconds = spent[label]
+        written = f"{seconds:.1f} s" if seconds < 10 else f"{seconds:.0f} s"
+        assert f"{label} {written}" in line
+    full_table = table
 
     # The same numbers as the library's run_benchmark (which the CLI uses).
     expected_results, expected_hyper = run_benchmark(
@@ -357,7 +360,7 @@ def test_with_a_dask_scheduler_the_folds_run_on_the_cluster_and_give_the_local_r
         monkeypatch.setattr(protocol, "run_fold", spy)
         at = choose(open_page(), methods, folds, "quick")
         click_run(at)
-        table = frame(at, "compare_metrics").drop(columns="time (s)")
+        table = frame(at, "compare_metrics")
         want = mean_std_table(expected).droplevel("dataset")
         assert (
             table.to_numpy().tolist()
