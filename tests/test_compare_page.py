@@ -381,5 +381,24 @@ def test_with_a_dask_scheduler_the_folds_run_on_the_cluster_and_give_the_local_r
         remote = cluster.run("stability", None, bootstrap_coefficients, model, F, n_resamples=5)
         here = bootstrap_coefficients(model, F, n_resamples=5)
         np.testing.assert_array_equal(remote.coefs, here.coefs)
+        # a large upload's evidence there too (here: every upload), as the pages ask for it
+        from pages._shared import cache
+
+        monkeypatch.setattr(cache, "CLUSTER_EVIDENCE_ROWS", 0)
+        cache._cached_evidence.clear()
+        cache._evidences.clear()
+        import sblr.evaluation
+
+        local_evidence = []
+        fold_evidence = sblr.evaluation.fold_evidence
+        monkeypatch.setattr(
+            sblr.evaluation,
+            "fold_evidence",
+            lambda *a, **k: local_evidence.append(1) or fold_evidence(*a, **k),
+        )
+        featurizer, F_remote = cache._cached_evidence(ds, "sample:planted", 1.0)
+        assert not local_evidence  # computed by the worker
+        ref = SparseSBLRClassifier(gamma=1.0).fit(ds.X, ds.y).featurizer_.training_evidence()
+        np.testing.assert_allclose(F_remote, ref, rtol=1e-12)
         cluster._forget_clients()
     st.cache_data.clear()

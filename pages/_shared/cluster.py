@@ -4,7 +4,8 @@ One decision in one place.  Without a scheduler configured nothing changes: ever
 the server (bounded by its job slots).  With ``SBLR_DASK_SCHEDULER=tcp://HOST:8786`` in the
 server's environment (or ``dask_scheduler = "tcp://HOST:8786"`` in ``.streamlit/secrets.toml``)
 the jobs that take seconds to minutes -- Compare's folds (all of them submitted at once), Tune's
-grid and the stability resamples -- run on the cluster's workers through ``distributed``; the
+grid, the stability resamples and the evidence of uploads of ``cache.CLUSTER_EVIDENCE_ROWS``
+rows or more -- run on the cluster's workers through ``distributed``; the
 server only sends them, waits (saying so) and caches the results.  The workers (and the
 scheduler, which unpickles the tasks) need sblr importable, as for ``sblr benchmark
 --scheduler``; a cluster without it is refused with a message.  A job on the cluster reports
