@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 import numpy as np
 import streamlit as st
@@ -61,6 +62,45 @@ __all__ = [
     "training_evidence",
     "tune",
 ]
+
+
+# ----------------------------------------------------------------------------- what is fitted
+@dataclass(frozen=True)
+class Spec:
+    """What a stored fit is: a model of :data:`sblr.models.MODELS` by name, at γ, and at λ only
+    where the model takes one (the key of the fits store, and what the pages ask for).  What
+    a model needs -- the cached evidence, the compiled solver -- the library's estimator says
+    (:func:`sblr.models.fits_from_evidence`, its ``lam`` parameter), not a test on its name."""
+
+    model: str
+    gamma: object
+    lam: float | None = None
+
+    @classmethod
+    def of(cls, model, gamma, lam=None):
+        from sblr.models import make_model
+
+        takes_lam = "lam" in make_model(model).get_params()
+        return cls(model, gamma, float(lam) if takes_lam and lam is not None else None)
+
+    def estimator(self):
+        from sblr.models import make_model
+
+        return make_model(
+            self.model, gamma=self.gamma, **({} if self.lam is None else {"lam": self.lam})
+        )
+
+    @property
+    def from_evidence(self) -> bool:
+        """Fitted from the cached evidence (SBLR, SparseSBLR), not from the rows (SML)."""
+        from sblr.models import fits_from_evidence
+
+        return fits_from_evidence(self.estimator())
+
+    @property
+    def l1(self) -> bool:
+        """Has an L1 term: its fits need the compiled solver."""
+        return self.lam is not None
 
 
 # ----------------------------------------------------------------------------- shared stores
@@ -220,45 +260,39 @@ def scale_gamma(ds, key):
 def cached_fit(ds, key, model, gamma, lam):
     """A model fitted on all rows; SBLR/SparseSBLR reuse the cached evidence. A fit that is
     not stored yet shows a progress bar, class by class."""
-    lam = lam if model == "SparseSBLR" else None
-    wanted = (key, model, gamma, lam)
-    found = _fits().get(wanted)
+    spec = Spec.of(model, gamma, lam)
+    found = _fits().get((key, spec))
     if found is not None:
         return found
-    if model == "SparseSBLR":
+    if spec.l1:
         wait_for_compiled_solver()
-    from sblr.models import make_model
-
-    est = make_model(model, gamma=gamma, lam=lam)
-    if model == "SML":
-        with st.spinner("Fitting SML…"), job_slot(wait=True):
-            return _fits().put(wanted, est.fit(ds.X, ds.y))
+    est = spec.estimator()
+    if not spec.from_evidence:
+        with st.spinner(f"Fitting {model}…"), job_slot(wait=True):
+            return _fits().put((key, spec), est.fit(ds.X, ds.y))
     f, F = waiting_for_worker(_cached_evidence)(ds, key, gamma)
-    where = f"γ = {fmt_gamma(gamma)}" + (f", λ = {fmt_value(lam)}" if lam is not None else "")
+    where = f"γ = {fmt_gamma(gamma)}" + (f", λ = {fmt_value(spec.lam)}" if spec.l1 else "")
     bar = _Progress(lambda done, total: f"Fitting {model} ({where}): class {done} of {total}")
     try:
         with job_slot(wait=True):
             est.fit_from_evidence(f, F, progress=bar)
     finally:
         bar.close()
-    return _fits().put(wanted, est)
+    return _fits().put((key, spec), est)
 
 
 def _stored_fit(_ds, key, model, gamma, lam):
     """For cached functions (which must not draw): the stored fit, or a fit without progress."""
-    lam = lam if model == "SparseSBLR" else None
-    wanted = (key, model, gamma, lam)
-    found = _fits().get(wanted)
+    spec = Spec.of(model, gamma, lam)
+    found = _fits().get((key, spec))
     if found is not None:
         return found
-    from sblr.models import make_model
-
     with job_slot():
-        est = make_model(model, gamma=gamma, lam=lam)
-        if model == "SML":
-            return _fits().put(wanted, est.fit(_ds.X, _ds.y))
+        est = spec.estimator()
+        if not spec.from_evidence:
+            return _fits().put((key, spec), est.fit(_ds.X, _ds.y))
         f, F = _cached_evidence(_ds, key, gamma)
-        return _fits().put(wanted, est.fit_from_evidence(f, F))
+        return _fits().put((key, spec), est.fit_from_evidence(f, F))
 
 
 @st.cache_resource(max_entries=16, show_spinner="Fitting SML without this row…")
@@ -299,7 +333,7 @@ def _cached_fold(_ds, key, gamma, scheme, test_size, n_splits, i):
 
 def _fold_of(_ds, key, model, gamma, scheme, test_size, n_splits, i):
     """The fold as a model fits it: SML on its rows, SBLR/SparseSBLR on its cached evidence."""
-    if model == "SML":
+    if not Spec.of(model, gamma).from_evidence:
         return _cached_splits(_ds, key, scheme, test_size, n_splits)[i]
     return _cached_fold(_ds, key, gamma, scheme, test_size, n_splits, i)
 
@@ -516,11 +550,11 @@ def evaluation(ds, key, model, gamma, lam, scheme, test_size, n_splits, progress
     ``progress(done, total)`` is called outside the cached functions (a UI
     element drawn inside one would be replayed on every cache hit).
     """
-    if model == "SparseSBLR":
+    lam = Spec.of(model, gamma, lam).lam
+    if lam is not None:
         wait_for_compiled_solver()
     from sblr.evaluation import summarize
 
-    lam = lam if model == "SparseSBLR" else None
     n = len(_cached_splits(ds, key, scheme, test_size, n_splits))
     fold_score = waiting_for_worker(_cached_fold_score)
     results = []
@@ -535,9 +569,9 @@ def held_out_probabilities(ds, key, model, gamma, lam, scheme, test_size, n_spli
     """(true labels, probabilities) of every test row of the evaluation (k-fold: every row
     once), from the fold cache: the threshold slider never refits. Multi-class labels come
     as class codes 0 .. m-1."""
-    if model == "SparseSBLR":
+    lam = Spec.of(model, gamma, lam).lam
+    if lam is not None:
         wait_for_compiled_solver()
-    lam = lam if model == "SparseSBLR" else None
     n = len(_cached_splits(ds, key, scheme, test_size, n_splits))
     fold = waiting_for_worker(_cached_fold_proba)
     parts = [fold(ds, key, model, gamma, lam, scheme, test_size, n_splits, i) for i in range(n)]
@@ -610,7 +644,8 @@ TUNE_SCHEMES = {
 def tune(ds, model, test_size, progress, scheme="inner 5-fold CV", *, all_rows=False):
     """Grid search over the paper's grid on the hold-out split's TRAINING rows only (every
     row with ``all_rows``: a supplied test file holds the test rows)."""
-    if model == "SparseSBLR":
+    tunes_lam = Spec.of(model, "scale", 1.0).l1  # λ is tuned (and "one SE" applies) with L1
+    if tunes_lam:
         wait_for_compiled_solver()
     from sblr import tuning
     from sblr.evaluation import make_splits
@@ -625,7 +660,7 @@ def tune(ds, model, test_size, progress, scheme="inner 5-fold CV", *, all_rows=F
         gammas=tuning.PAPER_GRID,
         lams=tuning.PAPER_GRID,
         cv=cv,
-        rule=rule if model == "SparseSBLR" else "best",
+        rule=rule if tunes_lam else "best",
     )
     if cluster.on_cluster():  # the whole grid there (no step-by-step progress)
         return cluster.run(
