@@ -1,7 +1,7 @@
 """The compiled kernel of SparseSBLR's logistic layer: feature-sign search (numba).
 
 SparseSBLR's Newton steps each minimize a quadratic model plus the L1 term exactly, by
-feature-sign search (:func:`sblr.logistic._lasso_qp` says how).  Written in NumPy, each of
+feature-sign search (:func:`sblr._newton._lasso_qp` says how).  Written in NumPy, each of
 its iterations was a few dozen calls on arrays of 20-100 numbers: Python's overhead, not
 arithmetic, was about two thirds of a SparseSBLR fit on 174 labels, and it held the GIL, so
 the layer's second thread gained little.  Here the same search is compiled by numba
@@ -110,7 +110,7 @@ def _model(H, c, pen, v):
 def feature_sign(H, c, pen, x0, max_iter, max_added):
     """Feature-sign search on ``1/2 x'Hx + c'x + sum_j pen_j |x_j|`` from ``x0``, at most
     ``max_iter`` iterations, at most ``max_added`` coordinates entering at once: the
-    algorithm of :func:`sblr.logistic._lasso_qp`, step for step.  ``H`` is C-ordered and
+    algorithm of :func:`sblr._newton._lasso_qp`, step for step.  ``H`` is C-ordered and
     symmetric positive (semi)definite; every array is float64."""
     p = c.shape[0]
     x = x0.copy()

@@ -30,13 +30,19 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.linalg import lapack
 from scipy.special import expit, log1p
 
+from sblr._newton import (  # noqa: F401 (with_intercept and _MAX_ADDED: public names here)
+    _MAX_ADDED,
+    _Cancelled,
+    _kkt_rows,
+    _lasso_qp,
+    _newton,
+    _solve_spd,
+    with_intercept,
+)
 from sblr._threads import single_threaded_blas, worker_budget
 from sblr.exceptions import DataError
-
-_DAMPING = 1e-12  # keeps a coordinate's curvature positive for an all-zero column
 
 
 @dataclass(frozen=True)
@@ -79,21 +85,6 @@ def kkt_violation(Z, y, beta, b, lam, ridge=0.0):
     r = expit(Z @ beta + b) - y
     g = np.r_[r.mean(), Z.T @ r / len(y) + ridge * beta]
     return float(_kkt_rows(g[None], np.r_[b, beta][None], lam)[0])
-
-
-def _solve_spd(H, rhs):
-    """Solve ``H x = rhs`` for a symmetric positive (semi)definite ``H``: NumPy's Cholesky,
-    which lets other threads run meanwhile (the layer solves its classes in threads; SciPy's
-    ``potrf`` holds the GIL for its ~0.2 ms on the layer's 175 × 175 systems, which measured
-    as no gain at all from a second thread), then LAPACK's ``potrs`` (O(m²), ~10 µs), falling
-    back to least squares when ``H`` is numerically singular."""
-    try:
-        L = np.linalg.cholesky(H)
-    except np.linalg.LinAlgError:
-        return np.linalg.lstsq(H, rhs, rcond=None)[0]
-    # L is C-ordered: its transpose, the upper factor U = L' with H = U'U, is the
-    # Fortran-ordered array LAPACK wants, without a copy.
-    return lapack.dpotrs(L.T, rhs, lower=0)[0]
 
 
 def lambda_max(Z, y):
@@ -174,252 +165,10 @@ def fit_logistic(
     )
 
 
-def with_intercept(Z):
-    """``[1, Z]``, column-major (as BLAS wants it): the design of :func:`_newton`."""
-    return np.asfortranarray(np.hstack([np.ones((len(Z), 1)), Z]))
-
-
 def base_rate_logit(y):
     """The cold start's intercept: the logit of the base rate (clipped away from 0 and 1)."""
     ybar = np.clip(np.mean(y), 1e-12, 1 - 1e-12)
     return float(np.log(ybar / (1 - ybar)))
-
-
-def _newton(Za, Y, lam, ridge, theta, tol, max_iter, gram=None, report=None, cancel=None):
-    """Proximal Newton on the design ``Za = [1, Z]`` (checked inputs) for the problems of the
-    columns of ``Y`` (n, q) at once, in lockstep from the rows of ``theta`` (q, m + 1).
-
-    Each problem is solved exactly as alone: its own Hessian, Newton direction, step length
-    and stopping rule.  What is shared is the work around them: the gradients, the
-    directions' images ``Za d`` and the line searches of all the problems not yet solved
-    are one matrix product or one vectorized pass per step, instead of one small product and
-    a dozen Python-level calls per problem per step (which held the GIL for about a third of
-    the layer's time on 174 labels, so that a second thread gained little).
-
-    ``gram`` is ``Za' Za`` if the caller has it (the layer computes it once for all its
-    classes); it gives the Hessian wherever every coefficient is zero (a cold start):
-    there every row has the same weight ``w``, so ``H = w / n · Za' Za``.
-
-    Returns ``(theta, n_iter, kkt)``: the solutions (q, m + 1), the Newton steps taken and
-    the KKT violation of each solution (recomputed from scratch).  ``report(j, theta_j,
-    n_iter_j, kkt_j)``, if given, is called as soon as problem ``j`` is solved (the others
-    go on); once the event ``cancel`` is set, the solver stops at its next step, raising
-    :class:`_Cancelled`.
-    """
-    n, p = Za.shape
-    q = Y.shape[1]
-    theta = np.array(theta, dtype=np.float64).reshape(q, p)
-    reg = np.r_[0.0, ridge]
-    pen = np.full(p, float(lam))
-    pen[0] = 0.0
-    # The Hessian's work arrays are reused across problems and steps (a fresh array of
-    # this size per step costs more in page faults than the product itself).
-    work = np.empty_like(Za)
-    H = np.empty((p, p))
-    H_diag = H.reshape(-1)[:: p + 1]  # a view of H's diagonal
-    work_flat, H_work = work.reshape(-1), np.empty(p * p)  # for the working sets (below)
-    row_sq = np.einsum("ij,ij->i", Za, Za) if lam else None  # trace(H) = w · row_sq
-
-    def objective(eta, t, y):
-        # per column: mean of log(1 + e^eta) - y * eta, computed without overflow; plus
-        # the ridge and the L1 term
-        loss = np.logaddexp(0.0, eta)
-        loss -= y * eta
-        return loss.mean(axis=0) + 0.5 * ((reg * t) * t).sum(axis=1) + lam * np.abs(t[:, 1:]).sum(1)
-
-    eta = Za @ theta.T  # (n, q), column-major like Y's columns taken below
-    f = objective(eta, theta, Y)
-    n_iter = np.zeros(q, dtype=int)
-    kkt = np.zeros(q)
-    stopped = np.zeros(q, dtype=bool)  # no further progress possible (see below)
-
-    def finish(done):
-        # KKT of these solutions, from scratch (not from the updated linear predictors)
-        resid = expit(Za @ theta[done].T) - Y[:, done]
-        grad = (Za.T @ resid).T / n + reg * theta[done]
-        kkt[done] = _kkt_rows(grad, theta[done], lam)
-        if report is not None:
-            for j in done:
-                report(j, theta[j], n_iter[j], kkt[j])
-
-    act = np.arange(q)  # the problems not solved yet
-    while act.size:
-        if cancel is not None and cancel.is_set():
-            raise _Cancelled
-        y = Y[:, act]
-        g = (Za.T @ (expit(eta[:, act]) - y)).T / n + reg * theta[act]  # (a, p)
-        viol = _kkt_rows(g, theta[act], lam)
-        going = (viol > tol) & (n_iter[act] < max_iter)
-        if not going.all():
-            finish(act[~going])
-            act, y, g = act[going], y[:, going], g[going]
-            if not act.size:
-                break
-        n_iter[act] += 1
-        p_hat = expit(eta[:, act])
-        sqrt_w = np.sqrt(p_hat * (1.0 - p_hat) / n)
-        target = np.empty_like(g)
-        for j, k in enumerate(act):
-            if lam and theta[k, 1:].any() and _SCREEN > 0:
-                # Working set: the model is minimized over the intercept, the non-zero
-                # coefficients and those whose gradient exceeds _SCREEN·lam, the others held
-                # at zero.  The Hessian is needed on that set only (n·|C|² multiply-adds
-                # instead of n·(m+1)²); any decrease of the model is still a descent
-                # direction, and a zero coefficient left out has |g| <= lam: it meets its
-                # optimality condition, and if it stops doing so it is in the next step's set.
-                ws = (theta[k] != 0) | (np.abs(g[j]) > _SCREEN * lam)
-                ws[0] = True
-                C = np.flatnonzero(ws)
-                if C.size <= _SET_SHARE * p:  # else its Hessian costs nearly as much
-                    size = C.size
-                    # the set's columns of sqrt(w) Za, in the work array (a fresh array per
-                    # step took 3x as long: page faults)
-                    w_C = np.take(Za, C, axis=1, out=work_flat[: n * size].reshape(n, size))
-                    H_C = H_work[: size * size].reshape(size, size)
-                    with np.errstate(over="ignore", invalid="ignore"):  # checked below
-                        w_C *= sqrt_w[:, j, None]
-                        np.matmul(w_C.T, w_C, out=H_C)
-                        trace = (sqrt_w[:, j] ** 2) @ row_sq  # the whole H's, as below
-                    H_C.reshape(-1)[:: size + 1] += reg[C] + _DAMPING * (1.0 + trace)
-                    if not (np.isfinite(trace) and np.isfinite(g[j]).all()):
-                        _overflow(Za)
-                    target[j] = 0.0
-                    target[j, C] = _lasso_qp(
-                        H_C,
-                        g[j, C] - H_C @ theta[k, C],
-                        pen[C],
-                        theta[k, C],
-                        max_iter=4 if n_iter[k] <= 10 else None,
-                    )
-                    continue
-            with np.errstate(over="ignore", invalid="ignore"):  # checked below
-                # H = Za' diag(w) Za / n, by NumPy (which, unlike SciPy's BLAS wrappers,
-                # lets other threads run meanwhile: the layer solves its classes in threads)
-                if not theta[k, 1:].any():  # every eta (so every w) is the same
-                    if gram is None:
-                        gram = Za.T @ Za
-                    np.multiply(gram, sqrt_w[0, j] ** 2, out=H)
-                else:
-                    np.multiply(Za, sqrt_w[:, j, None], out=work)
-                    np.matmul(work.T, work, out=H)
-                trace = H_diag.sum()
-                H_diag += reg + _DAMPING * (1.0 + trace)
-            if not (np.isfinite(trace) and np.isfinite(g[j]).all()):
-                # (an entry of a Gram matrix is at most its diagonal's largest in size, so
-                # a finite trace means a finite H)
-                _overflow(Za)
-            if lam == 0:  # no L1 term (SBLR): the Newton step -H⁻¹g, by Cholesky
-                target[j] = theta[k] - _solve_spd(H, g[j])
-            else:
-                # Newton model of the smooth part around theta, in absolute coordinates:
-                # 1/2 x'Hx + (g - H theta)'x, plus the L1 term.  Solved exactly once the
-                # Newton steps are many; before, four steps of feature-sign search (each
-                # lowers the model, so the step is still a descent direction): an inexact
-                # proximal Newton step, half the solves in all when a warm start from a
-                # larger λ must grow its active set by a hundred.  The stopping rule is
-                # unchanged.
-                target[j] = _lasso_qp(
-                    H, g[j] - H @ theta[k], pen, theta[k], max_iter=4 if n_iter[k] <= 10 else None
-                )
-        d = target - theta[act]
-        decrease = np.einsum("ij,ij->i", g, d)
-        if lam:
-            decrease += lam * (np.abs(target[:, 1:]).sum(1) - np.abs(theta[act, 1:]).sum(1))
-        going = decrease < 0  # else numerically flat: nothing left to gain
-        if not going.all():
-            finish(act[~going])
-            act, y, d, decrease = act[going], y[:, going], d[going], decrease[going]
-        eta_d = Za @ d.T  # the linear predictors move along eta + step * eta_d
-        eta_a = eta[:, act]
-        # Without an L1 term the step length minimizes the objective along d (a 1-D
-        # Newton on O(n) sums): far from the optimum of a nearly separable problem the best
-        # step is 1.5-4, and taking it saves about a third of the n (m+1)^2 Newton steps.
-        if lam == 0:
-            rt = reg * theta[act]
-            step = _best_step(eta_a, eta_d, y, (rt * d).sum(1), ((reg * d) * d).sum(1), decrease)
-        else:
-            step = np.ones(act.size)
-        # backtracking (sufficient decrease), on the problems whose step fails it
-        trying = np.arange(act.size)
-        while trying.size:
-            s = step[trying]
-            cand = theta[act[trying]] + s[:, None] * d[trying]
-            eta_new = eta_a[:, trying] + s * eta_d[:, trying]
-            f_new = objective(eta_new, cand, y[:, trying])
-            ok = f_new <= f[act[trying]] + 1e-4 * np.minimum(s, 1.0) * decrease[trying]
-            done = trying[ok]
-            theta[act[done]] = cand[ok]
-            eta[:, act[done]] = eta_new[:, ok]
-            f[act[done]] = f_new[ok]
-            trying = trying[~ok]
-            step[trying] = np.where(step[trying] > 1.0, 1.0, step[trying] * 0.5)
-            stuck = step[trying] < 1e-12
-            if stuck.any():  # no step length decreases the objective: the problem stops
-                stopped[act[trying[stuck]]] = True
-                trying = trying[~stuck]
-        if stopped[act].any():
-            finish(act[stopped[act]])
-            act = act[~stopped[act]]
-    return theta, n_iter, kkt
-
-
-def _overflow(Za):
-    raise DataError(
-        f"The logistic solver's Newton model overflowed: the features are too "
-        f"large (largest |z| = {np.abs(Za[:, 1:]).max():.3g}). Rescale the evidence."
-    )
-
-
-class _Cancelled(Exception):
-    """Raised in a solver thread of the layer once the layer is stopping (see _newton)."""
-
-
-def _best_step(eta, eta_d, y, a, c, slope0):
-    """For each column, the step ``t`` that minimizes the smooth objective along its
-    direction (no L1 term), to a hundredth of its initial slope, by a safeguarded 1-D
-    Newton from ``t = 1``.
-
-    Along the line the objective is ``phi(t) = mean(log(1 + e^(eta + t eta_d)) - y (eta +
-    t eta_d)) + 1/2 (theta + t d)' R (theta + t d)``, convex, with
-    ``phi'(t) = mean((p_t - y) eta_d) + a + t c`` (``a = theta' R d``, ``c = d' R d``) and
-    ``phi''(t) = mean(p_t (1 - p_t) eta_d^2) + c``.  ``slope0 = phi'(0) < 0``.  ``eta``,
-    ``eta_d`` and ``y`` are (n, k); ``a``, ``c``, ``slope0`` and the result (k,).  A root is
-    kept bracketed; the caller still checks sufficient decrease.
-    """
-    n, k = eta.shape
-    lo, hi, t = np.zeros(k), np.full(k, np.inf), np.ones(k)
-    cols = np.arange(k)  # the columns still searching
-    for _ in range(12):
-        e_d = eta_d[:, cols]
-        p_t = expit(eta[:, cols] + t[cols] * e_d)
-        slope = np.einsum("ij,ij->j", p_t - y[:, cols], e_d) / n + a[cols] + t[cols] * c[cols]
-        searching = np.abs(slope) > 1e-2 * np.abs(slope0[cols])
-        cols, slope, p_t, e_d = (
-            cols[searching],
-            slope[searching],
-            p_t[:, searching],
-            e_d[:, searching],
-        )
-        if not cols.size:
-            break
-        below = slope < 0
-        lo[cols[below]] = t[cols[below]]
-        hi[cols[~below]] = t[cols[~below]]
-        curv = np.einsum("ij,ij->j", p_t * (1.0 - p_t), e_d * e_d) / n + c[cols]
-        tc, lc, hc = t[cols], lo[cols], hi[cols]
-        with np.errstate(divide="ignore"):
-            t_new = np.where(curv > 0, tc - slope / curv, np.inf)
-        bad = ~((lc < t_new) & (t_new < hc)) | (t_new > 4.0 * tc)
-        fallback = np.where(np.isfinite(hc), np.minimum(0.5 * (lc + hc), 4.0 * tc), 4.0 * tc)
-        t[cols] = np.where(bad, fallback, t_new)
-    return t
-
-
-def _kkt_rows(g, theta, lam):
-    """KKT violation of each row of ``theta`` (intercept first) from its gradient ``g``."""
-    beta, gb = theta[:, 1:], g[:, 1:]
-    viol = np.where(beta != 0, np.abs(gb + lam * np.sign(beta)), np.maximum(np.abs(gb) - lam, 0.0))
-    return np.maximum(np.abs(g[:, 0]), viol.max(axis=1, initial=0.0))
 
 
 def _checked_problem(Z, y, lam, ridge, *, many=False):
@@ -454,68 +203,6 @@ def _checked_start(name, value, shape):
     if value.shape != shape or not np.isfinite(value).all():
         raise ValueError(f"{name} (warm start) must be finite with shape {shape}; got {value!r}.")
     return value
-
-
-#: Most coordinates feature-sign search adds at once (the worst violators first).  From a
-#: cold start on 174 labels about 110 of 175 violate, and adding all of them took 14 solves
-#: of the quadratic per Newton step on systems of ~30 (most come out with the wrong sign and
-#: are dropped again); at most 32 took SparseSBLR's layer 0.60 -> 0.50 s at λ = 1e-4 and
-#: 1.8 -> 1.5 s at λ = 1e-5 (benchmarks/many_labels.py's set, one thread), and a warm-started
-#: λ path as long as before.
-_MAX_ADDED = 32
-#: A zero coefficient joins a Newton step's working set (see _newton) when its gradient is
-#: above this share of lam; 0 turns the working set off.
-_SCREEN = 0.8
-#: The working set is used only when it holds at most this share of the coefficients: a
-#: larger one saved little and cost Newton steps (174 labels, λ = 1e-5: 1,069 -> 1,117
-#: steps, 10-20% slower).
-_SET_SHARE = 0.7
-
-
-def _lasso_qp(H, c, pen, x0, max_iter=None):
-    """Minimize 1/2 x'Hx + c'x + sum_j pen_j |x_j| exactly, by feature-sign search (or,
-    stopped by ``max_iter``, return a point whose objective is below ``x0``'s).
-
-    Lee, Battle, Raina & Ng (2007): keep an active set with fixed signs, solve
-    the unconstrained quadratic on it, and step to the best point on the
-    segment where a coefficient crosses zero; when the active ones are optimal,
-    add the zero coordinates that violate optimality.  Coordinates with
-    ``pen_j == 0`` (the intercept) are always active.  Warm-started at ``x0``.
-
-    Lee et al. add one coordinate at a time, which costs one linear solve per
-    coordinate when a warm start from a larger lambda has to grow its active set
-    by a hundred.  Here the violating coordinates are added at once (the worst
-    ``_MAX_ADDED`` of them, the rest when these are settled), each with the sign
-    that decreases the objective (``-sign(grad_j)``); that is safe when the solve
-    gives every added coordinate its assumed sign (then the objective along the
-    segment equals the sign-consistent quadratic up to the first zero crossing,
-    as in the one-at-a-time proof).  Added coordinates that come out with the
-    wrong sign are dropped and the solve is repeated; a single added coordinate
-    always comes out right, so this ends, and the minimizer is the same (the
-    problem is strictly convex).  When a step stops at a zero crossing, dropping
-    every crossed coordinate at once is also tried (kept only if it lowers the
-    objective further; after a Newton step dozens cross, one per solve otherwise).
-    The objective along the segment is a 1-D piecewise quadratic, evaluated in
-    closed form at every candidate step.
-
-    The search runs compiled (:mod:`sblr._compiled`, numba, without the GIL): in NumPy its
-    Python overhead was two thirds of a SparseSBLR fit on 174 labels.  A numerically singular
-    system on the active set is solved with a small diagonal shift (``1e-10 (1 + trace)``,
-    grown until Cholesky succeeds).
-    """
-    if not pen.any():  # no L1 term (SBLR): one linear solve
-        return _solve_spd(H, -c)
-    try:  # imports numba: only when an L1 term is fitted
-        from sblr._compiled import feature_sign
-    except ImportError as exc:  # e.g. NumPy upgraded past what the installed numba supports
-        raise ImportError(
-            f"SparseSBLR's solver needs numba, which failed to import ({exc}). "
-            "Reinstall it to match NumPy: pip install --upgrade numba"
-        ) from exc
-
-    c, pen, x0 = (np.ascontiguousarray(v, dtype=np.float64) for v in (c, pen, x0))
-    H = np.ascontiguousarray(H, dtype=np.float64)
-    return feature_sign(H, c, pen, x0, int(max_iter or 10 * len(c) + 50), _MAX_ADDED)
 
 
 def prepare_compiled_solver() -> None:

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from sklearn.linear_model import LogisticRegression
 
+import sblr._newton as _newton
 from sblr.logistic import constant_intercept, fit_logistic, kkt_violation, lambda_max
 
 
@@ -224,7 +225,7 @@ def test_feature_sign_qp_meets_the_lasso_optimality_conditions_on_correlated_qua
     _MAX_ADDED that enter together, so some wait for a later round); at p = 30 also against
     scikit-learn's coordinate descent on the same quadratic (at p = 120 it needs seconds to
     reach 1e-7)."""
-    from sblr.logistic import _MAX_ADDED, _lasso_qp
+    from sblr._newton import _MAX_ADDED, _lasso_qp
 
     rng = np.random.default_rng(seed)
     common = rng.normal(size=(400, 1))
@@ -254,7 +255,7 @@ def test_feature_sign_qp_drops_an_added_coordinate_that_comes_out_with_the_wrong
     must decrease the objective at every step, so that step may not be taken.  The
     optimum, worked by hand, keeps only the first: x1 = (1 - 0.5) / 1 = 0.5, and then
     |grad_2| = |0.99 * 0.5 - 0.9| = 0.405 <= 0.5."""
-    from sblr.logistic import _lasso_qp
+    from sblr._newton import _lasso_qp
 
     H = np.array([[1.0, 0.99], [0.99, 1.0]])
     c = np.array([-1.0, -0.9])
@@ -274,7 +275,7 @@ def test_feature_sign_qp_solves_a_singular_active_system():
     (its second pivot is exactly 1 - 1 = 0).  The search must still reach the optimum,
     worked by hand: with s = x1 + x2 (both >= 0 at best), 1/2 s² - s + 1/2 s is least at
     s = 1/2, objective -1/8; the split between x1 and x2 is free."""
-    from sblr.logistic import _lasso_qp
+    from sblr._newton import _lasso_qp
 
     H = np.ones((2, 2))
     c = np.array([-1.0, -1.0])
@@ -315,9 +316,9 @@ def test_working_set_steps_reach_the_optimum_that_full_steps_reach(monkeypatch):
     Y = ((F - F.mean(0)) @ W + 0.5 * rng.standard_normal((300, 12)) > 0).astype(float)
     lam = 2e-3
     sizes = []
-    qp = logistic._lasso_qp
+    qp = _newton._lasso_qp
     monkeypatch.setattr(
-        logistic, "_lasso_qp", lambda H, *a, **k: sizes.append(len(H)) or qp(H, *a, **k)
+        _newton, "_lasso_qp", lambda H, *a, **k: sizes.append(len(H)) or qp(H, *a, **k)
     )
     coef, b, _, _ = logistic.fit_logistic_layer(F, Y, lam, ridge=0.0, n_threads=1)
     assert min(sizes) < 41 and max(sizes) == 41  # the working set was smaller, at times
@@ -325,7 +326,7 @@ def test_working_set_steps_reach_the_optimum_that_full_steps_reach(monkeypatch):
         assert _kkt_by_hand(F, Y[:, k], coef[k], b[k], lam) <= 1e-6
         assert 1 <= np.count_nonzero(coef[k]) < 30
     sizes.clear()
-    monkeypatch.setattr(logistic, "_SCREEN", 0.0)
+    monkeypatch.setattr(_newton, "_SCREEN", 0.0)
     full, b_full, _, _ = logistic.fit_logistic_layer(F, Y, lam, ridge=0.0, n_threads=1)
     assert set(sizes) == {41}
     np.testing.assert_array_equal(coef != 0, full != 0)
@@ -395,7 +396,7 @@ def test_an_exception_from_progress_stops_the_layer_at_once(monkeypatch, n_threa
     monkeypatch.setattr(logistic, "_THREADED_WORK", 0)
     handed, steps = [], []
     stopped = threading.Event()
-    newton, qp = logistic._newton, logistic._lasso_qp
+    newton, qp = logistic._newton, _newton._lasso_qp
     # classes handed to the solver (it takes them in chunks: the columns of its Y)
     monkeypatch.setattr(logistic, "_newton", lambda *a: handed.append(a[1].shape[1]) or newton(*a))
 
@@ -404,7 +405,7 @@ def test_an_exception_from_progress_stops_the_layer_at_once(monkeypatch, n_threa
         time.sleep(0.002)  # a step takes longer than the calling thread takes to see a class
         return qp(*args, **kwargs)
 
-    monkeypatch.setattr(logistic, "_lasso_qp", counted_qp)
+    monkeypatch.setattr(_newton, "_lasso_qp", counted_qp)
 
     class Stop(Exception):
         pass
@@ -496,12 +497,11 @@ def test_first_newton_step_is_the_exact_newton_direction_at_the_best_length():
 def test_longer_newton_steps_keep_the_solution_and_take_fewer_steps(monkeypatch):
     """The same solution (KKT, and scikit-learn's lbfgs on the same ridge problem) as with the
     plain backtracking search it replaces (forced here by a best step of 1), in fewer steps."""
-    from sblr import logistic
 
     Z, y = _separable(n=400, m=8, seed=5)
     ridge = 1e-4
     fast = fit_logistic(Z, y, 0.0, ridge=ridge, tol=1e-9)
-    monkeypatch.setattr(logistic, "_best_step", lambda eta, *a: np.ones(eta.shape[1]))
+    monkeypatch.setattr(_newton, "_best_step", lambda eta, *a: np.ones(eta.shape[1]))
     plain = fit_logistic(Z, y, 0.0, ridge=ridge, tol=1e-9)
     assert fast.converged and plain.converged
     assert fast.n_iter < plain.n_iter
@@ -541,8 +541,8 @@ def test_the_layer_repeats_its_count_to_progress_while_classes_take_long(monkeyp
 
     F, Y = _many_class_problem(q=8)
     monkeypatch.setattr(logistic, "_THREADED_WORK", 0)  # chunked for threads, as a large problem
-    qp = logistic._lasso_qp
-    monkeypatch.setattr(logistic, "_lasso_qp", lambda *a, **k: time.sleep(0.03) or qp(*a, **k))
+    qp = _newton._lasso_qp
+    monkeypatch.setattr(_newton, "_lasso_qp", lambda *a, **k: time.sleep(0.03) or qp(*a, **k))
     calls = []
     logistic.fit_logistic_layer(F, Y, 1e-3, n_threads=2, progress=lambda d, t: calls.append(d))
     assert any(a == b for a, b in zip(calls, calls[1:], strict=False))
@@ -554,7 +554,7 @@ def test_a_numba_that_fails_to_import_is_named_with_its_remedy(monkeypatch):
     upgraded past what it supports), the error says what and how to mend it."""
     import sys
 
-    from sblr.logistic import _lasso_qp
+    from sblr._newton import _lasso_qp
 
     monkeypatch.setitem(sys.modules, "sblr._compiled", None)  # import fails
     with pytest.raises(ImportError, match=r"needs numba.*pip install --upgrade numba"):
