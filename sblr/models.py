@@ -203,7 +203,8 @@ class SMLClassifier(_SimilarityClassifier):
             Xs = self.featurizer_.X_fit_
             rows = np.random.default_rng(0).permutation(Xs.shape[0])[:500]
             sample = self.featurizer_._evidence(Xs[rows], None, None, False)
-            spread = float(_ranking_scale(sample)[sample > 0].std()) if (sample > 0).any() else 0
+            scaled = _ranking_scale(sample, self.kernel)
+            spread = float(scaled[scaled > _LOG_ZERO].std()) if (scaled > _LOG_ZERO).any() else 0
             self.score_scale_ = spread if spread > 0 else 1.0
         return self
 
@@ -212,9 +213,9 @@ class SMLClassifier(_SimilarityClassifier):
 
         Multi-class (3+ classes): the evidence ``f(x)`` itself.  Two classes:
         ``(f_1 - f_0) / (f_1 + f_0)`` (0 when both are 0), positive for
-        ``classes_[1]``.  Multi-label: ``g_k(x) - t(x)`` with ``g = log f`` (for evidence
-        that is never negative, as with the rbf and laplacian kernels; ``f`` itself with the
-        linear or cosine kernel) and ``t(x)`` midway between the ``xi(x)``-th and
+        ``classes_[1]``.  Multi-label: ``g_k(x) - t(x)`` with ``g = log f`` (with the rbf and
+        laplacian kernels, whose evidence is never negative; ``f`` itself with the linear,
+        cosine or a callable kernel) and ``t(x)`` midway between the ``xi(x)``-th and
         ``(xi(x)+1)``-th largest ``g``, so each row keeps its ranking (ranking metrics equal
         those of the evidence) and exactly the predicted classes score above 0 (barring
         exact ties at the cut).  The logarithm keeps evidence of very different sizes apart:
@@ -235,7 +236,7 @@ class SMLClassifier(_SimilarityClassifier):
         X = self._validated(X)
         F = self.featurizer_.transform(X)
         if self.multilabel_:
-            G = _ranking_scale(F)
+            G = _ranking_scale(F, self.kernel)
             return G - _cut_between(G, self._set_size(X))[:, None]
         if self._binary():
             return 2.0 * _evidence_share(F)[:, 1] - 1.0
@@ -309,14 +310,20 @@ class SMLClassifier(_SimilarityClassifier):
 _LOG_ZERO = -800.0
 
 
-def _ranking_scale(F):
-    """``log F`` (0 -> :data:`_LOG_ZERO`) when no evidence is negative, else ``F``: a scale on
-    which differences keep every evidence value apart (see SMLClassifier.decision_function)."""
+#: Kernels whose evidence is never negative: SML's multi-label scores are on the log scale.
+_POSITIVE_KERNELS = ("rbf", "laplacian")
+
+
+def _ranking_scale(F, kernel):
+    """A scale on which differences keep every evidence value apart (see
+    SMLClassifier.decision_function): ``log F`` for a kernel whose evidence is never negative
+    (an evidence <= 0 -> :data:`_LOG_ZERO`; approximate evidence can dip below 0), else ``F``.
+    Decided by the kernel, so a row's score never depends on the other rows asked with it."""
     F = np.asarray(F, dtype=np.float64)
-    if (F < 0).any():
+    if not (isinstance(kernel, str) and kernel in _POSITIVE_KERNELS):
         return F
-    with np.errstate(divide="ignore"):
-        return np.where(F > 0, np.log(np.where(F > 0, F, 1.0)), _LOG_ZERO)
+    positive = F > 0
+    return np.where(positive, np.log(np.where(positive, F, 1.0)), _LOG_ZERO)
 
 
 def _cut_between(F, xi):

@@ -179,12 +179,17 @@ def test_sml_multilabel_set_size_rule_worked_by_hand():
     # decision_function keeps each row's order and is positive exactly on the predicted set
     D = clf.decision_function(Xq)
     np.testing.assert_array_equal((D > 0).astype(int), clf.predict(Xq))
-    # on the log scale, cut midway between the xi-th and (xi+1)-th largest: row 1 between
-    # log 1 and log 3, row 2 between log 2 and log 1; an evidence of 0 at log = -800
-    logs = np.log([[1.0, 3.0, 3.0], [2.0, 1.0, 1.0]])
-    logs[1, 2] = -800.0
-    cut = [[0.5 * (np.log(3.0) + np.log(1.0))], [0.5 * (np.log(2.0) + np.log(1.0))]]
-    np.testing.assert_allclose(D, logs - cut)
+    # a callable kernel may give negative evidence: the evidence itself, less the cut midway
+    # between the xi-th and (xi+1)-th largest
+    np.testing.assert_allclose(D - clf.evidence(Xq), [[-2.0] * 3, [-1.5] * 3])
+    # the rbf kernel: the same on the log scale (0 -> log = -800)
+    rbf = SMLClassifier(gamma=1.0, approx=None).fit(X, Y)
+    F = rbf.evidence(Xq)
+    logs = np.where(F > 0, np.log(np.where(F > 0, F, 1.0)), -800.0)
+    desc = -np.sort(-logs, axis=1)
+    xi = rbf.predict_set_size(Xq)
+    cut = [0.5 * (desc[i, xi[i] - 1] + desc[i, xi[i]]) for i in range(len(Xq))]
+    np.testing.assert_allclose(rbf.decision_function(Xq), logs - np.array(cut)[:, None])
 
 
 def test_sml_decision_keeps_evidence_of_very_different_sizes_apart():
@@ -249,3 +254,22 @@ def test_pipeline_gridsearch_clone_and_dataframes(wine):
     fitted = SparseSBLRClassifier().fit(X, y)
     assert fitted.gamma == "scale" and isinstance(fitted.gamma_, float)
     assert cross_val_score(SMLClassifier(), X, y, cv=3).mean() > 0.85
+
+
+def test_sml_scores_a_row_the_same_whatever_rows_come_with_it():
+    """The log scale of SML's multi-label decision is chosen by the kernel, not by the rows of
+    the call: with the linear kernel (evidence may be negative) a row asked alone scored on the
+    log scale and the same row in a batch holding a negative evidence on the linear one."""
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(80, 3))
+    Y = (X @ rng.normal(size=(3, 4)) > 0).astype(int)
+    Y[Y.sum(axis=1) == 0, 0] = 1
+    Xq = rng.normal(size=(30, 3))
+    for kernel in ("linear", "rbf"):
+        clf = SMLClassifier(kernel=kernel, gamma=1.0, approx=None).fit(X, Y)
+        F, D = clf.evidence(Xq), clf.decision_function(Xq)
+        if kernel == "linear":
+            assert (F < 0).any() and (F >= 0).all(axis=1).any()  # both kinds of row
+        for i in range(len(Xq)):
+            np.testing.assert_allclose(clf.decision_function(Xq[i : i + 1])[0], D[i], rtol=1e-12)
+        np.testing.assert_array_equal((D > 0).astype(int), clf.predict(Xq))
