@@ -260,12 +260,17 @@ class Dataset:
         >>> ds.codes_of([10, 2, 2])
         array([2, 0, 0])
         """
-        as_text = np.asarray(values).astype(str)
-        index = {name: j for j, name in enumerate(self.class_names)}
-        codes = np.array([index.get(v, -1) for v in as_text.ravel()], dtype=np.intp)
-        if (codes < 0).any():
-            raise ValueError(f"class {as_text.ravel()[codes < 0][0]!r} is not in class_names")
-        return codes.reshape(as_text.shape)
+        import pandas as pd
+
+        values = np.asarray(values)
+        # each distinct value's text looked up once (pandas' hash table, in C): the pages
+        # code every row's prediction on each run
+        which, distinct = pd.factorize(values.ravel(), use_na_sentinel=False)
+        text = np.asarray(distinct).astype(str)
+        found = pd.Index(self.class_names).get_indexer(text)
+        if (found < 0).any():
+            raise ValueError(f"class {text[found < 0][0]!r} is not in class_names")
+        return found.astype(np.intp)[which].reshape(values.shape)
 
     def class_values(self) -> np.ndarray:
         """Multi-class: the class values of ``y`` in ``class_names`` order, which is the order
