@@ -175,6 +175,9 @@ def test_the_evidence_store_is_bounded_in_bytes_not_only_in_items():
     for i in range(30):
         store.put(i, item)
     assert [i for i in range(30) if store.get(i) is not None] == [25, 26, 27, 28, 29]
+    for _ in range(3):  # the same key again replaces its bytes, it does not add them
+        store.put(29, item)
+    assert [i for i in range(30) if store.get(i) is not None] == [25, 26, 27, 28, 29]
     small = _Store(3)  # only a count: as before
     for i in range(30):
         small.put(i, item)

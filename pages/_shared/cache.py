@@ -8,6 +8,7 @@ the cached functions (a UI element drawn inside one would be replayed on every c
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -65,6 +66,16 @@ __all__ = [
 
 
 # ----------------------------------------------------------------------------- what is fitted
+@functools.cache
+def _model_traits(model: str) -> tuple[bool, bool]:
+    """(takes λ, fits from the cached evidence) of a model, as its estimator says: asked once
+    per model name (each page run asks for several fits)."""
+    from sblr.models import fits_from_evidence, make_model
+
+    est = make_model(model)
+    return "lam" in est.get_params(), fits_from_evidence(est)
+
+
 @dataclass(frozen=True)
 class Spec:
     """What a stored fit is: a model of :data:`sblr.models.MODELS` by name, at γ, and at λ only
@@ -78,9 +89,7 @@ class Spec:
 
     @classmethod
     def of(cls, model, gamma, lam=None):
-        from sblr.models import make_model
-
-        takes_lam = "lam" in make_model(model).get_params()
+        takes_lam = _model_traits(model)[0]
         return cls(model, gamma, float(lam) if takes_lam and lam is not None else None)
 
     def estimator(self):
@@ -93,9 +102,7 @@ class Spec:
     @property
     def from_evidence(self) -> bool:
         """Fitted from the cached evidence (SBLR, SparseSBLR), not from the rows (SML)."""
-        from sblr.models import fits_from_evidence
-
-        return fits_from_evidence(self.estimator())
+        return _model_traits(self.model)[1]
 
     @property
     def l1(self) -> bool:
@@ -134,6 +141,7 @@ class _Store:
     def __init__(self, size, max_bytes=None):
         self._size, self._max_bytes = size, max_bytes
         self._items, self._bytes, self._lock = {}, {}, threading.Lock()
+        self._total = 0  # sum of self._bytes
 
     def get(self, key):
         with self._lock:
@@ -146,13 +154,15 @@ class _Store:
         size = _nbytes(value) if self._max_bytes is not None else 0
         with self._lock:
             self._items.pop(key, None)
+            self._total += size - self._bytes.pop(key, 0)
             self._items[key], self._bytes[key] = value, size
             while len(self._items) > 1 and (
                 len(self._items) > self._size
-                or (self._max_bytes is not None and sum(self._bytes.values()) > self._max_bytes)
+                or (self._max_bytes is not None and self._total > self._max_bytes)
             ):
                 oldest = next(iter(self._items))
-                del self._items[oldest], self._bytes[oldest]
+                del self._items[oldest]
+                self._total -= self._bytes.pop(oldest)
         return value
 
 
@@ -780,18 +790,36 @@ def cached_compare_fold(_ds, key, method, fold, folds, grid):
     training fold's 10% validation split, refit, scores on the test fold."""
     from sblr import protocol
 
-    splits = _cached_compare_splits(_ds, key, folds)
-    parts = (key, method, fold, folds, grid)
-    if grid and isinstance(grid[0], tuple):  # (name, values) pairs: one grid per parameter
-        grid = dict(grid)
     if cluster.on_cluster():  # the fold runs there (compare_methods submitted it already)
-        result = cluster.submit(
-            "fold", parts, protocol.run_fold, _ds, method, fold, splits, grid=grid
-        ).result()
-        _folds_computed().add(parts)
+        result = _submit_fold(_ds, key, method, fold, folds, grid).result()
+        _folds_computed().add((key, method, fold, folds, grid))
         return result
+    splits = _cached_compare_splits(_ds, key, folds)
     with job_slot():
-        return protocol.run_fold(_ds, method, fold, splits, grid=grid)
+        return protocol.run_fold(_ds, method, fold, splits, grid=_plain_grid(grid))
+
+
+def _plain_grid(grid):
+    """The protocol's grid from its hashable form: (name, values) pairs -> a dict."""
+    return dict(grid) if grid and isinstance(grid[0], tuple) else grid
+
+
+def _submit_fold(ds, key, method, fold, folds, grid):
+    """One Compare fold on the cluster, keyed by what identifies it (submitted twice, it runs
+    once)."""
+    from sblr import protocol
+
+    splits = _cached_compare_splits(ds, key, folds)
+    return cluster.submit(
+        "fold",
+        (key, method, fold, folds, grid),
+        protocol.run_fold,
+        ds,
+        method,
+        fold,
+        splits,
+        grid=_plain_grid(grid),
+    )
 
 
 @st.cache_resource
@@ -819,20 +847,13 @@ def compare_methods(ds, key, methods, folds, grid, progress=None):
     total = len(methods) * folds
     pending = []  # the futures live until their folds are read below
     if cluster.on_cluster():  # every fold at once: the cluster's workers run them together
-        from sblr import protocol
-
-        splits = _cached_compare_splits(ds, key, folds)
-        plain = dict(grid) if grid and isinstance(grid[0], tuple) else grid
-        for method in methods:
-            for fold in range(folds):
-                parts = (key, method, fold, folds, grid)
-                if parts in _folds_computed():  # most likely in the cache: not again
-                    continue
-                pending.append(
-                    cluster.submit(
-                        "fold", parts, protocol.run_fold, ds, method, fold, splits, grid=plain
-                    )
-                )
+        pending = [
+            _submit_fold(ds, key, method, fold, folds, grid)
+            for method in methods
+            for fold in range(folds)
+            # most likely in the cache: not again
+            if (key, method, fold, folds, grid) not in _folds_computed()
+        ]
     done = []
     for i, method in enumerate(methods):
         for fold in range(folds):
@@ -840,6 +861,7 @@ def compare_methods(ds, key, methods, folds, grid, progress=None):
                 progress(i * folds + fold, total, method, fold)
             res = waiting_for_worker(cached_compare_fold)(ds, key, method, fold, folds, grid)
             done.append(((ds.name, method, fold), res))
+    del pending  # every fold is read: the cluster may forget them
     if progress:
         progress(total, total, None, None)
     return collect_results(done)
