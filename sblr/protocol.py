@@ -310,15 +310,14 @@ def _search_scores(spec, points, X, y, splits, metric):
     """
     if spec.factory is BRSVMClassifier:
         # one kernel matrix per gamma for every C and class: the same scores, 3-4x faster
-        rows = []
-        for fit, val in splits:
-            outs = brsvm_grid(X[fit], y[fit], X[val], points)
-            rows.append(
-                [
-                    metrics.score(metric, y[val], pred, dec if metrics.is_multilabel(y) else None)
-                    for pred, dec in outs
-                ]
-            )
+        multilabel = metrics.is_multilabel(y)  # scores from decision values, as _scorer does
+        rows = [
+            [
+                metrics.score(metric, y[val], pred, dec if multilabel else None)
+                for pred, dec in brsvm_grid(X[fit], y[fit], X[val], points)
+            ]
+            for fit, val in splits
+        ]
         return np.array(rows, dtype=float)
     search = GridSearchCV(
         spec.build(),

@@ -239,7 +239,7 @@ def _parsed_columns(text: str, layout: _CsvLayout, decimal_comma: bool):
     if len(lines) != len(frame):
         return None
     numeric = [j for j in range(width) if frame[j].dtype.kind in "fiu"]
-    others = [j for j in range(width) if j not in set(numeric)]
+    others = sorted(set(range(width)) - set(numeric))
     values = np.full((len(frame), width), np.nan)
     if numeric:
         values[:, numeric] = frame[numeric].to_numpy(dtype=np.float64)

@@ -415,10 +415,7 @@ def cooccurrence_heatmap(
     if (C < 0).any():
         raise ValueError("Co-occurrence counts must be >= 0.")
     m_all = C.shape[0]
-    labels = _unique(_names(class_names, m_all))
-    if classes is not None:
-        idx = _class_subset(classes, m_all)
-        C, labels = C[np.ix_(idx, idx)], [labels[i] for i in idx]
+    C, labels = _shown_classes(C, class_names, classes)
     m = C.shape[0]
     off = C[~np.eye(m, dtype=bool)]
     capped = cap_diagonal and off.size > 0 and off.max() > 0
@@ -495,10 +492,7 @@ def selection_frequency_heatmap(
     if S.min() < 0 or S.max() > 1:
         raise ValueError("Selection frequencies must lie in [0, 1].")
     m_all = S.shape[0]
-    labels = _unique(_names(class_names, m_all))
-    if classes is not None:
-        idx = _class_subset(classes, m_all)
-        S, labels = S[np.ix_(idx, idx)], [labels[i] for i in idx]
+    S, labels = _shown_classes(S, class_names, classes)
     m = S.shape[0]
     show_ticks = m <= MAX_TICK_LABELS
     gap = 1 if show_ticks else 0
@@ -530,6 +524,15 @@ def selection_frequency_heatmap(
         height=_height(m, base=400, per=10, lo=460, hi=780),
     )
     return go.Figure(data=[heatmap], layout=layout)
+
+
+def _shown_classes(M, class_names, classes):
+    """A class-by-class matrix and its (escaped, distinct) labels, cut to ``classes`` if given."""
+    labels = _unique(_names(class_names, M.shape[0]))
+    if classes is None:
+        return M, labels
+    idx = _class_subset(classes, M.shape[0])
+    return M[np.ix_(idx, idx)], [labels[i] for i in idx]
 
 
 def _class_subset(classes, m_all):
