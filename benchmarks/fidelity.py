@@ -210,29 +210,43 @@ def coverage_index_ties(Y, S):
 
 
 # --------------------------------------------------------------------------- one fold
+def method_scores(method, Xfit, Yfit, Xeval, *, gamma, lam, kernel, training, lam_mode):
+    """Scores on ``Xeval`` of ``method`` fitted on (Xfit, Yfit), and SML's own predictions
+    (None for SparseSBLR, whose predictions are its scores >= 0).  SML is scored by its
+    decision_function, as sblr.tuning.tune scores it."""
+    if method == "sml":
+        sml = SMLClassifier(gamma=gamma, kernel=kernel, approx=None).fit(Xfit, Yfit)
+        return sml.decision_function(Xeval), sml.predict(Xeval)
+    S = fit_scores(
+        Xfit,
+        Yfit,
+        Xeval,
+        gamma=gamma,
+        lam=lam,
+        kernel=kernel,
+        training=training,
+        lam_mode=lam_mode,
+    )
+    return S, None
+
+
 def select(Xtr, Ytr, *, gammas, lams, kernel, training, metric, seed, method, lam_mode="absolute"):
     """The paper's 10% hold-out selection (the split of sblr.tuning.tune, ties: grid order)."""
     fit_rows, val_rows = validation_split(np.arange(len(Ytr)), Ytr, 0.1, seed)[:2]
     best, best_params = None, None
     for g in gammas:
         for lam in lams if method == "sparse_sblr" else [None]:
-            if method == "sml":  # as sblr.tuning.tune scores SML: its decision_function
-                S = (
-                    SMLClassifier(gamma=g, kernel=kernel, approx=None)
-                    .fit(Xtr[fit_rows], Ytr[fit_rows])
-                    .decision_function(Xtr[val_rows])
-                )
-            else:
-                S = fit_scores(
-                    Xtr[fit_rows],
-                    Ytr[fit_rows],
-                    Xtr[val_rows],
-                    gamma=g,
-                    lam=lam,
-                    kernel=kernel,
-                    training=training,
-                    lam_mode=lam_mode,
-                )
+            S, _ = method_scores(
+                method,
+                Xtr[fit_rows],
+                Ytr[fit_rows],
+                Xtr[val_rows],
+                gamma=g,
+                lam=lam,
+                kernel=kernel,
+                training=training,
+                lam_mode=lam_mode,
+            )
             v = metrics.score(metric, Ytr[val_rows], (S >= 0).astype(int), S)
             if np.isnan(v):
                 continue
@@ -292,21 +306,17 @@ def run_variant(
             method=method,
             lam_mode=lam_mode,
         )
-        pred = None
-        if method == "sml":
-            sml = SMLClassifier(gamma=g, kernel=kernel, approx=None).fit(X[tr], Y[tr])
-            S, pred = sml.decision_function(X[te]), sml.predict(X[te])
-        else:
-            S = fit_scores(
-                X[tr],
-                Y[tr],
-                X[te],
-                gamma=g,
-                lam=lam,
-                kernel=kernel,
-                training=training,
-                lam_mode=lam_mode,
-            )
+        S, pred = method_scores(
+            method,
+            X[tr],
+            Y[tr],
+            X[te],
+            gamma=g,
+            lam=lam,
+            kernel=kernel,
+            training=training,
+            lam_mode=lam_mode,
+        )
         row = score_all(Y[te], S, pred)
         for k, v in excess_by_rarity(Y[te], S, Y[tr].sum(axis=0)).items():
             row[k] = v / len(Y)  # summed over folds below: a share of coverage over all rows
