@@ -8,8 +8,9 @@ the figures are the server's own (no browser shares the cores; the websocket and
 browser's drawing are not measured).  Two scenarios:
 
 * ``lesson``: every student follows the lesson on the planted sample -- opens it, "Show
-  me" step 1, then "step n ▶" through all seven steps, and at the SparseSBLR step moves
-  the panel's λ slider three times; a student reads 0.5-2 s between actions (seeded);
+  me" step 1, then "step n ▶" through all seven steps, at the SparseSBLR step moves the
+  panel's λ slider three times and at the stability step clicks "Estimate stability"; a
+  student reads 0.5-2 s between actions (seeded);
 * ``upload``: every student uploads a 1,000-row CSV of their own (seeded; 20 features,
   every other one multi-label with 8 label columns, the others 5 classes), then opens
   Coefficients, Model & metrics and Explain.
@@ -182,6 +183,10 @@ def lesson(student):
         student.pause()
         at.button(key="lesson_next").click()
         student.run("step ▶", STEPS[step]["page"])
+        if [b for b in at.button if b.key == "lesson_stability"]:  # the class clicks it too
+            student.pause()
+            at.button(key="lesson_stability").click()
+            student.run("estimate stability")
         lam = [s for s in at.select_slider if s.key == "lesson_lam"]
         if lam:
             options = list(lam[0].options)

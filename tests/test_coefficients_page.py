@@ -400,8 +400,10 @@ def test_explain_hover_shows_standardized_beta(oracles):
 # ----------------------------------------------------------------------------- stability
 def test_stability_view_matches_the_library_bootstrap():
     """Oracle: sblr.stability.bootstrap_coefficients on a SparseSBLR fitted here."""
+    from pages._shared import cache
     from sblr.stability import bootstrap_coefficients
 
+    cache._stabilities.clear()  # computed by nobody yet (results are shared by all sessions)
     ds = load_sample("planted")
     at = goto(start({"gamma": "1", "lam": "0.0003162", "k": "3"}), "pages/coefficients.py")
     assert not [c for c in at.get("plotly_chart") if c.proto.id.endswith("-selection_frequency")]
@@ -516,6 +518,46 @@ def test_contributions_say_undefined_when_every_weight_is_zero():
     assert "every weight of the 6 other classes is exactly zero at this λ" in sentences
     sparse = [m for m in at.metric if m.label.startswith("SparseSBLR")]
     assert sparse and all(m.value == "n/a" and m.delta == "undefined" for m in sparse)
+
+
+def test_a_stability_one_student_computed_is_every_students(monkeypatch):
+    """A class clicking "Estimate stability" on the same data and settings computes the
+    bootstrap once (seeded, so the result is the same for everyone): a second session finds it
+    without a click, and two sessions asking at once run it once."""
+    import threading
+
+    import sblr.stability
+    from pages._shared import cache
+
+    cache._stabilities.clear()
+    calls, original = [], sblr.stability.bootstrap_coefficients
+
+    def counted(*args, **kwargs):
+        calls.append(1)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(sblr.stability, "bootstrap_coefficients", counted)
+    query = {"gamma": "1", "lam": "0.001", "k": "3"}
+    first = goto(start(query), "pages/coefficients.py")
+    first.button(key="stability_run").click()
+    rerun(first)
+    assert chart(first, "selection_frequency") and len(calls) == 1
+    second = goto(start(query), "pages/coefficients.py")  # another student, no click
+    assert chart(second, "selection_frequency") and len(calls) == 1
+    # two sessions at once (another λ): one computation, both get it
+    ds = load_sample("planted")
+    results = []
+    threads = [
+        threading.Thread(
+            target=lambda: results.append(cache.stability(ds, "sample:planted", 1.0, 1e-2))
+        )
+        for _ in range(2)
+    ]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert len(results) == 2 and results[0] is results[1] and len(calls) == 2
 
 
 def test_contributions_show_stability_once_computed():

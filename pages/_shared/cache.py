@@ -715,30 +715,55 @@ def diagnostics(ds, key, gamma):
 N_RESAMPLES = 50
 
 
+@st.cache_resource
+def _stabilities():
+    # the bootstrap is seeded: the same data and settings give the same result for everyone
+    return _Store(64)
+
+
+_computing: dict = {}  # wanted -> threading.Event set when its computation ends
+_computing_lock = threading.Lock()
+
+
 def stability(ds, key, gamma, lam, progress=None):
-    """Bootstrap stability of SparseSBLR's β on all rows; kept in the session (last 4 settings)
-    so a revisit is instant. ``progress(done, total)`` reports each resample."""
+    """Bootstrap stability of SparseSBLR's β on all rows, shared by every session (a class
+    that clicks "Estimate stability" on the lesson's step together computes it once: the
+    others wait for that computation). ``progress(done, total)`` reports each resample."""
+    wanted = (key, gamma, lam, N_RESAMPLES)
+    while (found := _stabilities().get(wanted)) is None:
+        with _computing_lock:
+            running = _computing.get(wanted)
+            if running is None:
+                running = _computing[wanted] = threading.Event()
+                mine = True
+            else:
+                mine = False
+        if not mine:  # another session computes it: wait, then read it from the store
+            running.wait()
+            continue
+        try:
+            _stabilities().put(wanted, _bootstrap(ds, key, gamma, lam, progress))
+        finally:
+            with _computing_lock:
+                _computing.pop(wanted, None)
+            running.set()
+    return found
+
+
+def _bootstrap(ds, key, gamma, lam, progress):
     wait_for_compiled_solver()
     from sblr.stability import bootstrap_coefficients
 
-    store = st.session_state.setdefault("_stability", {})
-    wanted = (key, gamma, lam, N_RESAMPLES)
-    if wanted not in store:
-        model = cached_fit(ds, key, "SparseSBLR", gamma, lam)
-        F = training_evidence(ds, key, gamma)
-        if cluster.on_cluster():  # the resamples there (no step-by-step progress)
-            result = cluster.run(
-                "stability", None, bootstrap_coefficients, model, F, n_resamples=N_RESAMPLES
-            )
-        else:
-            with job_slot(wait=True):
-                result = bootstrap_coefficients(
-                    model, F, n_resamples=N_RESAMPLES, progress=_taking_turns(progress)
-                )
-        while len(store) >= 4:
-            store.pop(next(iter(store)))
-        store[wanted] = result
-    return store[wanted]
+    model = cached_fit(ds, key, "SparseSBLR", gamma, lam)
+    F = training_evidence(ds, key, gamma)
+    if cluster.on_cluster():  # the resamples there (no step-by-step progress)
+        return cluster.run(
+            "stability", None, bootstrap_coefficients, model, F, n_resamples=N_RESAMPLES
+        )
+    with job_slot(wait=True):
+        return bootstrap_coefficients(
+            model, F, n_resamples=N_RESAMPLES, progress=_taking_turns(progress)
+        )
 
 
 def stability_with_progress(ds, key, gamma, lam):
@@ -759,8 +784,8 @@ def stability_with_progress(ds, key, gamma, lam):
 
 
 def stored_stability(key, gamma, lam):
-    """The stability result of these settings if this session computed it, else None."""
-    return st.session_state.get("_stability", {}).get((key, gamma, lam, N_RESAMPLES))
+    """The stability result of these settings if it was computed (by anyone), else None."""
+    return _stabilities().get((key, gamma, lam, N_RESAMPLES))
 
 
 # ----------------------------------------------------------------------------- data page
