@@ -14,10 +14,13 @@ upload, and anyone given the link sees the same data.  The store is bounded:
 
 The store keeps an index of its items in memory (read once from the folder when the store
 is made): an upload, a read and an eviction cost O(1) work, not a scan of every item under
-the lock that opening a link takes too (~8 s an upload at 100,000 items).  One server
-process owns a store folder.  The folder is made safely: never through a symbolic link,
-owned by this process's account and closed to others, else refused; if it disappears while
-the server runs, it is made again at the next upload.
+the lock that opening a link takes too (~8 s an upload at 100,000 items).  The folder is
+made safely: never through a symbolic link, owned by this process's account and closed to
+others, else refused; if it disappears while the server runs, it is made again at the next
+upload.  The root may also be an fsspec URL (``s3://bucket/links``), and several servers
+(replicas of one dashboard behind a proxy) may share one root: a server opens an item another
+stored, and re-reads the list of items at most every ``rescan_seconds`` at an upload, so the
+caps hold for the store as a whole.
 
 Only whoever stored an item may remove it: :meth:`UploadStore.put` returns, beside the id,
 an owner key (128 more random bits) that never goes into the shared link; the store keeps
@@ -25,8 +28,9 @@ only its SHA-256 and compares in constant time.  A link is a capability to read;
 key is the capability to remove.
 
 Items live in one folder each under ``root`` (written to a temporary folder and renamed,
-so a reader never sees half an item).  Ids are checked against their exact format before
-any path is built from them.  Nothing here imports Streamlit.
+so a reader never sees half an item; under a URL, the description ``item.json`` is written
+last, so an item exists for readers only once it is whole).  Ids are checked against their
+exact format before any path is built from them.  Nothing here imports Streamlit.
 
 Examples
 --------
@@ -51,6 +55,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import math
 import os
 import re
 import secrets
@@ -71,6 +76,8 @@ ID_BYTES = 16
 _ID = re.compile(r"[A-Za-z0-9_-]{22}")
 #: The parts an item may hold (file names inside its folder).
 PARTS = ("data", "xml")
+#: An item's description (its presence makes the item whole) and its time of last use.
+ITEM, ACCESSED = "item.json", "accessed"
 
 
 class SharedDataMissing(LookupError):
@@ -131,14 +138,22 @@ class UploadStore:
 
     Parameters
     ----------
-    root : path
-        Folder of the store (created; it must belong to this process's account, be closed
-        to others and not be a symbolic link, else :class:`PermissionError`).
+    root : path or URL
+        Where the items are kept. A folder of this machine (created; it must belong to this
+        process's account, be closed to others and not be a symbolic link, else
+        :class:`PermissionError`), or an fsspec URL such as ``s3://bucket/sblr-links`` (the
+        storage's package installed, e.g. ``s3fs``; its access control is the storage's).
+        Several servers (replicas of one dashboard) may share one root: each sees the
+        others' items (see :meth:`get`).
     max_item_mb : float, default 60
     max_total_mb : float, default 2048
-        Disk the items may take together, as the file system counts it.
+        Disk the items may take together, as the file system counts it (bytes for a URL).
     max_items : int, default 10000
     ttl_seconds : float, default 7 days
+    rescan_seconds : float, default 60
+        How often (at most) an upload re-reads the list of items, to count the items other
+        servers sharing ``root`` stored or removed in the caps. The list only: an item's
+        files are read once per server.
     clock : callable, default time.time
         Seconds since the epoch (tests pass a fake clock).
     """
@@ -151,24 +166,30 @@ class UploadStore:
         max_total_mb: float = 2048,
         max_items: int = 10_000,
         ttl_seconds: float = 7 * 86400,
+        rescan_seconds: float = 60,
         clock=time.time,
     ):
-        self.root = Path(root)
+        self._files = _folder(root)
+        self.root = self._files.root
         self.max_item_bytes = int(max_item_mb * 2**20)
         self.max_total_bytes = int(max_total_mb * 2**20)
         self.max_items = int(max_items)
         self.ttl_seconds = float(ttl_seconds)
+        self.rescan_seconds = float(rescan_seconds)
         self.clock = clock
         self._lock = threading.Lock()
-        self._make_root()
+        self._files.ensure()
         # id -> disk bytes, least recently used first; and id -> creation time, oldest first
         self._used: OrderedDict[str, int] = OrderedDict()
         self._created: OrderedDict[str, float] = OrderedDict()
+        self._accessed: dict[str, float] = {}  # id -> last use (orders items found by a scan)
         self._expired: OrderedDict[str, float] = OrderedDict()  # notes: id -> expiry time
         self._by_digest: dict[str, str] = {}  # the content's digest -> its id (stored once)
         self._digest_of: dict[str, str] = {}  # and back
         self._disk = 0
-        self._load_index()
+        self._scanned = -math.inf
+        with self._lock:
+            self._scan()
 
     # ------------------------------------------------------------------ public
     def put(self, parts: dict, meta: dict) -> tuple[str, str]:
@@ -205,44 +226,44 @@ class UploadStore:
         now = self.clock()
         digest = _content_digest(parts, meta)
         with self._lock:
-            if not self.root.is_dir() or self.root.is_symlink():  # removed while serving
-                self._make_root()
+            if self._files.lost():  # removed while serving
+                self._files.ensure()
                 self._forget_all()
+            elif now - self._scanned > self.rescan_seconds:
+                self._scan()
             same = self._by_digest.get(digest)
             if same is not None and self._add_owner(same, owner_key):
                 # identical bytes and options: stored once; this uploader is one more owner
-                self._used.move_to_end(same)
+                self._touch(same, now)
                 return same, owner_key
-        tmp = Path(tempfile.mkdtemp(prefix=".incoming-", dir=self.root))
+        info = {
+            "created": now,
+            "size": size,
+            "parts": sorted(parts),
+            "meta": meta,
+            "owners": [_key_hash(owner_key)],
+            "digest": digest,
+        }
+        files = {name: bytes(data) for name, data in parts.items()}
+        files[ACCESSED] = repr(now).encode()
+        staged = None
         try:
-            for name, data in parts.items():
-                (tmp / name).write_bytes(bytes(data))
-            info = {
-                "created": now,
-                "size": size,
-                "parts": sorted(parts),
-                "meta": meta,
-                "owners": [_key_hash(owner_key)],
-                "digest": digest,
-            }
-            (tmp / "item.json").write_text(json.dumps(info), encoding="utf-8")
-            (tmp / "accessed").write_text(repr(now), encoding="utf-8")
-            disk = _disk_bytes(tmp)
+            staged = self._files.stage(token, files)
             with self._lock:
-                os.rename(tmp, self.root / token)
-                self._used[token] = disk
-                self._created[token] = now
-                self._by_digest[digest] = token
-                self._digest_of[token] = digest
-                self._disk += disk
+                disk = self._files.publish(staged, token, json.dumps(info).encode())
+                staged = None
+                self._index(token, disk, now, now, digest)
                 self._evict(keep=token)
         finally:
-            if tmp.exists():
-                shutil.rmtree(tmp, ignore_errors=True)
+            self._files.discard(staged)
         return token, owner_key
 
     def get(self, token):
         """``(parts, meta)`` of an id; marks it used (least recently used goes first).
+
+        An id this server has not seen (stored by another server sharing the root) is looked
+        up in the store once and counted from then on; one this server knew and another
+        removed is "unknown" from then on.
 
         Raises
         ------
@@ -251,13 +272,13 @@ class UploadStore:
         """
         if not is_share_id(token):
             raise SharedDataMissing("unknown", "This link's data id is not valid.")
-        folder = self.root / token
         with self._lock:
             self._expire_due()
+            info = self._known(token)
             if token in self._expired:
                 raise self._expired_error()
-            info = self._info(folder) if token in self._used else None
             if info is None or "parts" not in info:
+                self._forget(token)
                 raise SharedDataMissing(
                     "unknown",
                     "This link's data is not on the server: it was removed, or made room for "
@@ -267,28 +288,35 @@ class UploadStore:
                 self._expire(token)
                 raise self._expired_error()
             try:
-                parts = {name: (folder / name).read_bytes() for name in info["parts"]}
+                parts = {name: self._files.read(token, name) for name in info["parts"]}
             except OSError:
                 self._drop(token)
                 raise SharedDataMissing(
                     "unknown", "This link's data is no longer readable on the server."
                 ) from None
-            (folder / "accessed").write_text(repr(self.clock()), encoding="utf-8")
-            self._used.move_to_end(token)
+            now = self.clock()
+            self._files.write(token, ACCESSED, repr(now).encode())
+            self._touch(token, now)
         return parts, info["meta"]
 
     def is_owner(self, token, owner_key) -> bool:
         """Whether ``owner_key`` is the key :meth:`put` returned for ``token`` (constant time)."""
         if not is_share_id(token) or not isinstance(owner_key, str) or not owner_key:
             return False
-        info = self._info(self.root / token) if token in self._used else None
+        with self._lock:
+            info = self._known(token)
         # an item stored before owner keys existed has no owner: nobody may remove it early
         wanted = _key_hash(owner_key)
         return any(hmac.compare_digest(h, wanted) for h in _owners(info))
 
     def expires_at(self, token):
         """Seconds since the epoch at which the item expires, or None when it is not stored."""
-        created = self._created.get(token) if is_share_id(token) else None
+        if not is_share_id(token):
+            return None
+        with self._lock:
+            if token not in self._used:
+                self._known(token)
+            created = self._created.get(token)
         return None if created is None else created + self.ttl_seconds
 
     def delete(self, token, owner_key) -> bool:
@@ -306,26 +334,142 @@ class UploadStore:
         if not is_share_id(token):
             return False
         with self._lock:
-            if token not in self._used:
+            info = self._known(token)
+            if info is None or "parts" not in info:
                 return False
-            if not self.is_owner(token, owner_key):
+            wanted = _key_hash(owner_key) if isinstance(owner_key, str) and owner_key else ""
+            owners = _owners(info)
+            if not any(hmac.compare_digest(h, wanted) for h in owners):
                 raise NotOwner("Only the person who shared this data can remove it.")
-            folder = self.root / token
-            info = self._info(folder) or {}
-            wanted = _key_hash(owner_key)
-            left = [h for h in _owners(info) if not hmac.compare_digest(h, wanted)]
+            left = [h for h in owners if not hmac.compare_digest(h, wanted)]
             if left:
                 info.pop("owner", None)
                 info["owners"] = left
-                (folder / "item.json").write_text(json.dumps(info), encoding="utf-8")
+                self._files.write(token, ITEM, json.dumps(info).encode())
             else:
                 self._drop(token)
             return True
 
+    def total_bytes(self) -> int:
+        """Disk taken by the items this server knows (their files and folders, as the file
+        system counts; after a scan, every server's items)."""
+        return self._disk
+
+    def __len__(self) -> int:
+        return len(self._used)
+
+    # ------------------------------------------------------------------ internals
+    def _info(self, token):
+        """An item's ``item.json``, or None when it is not (or not wholly) there."""
+        try:
+            return json.loads(self._files.read(token, ITEM).decode("utf-8"))
+        except (OSError, ValueError):
+            return None
+
+    def _known(self, token, *, reorder=True):
+        """The info of an id (lock held), taking an item or note another server stored into
+        the index; None when it is not in the store."""
+        if token in self._expired:
+            return None
+        info = self._info(token)
+        if info is None or token in self._used:
+            return info
+        if "expired_at" in info:
+            self._expired[token] = float(info["expired_at"])
+            return info
+        if "parts" in info:
+            self._adopt(token, info, reorder=reorder)
+        return info
+
+    def _adopt(self, token, info, *, reorder=True):
+        """Count an item another server stored (lock held)."""
+        created = float(info.get("created", 0.0))
+        try:
+            accessed = float(self._files.read(token, ACCESSED).decode("utf-8"))
+        except (OSError, ValueError):
+            accessed = created
+        disk = self._files.disk(token)
+        self._index(token, disk, created, accessed, info.get("digest"), reorder=reorder)
+
+    def _index(self, token, disk, created, accessed, digest, *, reorder=True):
+        """Enter an item into the index (lock held), keeping both orders (``reorder=False``:
+        the caller sorts them once after entering many)."""
+        later_created = later_used = False
+        if reorder and self._used:
+            later_created = created < self._created[next(reversed(self._created))]
+            later_used = accessed < self._accessed[next(reversed(self._used))]
+        self._used[token] = disk
+        self._disk += disk
+        self._accessed[token] = accessed
+        self._created[token] = created
+        if digest:
+            self._by_digest[digest] = token
+            self._digest_of[token] = digest
+        # an item another server stored, found after newer ones: back into both orders (a
+        # sort per item found, once per server; never for this server's own uploads)
+        if later_created or later_used:
+            self._reorder()
+
+    def _reorder(self):
+        """Both orders sorted again from the times (lock held)."""
+        self._created = OrderedDict(sorted(self._created.items(), key=lambda kv: kv[1]))
+        self._used = OrderedDict(sorted(self._used.items(), key=lambda kv: self._accessed[kv[0]]))
+
+    def _touch(self, token, now):
+        self._accessed[token] = now
+        self._used.move_to_end(token)
+
+    def _scan(self):
+        """Read the list of items (lock held): at start, and at most every
+        ``rescan_seconds`` at an upload. Items another server stored are counted (their
+        files read once), items another server removed are forgotten."""
+        self._scanned = self.clock()
+        listed = set(self._files.ids())
+        for token in [t for t in self._used if t not in listed]:
+            self._forget(token)
+        for token in [t for t in self._expired if t not in listed]:
+            del self._expired[token]
+        found = listed.difference(self._used, self._expired)
+        for token in found:
+            self._known(token, reorder=False)
+        if found:
+            self._reorder()
+            self._expired = OrderedDict(sorted(self._expired.items(), key=lambda kv: kv[1]))
+        self._expire_due()
+        self._evict(keep=None)
+
+    def _forget_all(self):
+        self._by_digest.clear()
+        self._digest_of.clear()
+        self._used.clear()
+        self._created.clear()
+        self._accessed.clear()
+        self._expired.clear()
+        self._disk = 0
+
+    def _expired_error(self):
+        days = self.ttl_seconds / 86400
+        return SharedDataMissing(
+            "expired", f"This link's data has expired (links keep data for {days:g} days)."
+        )
+
+    def _forget(self, token):
+        """Take an item out of the index, leaving its files (lock held)."""
+        self._disk -= self._used.pop(token, 0)
+        self._created.pop(token, None)
+        self._accessed.pop(token, None)
+        digest = self._digest_of.pop(token, None)
+        if digest is not None and self._by_digest.get(digest) == token:
+            del self._by_digest[digest]
+
+    def _drop(self, token):
+        """Remove an item's files and its index entries (lock held)."""
+        self._forget(token)
+        self._files.remove(token)
+
     def _add_owner(self, token, owner_key) -> bool:
         """Add an owner to a stored item (lock held); False when it is gone or expired."""
-        folder = self.root / token
-        info = self._info(folder)
+        info = self._info(token)
         if (
             info is None
             or "parts" not in info
@@ -336,20 +480,72 @@ class UploadStore:
         info["owners"] = [*_owners(info), _key_hash(owner_key)]
         info.pop("owner", None)
         try:
-            (folder / "item.json").write_text(json.dumps(info), encoding="utf-8")
+            self._files.write(token, ITEM, json.dumps(info).encode())
         except OSError:
             return False
         return True
 
-    def total_bytes(self) -> int:
-        """Disk taken by all items (their files and folders, as the file system counts)."""
-        return self._disk
+    def _expire(self, token):
+        """Replace an item by a small note that it expired (lock held)."""
+        self._drop(token)
+        now = self.clock()
+        try:
+            self._files.note(token, json.dumps({"expired_at": now}).encode())
+        except OSError:
+            return
+        self._expired[token] = now
+        while len(self._expired) > self.max_items:  # the notes are bounded too
+            old, _ = self._expired.popitem(last=False)
+            self._files.remove(old)
 
-    def __len__(self) -> int:
-        return len(self._used)
+    def _expire_due(self):
+        """Expire the items whose time is up, oldest first, and drop old notes (lock held):
+        O(1) a call when nothing is due."""
+        now = self.clock()
+        while self._created:
+            token, created = next(iter(self._created.items()))
+            if now - created <= self.ttl_seconds:
+                break
+            self._expire(token)
+        while self._expired:
+            token, at = next(iter(self._expired.items()))
+            if now - at <= 2 * self.ttl_seconds:
+                break
+            self._expired.popitem(last=False)
+            self._files.remove(token)
 
-    # ------------------------------------------------------------------ internals
-    def _make_root(self):
+    def _evict(self, keep) -> None:
+        """Least recently used items out until the disk and count caps hold (lock held)."""
+        self._expire_due()
+        for token in list(self._used):
+            if self._disk <= self.max_total_bytes and len(self._used) <= self.max_items:
+                break
+            if token != keep:
+                self._drop(token)
+
+
+def _folder(root):
+    """The storage behind ``root``: a local folder for a path or a ``file://`` URL, fsspec
+    for any other URL."""
+    text = os.fspath(root)
+    if "://" not in text:
+        return _LocalFolder(text)
+    if text.startswith("file://"):
+        return _LocalFolder(text[len("file://") :])
+    return _FsspecFolder(text)
+
+
+class _LocalFolder:
+    """The store's files in a folder of this machine (the default): made safely, written to a
+    temporary folder and renamed (a reader never sees half an item), disk counted in blocks."""
+
+    def __init__(self, root):
+        self.root = Path(root)
+
+    def __str__(self):
+        return str(self.root)
+
+    def ensure(self):
         """Create the folder without following a symbolic link; refuse one that is a link, is
         another account's, or is open to other accounts and cannot be closed."""
         try:
@@ -377,106 +573,121 @@ class UploadStore:
                 finally:
                     os.close(fd)
 
-    def _load_index(self):
-        """One scan when the store is made: the items, the expiry notes, the disk they take."""
-        items, notes = [], []
-        for folder in self.root.iterdir():
-            if not is_share_id(folder.name) or folder.is_symlink():
-                continue
-            info = self._info(folder)
-            if info is None:
-                continue
-            if "expired_at" in info:
-                notes.append((info["expired_at"], folder.name))
-                continue
-            try:
-                accessed = float((folder / "accessed").read_text(encoding="utf-8"))
-            except (OSError, ValueError):
-                accessed = info.get("created", 0.0)
-            items.append((accessed, info.get("created", 0.0), folder.name, _disk_bytes(folder)))
-            if info.get("digest"):
-                self._by_digest[info["digest"]] = folder.name
-                self._digest_of[folder.name] = info["digest"]
-        for _, _created, token, disk in sorted(items):
-            self._used[token] = disk
-            self._disk += disk
-        for created, token in sorted((c, t) for _, c, t, _ in items):
-            self._created[token] = created
-        for expired_at, token in sorted(notes):
-            self._expired[token] = expired_at
-        with self._lock:
-            self._expire_due()
-            self._evict(keep=None)
+    def lost(self) -> bool:
+        """The folder is gone (or replaced by a link) while the server runs."""
+        return not self.root.is_dir() or self.root.is_symlink()
 
-    def _forget_all(self):
-        self._by_digest.clear()
-        self._digest_of.clear()
-        self._used.clear()
-        self._created.clear()
-        self._expired.clear()
-        self._disk = 0
+    def ids(self) -> list[str]:
+        return [p.name for p in self.root.iterdir() if is_share_id(p.name) and not p.is_symlink()]
 
-    @staticmethod
-    def _info(folder: Path):
-        try:
-            return json.loads((folder / "item.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return None
+    def read(self, token, name) -> bytes:
+        return (self.root / token / name).read_bytes()
 
-    def _expired_error(self):
-        days = self.ttl_seconds / 86400
-        return SharedDataMissing(
-            "expired", f"This link's data has expired (links keep data for {days:g} days)."
-        )
+    def write(self, token, name, data: bytes):
+        (self.root / token / name).write_bytes(data)
 
-    def _drop(self, token):
-        """Remove an item's folder and its index entries (lock held)."""
-        self._disk -= self._used.pop(token, 0)
-        self._created.pop(token, None)
-        digest = self._digest_of.pop(token, None)
-        if digest is not None and self._by_digest.get(digest) == token:
-            del self._by_digest[digest]
+    def stage(self, token, files: dict):
+        """Write an item's files where no reader looks; :meth:`publish` shows them."""
+        tmp = Path(tempfile.mkdtemp(prefix=f".incoming-{token}-", dir=self.root))
+        for name, data in files.items():
+            (tmp / name).write_bytes(data)
+        return tmp
+
+    def publish(self, staged, token, info: bytes) -> int:
+        """Make a staged item visible under ``token`` at once; the disk it takes."""
+        (staged / ITEM).write_bytes(info)
+        disk = _disk_bytes(staged)
+        os.rename(staged, self.root / token)
+        return disk
+
+    def discard(self, staged):
+        if staged is not None and staged.exists():
+            shutil.rmtree(staged, ignore_errors=True)
+
+    def note(self, token, info: bytes):
+        """A small item holding only ``info`` (the note left where an item expired)."""
+        (self.root / token).mkdir(mode=0o700)
+        self.write(token, ITEM, info)
+
+    def remove(self, token):
         shutil.rmtree(self.root / token, ignore_errors=True)
 
-    def _expire(self, token):
-        """Replace an item by a small note that it expired (lock held)."""
-        self._drop(token)
-        now = self.clock()
-        folder = self.root / token
+    def disk(self, token) -> int:
+        return _disk_bytes(self.root / token)
+
+
+class _FsspecFolder:
+    """The store's files under an fsspec URL (``s3://bucket/links``, ``gcs://…``,
+    ``memory://…``): an item's parts are written first and its ``item.json`` last, so a
+    reader (another replica too) sees an item only once it is whole; disk is counted in bytes.
+    Access control is the storage's: give the bucket or share to the dashboard's account only.
+    """
+
+    def __init__(self, url):
         try:
-            folder.mkdir(mode=0o700)
-            (folder / "item.json").write_text(json.dumps({"expired_at": now}), encoding="utf-8")
-        except OSError:
-            return
-        self._expired[token] = now
-        while len(self._expired) > self.max_items:  # the notes are bounded too
-            old, _ = self._expired.popitem(last=False)
-            shutil.rmtree(self.root / old, ignore_errors=True)
+            import fsspec
 
-    def _expire_due(self):
-        """Expire the items whose time is up, oldest first, and drop old notes (lock held):
-        O(1) a call when nothing is due."""
-        now = self.clock()
-        while self._created:
-            token, created = next(iter(self._created.items()))
-            if now - created <= self.ttl_seconds:
-                break
-            self._expire(token)
-        while self._expired:
-            token, at = next(iter(self._expired.items()))
-            if now - at <= 2 * self.ttl_seconds:
-                break
-            self._expired.popitem(last=False)
-            shutil.rmtree(self.root / token, ignore_errors=True)
+            self.fs, self.root = fsspec.core.url_to_fs(url)
+        except (ImportError, ValueError) as exc:  # e.g. s3:// without s3fs installed
+            raise OSError(f"The share store {url!r} cannot be opened: {exc}") from exc
+        self.url = url
+        self.root = self.root.rstrip("/")
 
-    def _evict(self, keep) -> None:
-        """Least recently used items out until the disk and count caps hold (lock held)."""
-        self._expire_due()
-        for token in list(self._used):
-            if self._disk <= self.max_total_bytes and len(self._used) <= self.max_items:
-                break
-            if token != keep:
-                self._drop(token)
+    def __str__(self):
+        return self.url
+
+    def _path(self, *names):
+        return "/".join((self.root, *names))
+
+    def ensure(self):
+        self.fs.makedirs(self.root, exist_ok=True)
+
+    def lost(self) -> bool:
+        return False  # an object store has no folder to lose; paths are made as written
+
+    def ids(self) -> list[str]:
+        self.fs.invalidate_cache(self.root)
+        try:
+            listed = self.fs.ls(self.root, detail=False)
+        except FileNotFoundError:
+            return []
+        return [
+            name for name in (p.rstrip("/").rsplit("/", 1)[-1] for p in listed) if is_share_id(name)
+        ]
+
+    def read(self, token, name) -> bytes:
+        return self.fs.cat_file(self._path(token, name))
+
+    def write(self, token, name, data: bytes):
+        self.fs.pipe_file(self._path(token, name), data)
+
+    def stage(self, token, files: dict):
+        for name, data in files.items():
+            self.write(token, name, data)
+        return token
+
+    def publish(self, staged, token, info: bytes) -> int:
+        self.write(token, ITEM, info)
+        return self.disk(token)
+
+    def discard(self, staged):
+        if staged is not None:
+            self.remove(staged)
+
+    def note(self, token, info: bytes):
+        self.write(token, ITEM, info)
+
+    def remove(self, token):
+        try:
+            self.fs.rm(self._path(token), recursive=True)
+        except FileNotFoundError:
+            pass
+
+    def disk(self, token) -> int:
+        try:
+            return int(self.fs.du(self._path(token)))
+        except FileNotFoundError:
+            return 0
 
 
 def _disk_bytes(folder: Path) -> int:

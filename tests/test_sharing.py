@@ -290,3 +290,101 @@ def test_identical_uploads_are_stored_once_with_one_owner_key_each(tmp_path):
     with pytest.raises(SharedDataMissing):
         store.get(first)
     assert UploadStore(tmp_path).put({"data": b"x,y\n1,2\n"}, {"name": "d.csv"})[0] != first
+
+
+# ---------------------------------------------------------------- replicas sharing one store
+@pytest.fixture(params=["folder", "fsspec"])
+def shared_root(request, tmp_path):
+    """The root two dashboard replicas share: a folder, or an fsspec URL (fsspec's in-memory
+    file system stands for a bucket: the same code path as s3:// or gcs://)."""
+    if request.param == "folder":
+        yield tmp_path / "links"
+        return
+    import fsspec
+
+    url = f"memory://sblr-test-{os.urandom(6).hex()}"
+    yield url
+    fs, path = fsspec.core.url_to_fs(url)
+    if fs.exists(path):
+        fs.rm(path, recursive=True)
+
+
+def test_replicas_sharing_a_root_open_each_others_links(shared_root):
+    """With sticky sessions, the student who opens the teacher's link may land on another
+    replica than the teacher's: that replica must find the item (it was stored after its own
+    index was read), honour the teacher's owner key, and see a removal made elsewhere."""
+    a, b = UploadStore(shared_root), UploadStore(shared_root)
+    token, owner_key = a.put({"data": b"x,y\n1,2\n", "xml": b"<l/>"}, {"name": "t.csv"})
+    assert len(b) == 0  # b has not scanned since
+    parts, meta = b.get(token)
+    assert parts == {"data": b"x,y\n1,2\n", "xml": b"<l/>"} and meta == {"name": "t.csv"}
+    assert len(b) == 1 and b.total_bytes() > 0
+    assert b.expires_at(token) == a.expires_at(token)
+    assert b.is_owner(token, owner_key) and not b.is_owner(token, "a guess")
+    with pytest.raises(NotOwner):
+        b.delete(token, "a guess")
+    assert a.delete(token, owner_key) is True  # removed on the teacher's replica
+    with pytest.raises(SharedDataMissing, match="not on the server"):
+        b.get(token)
+    assert len(b) == 0 and b.total_bytes() == 0  # b forgot it too
+
+
+def test_replicas_keep_one_set_of_caps(shared_root):
+    """Each replica counts the others' items at its next scan: the count cap holds for the
+    store, not per replica, and the least recently used item goes first whoever stored it."""
+    clock = Clock()
+    a = UploadStore(shared_root, max_items=4, rescan_seconds=10, clock=clock)
+    b = UploadStore(shared_root, max_items=4, rescan_seconds=10, clock=clock)
+    tokens = []
+    for i, store in enumerate([a, b, a, b]):
+        clock.now += 1
+        tokens.append(store.put({"data": b"%d" % i}, {})[0])
+    clock.now += 1
+    a.get(tokens[0])  # a's first item is now the most recently used of all
+    clock.now += 20  # past the rescan interval
+    tokens.append(b.put({"data": b"new"}, {})[0])
+    assert len(b) == 4
+    fresh = UploadStore(shared_root, max_items=4, clock=clock)
+    assert len(fresh) == 4
+    with pytest.raises(SharedDataMissing):
+        fresh.get(tokens[1])  # the least recently used (b's first), not a's used one
+    for token in (tokens[0], *tokens[2:]):
+        fresh.get(token)
+
+
+def test_a_replica_sees_an_item_another_expired(shared_root):
+    clock = Clock()
+    a = UploadStore(shared_root, ttl_seconds=100, clock=clock)
+    b = UploadStore(shared_root, ttl_seconds=100, clock=clock)
+    token, _ = a.put({"data": b"1"}, {})
+    clock.now += 101
+    with pytest.raises(SharedDataMissing) as err:
+        a.get(token)
+    assert err.value.reason == "expired"
+    with pytest.raises(SharedDataMissing) as err:
+        b.get(token)  # b never saw the item: the note left behind says "expired", not "unknown"
+    assert err.value.reason == "expired"
+
+
+def test_a_new_replica_reads_the_use_order_of_the_store(shared_root):
+    clock = Clock()
+    a = UploadStore(shared_root, clock=clock)
+    tokens = []
+    for i in range(5):
+        clock.now += 1
+        tokens.append(a.put({"data": b"%d" % i}, {})[0])
+    clock.now += 1
+    a.get(tokens[0])
+    b = UploadStore(shared_root, max_items=10, clock=clock)
+    assert list(b._used) == tokens[1:] + tokens[:1]  # least recently used first
+    assert list(b._created) == tokens  # oldest first
+
+
+def test_a_url_is_a_store_and_a_file_url_is_a_local_folder(tmp_path):
+    from sblr.sharing import _FsspecFolder, _LocalFolder
+
+    assert isinstance(UploadStore(f"file://{tmp_path / 'f'}")._files, _LocalFolder)
+    assert (tmp_path / "f").is_dir()
+    assert isinstance(UploadStore("memory://sblr-test-url")._files, _FsspecFolder)
+    with pytest.raises(OSError, match="cannot be opened"):
+        UploadStore("nosuchprotocol://bucket/links")

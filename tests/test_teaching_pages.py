@@ -5,6 +5,7 @@ pickers and model comparison, the evidence-space page and the lesson."""
 from __future__ import annotations
 
 import html
+import os
 import re
 
 import numpy as np
@@ -26,6 +27,7 @@ from sklearn.metrics import precision_recall_fscore_support
 from sblr import SMLClassifier, SparseSBLRClassifier
 from sblr.evaluation import make_splits
 from sblr.samples import load_sample
+from sblr.sharing import SharedDataMissing
 
 pytestmark = [
     pytest.mark.usefixtures("navigation_mode", "private_share_store"),
@@ -182,6 +184,35 @@ def test_a_shared_link_reads_but_only_the_uploader_removes():
     again.button(key="share_forget").click()
     rerun(again)
     assert share_store().expires_at(token) is None  # removed for everyone, by its owner
+
+
+@pytest.mark.parametrize("root", ["folder", "url"])
+def test_a_link_stored_by_another_replica_opens_here(root, tmp_path, monkeypatch):
+    """Replicas behind a proxy share one store (SBLR_SHARE_DIR, a folder or an fsspec URL):
+    the teacher's upload went through replica A, the student's session runs on this one,
+    whose store was open before the upload. The link opens, read-only, and the teacher's
+    manage link gives the owner's rights here too."""
+    import streamlit as st
+
+    from pages._shared.data import share_store
+    from sblr.sharing import UploadStore
+
+    if root == "url":
+        monkeypatch.setenv("SBLR_SHARE_DIR", f"memory://sblr-replicas-{tmp_path.name}")
+        st.cache_resource.clear()
+    assert len(share_store()) == 0  # this replica's store is open, and empty
+    replica_a = UploadStore(os.environ["SBLR_SHARE_DIR"])
+    options = {"name": "cellar.csv", "n_labels": None, "target": "class"}
+    token, key = replica_a.put({"data": (SAMPLE_DIR / "wine.csv").read_bytes()}, options)
+    student = start({"data": token})
+    assert "cellar (shared data, read-only)" in texts(student.subheader)
+    assert not [b for b in student.button if b.key == "share_forget"]
+    teacher = start({"data": token, "manage": key})
+    assert keyed(teacher.button, "share_forget")
+    teacher.button(key="share_forget").click()
+    rerun(teacher)
+    with pytest.raises(SharedDataMissing):
+        replica_a.get(token)  # removed for every replica
 
 
 def test_a_session_keeps_one_copy_per_file_and_a_few_links_at_most():

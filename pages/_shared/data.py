@@ -124,7 +124,9 @@ def current_dataset():
 
 @st.cache_resource
 def share_store():
-    """The server's store of uploads behind ``?data=<id>`` links (sblr.sharing)."""
+    """The server's store of uploads behind ``?data=<id>`` links (sblr.sharing):
+    ``SBLR_SHARE_DIR`` (a folder, or an fsspec URL that replicas of the dashboard share),
+    else a folder per account in the temporary directory."""
     import tempfile
 
     from sblr.sharing import UploadStore
