@@ -161,7 +161,6 @@ def _report(ds):
             data = common.analysis_report(
                 ds,
                 s,
-                common.dataset_key(),
                 progress=lambda done, total, text: bar.progress(done / total, text=text),
             )
         finally:

@@ -39,9 +39,9 @@ with st.expander("What am I looking at?"):
     )
     st.latex(r"\tilde\beta_t^k=\beta_t^k\cdot\operatorname{sd}(\bar f_t)")
 
-sblr_model = common.cached_fit(ds, key, "SBLR", s.gamma, s.lam)
-sparse_model = common.cached_fit(ds, key, "SparseSBLR", s.gamma, s.lam)
-sd = evidence_sd(common.training_evidence(ds, key, s.gamma))
+sblr_model = common.cached_fit(ds, "SBLR", s.gamma, s.lam)
+sparse_model = common.cached_fit(ds, "SparseSBLR", s.gamma, s.lam)
+sd = evidence_sd(common.training_evidence(ds, s.gamma))
 standardized = common.beta_view("coefficients")
 # one under the other: side by side, a narrow window cut the toggle's label to "One colour s…"
 signed = st.radio(
@@ -94,7 +94,7 @@ if sparse_model.approx_ is not None:
         f"{ds.n_samples:,} rows is past the exact method's size limit."
     )
 
-diag = common.diagnostics(ds, key, s.gamma)
+diag = common.diagnostics(ds, s.gamma)
 if diag.unreliable:
     st.warning(
         "**SBLR's coefficients cannot be read one by one here.** "
@@ -173,11 +173,11 @@ st.caption(
     "(the evidence is computed once, each fit warm-starts from the fit on all rows) and counts "
     "how often each β is non-zero; with the 90% interval of β̃ over the resamples."
 )
-result = common.stored_stability(key, s.gamma, s.lam)
+result = common.stored_stability(ds, s.gamma, s.lam)
 if result is None and st.button(
     f"Estimate stability ({common.N_RESAMPLES} resamples)", key="stability_run"
 ):
-    result = common.stability_with_progress(ds, key, s.gamma, s.lam)
+    result = common.stability_with_progress(ds, s.gamma, s.lam)
 if result is not None:
     st.plotly_chart(
         plots.selection_frequency_heatmap(

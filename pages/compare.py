@@ -226,7 +226,7 @@ def _duration(seconds):
 
 try:
     results, hyper = common.compare_methods(
-        ds, key, request["methods"], n_folds, GRIDS[request["grid"]], progress=_progress
+        ds, request["methods"], n_folds, GRIDS[request["grid"]], progress=_progress
     )
 except (common.DataError, ValueError) as exc:
     st.session_state.pop(K_REQUEST, None)

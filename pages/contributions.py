@@ -45,10 +45,10 @@ multiclass = ds.task == "multiclass"
 standardized = common.beta_view("contributions")
 with st.spinner("Fitting SBLR and SparseSBLR on all rows…"):
     models = {
-        "SBLR beta": common.cached_fit(ds, key, "SBLR", s.gamma, s.lam),
-        "SparseSBLR beta": common.cached_fit(ds, key, "SparseSBLR", s.gamma, s.lam),
+        "SBLR beta": common.cached_fit(ds, "SBLR", s.gamma, s.lam),
+        "SparseSBLR beta": common.cached_fit(ds, "SparseSBLR", s.gamma, s.lam),
     }
-F = common.training_evidence(ds, key, s.gamma)
+F = common.training_evidence(ds, s.gamma)
 Y = ds.label_matrix()
 if multiclass:
     st.info(
@@ -103,7 +103,7 @@ for name in models:
 # one row of metrics per model: four in a row cut their labels to "SparseSBL…" in a narrow window
 per_row = len(measures)
 cells = [col for i in range(0, len(checks), per_row) for col in st.columns(per_row)]
-unreliable = common.diagnostics(ds, key, s.gamma).unreliable
+unreliable = common.diagnostics(ds, s.gamma).unreliable
 for col, (model_name, label, c) in zip(cells, checks, strict=True):
     # no green or red for SBLR where its single coefficients are not identifiable (below)
     grey = unreliable and model_name == "SBLR"
@@ -195,7 +195,7 @@ view["SparseSBLR zero"] = pd.Series(
     index=zeros.index,
     dtype="string",
 ).reindex(view.index, fill_value="")
-result = common.stored_stability(key, s.gamma, s.lam)
+result = common.stored_stability(ds, s.gamma, s.lam)
 if result is not None:
     view["selected in (resamples)"] = result.selection_frequency[k][view.index]
     view[f"β̃ {result.level:.0%} low"] = result.lower[k][view.index]

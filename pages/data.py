@@ -44,7 +44,7 @@ st.download_button(
 )
 st.plotly_chart(
     plots.pca_scatter(
-        ds.X, ds.y, class_names=ds.class_names, coordinates=common.pca_coordinates(ds, key)
+        ds.X, ds.y, class_names=ds.class_names, coordinates=common.pca_coordinates(ds)
     ),
     key="pca",
 )

@@ -32,8 +32,8 @@ with st.expander("What am I looking at? (the paper's idea in one picture)"):
         "the models saw them in training."
     )
 
-sparse = common.cached_fit(ds, key, "SparseSBLR", s.gamma, s.lam)
-F = common.training_evidence(ds, key, s.gamma)
+sparse = common.cached_fit(ds, "SparseSBLR", s.gamma, s.lam)
+F = common.training_evidence(ds, s.gamma)
 beta_std = standardized_coef(sparse, F)[k]
 # default second axis: the other class whose evidence counts most for k in SparseSBLR
 others = [t for t in range(ds.n_classes) if t != k]

@@ -41,8 +41,8 @@ with st.expander("What am I looking at?"):
 if s.model == "SML":
     st.info("SML has no coefficients to explain; showing SparseSBLR with the sidebar's γ and λ.")
 
-model = common.cached_fit(ds, key, model_name, s.gamma, s.lam)
-F_train = common.training_evidence(ds, key, s.gamma)
+model = common.cached_fit(ds, model_name, s.gamma, s.lam)
+F_train = common.training_evidence(ds, s.gamma)
 # in-sample predictions from the leave-one-out evidence (each row without itself)
 y_pred = model.predict_from_evidence(F_train)
 Y = ds.label_matrix()  # once a run: a copy of n × m for many labels
@@ -138,7 +138,7 @@ if contrast is not None:
 def attributions(fitted, fitted_id, x, *, leave_out=None):
     """Integrated gradients of class k's output (logit; SML: evidence) for the row x, in a
     job slot and cached (``fitted_id`` names the model: kind, γ, λ)."""
-    return common.attribution(fitted, fitted_id, ds, key, x, baseline, k, leave_out)
+    return common.attribution(fitted, fitted_id, ds, x, baseline, k, leave_out)
 
 
 def model_id(name, row_left_out=None):
@@ -162,7 +162,7 @@ with st.expander("What if? Edit the values of the features that matter most"):
     names = ds.feature_names
     prefix = f"explain_whatif_{key}_{row}_"
 
-    inputs = common.feature_inputs_cached(ds, key)
+    inputs = common.feature_inputs_cached(ds)
     cols = st.columns(2)
     x = x_row.copy()
     done_groups = set()
@@ -257,10 +257,10 @@ st.subheader("The three models on this row")
 side = []
 by_model = {}  # each model's feature attributions for class k on this row
 for other in common.MODEL_NAMES:
-    fitted = model if other == model_name else common.cached_fit(ds, key, other, s.gamma, s.lam)
+    fitted = model if other == model_name else common.cached_fit(ds, other, s.gamma, s.lam)
     if other == "SML":
         if not is_edited:  # a training row: SML without it, as the others see it
-            fitted = common.sml_without_row(ds, key, s.gamma, row)
+            fitted = common.sml_without_row(ds, s.gamma, row)
         P, pred = fitted.predict_proba(x[None, :]), fitted.predict(x[None, :])[0]
         by_model[other] = attributions(fitted, model_id("SML", None if is_edited else row), x)
     else:
@@ -434,7 +434,7 @@ st.caption(
 st.subheader(f"Which features matter for “{common.esc_md(ds.class_names[k])}” overall")
 if model.coef_[k].any():
     with st.spinner("Crediting the features of a sample of rows…"):
-        importance = common.class_importance(model, ds, key, model_name, s.gamma, s.lam, k)
+        importance = common.class_importance(model, ds, model_name, s.gamma, s.lam, k)
     st.plotly_chart(
         plots.feature_importance_bars(
             importance, title=f"{model_name}: features behind the logit of {ds.class_names[k]}"

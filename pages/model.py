@@ -61,7 +61,7 @@ if scheme == "test":
         )
         st.stop()
     try:
-        test = common.read_like(ds, key, upload.getvalue(), upload.name)
+        test = common.read_like(ds, ds.fingerprint, upload.getvalue(), upload.name)
     except common.DataError as exc:
         st.error(f"Could not use {common.esc_md(upload.name)} as a test file: {common.esc_md(exc)}")
         st.stop()
@@ -91,11 +91,9 @@ lam_text = f", λ = {common.fmt_value(s.lam)}" if s.model == "SparseSBLR" else "
 st.markdown(f"**{s.model}** with γ = {gamma_text}{lam_text} on **{common.esc_md(ds.name)}**")
 
 if test is not None:  # fitted on every row of the data in use, scored on the test file
-    fitted = common.cached_fit(ds, key, s.model, s.gamma, s.lam)
+    fitted = common.cached_fit(ds, s.model, s.gamma, s.lam)
     with st.spinner(f"Scoring {s.model} on the {test.n_samples:,} rows of the test file…"):
-        result, y_held, P_held, yard = common.test_scores(
-            fitted, ds, key, test, upload.file_id, s.model, s.gamma, s.lam
-        )
+        result, y_held, P_held, yard = common.test_scores(fitted, ds, test, s.model, s.gamma, s.lam)
     st.caption(
         f"Trained on all {ds.n_samples:,} rows of {common.esc_md(ds.name)}, scored on the "
         f"{test.n_samples:,} rows of {common.esc_md(test.name)}."
@@ -105,7 +103,6 @@ else:
     try:
         result = common.evaluation(
             ds,
-            key,
             s.model,
             s.gamma,
             s.lam,
@@ -120,11 +117,11 @@ else:
     finally:
         bar.empty()
     y_held, P_held = common.held_out_probabilities(
-        ds, key, s.model, s.gamma, s.lam, scheme, test_size, n_splits
+        ds, s.model, s.gamma, s.lam, scheme, test_size, n_splits
     )
-    yard = common.yardstick(ds, key, scheme, test_size, n_splits)
+    yard = common.yardstick(ds, scheme, test_size, n_splits)
 summary = result.summary
-yard_nothing = common.yardstick_predicts_nothing(ds, key)
+yard_nothing = common.yardstick_predicts_nothing(ds)
 YARD_NAME = {  # what the trivial yardstick does, per metric
     name: (
         "majority class"

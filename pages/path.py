@@ -32,11 +32,11 @@ with st.expander("What am I looking at?"):
     st.latex(r"\min_{\beta_0^k,\beta^k}\ \frac1n\sum_i \ell_i + \lambda\lVert\beta^k\rVert_1")
 
 standardized = common.beta_view("path")
-lams, coefs_k = common.cached_path(ds, key, s.gamma, [k])
+lams, coefs_k = common.cached_path(ds, s.gamma, [k])
 coefs_k = coefs_k[:, 0, :]
 path_k = coefs_k
 if standardized:
-    path_k = standardized_coef(path_k, common.training_evidence(ds, key, s.gamma))
+    path_k = standardized_coef(path_k, common.training_evidence(ds, s.gamma))
 fig = plots.regularization_path(
     lams,
     path_k,
@@ -85,7 +85,7 @@ st.markdown(
     "is what the Class contributions page tests (a permutation test at the sidebar's λ). "
     "A gap means every weight is zero there."
 )
-F = common.training_evidence(ds, key, s.gamma)
+F = common.training_evidence(ds, s.gamma)
 Y = ds.label_matrix()
 sd = evidence_sd(F)
 if ds.task == "multiclass":
@@ -106,7 +106,7 @@ if st.checkbox(
     key="path_mean_rho",
     help="Computes the λ path of every class (once per γ; kept for the next visit).",
 ):
-    _, every = common.cached_path(ds, key, s.gamma, range(ds.n_classes))
+    _, every = common.cached_path(ds, s.gamma, range(ds.n_classes))
     for name, R in relations.items():
         mean = rank_agreement_path(every, R, sd=sd, average=True)
         curves[f"{name} (mean over classes)"] = mean

@@ -32,8 +32,8 @@ source = st.radio(
     key="predict_source",
 )
 if source == "sidebar":
-    fitted = common.cached_fit(ds, key, s.model, s.gamma, s.lam)
-    model_id, like, like_key = (key, s.model, s.gamma, s.lam), ds, key
+    fitted = common.cached_fit(ds, s.model, s.gamma, s.lam)
+    model_id, like, like_key = (ds.fingerprint, s.model, s.gamma, s.lam), ds, ds.fingerprint
     saved = SavedModel(
         fitted,
         {

@@ -549,7 +549,7 @@ def test_a_stability_one_student_computed_is_every_students(monkeypatch):
     results = []
     threads = [
         threading.Thread(
-            target=lambda: results.append(cache.stability(ds, "sample:planted", 1.0, 1e-2))
+            target=lambda: results.append(cache.stability(ds, 1.0, 1e-2))
         )
         for _ in range(2)
     ]

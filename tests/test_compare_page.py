@@ -396,7 +396,7 @@ def test_with_a_dask_scheduler_the_folds_run_on_the_cluster_and_give_the_local_r
             "fold_evidence",
             lambda *a, **k: local_evidence.append(1) or fold_evidence(*a, **k),
         )
-        featurizer, F_remote = cache._cached_evidence(ds, "sample:planted", 1.0)
+        featurizer, F_remote = cache._cached_evidence(ds, 1.0)
         assert not local_evidence  # computed by the worker
         ref = SparseSBLRClassifier(gamma=1.0).fit(ds.X, ds.y).featurizer_.training_evidence()
         np.testing.assert_allclose(F_remote, ref, rtol=1e-12)

@@ -740,3 +740,35 @@ def test_one_class_coding_for_the_data_the_models_and_the_pages(column, names, c
     np.testing.assert_array_equal(ds.codes_of(pred), model.predict_proba(ds.X).argmax(axis=1))
     with pytest.raises(ValueError, match="not in class_names"):
         ds.codes_of(["no such class"])
+
+
+def test_the_fingerprint_follows_what_fits_are_computed_from():
+    """The dashboard's caches key on Dataset.fingerprint: equal for data that give the same
+    fits (the notes aside), different as soon as a value, a label, a name or the sparsity
+    differs, and computed once per data set."""
+    import scipy.sparse as sp
+
+    def make(X=None, y=None, **kw):
+        X = np.array([[0.0, 1.0], [2.0, 0.0], [0.0, 0.5]]) if X is None else X
+        y = np.array(["a", "b", "a"], dtype=object) if y is None else y
+        options = dict(task="multiclass", feature_names=["u", "v"], class_names=["a", "b"])
+        return Dataset(X=X, y=y, **{**options, **kw})
+
+    base = make()
+    assert make(notes=["read from a file"]).fingerprint == base.fingerprint
+    X = np.array([[0.0, 1.0], [2.0, 0.0], [0.0, 0.5]])
+    X2 = X.copy()
+    X2[2, 1] = 0.25
+    others = [
+        make(X=X2),
+        make(y=np.array(["a", "b", "b"], dtype=object)),
+        make(feature_names=["u", "w"]),
+        make(class_names=["b", "a"]),
+        make(name="other"),
+        make(X=sp.csr_matrix(X)),
+        make(X=X.T.copy().T),  # same values in Fortran order: the same data
+    ]
+    digests = [d.fingerprint for d in others]
+    assert digests[-1] == base.fingerprint
+    assert len(set(digests[:-1]) | {base.fingerprint}) == len(digests)
+    assert base.__dict__["fingerprint"] == base.fingerprint  # kept: computed once

@@ -185,3 +185,40 @@ def test_the_evidence_store_is_bounded_in_bytes_not_only_in_items():
     huge = _Store(100, max_bytes=10)  # the newest item is kept, however large
     huge.put("a", item)
     assert huge.get("a") is item
+
+
+def test_the_caches_know_a_data_set_by_its_content_not_by_a_key_beside_it(monkeypatch):
+    """Every cached call took ``(ds, key)``: a page that passed the wrong key (or a key of
+    other data) got another data set's fits. Now the data set is its own key
+    (Dataset.fingerprint, through Streamlit's hash_funcs for its caches): the same content,
+    even in another object, finds the stored fit and the cached PCA; one changed value does
+    not. Oracles: a fit of the changed data made here, and the library's calls counted."""
+    import dataclasses
+
+    import numpy as np
+
+    from pages._shared import cache
+    from sblr import SparseSBLRClassifier, plots
+    from sblr.samples import load_sample
+
+    ds = load_sample("planted")
+    same = dataclasses.replace(ds, X=ds.X.copy(), notes=[])  # another object, same content
+    X = ds.X.copy()
+    X[0, 0] += 0.5
+    other = dataclasses.replace(ds, X=X)
+    fit = cache.cached_fit(ds, "SparseSBLR", 1.0, 1e-3)
+    assert cache.cached_fit(same, "SparseSBLR", 1.0, 1e-3) is fit
+    changed = cache.cached_fit(other, "SparseSBLR", 1.0, 1e-3)
+    oracle = SparseSBLRClassifier(gamma=1.0, lam=1e-3).fit(X, ds.y)
+    np.testing.assert_allclose(changed.coef_, oracle.coef_, atol=1e-6)
+    assert not np.allclose(changed.coef_, fit.coef_)
+
+    computed = []
+    pca = plots.pca_coordinates
+    monkeypatch.setattr(plots, "pca_coordinates", lambda X: computed.append(1) or pca(X))
+    cache._cached_pca.clear()
+    cache.pca_coordinates(ds)
+    cache.pca_coordinates(same)
+    assert len(computed) == 1  # the same content: the cached PCA
+    cache.pca_coordinates(other)
+    assert len(computed) == 2

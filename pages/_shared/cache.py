@@ -1,7 +1,9 @@
 """Cached calls into :mod:`sblr`: the only place the dashboard starts expensive work.
 
 Evidence is cached per (data, γ), so moving the λ slider refits only the logistic layer;
-folds, fits and λ paths are kept per data key and shared by every session of the server.
+folds, fits and λ paths are kept per data set and shared by every session of the server: a
+data set is identified by its content (``Dataset.fingerprint``, Streamlit's ``hash_funcs``),
+not by a key passed beside it.
 Each computation holds a job slot (:mod:`pages._shared.server`); progress is drawn outside
 the cached functions (a UI element drawn inside one would be replayed on every cache hit).
 """
@@ -33,6 +35,7 @@ from pages._shared.server import (
 )
 from sblr import DataError, plots
 from sblr.diagnostics import evidence_diagnostics
+from sblr.io import Dataset
 
 __all__ = [
     "N_RESAMPLES",
@@ -63,6 +66,11 @@ __all__ = [
     "training_evidence",
     "tune",
 ]
+
+
+#: Streamlit's caches hash a data set by its fingerprint (its content; computed once per data
+#: set), not by its values on every call.
+_BY_DATA = {Dataset: lambda ds: ds.fingerprint}
 
 
 # ----------------------------------------------------------------------------- what is fitted
@@ -196,24 +204,38 @@ class _Progress:
 
 # ----------------------------------------------------------------------------- evidence and fits
 # Featurizers, evidence and models are cached as shared resources (not copied on each read,
-# as st.cache_data would): they are read-only here, and every key holds the data key.
-@st.cache_resource(max_entries=8, show_spinner="Computing distances…")
-def _cached_distances(_ds, key, scheme, test_size, n_splits, i):
+# as st.cache_data would): they are read-only here, and every key holds the data's fingerprint.
+@st.cache_resource(max_entries=8, show_spinner="Computing distances…", hash_funcs=_BY_DATA)
+def _cached_distances(ds, scheme, test_size, n_splits, i):
     """Squared distances of a split's scaled rows (``scheme="all"``: every row trains), kept
     so that a γ change costs only exp(-γD); None for data too large to keep them."""
     from sblr.evaluation import fold_distances
 
     if scheme == "all":
-        train, test = np.arange(_ds.n_samples), np.arange(0)
+        train, test = np.arange(ds.n_samples), np.arange(0)
     else:
-        train, test = _cached_splits(_ds, key, scheme, test_size, n_splits)[i]
+        train, test = _cached_splits(ds, scheme, test_size, n_splits)[i]
     with job_slot():
-        return fold_distances(_ds.X, _ds.y, train, test)
+        return fold_distances(ds.X, ds.y, train, test)
 
 
 #: From this many rows an upload's evidence is computed on the Dask cluster, when one is
 #: configured (pages/_shared/cluster.py): exact evidence at 5,000 rows takes about 0.3 s here.
 CLUSTER_EVIDENCE_ROWS = 5_000
+
+
+def _runs_on_cluster(job: str, ds=None) -> bool:
+    """Where a heavy job runs: the one place that decides. With a Dask cluster configured
+    (pages/_shared/cluster.py), Compare's folds, Tune's grid and the stability resamples run
+    there, and the evidence of uploads from CLUSTER_EVIDENCE_ROWS rows; every other
+    computation (fits, paths, explanations: tenths of a second) runs here, in a job slot."""
+    if job not in ("compare", "tune", "stability", "evidence"):
+        raise ValueError(f"unknown job {job!r}")
+    if not cluster.on_cluster():
+        return False
+    return job != "evidence" or ds.n_samples >= CLUSTER_EVIDENCE_ROWS
+
+
 #: Bytes of evidence (and the featurizers' training data) kept for all users together.
 EVIDENCE_BYTES = 512 * 2**20
 
@@ -225,53 +247,51 @@ def _evidences():
 
 # The evidences are kept (bounded in bytes) in _evidences(); this cache adds the spinner and
 # computes each one once when several sessions ask at the same time (few entries).
-@st.cache_resource(max_entries=8, show_spinner="Computing class evidence…")
-def _cached_evidence(_ds, key, gamma):
+@st.cache_resource(max_entries=8, show_spinner="Computing class evidence…", hash_funcs=_BY_DATA)
+def _cached_evidence(ds, gamma):
     """Featurizer fitted on all rows and its leave-one-out evidence, per (data, gamma)."""
     store = _evidences()
-    found = store.get((key, gamma))
+    found = store.get((ds.fingerprint, gamma))
     if found is not None:
         return found
     from sblr.evaluation import fold_evidence
     from sblr.models import make_model
 
-    every = (np.arange(_ds.n_samples), np.arange(0))
-    if cluster.on_cluster() and _ds.n_samples >= CLUSTER_EVIDENCE_ROWS:
+    every = (np.arange(ds.n_samples), np.arange(0))
+    if _runs_on_cluster("evidence", ds):
         # a large upload's evidence on the cluster (its distances computed there too)
         (fold,) = cluster.submit(
-            "evidence", None, fold_evidence, make_model("SBLR", gamma=gamma), _ds.X, _ds.y, [every]
+            "evidence", None, fold_evidence, make_model("SBLR", gamma=gamma), ds.X, ds.y, [every]
         ).result()
-        return store.put((key, gamma), (fold.featurizer, fold.F_train))
+        return store.put((ds.fingerprint, gamma), (fold.featurizer, fold.F_train))
     with job_slot():
-        D = _cached_distances(_ds, key, "all", None, None, 0)
-        (fold,) = fold_evidence(
-            make_model("SBLR", gamma=gamma), _ds.X, _ds.y, [every], distances=[D]
-        )
-        return store.put((key, gamma), (fold.featurizer, fold.F_train))
+        D = _cached_distances(ds, "all", None, None, 0)
+        (fold,) = fold_evidence(make_model("SBLR", gamma=gamma), ds.X, ds.y, [every], distances=[D])
+        return store.put((ds.fingerprint, gamma), (fold.featurizer, fold.F_train))
 
 
-def training_evidence(ds, key, gamma):
+def training_evidence(ds, gamma):
     """Leave-one-out evidence of every row (all rows as training data), per (data, gamma)."""
-    return waiting_for_worker(_cached_evidence)(ds, key, gamma)[1]
+    return waiting_for_worker(_cached_evidence)(ds, gamma)[1]
 
 
-@st.cache_resource(max_entries=16, show_spinner=False)
-def _cached_scale_gamma(_ds, key):
+@st.cache_resource(max_entries=16, show_spinner=False, hash_funcs=_BY_DATA)
+def _cached_scale_gamma(ds):
     from sblr.scaling import scale_gamma as value_of_scale  # no scikit-learn: the first page
 
-    return float(value_of_scale(_ds.X))
+    return float(value_of_scale(ds.X))
 
 
-def scale_gamma(ds, key):
+def scale_gamma(ds):
     """The value of γ = "scale" on this data: 1 / (d · Var X) of the scaled rows."""
-    return _cached_scale_gamma(ds, key)
+    return _cached_scale_gamma(ds)
 
 
-def cached_fit(ds, key, model, gamma, lam):
+def cached_fit(ds, model, gamma, lam):
     """A model fitted on all rows; SBLR/SparseSBLR reuse the cached evidence. A fit that is
     not stored yet shows a progress bar, class by class."""
     spec = Spec.of(model, gamma, lam)
-    found = _fits().get((key, spec))
+    found = _fits().get((ds.fingerprint, spec))
     if found is not None:
         return found
     if spec.l1:
@@ -279,8 +299,8 @@ def cached_fit(ds, key, model, gamma, lam):
     est = spec.estimator()
     if not spec.from_evidence:
         with st.spinner(f"Fitting {model}…"), job_slot(wait=True):
-            return _fits().put((key, spec), est.fit(ds.X, ds.y))
-    f, F = waiting_for_worker(_cached_evidence)(ds, key, gamma)
+            return _fits().put((ds.fingerprint, spec), est.fit(ds.X, ds.y))
+    f, F = waiting_for_worker(_cached_evidence)(ds, gamma)
     where = f"γ = {fmt_gamma(gamma)}" + (f", λ = {fmt_value(spec.lam)}" if spec.l1 else "")
     bar = _Progress(lambda done, total: f"Fitting {model} ({where}): class {done} of {total}")
     try:
@@ -288,158 +308,160 @@ def cached_fit(ds, key, model, gamma, lam):
             est.fit_from_evidence(f, F, progress=bar)
     finally:
         bar.close()
-    return _fits().put((key, spec), est)
+    return _fits().put((ds.fingerprint, spec), est)
 
 
-def _stored_fit(_ds, key, model, gamma, lam):
+def _stored_fit(ds, model, gamma, lam):
     """For cached functions (which must not draw): the stored fit, or a fit without progress."""
     spec = Spec.of(model, gamma, lam)
-    found = _fits().get((key, spec))
+    found = _fits().get((ds.fingerprint, spec))
     if found is not None:
         return found
     with job_slot():
         est = spec.estimator()
         if not spec.from_evidence:
-            return _fits().put((key, spec), est.fit(_ds.X, _ds.y))
-        f, F = _cached_evidence(_ds, key, gamma)
-        return _fits().put((key, spec), est.fit_from_evidence(f, F))
+            return _fits().put((ds.fingerprint, spec), est.fit(ds.X, ds.y))
+        f, F = _cached_evidence(ds, gamma)
+        return _fits().put((ds.fingerprint, spec), est.fit_from_evidence(f, F))
 
 
-@st.cache_resource(max_entries=16, show_spinner="Fitting SML without this row…")
-def _cached_sml_without_row(_ds, key, gamma, row):
+@st.cache_resource(
+    max_entries=16, show_spinner="Fitting SML without this row…", hash_funcs=_BY_DATA
+)
+def _cached_sml_without_row(ds, gamma, row):
     from sblr.models import make_model
 
-    keep = np.arange(_ds.n_samples) != row
+    keep = np.arange(ds.n_samples) != row
     with job_slot():
-        return make_model("SML", gamma=gamma).fit(_ds.X[keep], _ds.y[keep])
+        return make_model("SML", gamma=gamma).fit(ds.X[keep], ds.y[keep])
 
 
-def sml_without_row(ds, key, gamma, row):
+def sml_without_row(ds, gamma, row):
     """SML fitted on every row but ``row`` (SML has no leave-one-out evidence of its own:
     its set sizes come from similarity sums by label-set size); kept per (data, γ, row), so
     a λ or class change on the explain page does not refit it."""
-    return waiting_for_worker(_cached_sml_without_row)(ds, key, gamma, row)
+    return waiting_for_worker(_cached_sml_without_row)(ds, gamma, row)
 
 
 # ----------------------------------------------------------------------------- evaluation
-@st.cache_data(max_entries=16, show_spinner=False)
-def _cached_splits(_ds, key, scheme, test_size, n_splits):
+@st.cache_data(max_entries=16, show_spinner=False, hash_funcs=_BY_DATA)
+def _cached_splits(ds, scheme, test_size, n_splits):
     from sblr.evaluation import make_splits
 
-    return make_splits(_ds.y, scheme=scheme, test_size=test_size, n_splits=n_splits)
+    return make_splits(ds.y, scheme=scheme, test_size=test_size, n_splits=n_splits)
 
 
-@st.cache_resource(max_entries=64, show_spinner=False)
-def _cached_fold(_ds, key, gamma, scheme, test_size, n_splits, i):
+@st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=_BY_DATA)
+def _cached_fold(ds, gamma, scheme, test_size, n_splits, i):
     from sblr.evaluation import fold_evidence
     from sblr.models import make_model
 
-    split = _cached_splits(_ds, key, scheme, test_size, n_splits)[i]
+    split = _cached_splits(ds, scheme, test_size, n_splits)[i]
     with job_slot():
-        D = _cached_distances(_ds, key, scheme, test_size, n_splits, i)
+        D = _cached_distances(ds, scheme, test_size, n_splits, i)
         model = make_model("SBLR", gamma=gamma)
-        return fold_evidence(model, _ds.X, _ds.y, [split], distances=[D])[0]
+        return fold_evidence(model, ds.X, ds.y, [split], distances=[D])[0]
 
 
-def _fold_of(_ds, key, model, gamma, scheme, test_size, n_splits, i):
+def _fold_of(ds, model, gamma, scheme, test_size, n_splits, i):
     """The fold as a model fits it: SML on its rows, SBLR/SparseSBLR on its cached evidence."""
     if not Spec.of(model, gamma).from_evidence:
-        return _cached_splits(_ds, key, scheme, test_size, n_splits)[i]
-    return _cached_fold(_ds, key, gamma, scheme, test_size, n_splits, i)
+        return _cached_splits(ds, scheme, test_size, n_splits)[i]
+    return _cached_fold(ds, gamma, scheme, test_size, n_splits, i)
 
 
-@st.cache_resource(max_entries=128, show_spinner=False)
-def _cached_fold_model(_ds, key, model, gamma, lam, scheme, test_size, n_splits, i):
+@st.cache_resource(max_entries=128, show_spinner=False, hash_funcs=_BY_DATA)
+def _cached_fold_model(ds, model, gamma, lam, scheme, test_size, n_splits, i):
     """One fold's model, fitted once for both its scores and its probabilities."""
     from sblr.evaluation import fit_fold
     from sblr.models import make_model
 
     with job_slot():
-        fold = _fold_of(_ds, key, model, gamma, scheme, test_size, n_splits, i)
-        return fit_fold(make_model(model, gamma=gamma, lam=lam), _ds.X, _ds.y, fold)
+        fold = _fold_of(ds, model, gamma, scheme, test_size, n_splits, i)
+        return fit_fold(make_model(model, gamma=gamma, lam=lam), ds.X, ds.y, fold)
 
 
-@st.cache_data(max_entries=512, show_spinner=False)
-def _cached_fold_score(_ds, key, model, gamma, lam, scheme, test_size, n_splits, i):
+@st.cache_data(max_entries=512, show_spinner=False, hash_funcs=_BY_DATA)
+def _cached_fold_score(ds, model, gamma, lam, scheme, test_size, n_splits, i):
     """One fold's scores."""
     from sblr.evaluation import score_fold
 
     with job_slot():
-        fitted = _cached_fold_model(_ds, key, model, gamma, lam, scheme, test_size, n_splits, i)
-        fold = _fold_of(_ds, key, model, gamma, scheme, test_size, n_splits, i)
-        return score_fold(fitted, _ds.X, _ds.y, fold, _classes(_ds), prefit=True)
+        fitted = _cached_fold_model(ds, model, gamma, lam, scheme, test_size, n_splits, i)
+        fold = _fold_of(ds, model, gamma, scheme, test_size, n_splits, i)
+        return score_fold(fitted, ds.X, ds.y, fold, _classes(ds), prefit=True)
 
 
-@st.cache_data(max_entries=512, show_spinner=False)
-def _cached_fold_proba(_ds, key, model, gamma, lam, scheme, test_size, n_splits, i):
+@st.cache_data(max_entries=512, show_spinner=False, hash_funcs=_BY_DATA)
+def _cached_fold_proba(ds, model, gamma, lam, scheme, test_size, n_splits, i):
     """One fold's test rows and their probabilities (for the threshold and per-class views)."""
     from sblr.evaluation import fold_probabilities
 
     with job_slot():
-        fitted = _cached_fold_model(_ds, key, model, gamma, lam, scheme, test_size, n_splits, i)
-        fold = _fold_of(_ds, key, model, gamma, scheme, test_size, n_splits, i)
-        return fold_probabilities(fitted, _ds.X, _ds.y, fold, prefit=True)
+        fitted = _cached_fold_model(ds, model, gamma, lam, scheme, test_size, n_splits, i)
+        fold = _fold_of(ds, model, gamma, scheme, test_size, n_splits, i)
+        return fold_probabilities(fitted, ds.X, ds.y, fold, prefit=True)
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
-def _cached_yardstick(_ds, key, scheme, test_size, n_splits):
+@st.cache_data(max_entries=64, show_spinner=False, hash_funcs=_BY_DATA)
+def _cached_yardstick(ds, scheme, test_size, n_splits):
     from sblr.baselines import FrequencyClassifier
     from sblr.evaluation import evaluate_folds
 
-    splits = _cached_splits(_ds, key, scheme, test_size, n_splits)
-    return evaluate_folds(FrequencyClassifier(), _ds.X, _ds.y, splits).summary
+    splits = _cached_splits(ds, scheme, test_size, n_splits)
+    return evaluate_folds(FrequencyClassifier(), ds.X, ds.y, splits).summary
 
 
-def yardstick(ds, key, scheme, test_size, n_splits):
+def yardstick(ds, scheme, test_size, n_splits):
     """The scores of the frequency yardstick on the evaluation's folds: what a model that
     ignores the rows scores (sblr.baselines.FrequencyClassifier)."""
-    return _cached_yardstick(ds, key, scheme, test_size, n_splits)
+    return _cached_yardstick(ds, scheme, test_size, n_splits)
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
-def _cached_predicts_nothing(_ds, key) -> bool:
-    if _ds.task != "multilabel":
+@st.cache_data(max_entries=16, show_spinner=False, hash_funcs=_BY_DATA)
+def _cached_predicts_nothing(ds) -> bool:
+    if ds.task != "multilabel":
         return False
-    return bool((np.asarray(_ds.y).mean(axis=0) <= 0.5).all())
+    return bool((np.asarray(ds.y).mean(axis=0) <= 0.5).all())
 
 
-def yardstick_predicts_nothing(ds, key) -> bool:
+def yardstick_predicts_nothing(ds) -> bool:
     """Whether the yardstick's decisions are "no label": multi-label data whose every label is
     carried by at most half the rows (FrequencyClassifier's rule). Once per data set: not on
     every slider move."""
-    return _cached_predicts_nothing(ds, key)
+    return _cached_predicts_nothing(ds)
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
-def _cached_feature_inputs(_ds, key):
+@st.cache_data(max_entries=16, show_spinner=False, hash_funcs=_BY_DATA)
+def _cached_feature_inputs(ds):
     from sblr.attribution import feature_inputs
 
-    return feature_inputs(_ds.X, _ds.feature_names)
+    return feature_inputs(ds.X, ds.feature_names)
 
 
-def feature_inputs_cached(ds, key):
+def feature_inputs_cached(ds):
     """Training ranges, 0/1 flags and one-hot groups of the data's columns (what-if editor)."""
-    return _cached_feature_inputs(ds, key)
+    return _cached_feature_inputs(ds)
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
-def _cached_importance(_model, _ds, key, model_name, gamma, lam, k):
+@st.cache_data(max_entries=64, show_spinner=False, hash_funcs=_BY_DATA)
+def _cached_importance(_model, ds, model_name, gamma, lam, k):
     from sblr.attribution import class_feature_importance
 
     with job_slot():
-        return class_feature_importance(_model, _ds.X, k, feature_names=_ds.feature_names)
+        return class_feature_importance(_model, ds.X, k, feature_names=ds.feature_names)
 
 
-def class_importance(model, ds, key, model_name, gamma, lam, k):
+def class_importance(model, ds, model_name, gamma, lam, k):
     """Which input features matter for class k over the rows (mean |integrated-gradients
     credit| on a seeded sample; sblr.attribution.class_feature_importance), per (data, model,
     γ, λ, k)."""
-    return waiting_for_worker(_cached_importance)(model, ds, key, model_name, gamma, lam, k)
+    return waiting_for_worker(_cached_importance)(model, ds, model_name, gamma, lam, k)
 
 
 # ----------------------------------------------------------------------------- other files
 @st.cache_resource(max_entries=8, show_spinner="Reading the file…")
-def _cached_read_like(digest, _data: bytes, name: str, _like, key):
+def _cached_read_like(digest, _data: bytes, name: str, _like, like_id):
     from pages._shared.data import MAX_DENSE_MB
     from sblr.io import load_dataset
 
@@ -447,10 +469,11 @@ def _cached_read_like(digest, _data: bytes, name: str, _like, key):
         return load_dataset(_data, name=name, like=_like, max_dense_mb=MAX_DENSE_MB)
 
 
-def read_like(like, key, data: bytes, name: str):
+def read_like(like, like_id, data: bytes, name: str):
     """A file read as ``like`` was (a Dataset in use, or a model file's Encoding;
-    load_dataset(like=)): a test file, or rows to predict. Cached per its bytes and ``key``
-    (what it is read like), in a job slot, within the dashboard's size limit."""
+    load_dataset(like=)): a test file, or rows to predict. Cached per its bytes and
+    ``like_id`` (what it is read like: a Dataset's fingerprint, a model file's digest), in a
+    job slot, within the dashboard's size limit."""
     from pages._shared.data import upload_digest
 
     if getattr(like, "encoding", like) is None:
@@ -458,23 +481,23 @@ def read_like(like, key, data: bytes, name: str):
             f"{like.name!r} does not record how its file was encoded, so another file cannot "
             "be read like it."
         )
-    digest = upload_digest(data, name, None, None, None) + str(key)
-    return waiting_for_worker(_cached_read_like)(digest, data, name, like, key)
+    digest = upload_digest(data, name, None, None, None) + str(like_id)
+    return waiting_for_worker(_cached_read_like)(digest, data, name, like, like_id)
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
-def _cached_test_scores(_fitted, _ds, key, _test, test_digest, model, gamma, lam):
+@st.cache_data(max_entries=32, show_spinner=False, hash_funcs=_BY_DATA)
+def _cached_test_scores(_fitted, ds, test, model, gamma, lam):
     """The model fitted on all rows, scored on the test file: (result, true codes, P, the
     yardstick's summary)."""
     from sblr.baselines import FrequencyClassifier
     from sblr.evaluation import score_test
 
     with job_slot():
-        X = _test.X
-        result = score_test(_fitted, X, _test.y)
+        X = test.X
+        result = score_test(_fitted, X, test.y)
         P = np.asarray(_fitted.predict_proba(X), dtype=float)
-        y = np.asarray(_test.y, dtype=int) if _ds.task == "multilabel" else _test.class_codes()
-        yard = score_test(FrequencyClassifier().fit(_ds.X, _ds.y), X, _test.y).summary
+        y = np.asarray(test.y, dtype=int) if ds.task == "multilabel" else test.class_codes()
+        yard = score_test(FrequencyClassifier().fit(ds.X, ds.y), X, test.y).summary
         return result, y, P, yard
 
 
@@ -506,17 +529,15 @@ def predictions(saved, model_id, rows, rows_id):
     return waiting_for_worker(_cached_predictions)(saved, model_id, rows, rows_id)
 
 
-def test_scores(fitted, ds, key, test, test_digest, model, gamma, lam):
+def test_scores(fitted, ds, test, model, gamma, lam):
     """The model of the sidebar, fitted on all rows of the data in use, scored on a test file:
     ``(EvaluationResult, true class codes or 0/1 matrix, probabilities, yardstick summary)``."""
-    return waiting_for_worker(_cached_test_scores)(
-        fitted, ds, key, test, test_digest, model, gamma, lam
-    )
+    return waiting_for_worker(_cached_test_scores)(fitted, ds, test, model, gamma, lam)
 
 
 @st.cache_data(max_entries=256, show_spinner=False)
 def _cached_attribution(
-    _fitted, fitted_id, key, _x, x_digest, _baseline, baseline_digest, k, leave_out, _names
+    _fitted, fitted_id, data_id, _x, x_digest, _baseline, baseline_digest, k, leave_out, _names
 ):
     from sblr.attribution import feature_attributions
 
@@ -526,7 +547,7 @@ def _cached_attribution(
         )
 
 
-def attribution(fitted, fitted_id, ds, key, x, baseline, k, leave_out=None):
+def attribution(fitted, fitted_id, ds, x, baseline, k, leave_out=None):
     """Feature attributions of a row (sblr.attribution.feature_attributions), in a job slot
     and cached per (model, data, row values, baseline, class, leave-out): a rerun that
     changes nothing computes nothing. ``fitted_id`` names the fitted model (its kind and
@@ -539,7 +560,7 @@ def attribution(fitted, fitted_id, ds, key, x, baseline, k, leave_out=None):
     return waiting_for_worker(_cached_attribution)(
         fitted,
         fitted_id,
-        key,
+        ds.fingerprint,
         x,
         digest(x),
         baseline,
@@ -554,7 +575,7 @@ def _classes(ds):
     return np.arange(ds.n_classes) if ds.task == "multilabel" else ds.class_values()
 
 
-def evaluation(ds, key, model, gamma, lam, scheme, test_size, n_splits, progress=None):
+def evaluation(ds, model, gamma, lam, scheme, test_size, n_splits, progress=None):
     """Hold-out / k-fold scores, fold by fold from the cache, reporting progress.
 
     ``progress(done, total)`` is called outside the cached functions (a UI
@@ -565,26 +586,26 @@ def evaluation(ds, key, model, gamma, lam, scheme, test_size, n_splits, progress
         wait_for_compiled_solver()
     from sblr.evaluation import summarize
 
-    n = len(_cached_splits(ds, key, scheme, test_size, n_splits))
+    n = len(_cached_splits(ds, scheme, test_size, n_splits))
     fold_score = waiting_for_worker(_cached_fold_score)
     results = []
     for i in range(n):
-        results.append(fold_score(ds, key, model, gamma, lam, scheme, test_size, n_splits, i))
+        results.append(fold_score(ds, model, gamma, lam, scheme, test_size, n_splits, i))
         if progress:
             progress(i + 1, n)
     return summarize(results, _classes(ds))
 
 
-def held_out_probabilities(ds, key, model, gamma, lam, scheme, test_size, n_splits):
+def held_out_probabilities(ds, model, gamma, lam, scheme, test_size, n_splits):
     """(true labels, probabilities) of every test row of the evaluation (k-fold: every row
     once), from the fold cache: the threshold slider never refits. Multi-class labels come
     as class codes 0 .. m-1."""
     lam = Spec.of(model, gamma, lam).lam
     if lam is not None:
         wait_for_compiled_solver()
-    n = len(_cached_splits(ds, key, scheme, test_size, n_splits))
+    n = len(_cached_splits(ds, scheme, test_size, n_splits))
     fold = waiting_for_worker(_cached_fold_proba)
-    parts = [fold(ds, key, model, gamma, lam, scheme, test_size, n_splits, i) for i in range(n)]
+    parts = [fold(ds, model, gamma, lam, scheme, test_size, n_splits, i) for i in range(n)]
     rows = np.concatenate([test for test, _ in parts])
     P = np.vstack([p for _, p in parts])
     if ds.task == "multilabel":
@@ -599,7 +620,7 @@ def path_lams():
     return np.array([grid_value(v) for v in LOG_GRID])
 
 
-def cached_path(ds, key, gamma, targets):
+def cached_path(ds, gamma, targets):
     """SparseSBLR's β along the slider's λ grid (all rows) for the target classes ``targets``
     (each class's path is stored on its own, so the sidebar's class comes first and the
     others only when asked). Returns (lams, coefs of shape (n_lams, len(targets), m))."""
@@ -609,9 +630,9 @@ def cached_path(ds, key, gamma, targets):
 
     lams = path_lams()
     targets = [int(t) for t in targets]
-    missing = [t for t in targets if _paths().get((key, gamma, t)) is None]
+    missing = [t for t in targets if _paths().get((ds.fingerprint, gamma, t)) is None]
     if missing:
-        f, F = waiting_for_worker(_cached_evidence)(ds, key, gamma)
+        f, F = waiting_for_worker(_cached_evidence)(ds, gamma)
         what = (
             f"class “{esc_md(ds.class_names[missing[0]])}”"  # progress text is Markdown
             if len(missing) == 1
@@ -638,8 +659,8 @@ def cached_path(ds, key, gamma, targets):
         if coefs.shape[1] != len(missing):  # two-class data: one problem, every row
             coefs = coefs[:, missing]
         for j, t in enumerate(missing):
-            _paths().put((key, gamma, t), coefs[:, j])
-    return lams, np.stack([_paths().get((key, gamma, t)) for t in targets], axis=1)
+            _paths().put((ds.fingerprint, gamma, t), coefs[:, j])
+    return lams, np.stack([_paths().get((ds.fingerprint, gamma, t)) for t in targets], axis=1)
 
 
 # ------------------------------------------------------------------- tuning, diagnostics, stability
@@ -672,18 +693,19 @@ def tune(ds, model, test_size, progress, scheme="inner 5-fold CV", *, all_rows=F
         cv=cv,
         rule=rule if tunes_lam else "best",
     )
-    if cluster.on_cluster():  # the whole grid there (no step-by-step progress)
-        return cluster.run(
-            "tune", None, tuning.tune, make_model(model), ds.X[train], ds.y[train], **options
-        )
+    X, y = ds.X[train], ds.y[train]
+    return _long_job("tune", tuning.tune, make_model(model), X, y, progress=progress, **options)
+
+
+def _long_job(job, func, *args, progress=None, **kwargs):
+    """``func(*args, **kwargs)`` of a job that takes seconds to minutes (Tune's grid, the
+    stability resamples): on the Dask cluster when :func:`_runs_on_cluster` says so (no
+    step-by-step progress there), else in a job slot here, reporting ``progress`` and taking
+    turns with waiting users at each step."""
+    if _runs_on_cluster(job):
+        return cluster.run(job, None, func, *args, **kwargs)
     with job_slot(wait=True):
-        return tuning.tune(
-            make_model(model),
-            ds.X[train],
-            ds.y[train],
-            progress=_taking_turns(progress),
-            **options,
-        )
+        return func(*args, progress=_taking_turns(progress), **kwargs)
 
 
 def _taking_turns(progress):
@@ -698,17 +720,19 @@ def _taking_turns(progress):
     return step
 
 
-@st.cache_data(max_entries=32, show_spinner="Checking the conditioning of the evidence…")
-def _cached_diagnostics(_ds, key, gamma):
+@st.cache_data(
+    max_entries=32, show_spinner="Checking the conditioning of the evidence…", hash_funcs=_BY_DATA
+)
+def _cached_diagnostics(ds, gamma):
     with job_slot():
-        f, F = _cached_evidence(_ds, key, gamma)
-        model = _stored_fit(_ds, key, "SBLR", gamma, None)
+        f, F = _cached_evidence(ds, gamma)
+        model = _stored_fit(ds, "SBLR", gamma, None)
         return evidence_diagnostics(model, F)
 
 
-def diagnostics(ds, key, gamma):
+def diagnostics(ds, gamma):
     """Condition number, VIF and separated classes of SBLR on all rows (sblr.diagnostics)."""
-    return waiting_for_worker(_cached_diagnostics)(ds, key, gamma)
+    return waiting_for_worker(_cached_diagnostics)(ds, gamma)
 
 
 #: Bootstrap resamples of the stability view.
@@ -725,11 +749,11 @@ _computing: dict = {}  # wanted -> threading.Event set when its computation ends
 _computing_lock = threading.Lock()
 
 
-def stability(ds, key, gamma, lam, progress=None):
+def stability(ds, gamma, lam, progress=None):
     """Bootstrap stability of SparseSBLR's β on all rows, shared by every session (a class
     that clicks "Estimate stability" on the lesson's step together computes it once: the
     others wait for that computation). ``progress(done, total)`` reports each resample."""
-    wanted = (key, gamma, lam, N_RESAMPLES)
+    wanted = (ds.fingerprint, gamma, lam, N_RESAMPLES)
     while (found := _stabilities().get(wanted)) is None:
         with _computing_lock:
             running = _computing.get(wanted)
@@ -742,7 +766,7 @@ def stability(ds, key, gamma, lam, progress=None):
             running.wait()
             continue
         try:
-            _stabilities().put(wanted, _bootstrap(ds, key, gamma, lam, progress))
+            _stabilities().put(wanted, _bootstrap(ds, gamma, lam, progress))
         finally:
             with _computing_lock:
                 _computing.pop(wanted, None)
@@ -750,29 +774,23 @@ def stability(ds, key, gamma, lam, progress=None):
     return found
 
 
-def _bootstrap(ds, key, gamma, lam, progress):
+def _bootstrap(ds, gamma, lam, progress):
     wait_for_compiled_solver()
     from sblr.stability import bootstrap_coefficients
 
-    model = cached_fit(ds, key, "SparseSBLR", gamma, lam)
-    F = training_evidence(ds, key, gamma)
-    if cluster.on_cluster():  # the resamples there (no step-by-step progress)
-        return cluster.run(
-            "stability", None, bootstrap_coefficients, model, F, n_resamples=N_RESAMPLES
-        )
-    with job_slot(wait=True):
-        return bootstrap_coefficients(
-            model, F, n_resamples=N_RESAMPLES, progress=_taking_turns(progress)
-        )
+    model = cached_fit(ds, "SparseSBLR", gamma, lam)
+    F = training_evidence(ds, gamma)
+    return _long_job(
+        "stability", bootstrap_coefficients, model, F, progress=progress, n_resamples=N_RESAMPLES
+    )
 
 
-def stability_with_progress(ds, key, gamma, lam):
+def stability_with_progress(ds, gamma, lam):
     """:func:`stability`, with a progress bar resample by resample (the button's action)."""
     bar = st.progress(0.0, text="Bootstrapping β…")
     try:
         return stability(
             ds,
-            key,
             gamma,
             lam,
             progress=lambda done, total: bar.progress(
@@ -783,45 +801,45 @@ def stability_with_progress(ds, key, gamma, lam):
         bar.empty()
 
 
-def stored_stability(key, gamma, lam):
+def stored_stability(ds, gamma, lam):
     """The stability result of these settings if it was computed (by anyone), else None."""
-    return _stabilities().get((key, gamma, lam, N_RESAMPLES))
+    return _stabilities().get((ds.fingerprint, gamma, lam, N_RESAMPLES))
 
 
 # ----------------------------------------------------------------------------- data page
-@st.cache_data(max_entries=8, show_spinner="Computing the PCA…")
-def _cached_pca(_ds, key):
+@st.cache_data(max_entries=8, show_spinner="Computing the PCA…", hash_funcs=_BY_DATA)
+def _cached_pca(ds):
     with job_slot():
-        return plots.pca_coordinates(_ds.X)
+        return plots.pca_coordinates(ds.X)
 
 
-def pca_coordinates(ds, key):
+def pca_coordinates(ds):
     """The data page's 2-D PCA of the rows, per data set (sblr.plots.pca_coordinates)."""
-    return waiting_for_worker(_cached_pca)(ds, key)
+    return waiting_for_worker(_cached_pca)(ds)
 
 
 # ----------------------------------------------------------------------------- compare page
-@st.cache_data(max_entries=16, show_spinner=False)
-def _cached_compare_splits(_ds, key, folds):
+@st.cache_data(max_entries=16, show_spinner=False, hash_funcs=_BY_DATA)
+def _cached_compare_splits(ds, folds):
     """The folds ``protocol.run_benchmark`` uses (seed 0), so results match the CLI's."""
     from sblr import protocol
 
-    return protocol.benchmark_splits(_ds, folds)
+    return protocol.benchmark_splits(ds, folds)
 
 
-@st.cache_data(max_entries=2048, show_spinner=False)
-def cached_compare_fold(_ds, key, method, fold, folds, grid):
+@st.cache_data(max_entries=2048, show_spinner=False, hash_funcs=_BY_DATA)
+def cached_compare_fold(ds, method, fold, folds, grid):
     """``protocol.run_fold`` for one (data, method, fold, folds, grid): selection on the
     training fold's 10% validation split, refit, scores on the test fold."""
     from sblr import protocol
 
-    if cluster.on_cluster():  # the fold runs there (compare_methods submitted it already)
-        result = _submit_fold(_ds, key, method, fold, folds, grid).result()
-        _folds_computed().add((key, method, fold, folds, grid))
+    if _runs_on_cluster("compare"):  # the fold runs there (compare_methods submitted it)
+        result = _submit_fold(ds, method, fold, folds, grid).result()
+        _folds_computed().add((ds.fingerprint, method, fold, folds, grid))
         return result
-    splits = _cached_compare_splits(_ds, key, folds)
+    splits = _cached_compare_splits(ds, folds)
     with job_slot():
-        return protocol.run_fold(_ds, method, fold, splits, grid=_plain_grid(grid))
+        return protocol.run_fold(ds, method, fold, splits, grid=_plain_grid(grid))
 
 
 def _plain_grid(grid):
@@ -829,15 +847,15 @@ def _plain_grid(grid):
     return dict(grid) if grid and isinstance(grid[0], tuple) else grid
 
 
-def _submit_fold(ds, key, method, fold, folds, grid):
+def _submit_fold(ds, method, fold, folds, grid):
     """One Compare fold on the cluster, keyed by what identifies it (submitted twice, it runs
     once)."""
     from sblr import protocol
 
-    splits = _cached_compare_splits(ds, key, folds)
+    splits = _cached_compare_splits(ds, folds)
     return cluster.submit(
         "fold",
-        (key, method, fold, folds, grid),
+        (ds.fingerprint, method, fold, folds, grid),
         protocol.run_fold,
         ds,
         method,
@@ -855,7 +873,7 @@ def _folds_computed():
     return set()
 
 
-def compare_methods(ds, key, methods, folds, grid, progress=None):
+def compare_methods(ds, methods, folds, grid, progress=None):
     """Cross-validate ``methods`` fold by fold from the cache, as ``run_benchmark`` would.
 
     ``progress(done, total, method, fold)`` is called before each fold, outside the
@@ -871,20 +889,20 @@ def compare_methods(ds, key, methods, folds, grid, progress=None):
         grid = tuple(float(g) for g in grid)
     total = len(methods) * folds
     pending = []  # the futures live until their folds are read below
-    if cluster.on_cluster():  # every fold at once: the cluster's workers run them together
+    if _runs_on_cluster("compare"):  # every fold at once: the workers run them together
         pending = [
-            _submit_fold(ds, key, method, fold, folds, grid)
+            _submit_fold(ds, method, fold, folds, grid)
             for method in methods
             for fold in range(folds)
             # most likely in the cache: not again
-            if (key, method, fold, folds, grid) not in _folds_computed()
+            if (ds.fingerprint, method, fold, folds, grid) not in _folds_computed()
         ]
     done = []
     for i, method in enumerate(methods):
         for fold in range(folds):
             if progress:
                 progress(i * folds + fold, total, method, fold)
-            res = waiting_for_worker(cached_compare_fold)(ds, key, method, fold, folds, grid)
+            res = waiting_for_worker(cached_compare_fold)(ds, method, fold, folds, grid)
             done.append(((ds.name, method, fold), res))
     del pending  # every fold is read: the cluster may forget them
     if progress:
@@ -893,7 +911,7 @@ def compare_methods(ds, key, methods, folds, grid, progress=None):
 
 
 # ----------------------------------------------------------------------------- report
-def analysis_report(ds, s, key, progress=None):
+def analysis_report(ds, s, progress=None):
     """The report of the sidebar's settings as HTML bytes (sblr.report.analysis_report), from
     the cached work: metrics on a 25% hold-out split, both models' β̃ fitted on all rows, and
     the Class contributions of the sidebar's class. ``progress(done, total, text)``."""
@@ -905,11 +923,11 @@ def analysis_report(ds, s, key, progress=None):
             progress(i, 3, text)
 
     step(0, "Evaluating on a 25% hold-out split…")
-    result = evaluation(ds, key, s.model, s.gamma, s.lam, "holdout", 0.25, 5)
+    result = evaluation(ds, s.model, s.gamma, s.lam, "holdout", 0.25, 5)
     step(1, "Fitting SBLR and SparseSBLR on all rows…")
-    sblr_model = cached_fit(ds, key, "SBLR", s.gamma, s.lam)
-    sparse = cached_fit(ds, key, "SparseSBLR", s.gamma, s.lam)
-    F = training_evidence(ds, key, s.gamma)
+    sblr_model = cached_fit(ds, "SBLR", s.gamma, s.lam)
+    sparse = cached_fit(ds, "SparseSBLR", s.gamma, s.lam)
+    F = training_evidence(ds, s.gamma)
     step(2, "Drawing β and the class contributions…")
     page = html_analysis_report(
         ds,

@@ -215,14 +215,14 @@ def _stem(path: str) -> str:
 
 
 def _planted():
-    return cached_sample("planted"), dataset_key()
+    return cached_sample("planted")
 
 
 def _cooccurrence(s):
     from sblr import plots
     from sblr.interpret import cooccurrence
 
-    ds, _ = _planted()
+    ds = _planted()
     fig = plots.cooccurrence_heatmap(cooccurrence(ds.label_matrix()), ds.class_names)
     st.plotly_chart(fig, key="lesson_chart", width="content")
 
@@ -230,8 +230,8 @@ def _cooccurrence(s):
 def _per_class(s):
     from sblr import metrics
 
-    ds, key = _planted()
-    y, P = held_out_probabilities(ds, key, s.model, s.gamma, s.lam, "holdout", 0.25, 5)
+    ds = _planted()
+    y, P = held_out_probabilities(ds, s.model, s.gamma, s.lam, "holdout", 0.25, 5)
     report = metrics.per_label_report(y, P, threshold=0.5, class_names=ds.class_names)
     st.dataframe(
         report.style.format(
@@ -248,9 +248,9 @@ def _heatmap(s, model_name):
     from sblr import plots
     from sblr.interpret import evidence_sd, standardized_coef
 
-    ds, key = _planted()
-    model = cached_fit(ds, key, model_name, s.gamma, s.lam)
-    sd = evidence_sd(training_evidence(ds, key, s.gamma))
+    ds = _planted()
+    model = cached_fit(ds, model_name, s.gamma, s.lam)
+    sd = evidence_sd(training_evidence(ds, s.gamma))
     name = model_name + (f", λ = {fmt_value(s.lam)}" if model_name == "SparseSBLR" else "")
     fig = plots.beta_heatmaps(
         {name: standardized_coef(model.coef_, sd=sd)},
@@ -291,11 +291,11 @@ def _sparse(s):
 def _stability(s):
     from sblr import plots
 
-    ds, key = _planted()
-    result = stored_stability(key, s.gamma, s.lam)
+    ds = _planted()
+    result = stored_stability(ds, s.gamma, s.lam)
     if result is None:
         if st.button(f"Estimate stability ({N_RESAMPLES} resamples)", key="lesson_stability"):
-            result = stability_with_progress(ds, key, s.gamma, s.lam)
+            result = stability_with_progress(ds, s.gamma, s.lam)
     if result is None:
         st.caption("A few seconds; the heatmap of how often each β is chosen then shows here.")
         return
@@ -310,9 +310,9 @@ def _waterfall(s):
     from sblr import plots
     from sblr.interpret import evidence_sd, instance_contributions
 
-    ds, key = _planted()
-    model = cached_fit(ds, key, "SparseSBLR", s.gamma, s.lam)
-    F = training_evidence(ds, key, s.gamma)
+    ds = _planted()
+    model = cached_fit(ds, "SparseSBLR", s.gamma, s.lam)
+    F = training_evidence(ds, s.gamma)
     row = st.session_state.get("explain_row", 0)
     row = row if isinstance(row, int) and 0 <= row < ds.n_samples else 0
     k = s.k

@@ -89,7 +89,7 @@ def _apply_gamma():
 def _scale_value(ds):
     """γ = "scale" on this data, or None where it has no finite value (e.g. constant data)."""
     try:
-        return scale_gamma(ds, dataset_key())
+        return scale_gamma(ds)
     except (ValueError, DataError):
         return None
 
