@@ -39,6 +39,7 @@ matrix is formed.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from numbers import Integral
 
 import numpy as np
 import pandas as pd
@@ -46,7 +47,14 @@ import scipy.sparse as sp
 from scipy.special import erf, erfcx
 from sklearn.utils.validation import check_is_fitted
 
+from sblr._validation import Interval, validate_params
 from sblr.exceptions import DataError, UnsupportedModelError
+
+# Parameter constraints (sblr._validation).  The model is checked where it is read (a fitted
+# sblr model with an rbf featurizer_, else UnsupportedModelError); class and row indices get
+# their upper bound from it.
+_MODEL = "no_validation"
+_INDEX = [Interval(Integral, 0, None, closed="left")]
 
 #: Gauss-Legendre nodes on a short path.
 _NODES_PER_SEGMENT = 16
@@ -139,6 +147,17 @@ class FeatureAttribution:
         )
 
 
+@validate_params(
+    {
+        "model": _MODEL,
+        "x": ["array-like"],
+        "k": _INDEX,
+        "baseline": ["array-like", None],
+        "leave_out": _INDEX + [None],
+        "feature_names": ["array-like", None],
+    },
+    prefer_skip_nested_validation=True,
+)
 def feature_attributions(
     model, x, k, *, baseline=None, leave_out=None, feature_names=None
 ) -> FeatureAttribution:
@@ -233,6 +252,17 @@ def feature_attributions(
     )
 
 
+@validate_params(
+    {
+        "model": _MODEL,
+        "x": ["array-like"],
+        "k": _INDEX,
+        "member": ["boolean", None],
+        "among": ["array-like", None],
+        "exclude": _INDEX + [None],
+    },
+    prefer_skip_nested_validation=True,
+)
 def nearest_contrast(model, x, k, *, member=None, among=None, exclude=None):
     """The training row most similar to ``x`` whose membership of class ``k`` is the other.
 
@@ -309,6 +339,17 @@ _IMPORTANCE_BUDGET = 2e9
 _MIN_IMPORTANCE_ROWS = 20
 
 
+@validate_params(
+    {
+        "model": _MODEL,
+        "X": ["array-like", "sparse matrix"],
+        "k": _INDEX,
+        "n_rows": [Interval(Integral, 1, None, closed="left")],
+        "feature_names": ["array-like", None],
+        "random_state": ["random_state"],
+    },
+    prefer_skip_nested_validation=True,
+)
 def class_feature_importance(
     model, X, k, *, n_rows=200, feature_names=None, random_state=0
 ) -> pd.DataFrame:
@@ -414,6 +455,10 @@ class FeatureInputs:
         return np.flatnonzero((x < self.low) | (x > self.high))
 
 
+@validate_params(
+    {"X": ["array-like", "sparse matrix"], "feature_names": ["array-like", None]},
+    prefer_skip_nested_validation=True,
+)
 def feature_inputs(X, feature_names=None) -> FeatureInputs:
     """The training range, 0/1 flags and one-hot groups of the columns of ``X``.
 

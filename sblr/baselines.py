@@ -40,10 +40,10 @@ from sklearn.neighbors import KNeighborsClassifier, NearestCentroid, NearestNeig
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import MinMaxScaler
 from sklearn.svm import SVC
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
+from sblr._validation import Interval, StrOptions
 from sblr.logistic import constant_intercept
 from sblr.similarity import label_indicator, minmax_fit, minmax_transform
 

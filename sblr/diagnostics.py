@@ -34,6 +34,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from sblr._validation import validate_params
 from sblr.display import fmt_number
 from sblr.exceptions import DataError
 
@@ -136,6 +137,11 @@ def _vif(Z: np.ndarray, condition: float) -> np.ndarray:
     return out
 
 
+@validate_params(
+    # the model is read for featurizer_.Y_fit_, coef_ and intercept_ (duck-typed)
+    {"model": "no_validation", "F": ["array-like"]},
+    prefer_skip_nested_validation=True,
+)
 def evidence_diagnostics(model, F) -> EvidenceDiagnostics:
     """Conditioning of ``F`` and the classes ``model`` separates on its training rows.
 

@@ -13,6 +13,7 @@ baselines) is refitted on the fold's raw training rows.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from numbers import Integral, Real
 
 import numpy as np
 import pandas as pd
@@ -22,6 +23,7 @@ from sklearn.model_selection import KFold, StratifiedKFold, train_test_split
 from sklearn.utils import check_array
 
 from sblr import metrics
+from sblr._validation import HasMethods, Interval, StrOptions, validate_params
 from sblr.exceptions import DataError
 from sblr.metrics import is_multilabel
 from sblr.models import fits_from_evidence
@@ -77,6 +79,20 @@ class EvaluationResult:
     classes: np.ndarray
 
 
+# Parameter constraints (sblr._validation).  The functions that take an estimator validate
+# with prefer_skip_nested_validation=False, so that its own fit still checks its parameters.
+_X = ["array-like", "sparse matrix"]
+_ESTIMATOR = [HasMethods(["fit", "predict"])]
+_FOLD = [Fold, "array-like"]
+_SHARE = [Interval(Real, 0, 1, closed="neither")]
+_SPLIT_PARAMS = {
+    "scheme": [StrOptions({"holdout", "kfold"})],
+    "test_size": _SHARE,
+    "n_splits": [Interval(Integral, 2, None, closed="left")],
+    "random_state": ["random_state"],
+}
+
+
 def _stratify(y, n_test):
     """The stratified hold-out rule: multi-class labels are stratified when every class has
     at least 2 rows and the test part can hold one row of each class; else ``None``."""
@@ -86,6 +102,10 @@ def _stratify(y, n_test):
     return y if counts.min() >= 2 and n_test >= len(counts) else None
 
 
+@validate_params(
+    {"X": _X, "y": ["array-like"], "val_size": _SHARE, "random_state": ["random_state"]},
+    prefer_skip_nested_validation=True,
+)
 def validation_split(X, y, val_size, random_state):
     """``train_test_split(X, y, test_size=val_size)`` with the stratified hold-out rule of
     :func:`make_splits` (the paper's 10% validation split inside a training fold).
@@ -101,6 +121,10 @@ def validation_split(X, y, val_size, random_state):
     return train_test_split(X, y, test_size=val_size, random_state=random_state, stratify=stratify)
 
 
+@validate_params(
+    {"y": ["array-like"], **_SPLIT_PARAMS},
+    prefer_skip_nested_validation=True,
+)
 def make_splits(y, *, scheme="holdout", test_size=0.25, n_splits=5, random_state=0):
     """Train/test index pairs: one stratified hold-out split, or k folds.
 
@@ -143,9 +167,7 @@ def make_splits(y, *, scheme="holdout", test_size=0.25, n_splits=5, random_state
             idx, test_size=n_test, random_state=random_state, stratify=_stratify(y, n_test)
         )
         return [(np.sort(train), np.sort(test))]
-    if scheme != "kfold":
-        raise ValueError(f'scheme must be "holdout" or "kfold"; got {scheme!r}.')
-    if n_splits < 2 or n < 2 * n_splits:
+    if n < 2 * n_splits:
         raise DataError(
             f"{n_splits}-fold cross-validation needs at least {2 * n_splits} rows "
             f"(2 per fold); this data has {n}. Use fewer folds or a hold-out split."
@@ -161,6 +183,16 @@ def make_splits(y, *, scheme="holdout", test_size=0.25, n_splits=5, random_state
 DISTANCE_CACHE_MB = 64
 
 
+@validate_params(
+    {
+        "X": _X,
+        "y": ["array-like"],
+        "train": ["array-like"],
+        "test": ["array-like"],
+        "max_mb": [Interval(Real, 0, None, closed="left")],
+    },
+    prefer_skip_nested_validation=True,
+)
 def fold_distances(X, y, train, test, *, max_mb=DISTANCE_CACHE_MB):
     """Squared distances of one fold's scaled rows, to get its rbf evidence at any gamma.
 
@@ -199,6 +231,17 @@ def fold_distances(X, y, train, test, *, max_mb=DISTANCE_CACHE_MB):
     return sq_distances(f.X_fit_, f.X_fit_), sq_distances(f.scale(X[test]), f.X_fit_)
 
 
+@validate_params(
+    {
+        "estimator": _ESTIMATOR,
+        "X": _X,
+        "y": ["array-like"],
+        "splits": ["array-like"],
+        "distances": ["array-like", None],
+        "progress": [callable, None],
+    },
+    prefer_skip_nested_validation=False,
+)
 def fold_evidence(estimator, X, y, splits, *, distances=None, progress=None):
     """Fit a featurizer per split (with the estimator's kernel, gamma, normalize).
 
@@ -262,6 +305,10 @@ def _rows(fold):
     return (fold.train, fold.test) if isinstance(fold, Fold) else fold
 
 
+@validate_params(
+    {"estimator": _ESTIMATOR, "X": _X, "y": ["array-like"], "fold": _FOLD},
+    prefer_skip_nested_validation=False,
+)
 def fit_fold(estimator, X, y, fold):
     """A clone of ``estimator`` fitted on one fold's training rows.
 
@@ -296,6 +343,17 @@ def _on_test_rows(est, X, fold, method):
     return getattr(est, method)(X[_rows(fold)[1]])
 
 
+@validate_params(
+    {
+        "estimator": _ESTIMATOR,
+        "X": _X,
+        "y": ["array-like"],
+        "fold": _FOLD,
+        "classes": ["array-like", None],
+        "prefit": ["boolean"],
+    },
+    prefer_skip_nested_validation=False,
+)
 def score_fold(estimator, X, y, fold, classes=None, *, prefit=False):
     """Fit ``estimator`` on one fold's training rows (:func:`fit_fold`) and score it on its
     test rows.
@@ -324,6 +382,16 @@ def score_fold(estimator, X, y, fold, classes=None, *, prefit=False):
     return values, cm
 
 
+@validate_params(
+    {
+        "estimator": _ESTIMATOR,
+        "X": _X,
+        "y": ["array-like"],
+        "fold": _FOLD,
+        "prefit": ["boolean"],
+    },
+    prefer_skip_nested_validation=False,
+)
 def fold_probabilities(estimator, X, y, fold, *, prefit=False):
     """Fit ``estimator`` on one fold's training rows; its ``predict_proba`` of the test rows.
 
@@ -350,6 +418,10 @@ def fold_probabilities(estimator, X, y, fold, *, prefit=False):
     return np.asarray(test), P
 
 
+@validate_params(
+    {"fold_scores": ["array-like"], "classes": ["array-like"]},
+    prefer_skip_nested_validation=True,
+)
 def summarize(fold_scores, classes):
     """Combine :func:`score_fold` results into an :class:`EvaluationResult`."""
     per_fold = pd.DataFrame([values for values, _ in fold_scores])
@@ -367,6 +439,15 @@ def summarize(fold_scores, classes):
     return EvaluationResult(per_fold, summary, sum(cms) if cms else None, np.asarray(classes))
 
 
+@validate_params(
+    {
+        "estimator": _ESTIMATOR,
+        "X_test": _X,
+        "y_test": ["array-like"],
+        "classes": ["array-like", None],
+    },
+    prefer_skip_nested_validation=False,
+)
 def score_test(estimator, X_test, y_test, classes=None):
     """Score a FITTED estimator on a supplied test set (a test file read ``like=`` the
     training data): the same metrics as a fold of :func:`score_fold`, as an
@@ -404,6 +485,16 @@ def score_test(estimator, X_test, y_test, classes=None):
     return summarize([(values, cm)], classes)
 
 
+@validate_params(
+    {
+        "estimator": _ESTIMATOR,
+        "X": _X,
+        "y": ["array-like"],
+        "folds": ["array-like"],
+        "progress": [callable, None],
+    },
+    prefer_skip_nested_validation=False,
+)
 def evaluate_folds(estimator, X, y, folds, *, progress=None):
     """:func:`score_fold` on every fold, summarized.
 
@@ -426,6 +517,16 @@ def evaluate_folds(estimator, X, y, folds, *, progress=None):
     return summarize(results, classes)
 
 
+@validate_params(
+    {
+        "estimator": _ESTIMATOR,
+        "X": _X,
+        "y": ["array-like"],
+        **_SPLIT_PARAMS,
+        "progress": [callable, None],
+    },
+    prefer_skip_nested_validation=False,
+)
 def evaluate(
     estimator, X, y, *, scheme="holdout", test_size=0.25, n_splits=5, random_state=0, progress=None
 ):

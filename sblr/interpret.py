@@ -50,13 +50,37 @@ import functools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
 import pandas as pd
 from scipy.special import expit
 
+from sblr import _validation
+from sblr._validation import validate_params
 from sblr.exceptions import DataError
+
+# Parameter constraints (sblr._validation), given as functions: the dashboard imports this
+# module at start-up, before scikit-learn, which builds them at the first call.  A model
+# argument is duck-typed (a fitted sblr model, or anything with its attributes, e.g. a
+# SimpleNamespace): "no_validation", its attributes are checked where they are read.
+# Indices get their upper bound (the number of classes) from the data, in _check_index.
+_MODEL = "no_validation"
+_NAMES = ["array-like", None]
+
+
+def _index():
+    return [_validation.Interval(Integral, 0, None, closed="left")]
+
+
+def _count():
+    return [_validation.Interval(Integral, 1, None, closed="left")]
+
+
+def _between(left, right, closed):
+    return [_validation.Interval(Real, left, right, closed=closed)]
+
 
 __all__ = [
     "ClaimCheck",
@@ -127,6 +151,10 @@ def _coef(model_or_coef, what: str = "model") -> np.ndarray:
 # --------------------------------------------------------------------------- standardized beta
 
 
+@validate_params(
+    lambda: {"F": ["array-like"]},
+    prefer_skip_nested_validation=True,
+)
 def evidence_sd(F) -> np.ndarray:
     """Population standard deviation (``ddof=0``) of each class's evidence column.
 
@@ -166,6 +194,10 @@ def evidence_sd(F) -> np.ndarray:
     return sd
 
 
+@validate_params(
+    lambda: {"model_or_coef": _MODEL, "F": ["array-like", None], "sd": ["array-like", None]},
+    prefer_skip_nested_validation=True,
+)
 def standardized_coef(model_or_coef, F=None, *, sd=None) -> np.ndarray:
     """Scale-free coefficients: beta_t^k times the standard deviation of f̄_t.
 
@@ -248,10 +280,13 @@ def frequent_classes(Y, n: int, *, include=()) -> np.ndarray:
     >>> frequent_classes(Y, 2, include=[0])
     array([0, 1])
     """
+    # Not @validate_params: every page's sidebar calls it at start-up (the default class),
+    # before scikit-learn, whose validation would import it there (tests/test_startup.py).
+    if isinstance(n, bool | np.bool_) or not isinstance(n, int | np.integer) or n < 1:
+        raise DataError(f"n must be a positive integer, got {n!r}.")
     Y = np.asarray(Y)
     if Y.ndim != 2:
         raise DataError(f"Y must be a 2-D label matrix; got shape {Y.shape}.")
-    n = _class_count(n)
     sizes = (Y != 0).sum(axis=0)
     return _keep(np.argsort(-sizes, kind="stable"), n, include)
 
@@ -266,13 +301,15 @@ def _keep(order, n, include):
     return np.sort(np.array((kept + rest)[: min(max(n, len(kept)), m)], dtype=int))
 
 
-def _class_count(n) -> int:
-    """``n`` of :func:`frequent_classes` / :func:`top_classes` as an int, or a typed error."""
-    if isinstance(n, bool | np.bool_) or not isinstance(n, int | np.integer) or n < 1:
-        raise DataError(f"n must be a positive integer, got {n!r}.")
-    return int(n)
-
-
+@validate_params(
+    lambda: {
+        "coefs": ["array-like", Mapping],
+        "n": _count(),
+        "include": ["array-like"],
+        "tiebreak": ["array-like", Mapping, None],
+    },
+    prefer_skip_nested_validation=True,
+)
 def top_classes(coefs, n: int, *, include=(), tiebreak=None) -> np.ndarray:
     """The ``n`` classes with the largest off-diagonal |beta| in their row or column.
 
@@ -317,7 +354,6 @@ def top_classes(coefs, n: int, *, include=(), tiebreak=None) -> np.ndarray:
     """
     off, diag = _link_scores(coefs)
     m = off.shape[0]
-    n = _class_count(n)
     keys = [np.arange(m), -diag]
     if tiebreak is not None:
         off_t, diag_t = _link_scores(tiebreak)
@@ -358,6 +394,10 @@ def _link_scores(coefs):
 # --------------------------------------------------------------------------- co-occurrence
 
 
+@validate_params(
+    lambda: {"Y": ["array-like"], "classes": ["array-like", None]},
+    prefer_skip_nested_validation=True,
+)
 def cooccurrence(Y, classes=None) -> np.ndarray:
     """Number of rows relevant to both classes, for every pair of classes.
 
@@ -425,6 +465,10 @@ def cooccurrence(Y, classes=None) -> np.ndarray:
 # --------------------------------------------------------------------------- coefficient tables
 
 
+@validate_params(
+    lambda: {"Y": ["array-like"], "F": ["array-like"]},
+    prefer_skip_nested_validation=True,
+)
 def class_affinity(Y, F) -> np.ndarray:
     """Mean evidence of class t over the rows of class k: a class-to-class relation for
     multi-class data, where co-occurrence is empty (every row has one class).
@@ -459,6 +503,19 @@ def class_affinity(Y, F) -> np.ndarray:
         return (Y.T @ F) / counts[:, None]
 
 
+@validate_params(
+    lambda: {
+        "models": _MODEL,
+        "Y": ["array-like"],
+        "k": _index(),
+        "class_names": _NAMES,
+        "evidence": ["array-like", None],
+        "relation": ["array-like", None],
+        "relation_name": [str, None],
+        "dependency": ["boolean"],
+    },
+    prefer_skip_nested_validation=True,
+)
 def contribution_table(
     models,
     Y,
@@ -606,6 +663,10 @@ def contribution_table(
 # ---------------------------------------------- does |β| follow the dependency?
 
 
+@validate_params(
+    lambda: {"Y": ["array-like", None], "counts": ["array-like", None]},
+    prefer_skip_nested_validation=True,
+)
 def conditional_frequency(Y=None, *, counts=None) -> np.ndarray:
     """P(k | t): the share of class t's rows that also carry class k, for every pair.
 
@@ -672,6 +733,10 @@ def _pearson(x: np.ndarray, y: np.ndarray) -> float:
     return math.nan if den == 0 else float(np.clip((x @ y) / den, -1.0, 1.0))
 
 
+@validate_params(
+    lambda: {"x": ["array-like"], "y": ["array-like"]},
+    prefer_skip_nested_validation=True,
+)
 def spearman(x, y) -> float:
     """Spearman's rank correlation (Pearson on average ranks; ties share ranks).
 
@@ -769,6 +834,17 @@ class ClaimCheck:
         )
 
 
+@validate_params(
+    lambda: {
+        "weights": ["array-like"],
+        "dependency": ["array-like"],
+        "target": [*_index(), None],
+        "n_permutations": _count(),
+        "alpha": _between(0, 1, "neither"),
+        "seed": ["random_state", np.random.Generator],
+    },
+    prefer_skip_nested_validation=True,
+)
 def check_claim(
     weights, dependency, *, target=None, n_permutations: int = 9999, alpha: float = 0.05, seed=0
 ) -> ClaimCheck:
@@ -868,6 +944,16 @@ def _stored_permutations(n, n_permutations, seed):
     return index
 
 
+@validate_params(
+    lambda: {
+        "coefs": ["array-like"],
+        "relation": ["array-like"],
+        "sd": ["array-like", None],
+        "target": [*_index(), None],
+        "average": ["boolean"],
+    },
+    prefer_skip_nested_validation=True,
+)
 def rank_agreement_path(coefs, relation, *, sd=None, target=None, average=False) -> np.ndarray:
     """Spearman(|β̃ₜᵏ|, relation[k, t]) over t ≠ k at every λ of a coefficient path.
 
@@ -933,6 +1019,10 @@ def rank_agreement_path(coefs, relation, *, sd=None, target=None, average=False)
     return out
 
 
+@validate_params(
+    lambda: {"lams": ["array-like"], "coefs_k": ["array-like"]},
+    prefer_skip_nested_validation=True,
+)
 def entry_lambdas(lams, coefs_k) -> dict:
     """Where each class enters a lasso path: the largest λ at which its βₜᵏ is non-zero.
 
@@ -963,6 +1053,14 @@ def entry_lambdas(lams, coefs_k) -> dict:
     return dict(sorted(entry.items(), key=lambda item: -item[1]))
 
 
+@validate_params(
+    lambda: {
+        "model": [_validation.HasMethods(["predict_from_evidence"])],
+        "F": ["array-like"],
+        "k": _index(),
+    },
+    prefer_skip_nested_validation=True,
+)
 def predicted_share(model, F, k) -> float:
     """Share of the rows of evidence ``F`` that ``model`` gives class ``k`` (its own decisions,
     :meth:`predict_from_evidence`): 0 when it never predicts k, 1 when always.
@@ -982,6 +1080,19 @@ def predicted_share(model, F, k) -> float:
     return float(hit.mean()) if hit.size else 0.0
 
 
+@validate_params(
+    lambda: {
+        "model_or_coef": _MODEL,
+        "intercept": ["array-like", None],
+        "k": _index(),
+        "t1": _index(),
+        "t2": _index(),
+        "F": ["array-like"],
+        "f1_range": ["array-like", None],
+        "n": [_validation.Interval(Integral, 2, None, closed="left")],
+    },
+    prefer_skip_nested_validation=True,
+)
 def decision_line(model_or_coef, intercept=None, *, k, t1, t2, F, f1_range=None, n=50):
     """Where a logistic model decides π_k = 0.5 in the plane of two evidences (f̄_t1, f̄_t2),
     the other evidences held at their mean over ``F``.
@@ -1037,6 +1148,19 @@ def decision_line(model_or_coef, intercept=None, *, k, t1, t2, F, f1_range=None,
     return None
 
 
+@validate_params(
+    lambda: {
+        "y_true": ["array-like"],
+        "y_pred": ["array-like"],
+        "which": [
+            _validation.StrOptions(
+                {"all", "misclassified", "false_negative", "false_positive", "true", "predicted"}
+            )
+        ],
+        "k": "no_validation",  # a column index (multi-label) or any class label (multi-class)
+    },
+    prefer_skip_nested_validation=True,
+)
 def select_rows(y_true, y_pred, *, which="all", k=None) -> np.ndarray:
     """Row indices for a row picker: all rows, the misclassified ones, or those of a class.
 
@@ -1074,11 +1198,6 @@ def select_rows(y_true, y_pred, *, which="all", k=None) -> np.ndarray:
     if which == "misclassified":
         wrong = (t != p).any(axis=1) if t.ndim == 2 else t != p
         return np.flatnonzero(wrong)
-    if which not in ("true", "predicted", "false_negative", "false_positive"):
-        raise ValueError(
-            'which must be "all", "misclassified", "false_negative", "false_positive", '
-            f'"true" or "predicted"; got {which!r}.'
-        )
 
     def has_k(labels):
         return labels[:, int(k)] == 1 if labels.ndim == 2 else labels == k
@@ -1090,6 +1209,14 @@ def select_rows(y_true, y_pred, *, which="all", k=None) -> np.ndarray:
     return np.flatnonzero(has_k(t if which == "true" else p))
 
 
+@validate_params(
+    lambda: {
+        "n_rows": _count(),
+        "n_tests": [_validation.Interval(Integral, 0, None, closed="left")],
+        "alpha": _between(0, 1, "neither"),
+    },
+    prefer_skip_nested_validation=True,
+)
 def family_threshold(n_rows: int, n_tests: int, alpha: float = 0.05) -> float:
     """τ for :func:`zero_readings` when ``n_tests`` correlations are read at once: the
     two-sided Bonferroni level ``z(1 - alpha / (2 n_tests)) / sqrt(n_rows)``, so that all of
@@ -1103,9 +1230,7 @@ def family_threshold(n_rows: int, n_tests: int, alpha: float = 0.05) -> float:
     """
     from scipy.stats import norm
 
-    n_rows, n_tests = int(n_rows), max(1, int(n_tests))
-    if n_rows < 1:
-        raise DataError(f"n_rows must be at least 1; got {n_rows}.")
+    n_tests = max(1, n_tests)
     return float(norm.ppf(1.0 - alpha / (2.0 * n_tests)) / math.sqrt(n_rows))
 
 
@@ -1118,6 +1243,10 @@ def _reading(r, partial, tau) -> str:
     return "irrelevant"
 
 
+@validate_params(
+    lambda: {"zeros": [pd.DataFrame], "threshold": _between(0, None, "left")},
+    prefer_skip_nested_validation=True,
+)
 def readings_at(zeros: pd.DataFrame, threshold: float) -> pd.Series:
     """The readings of :func:`zero_readings`'s table at another τ (e.g.
     :func:`family_threshold`), from its correlations: nothing is refitted.
@@ -1138,6 +1267,17 @@ def readings_at(zeros: pd.DataFrame, threshold: float) -> pd.Series:
     )
 
 
+@validate_params(
+    lambda: {
+        "coef_k": ["array-like"],
+        "F": ["array-like"],
+        "Y": ["array-like"],
+        "k": _index(),
+        "class_names": _NAMES,
+        "threshold": [*_between(0, None, "left"), None],
+    },
+    prefer_skip_nested_validation=True,
+)
 def zero_readings(coef_k, F, Y, k, class_names=None, *, threshold=None) -> pd.DataFrame:
     """What each zero weight βₜᵏ = 0 of a sparse model means: irrelevant, redundant or weak.
 
@@ -1256,6 +1396,10 @@ def zero_readings(coef_k, F, Y, k, class_names=None, *, threshold=None) -> pd.Da
     return out
 
 
+@validate_params(
+    lambda: {"coef": _MODEL, "class_names": _NAMES, "tol": _between(0, None, "left")},
+    prefer_skip_nested_validation=True,
+)
 def sparsity_summary(coef, class_names=None, *, tol: float = 0.0) -> pd.DataFrame:
     """Per target class, which classes' evidence the model ignores (beta_t^k == 0).
 
@@ -1404,6 +1548,10 @@ class InstanceContributions:
         return pd.DataFrame(columns)
 
 
+@validate_params(
+    lambda: {"model": _MODEL, "x": ["array-like", None], "evidence": ["array-like", None]},
+    prefer_skip_nested_validation=True,
+)
 def instance_contributions(model, x=None, *, evidence=None) -> InstanceContributions:
     """Split each class's logit for one query row into per-class evidence terms.
 

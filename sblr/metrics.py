@@ -41,10 +41,13 @@ Examples
 
 from __future__ import annotations
 
+from numbers import Real
+
 import numpy as np
 from sklearn.metrics import accuracy_score as _sk_accuracy
 from sklearn.metrics import f1_score as _sk_f1
 
+from sblr._validation import Interval, Options, StrOptions, validate_params
 from sblr.exceptions import DataError
 
 __all__ = [
@@ -122,6 +125,15 @@ METRIC_LABELS: dict[str, str] = {
 
 #: Default F1 value of a label with no true and no predicted positives (Mulan).
 MULAN_ZERO_DIVISION = 1.0
+
+# Parameter constraints (sblr._validation): the arrays' shapes and values are checked below
+# and raise DataError, the data being the user's.
+_ZERO_DIVISION = [Options(Real, {0.0, 1.0}), "nan"]
+_THRESHOLD = [Interval(Real, 0, 1, closed="both")]
+_METRIC = [StrOptions(set(LOWER_IS_BETTER))]
+_PREDICTIONS = {"Y_true": ["array-like"], "Y_pred": ["array-like"]}
+_RANKING = {"Y_true": ["array-like"], "scores": ["array-like"]}
+_LABELS = {"y_true": ["array-like"], "y_pred": ["array-like"]}
 
 
 # --------------------------------------------------------------------------- validation
@@ -221,6 +233,10 @@ def _label_pair(y_true, y_pred) -> tuple[np.ndarray, np.ndarray]:
 # --------------------------------------------------------------------------- bipartition
 
 
+@validate_params(
+    _PREDICTIONS,
+    prefer_skip_nested_validation=True,
+)
 def hamming_loss(Y_true, Y_pred) -> float:
     """Fraction of (instance, label) pairs that are misclassified.
 
@@ -250,6 +266,10 @@ def hamming_loss(Y_true, Y_pred) -> float:
     return float(np.mean(Yt != Yp))
 
 
+@validate_params(
+    _PREDICTIONS,
+    prefer_skip_nested_validation=True,
+)
 def subset_accuracy(Y_true, Y_pred) -> float:
     """Fraction of rows whose predicted label set equals the true set exactly.
 
@@ -274,6 +294,10 @@ def subset_accuracy(Y_true, Y_pred) -> float:
     return float(np.mean((Yt == Yp).all(axis=1)))
 
 
+@validate_params(
+    {**_PREDICTIONS, "zero_division": _ZERO_DIVISION},
+    prefer_skip_nested_validation=True,
+)
 def micro_f1(Y_true, Y_pred, *, zero_division: float = MULAN_ZERO_DIVISION) -> float:
     """Micro-averaged F1: F1 of the pooled (tp, fp, fn) counts over all labels.
 
@@ -312,6 +336,10 @@ def _counts(Yt, Yp):
     return tp, Yp.sum(axis=0) - tp, Yt.sum(axis=0) - tp
 
 
+@validate_params(
+    {**_PREDICTIONS, "zero_division": _ZERO_DIVISION},
+    prefer_skip_nested_validation=True,
+)
 def macro_f1(Y_true, Y_pred, *, zero_division: float = MULAN_ZERO_DIVISION) -> float:
     """Macro-averaged F1: unweighted mean over the ``m`` labels of per-label F1.
 
@@ -362,6 +390,10 @@ def macro_f1(Y_true, Y_pred, *, zero_division: float = MULAN_ZERO_DIVISION) -> f
 # --------------------------------------------------------------------------- ranking
 
 
+@validate_params(
+    _RANKING,
+    prefer_skip_nested_validation=True,
+)
 def ranking_loss(Y_true, scores) -> float:
     """Fraction of (relevant, irrelevant) label pairs that are mis-ordered.
 
@@ -418,6 +450,10 @@ def ranking_loss(Y_true, scores) -> float:
     return float(np.mean(wrong / (n_pos * (m - n_pos))))
 
 
+@validate_params(
+    _RANKING,
+    prefer_skip_nested_validation=True,
+)
 def one_error(Y_true, scores) -> float:
     """Fraction of rows whose top-scored label is not relevant.
 
@@ -457,6 +493,10 @@ def one_error(Y_true, scores) -> float:
     return float(np.mean(Yk[np.arange(len(top)), top] == 0))
 
 
+@validate_params(
+    _RANKING,
+    prefer_skip_nested_validation=True,
+)
 def coverage(Y_true, scores) -> float:
     """How far down the ranking one must go, on average, to cover all relevant labels.
 
@@ -500,6 +540,10 @@ def coverage(Y_true, scores) -> float:
     return float(np.mean(np.maximum(depth - 1, 0)))
 
 
+@validate_params(
+    _RANKING,
+    prefer_skip_nested_validation=True,
+)
 def average_precision(Y_true, scores) -> float:
     """Average fraction of relevant labels ranked at or above each relevant label.
 
@@ -567,6 +611,10 @@ def _average_precision_rows(Y, S, chunk_cells=2**24):
 # --------------------------------------------------------------------------- multi-class
 
 
+@validate_params(
+    _LABELS,
+    prefer_skip_nested_validation=True,
+)
 def accuracy(y_true, y_pred) -> float:
     """Fraction of samples whose predicted class equals the true class.
 
@@ -588,6 +636,10 @@ def accuracy(y_true, y_pred) -> float:
     return float(_sk_accuracy(yt, yp))
 
 
+@validate_params(
+    {**_LABELS, "labels": ["array-like", None], "zero_division": _ZERO_DIVISION},
+    prefer_skip_nested_validation=True,
+)
 def multiclass_macro_f1(
     y_true, y_pred, *, labels=None, zero_division: float = MULAN_ZERO_DIVISION
 ) -> float:
@@ -624,6 +676,10 @@ def multiclass_macro_f1(
 # --------------------------------------------------------------------------- reports
 
 
+@validate_params(
+    {**_PREDICTIONS, "scores": ["array-like"]},
+    prefer_skip_nested_validation=True,
+)
 def multilabel_report(Y_true, Y_pred, scores) -> dict[str, float]:
     """All multi-label metrics in one dict (Python floats, fixed key order).
 
@@ -656,6 +712,10 @@ def multilabel_report(Y_true, Y_pred, scores) -> dict[str, float]:
     }
 
 
+@validate_params(
+    {**_LABELS, "labels": ["array-like", None]},
+    prefer_skip_nested_validation=True,
+)
 def multiclass_report(y_true, y_pred, *, labels=None) -> dict[str, float]:
     """Multi-class metrics: ``{"accuracy": ..., "macro_f1": ...}``.
 
@@ -675,6 +735,10 @@ def multiclass_report(y_true, y_pred, *, labels=None) -> dict[str, float]:
 # --------------------------------------------------------------------------- one metric by name
 
 
+@validate_params(
+    {"y": ["array-like"]},
+    prefer_skip_nested_validation=True,
+)
 def is_multilabel(y) -> bool:
     """True for a 2-D label indicator with more than one column (the multi-label task).
 
@@ -686,6 +750,15 @@ def is_multilabel(y) -> bool:
     return np.ndim(y) == 2 and np.shape(y)[1] > 1
 
 
+@validate_params(
+    {
+        "metric": _METRIC,
+        "y_true": ["array-like"],
+        "y_pred": ["array-like", None],
+        "scores": ["array-like", None],
+    },
+    prefer_skip_nested_validation=True,
+)
 def score(metric, y_true, y_pred, scores=None) -> float:
     """The value of ``metric`` (a name of :data:`MULTILABEL_METRICS` or
     :data:`MULTICLASS_METRICS`) for the task of ``y_true``: the metrics of
@@ -699,8 +772,6 @@ def score(metric, y_true, y_pred, scores=None) -> float:
     >>> score("one_error", [[1, 0], [0, 1]], None, [[0.9, 0.1], [0.8, 0.2]])
     0.5
     """
-    if metric not in LOWER_IS_BETTER:
-        raise DataError(f"Unknown metric {metric!r}; choose from {', '.join(LOWER_IS_BETTER)}.")
     if metric in SCORE_METRICS:
         if scores is None:
             raise DataError(f"{metric} is computed from scores; none were given.")
@@ -710,6 +781,10 @@ def score(metric, y_true, y_pred, scores=None) -> float:
     return float(globals()[metric](y_true, y_pred))
 
 
+@validate_params(
+    {"metric": _METRIC, "a": [Real], "b": [Real]},
+    prefer_skip_nested_validation=True,
+)
 def is_better(metric, a, b) -> bool:
     """True when value ``a`` of ``metric`` beats ``b`` (NaN never beats a number; a number
     beats NaN).
@@ -724,6 +799,10 @@ def is_better(metric, a, b) -> bool:
     return bool(a < b) if LOWER_IS_BETTER[metric] else bool(a > b)
 
 
+@validate_params(
+    {"metric": _METRIC, "values": ["array-like"]},
+    prefer_skip_nested_validation=True,
+)
 def best_index(metric, values) -> int:
     """Index of the best of ``values`` for ``metric``; the first one on ties.
 
@@ -759,6 +838,15 @@ def _labels_from_proba(y_true, P):
     return Y, P
 
 
+@validate_params(
+    {
+        "y_true": ["array-like"],
+        "P": ["array-like"],
+        "threshold": _THRESHOLD,
+        "class_names": ["array-like", None],
+    },
+    prefer_skip_nested_validation=True,
+)
 def per_label_report(y_true, P, *, threshold=0.5, class_names=None):
     """Precision, recall, F1 and support of every class, deciding from probabilities.
 
@@ -796,8 +884,6 @@ def per_label_report(y_true, P, *, threshold=0.5, class_names=None):
         pred = np.zeros_like(P)
         pred[np.arange(len(P)), P.argmax(axis=1)] = 1.0
     else:
-        if not 0.0 <= float(threshold) <= 1.0:
-            raise ValueError(f"threshold must be in [0, 1]; got {threshold!r}.")
         pred = (P >= float(threshold)).astype(float)
     tp = (Y * pred).sum(axis=0)
     support, predicted = Y.sum(axis=0), pred.sum(axis=0)
@@ -820,6 +906,10 @@ def per_label_report(y_true, P, *, threshold=0.5, class_names=None):
     )
 
 
+@validate_params(
+    {"Y_true": ["array-like"], "P": ["array-like"], "threshold": _THRESHOLD},
+    prefer_skip_nested_validation=True,
+)
 def threshold_report(Y_true, P, threshold=0.5) -> dict[str, float]:
     """The label-decision metrics of multi-label data when class k is predicted at
     ``P[:, k] >= threshold``: Hamming loss, subset accuracy, micro- and macro-F1 (the ranking
@@ -841,6 +931,10 @@ def threshold_report(Y_true, P, threshold=0.5) -> dict[str, float]:
     }
 
 
+@validate_params(
+    {"Y_true": ["array-like"], "P": ["array-like"], "threshold": _THRESHOLD},
+    prefer_skip_nested_validation=True,
+)
 def decision_counts(Y_true, P, threshold=0.5) -> dict[str, int]:
     """What the label decisions at ``threshold`` leave out, for the user to be told:
     ``rows`` (all rows), ``empty_rows`` (rows given no label at all) and
@@ -861,6 +955,10 @@ def decision_counts(Y_true, P, threshold=0.5) -> dict[str, int]:
     }
 
 
+@validate_params(
+    {"y_true": ["array-like"], "p": ["array-like"]},
+    prefer_skip_nested_validation=True,
+)
 def pr_curve(y_true, p):
     """Precision-recall curve of one class from its probabilities (scikit-learn's
     ``precision_recall_curve``) and its average precision.

@@ -200,6 +200,7 @@ def _evidence_that_counted(est, X, scores, names, n=3):
     for the baselines, which have no class evidence."""
     from sblr.models import SMLClassifier, _LogisticSimilarityClassifier
 
+    est = getattr(est, "best_estimator_", est)  # a CV estimator predicts with its refit
     if not isinstance(est, (SMLClassifier, _LogisticSimilarityClassifier)):
         return None
     F = np.asarray(est.evidence(X), dtype=float)

@@ -17,10 +17,10 @@ import numpy as np
 from scipy.special import expit, log_expit, logsumexp
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils._param_validation import Interval
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from sblr._validation import Interval
 from sblr.exceptions import DataError
 from sblr.logistic import solve_layer
 from sblr.similarity import (

@@ -23,7 +23,6 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
 from sklearn.kernel_approximation import Nystroem, RBFSampler
 from sklearn.metrics.pairwise import manhattan_distances
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.extmath import row_norms, safe_sparse_dot
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -32,6 +31,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from sblr._approx import AUTO_APPROX_ROWS, resolve_approx  # noqa: F401
 from sblr._threads import evidence_threads as _evidence_threads
 from sblr._threads import run_in_threads as _run
+from sblr._validation import Interval, StrOptions, validate_params
 from sblr.exceptions import DataError
 
 # The [-1, 1] scaling and γ = "scale" live in sblr.scaling (no scikit-learn there, so the
@@ -51,6 +51,15 @@ APPROX_METHODS = ("nystroem", "rff")
 #: shift of the [-1, 1] scaling (which sparse data skip to stay sparse) does not matter.
 SPARSE_KERNELS = ("rbf", "laplacian")
 DEFAULT_WORKING_MEMORY_MB = 256
+
+# Parameter constraints of the public functions (sblr._validation); SimilarityFeaturizer
+# declares the same ones in _parameter_constraints.
+_ROWS = ["array-like", "sparse matrix"]
+_KERNEL = [StrOptions(set(KERNELS)), callable]
+_GAMMA = [Interval(Real, 0, None, closed="left")]
+_NORMALIZE = [StrOptions({"mean", "sum"})]
+_WORKING_MEMORY = [Interval(Real, 0, None, closed="neither")]
+_FEATURE_MAP = [Nystroem, RBFSampler]
 
 
 # --------------------------------------------------------------------------- math
@@ -84,6 +93,16 @@ def exp_in_place(K):
     return K
 
 
+@validate_params(
+    {
+        "A": _ROWS,
+        "B": _ROWS,
+        "kernel": _KERNEL,
+        "gamma": _GAMMA,
+        "B_sq_norms": ["array-like", None],
+    },
+    prefer_skip_nested_validation=True,
+)
 def kernel_block(A, B, kernel="rbf", gamma=1.0, B_sq_norms=None):
     """Similarity matrix ``Phi(A_i, B_j)`` of shape (len(A), len(B)).
 
@@ -130,13 +149,12 @@ def kernel_block(A, B, kernel="rbf", gamma=1.0, B_sq_norms=None):
         return np.exp(-gamma * _l1_distances(A, B))
     if kernel == "linear":
         return A @ B.T
-    if kernel == "cosine":
-        na = np.sqrt(_sq_norms(A))
-        nb = np.sqrt(_sq_norms(B))
-        na[na == 0] = 1.0
-        nb[nb == 0] = 1.0
-        return (A @ B.T) / na[:, None] / nb[None, :]
-    raise ValueError(f"Unknown kernel {kernel!r}; choose one of {KERNELS} or a callable.")
+    # "cosine"
+    na = np.sqrt(_sq_norms(A))
+    nb = np.sqrt(_sq_norms(B))
+    na[na == 0] = 1.0
+    nb[nb == 0] = 1.0
+    return (A @ B.T) / na[:, None] / nb[None, :]
 
 
 def _cross(A, B):
@@ -175,6 +193,18 @@ def _block_rows(n_train, d, kernel, working_memory):
     return max(1, int(working_memory * 2**20 // row_bytes))
 
 
+@validate_params(
+    {
+        "X_query": _ROWS,
+        "X_train": _ROWS,
+        "Y": ["array-like"],
+        "kernel": _KERNEL,
+        "gamma": _GAMMA,
+        "leave_one_out": ["boolean"],
+        "working_memory": _WORKING_MEMORY,
+    },
+    prefer_skip_nested_validation=True,
+)
 def class_evidence(
     X_query,
     X_train,
@@ -466,6 +496,15 @@ def featurizer_for(estimator, **overrides):
     return SimilarityFeaturizer(**{**params, **overrides})
 
 
+@validate_params(
+    {
+        "approx": [StrOptions(set(APPROX_METHODS))],
+        "gamma": [Interval(Real, 0, None, closed="neither")],
+        "n_components": [Interval(Integral, 1, None, closed="left")],
+        "random_state": ["random_state"],
+    },
+    prefer_skip_nested_validation=True,
+)
 def make_feature_map(approx, gamma, n_components, random_state):
     """Unfitted random feature map approximating ``exp(-gamma ||a - b||^2)``.
 
@@ -477,11 +516,13 @@ def make_feature_map(approx, gamma, n_components, random_state):
         return Nystroem(
             kernel="rbf", gamma=gamma, n_components=n_components, random_state=random_state
         )
-    if approx == "rff":
-        return RBFSampler(gamma=gamma, n_components=n_components, random_state=random_state)
-    raise ValueError(f"approx must be None or one of {APPROX_METHODS}; got {approx!r}.")
+    return RBFSampler(gamma=gamma, n_components=n_components, random_state=random_state)
 
 
+@validate_params(
+    {"feature_map": _FEATURE_MAP, "X": _ROWS},
+    prefer_skip_nested_validation=True,
+)
 def apply_feature_map(feature_map, X):
     """``phi(X)`` of a fitted Nystroem or RBFSampler from :func:`make_feature_map`.
 
@@ -523,6 +564,15 @@ def _approx_block_rows(n_components, working_memory):
     return max(1, int(working_memory * 2**20 // (32 * max(n_components, 1))))
 
 
+@validate_params(
+    {
+        "feature_map": _FEATURE_MAP,
+        "X_train": _ROWS,
+        "Y": ["array-like"],
+        "working_memory": _WORKING_MEMORY,
+    },
+    prefer_skip_nested_validation=True,
+)
 def approx_class_sums(feature_map, X_train, Y, working_memory=DEFAULT_WORKING_MEMORY_MB):
     """``S = phi(X_train)^T Y`` and the self-similarities ``phi(x_i) . phi(x_i)``.
 
@@ -554,6 +604,18 @@ def _n_features_out(feature_map):
     return feature_map.random_weights_.shape[1]
 
 
+@validate_params(
+    {
+        "X_query": _ROWS,
+        "feature_map": _FEATURE_MAP,
+        "S": ["array-like"],
+        "Y": ["array-like"],
+        "self_sim": ["array-like", None],
+        "leave_one_out": ["boolean"],
+        "working_memory": _WORKING_MEMORY,
+    },
+    prefer_skip_nested_validation=True,
+)
 def approx_class_evidence(
     X_query,
     feature_map,
@@ -632,6 +694,10 @@ def approx_class_evidence(
 _SAFE_SQ_NORM = 2.0**1020
 
 
+@validate_params(
+    {"A": _ROWS, "B": _ROWS, "B_sq_norms": ["array-like", None]},
+    prefer_skip_nested_validation=True,
+)
 def sq_distances(A, B, B_sq_norms=None):
     """Squared Euclidean distances ``||a - b||^2`` through BLAS, clipped at 0.
 
@@ -711,6 +777,16 @@ def _ldexp(A, e):
     return np.ldexp(A, e)
 
 
+@validate_params(
+    {
+        "D": ["array-like"],
+        "Y": ["array-like"],
+        "gamma": _GAMMA,
+        "leave_one_out": ["boolean"],
+        "normalize": _NORMALIZE,
+    },
+    prefer_skip_nested_validation=True,
+)
 def rbf_evidence_from_sq_distances(D, Y, gamma, *, leave_one_out=False, normalize="mean"):
     """Normalized rbf evidence from precomputed squared distances (one gamma of a grid).
 
@@ -748,6 +824,10 @@ def rbf_evidence_from_sq_distances(D, Y, gamma, *, leave_one_out=False, normaliz
     return normalize_evidence(sums, counts, normalize)
 
 
+@validate_params(
+    {"sums": ["array-like"], "counts": ["array-like"], "normalize": _NORMALIZE},
+    prefer_skip_nested_validation=True,
+)
 def normalize_evidence(sums, counts, normalize="mean"):
     """Turn evidence sums into features.
 
@@ -761,6 +841,10 @@ def normalize_evidence(sums, counts, normalize="mean"):
     return out
 
 
+@validate_params(
+    {"F": ["array-like"]},
+    prefer_skip_nested_validation=True,
+)
 def check_evidence(F):
     """Return ``F`` as a float array, or raise :class:`~sblr.DataError` if it holds NaN or inf.
 
@@ -1060,6 +1144,10 @@ class SimilarityFeaturizer(TransformerMixin, BaseEstimator):
         return tags
 
 
+@validate_params(
+    {"y": ["array-like"]},
+    prefer_skip_nested_validation=True,
+)
 def label_indicator(y):
     """Classes and 0/1 indicator matrix for class labels or a multi-label matrix.
 

@@ -22,13 +22,16 @@ value``.  A method's score on a data set is its mean over the folds.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from numbers import Integral, Real
 
 import numpy as np
 import pandas as pd
 
 # plotly (cd_diagram) and scipy.stats (the tests) are imported where they are used: the
 # tables and the CLI's statistics do not draw, and scipy.stats takes seconds to import.
+from sblr._validation import Interval, StrOptions, validate_params
 from sblr.metrics import LOWER_IS_BETTER, METRIC_LABELS
 from sblr.protocol import METHODS
 from sblr.textsafe import escape_markdown
@@ -51,6 +54,17 @@ __all__ = [
 ]
 
 
+# Parameter constraints (sblr._validation).  ``results`` is the long table of
+# ``dataset, method, fold, metric, value`` rows; whether it holds what a function needs
+# (a metric's rows, enough methods and data sets) is a property of the data, checked there.
+_RESULTS = [pd.DataFrame]
+_METRIC = [StrOptions(set(LOWER_IS_BETTER))]
+_DECIMALS = [Interval(Integral, 0, None, closed="left"), None]
+_ALPHA = [Interval(Real, 0, 1, closed="neither")]
+_METHODS = [Interval(Integral, 2, None, closed="left")]  # k: at least 2 methods
+_DATASETS = [Interval(Integral, 1, None, closed="left")]  # n: at least 1 data set
+
+
 def method_label(name):
     """The paper's column name of a method (``"sparse_sblr"`` -> ``"SparseSBLR"``)."""
     return METHODS[name].label if name in METHODS else str(name)
@@ -67,6 +81,10 @@ def _method_order(methods):
     return _order(methods, list(METHODS))
 
 
+@validate_params(
+    {"results": _RESULTS, "decimals": [Interval(Integral, 0, None, closed="left")]},
+    prefer_skip_nested_validation=True,
+)
 def mean_std_table(results, *, decimals=3):
     """``"mean ± std"`` over folds, rows (dataset, method), one column per metric.
 
@@ -92,6 +110,10 @@ def mean_std_table(results, *, decimals=3):
     return table
 
 
+@validate_params(
+    {"results": _RESULTS, "metrics": ["array-like"]},
+    prefer_skip_nested_validation=True,
+)
 def one_dataset_reading(results, metrics) -> list[str]:
     """A short reading of a comparison on ONE data set, as sentences for a reader.
 
@@ -144,6 +166,10 @@ def one_dataset_reading(results, metrics) -> list[str]:
     return lines
 
 
+@validate_params(
+    {"results": _RESULTS, "metric": [str], "decimals": _DECIMALS},
+    prefer_skip_nested_validation=True,
+)
 def mean_table(results, metric, *, decimals=None):
     """Mean over folds of ``metric``: rows data sets, columns methods (NaN where not run)."""
     sub = results[results["metric"] == metric]
@@ -183,6 +209,10 @@ class RankTable:
     dropped_datasets: list
 
 
+@validate_params(
+    {"results": _RESULTS, "metric": _METRIC, "decimals": _DECIMALS},
+    prefer_skip_nested_validation=True,
+)
 def rank_table(results, metric, *, decimals=None):
     """Per-data-set ranks (1 = best, ties averaged) and average ranks for ``metric``.
 
@@ -215,6 +245,16 @@ def rank_table(results, metric, *, decimals=None):
     return RankTable(means, ranks, ranks.mean(axis=0), metric, dropped)
 
 
+@validate_params(
+    {
+        "results": _RESULTS,
+        "metrics": ["array-like"],
+        "methods": ["array-like", None],
+        "decimals": _DECIMALS,
+        "labels": [Mapping, None],
+    },
+    prefer_skip_nested_validation=True,
+)
 def metric_ranks(results, metrics, *, methods=None, decimals=None, labels=None):
     """Ranks of the methods on each metric of one data set, and their average rank.
 
@@ -249,6 +289,10 @@ def metric_ranks(results, metrics, *, methods=None, decimals=None, labels=None):
     return ranks
 
 
+@validate_params(
+    {"k": _METHODS, "alpha": _ALPHA},
+    prefer_skip_nested_validation=True,
+)
 def q_alpha(k, alpha=0.05):
     """Critical value of the two-tailed Nemenyi test for ``k`` methods (Demšar's Table 5a).
 
@@ -259,13 +303,15 @@ def q_alpha(k, alpha=0.05):
     >>> round(q_alpha(4), 3), round(q_alpha(10, 0.10), 3)
     (2.569, 2.92)
     """
-    if k < 2:
-        raise ValueError(f"The Nemenyi test needs at least 2 methods; got {k}.")
     from scipy import stats as ss
 
     return float(ss.studentized_range.ppf(1.0 - alpha, k, np.inf) / np.sqrt(2.0))
 
 
+@validate_params(
+    {"k": _METHODS, "n": _DATASETS, "alpha": _ALPHA},
+    prefer_skip_nested_validation=True,
+)
 def critical_difference(k, n, alpha=0.05):
     """Nemenyi critical difference ``q_alpha sqrt(k (k + 1) / (6 N))`` for k methods, N data sets.
 
@@ -311,6 +357,10 @@ class FriedmanResult:
     n_methods: int
 
 
+@validate_params(
+    {"values": [pd.DataFrame]},
+    prefer_skip_nested_validation=True,
+)
 def nemenyi_pvalues(values):
     """Pairwise Nemenyi p-values after a Friedman test, by scikit-posthocs.
 
@@ -331,6 +381,10 @@ def nemenyi_pvalues(values):
     return pd.DataFrame(np.asarray(p, dtype=float), index=values.columns, columns=values.columns)
 
 
+@validate_params(
+    {"chi2": [Interval(Real, 0, None, closed="left")], "n": _DATASETS, "k": _METHODS},
+    prefer_skip_nested_validation=True,
+)
 def iman_davenport(chi2, n, k):
     """Iman-Davenport ``F_F = (N - 1) chi2 / (N (k - 1) - chi2)`` and its p-value.
 
@@ -353,6 +407,10 @@ def iman_davenport(chi2, n, k):
     return float(ff), float(ss.f.sf(ff, k - 1, (k - 1) * (n - 1)))
 
 
+@validate_params(
+    {"results": _RESULTS, "metric": _METRIC, "alpha": _ALPHA, "decimals": _DECIMALS},
+    prefer_skip_nested_validation=True,
+)
 def friedman_nemenyi(results, metric, *, alpha=0.05, decimals=None):
     """Friedman test, Nemenyi post-hoc p-values and the critical difference for ``metric``.
 
@@ -392,6 +450,10 @@ def friedman_nemenyi(results, metric, *, alpha=0.05, decimals=None):
     )
 
 
+@validate_params(
+    {"average_ranks": [pd.Series], "cd": [Interval(Real, 0, None, closed="left")]},
+    prefer_skip_nested_validation=True,
+)
 def cliques(average_ranks, cd):
     """Maximal groups of methods whose average ranks differ by less than ``cd``.
 
@@ -418,6 +480,15 @@ def cliques(average_ranks, cd):
     return groups
 
 
+@validate_params(
+    {
+        "average_ranks": [pd.Series],
+        "cd": [Interval(Real, 0, None, closed="left")],
+        "title": [str, None],
+        "labels": [callable, None],
+    },
+    prefer_skip_nested_validation=True,
+)
 def cd_diagram(average_ranks, cd, *, title=None, labels=None):
     """Critical-difference diagram (Demšar 2006, Fig. 1) as a plotly figure.
 
@@ -507,6 +578,10 @@ def cd_diagram(average_ranks, cd, *, title=None, labels=None):
     return go.Figure(layout=layout)
 
 
+@validate_params(
+    {"df": [pd.DataFrame]},
+    prefer_skip_nested_validation=True,
+)
 def markdown_table(df):
     """A DataFrame as a Markdown table (no index; cells as ``str``; NaN as empty).
 
@@ -530,6 +605,15 @@ def markdown_table(df):
     return "\n".join([head, rule, *body])
 
 
+@validate_params(
+    {
+        "results": _RESULTS,
+        "metrics": ["array-like", None],
+        "decimals": [Interval(Integral, 0, None, closed="left")],
+        "alpha": _ALPHA,
+    },
+    prefer_skip_nested_validation=True,
+)
 def paper_tables_markdown(results, *, metrics=None, decimals=3, alpha=0.05):
     """The paper's tables in Markdown: one per metric, "value (rank)", best in bold.
 

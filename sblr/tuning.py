@@ -14,19 +14,18 @@ regularization-path view.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from numbers import Integral, Real
 
 import numpy as np
 import pandas as pd
-from sklearn.base import _fit_context, clone
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context, clone
 from sklearn.utils import check_array
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import validate_data
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from sblr import metrics
+from sblr._validation import Interval, StrOptions, validate_params
 from sblr.evaluation import fold_distances, fold_evidence, make_splits, validation_split
 from sblr.exceptions import DataError
 from sblr.logistic import solve_layer
@@ -38,11 +37,21 @@ from sblr.models import (
 )
 from sblr.similarity import (
     DEFAULT_WORKING_MEMORY_MB,
+    SimilarityFeaturizer,
     featurizer_for,
 )
 
 #: The paper's grid for both gamma and lambda.
 PAPER_GRID = (1e2, 1e1, 1e0, 1e-1, 1e-2, 1e-3, 1e-4, 1e-5)
+
+
+# Parameter constraints (sblr._validation), shared with the CV estimators.  The estimator
+# argument of tune and coefficient_path is checked by what it can do (fits_from_evidence,
+# with a hint naming the model to pass), and both validate with
+# prefer_skip_nested_validation=False, so that its own fit still checks its parameters.
+_METRIC = [StrOptions(set(metrics.LOWER_IS_BETTER)), None]
+_CV = ["cv_object"]  # an int >= 2, a splitter, an iterable of splits or None
+_VAL_SIZE = [Interval(Real, 0, 1, closed="neither")]
 
 
 @dataclass(frozen=True)
@@ -65,11 +74,26 @@ class TuningResult:
     scores: pd.DataFrame
 
 
+@validate_params(
+    {"multilabel": ["boolean"]},
+    prefer_skip_nested_validation=True,
+)
 def default_metric(multilabel):
     """Average precision for multi-label data, accuracy for multi-class."""
     return "average_precision" if multilabel else "accuracy"
 
 
+@validate_params(
+    {
+        "estimator": "no_validation",
+        "featurizer": [SimilarityFeaturizer],
+        "F": ["array-like"],
+        "lams": ["array-like"],
+        "targets": ["array-like", None],
+        "progress": [callable, None],
+    },
+    prefer_skip_nested_validation=False,
+)
 def coefficient_path(estimator, featurizer, F, lams, *, targets=None, progress=None):
     """``coef_`` and ``intercept_`` of ``estimator`` along a grid of lambdas.
 
@@ -209,35 +233,22 @@ def _checked_grid(name, values, *, positive):
 
 
 def _inner_splits(cv, X, y, random_state):
-    """The (fit, validation) row indices of ``cv``: ``None`` for the hold-out scheme, an int
-    k for sblr's k-fold split (shuffled ``KFold`` for multi-label data, ``StratifiedKFold``
-    for multi-class), a scikit-learn splitter (its ``split(X, y)``) or an iterable of
-    (fit, validation) index arrays; ``ValueError`` for anything else or a bad split."""
+    """The (fit, validation) row indices of ``cv`` (validated by :func:`tune`): ``None`` for
+    the hold-out scheme, an int k for sblr's k-fold split (shuffled ``KFold`` for multi-label
+    data, ``StratifiedKFold`` for multi-class), a scikit-learn splitter (its
+    ``split(X, y)``) or an iterable of (fit, validation) index arrays; ``ValueError`` for a
+    bad split."""
     if cv is None:
         return None
     n = len(y)
-    if isinstance(cv, (int, np.integer)) and not isinstance(cv, bool):
-        if cv < 2:
-            raise ValueError(f"cv must be a number of folds >= 2; got {cv!r}.")
+    if isinstance(cv, Integral):
         if n < 2 * cv:
             raise DataError(
                 f"Tuning with {cv} inner folds needs at least {2 * cv} training rows; got "
                 f"{n} sample{'s' if n != 1 else ''}."
             )
         return make_splits(y, scheme="kfold", n_splits=int(cv), random_state=random_state)
-    if isinstance(cv, (str, bytes, Mapping, bool, float)):
-        splits = None
-    elif hasattr(cv, "split") and callable(cv.split):
-        splits = list(cv.split(X, y))
-    elif isinstance(cv, Iterable):
-        splits = list(cv)
-    else:
-        splits = None
-    if splits is None:
-        raise ValueError(
-            "cv must be None (one validation split of val_size), a number of folds >= 2, a "
-            f"scikit-learn splitter or an iterable of (fit, validation) index arrays; got {cv!r}."
-        )
+    splits = list(cv.split(X, y)) if hasattr(cv, "split") else list(cv)
     out = []
     for i, split in enumerate(splits):
         try:
@@ -259,6 +270,22 @@ def _inner_splits(cv, X, y, random_state):
     return out
 
 
+@validate_params(
+    {
+        "estimator": "no_validation",
+        "X": ["array-like", "sparse matrix"],
+        "y": ["array-like"],
+        "gammas": ["array-like"],
+        "lams": ["array-like"],
+        "metric": _METRIC,
+        "cv": _CV,
+        "val_size": _VAL_SIZE,
+        "random_state": ["random_state"],
+        "progress": [callable, None],
+        "rule": [StrOptions({"best", "one_se"})],
+    },
+    prefer_skip_nested_validation=False,
+)
 def tune(
     estimator,
     X,
@@ -328,8 +355,6 @@ def tune(
     >>> tune(SBLRClassifier(), X, y, gammas=[1.0, 0.1], cv=3).scores.columns.tolist()
     ['gamma', 'lam', 'score', 'split0_score', 'split1_score', 'split2_score']
     """
-    if rule not in ("best", "one_se"):
-        raise ValueError(f"rule must be 'best' or 'one_se'; got {rule!r}.")
     if rule == "one_se" and cv is None:
         raise ValueError("rule='one_se' needs inner folds (cv=k): one split has no standard error.")
     X = check_array(X, accept_sparse="csr", dtype=np.float64)
@@ -347,9 +372,9 @@ def tune(
     if not (isinstance(estimator, SMLClassifier) or fits_from_evidence(estimator)):
         hint = (
             f" {type(estimator).__name__} selects its own hyper-parameters: pass "
-            f"{estimator._base_class().__name__}(...) with its settings to tune, or fit it and "
+            f"{estimator._model.__name__}(...) with its settings to tune, or fit it and "
             "read cv_results_."
-            if isinstance(estimator, _TunedMixin)
+            if isinstance(estimator, _SelectionCV)
             else ""
         )
         raise TypeError(
@@ -428,35 +453,51 @@ def _one_standard_error(scores, table, best, metric):
     return max(ok, key=lambda i: scores.lam[i])
 
 
-class _TunedMixin:
-    """``fit`` of the ``*CV`` estimators: :func:`tune`, then a refit on all rows.
+class _SelectionCV(ClassifierMixin, BaseEstimator):
+    """What the ``*CV`` estimators share: :func:`tune`, a refit on all rows, delegation.
 
-    Selection needs inner splits of the raw rows, so a CV estimator cannot be
-    fitted from cached evidence (:func:`sblr.models.fits_from_evidence` is
-    False): a fold of an evaluation refits it, selection included.
+    ``fit`` selects the hyper-parameters with :func:`tune` and refits the
+    underlying model (``_model``) on all rows as ``best_estimator_``; the
+    predictions and fitted attributes (``coef_``, ``featurizer_`` ...) are
+    ``best_estimator_``'s, as in scikit-learn's ``GridSearchCV``.  A CV
+    estimator is not an ``_model``: selection needs inner splits of the raw
+    rows, so it has no ``fit_from_evidence`` (:func:`sblr.models.fits_from_evidence`
+    is False) and a fold of an evaluation refits it, selection included.
     """
 
-    _fits_from_evidence = False
+    #: The model whose gamma (and lam) are selected; every other parameter is shared.
+    _model: type
 
-    def fit_from_evidence(self, featurizer, F, *, warm_start=None):
-        """Not available: the selection needs the raw rows; use ``fit(X, y)``.
-
-        Raises
-        ------
-        TypeError
-        """
-        raise TypeError(
-            f"{type(self).__name__} selects gamma on validation splits of the raw rows, so it "
-            "cannot be fitted from cached evidence; call fit(X, y), or fit "
-            f"{self._base_class().__name__}(...) from the evidence."
-        )
-
-    def _base(self, **params):
-        """The underlying model with every parameter it shares with this one, plus ``params``."""
-        base = self._base_class()
+    def _model_with(self, **params):
+        """``_model`` with every parameter it shares with this estimator, plus ``params``."""
         own = self.get_params(deep=False)
-        shared = {k: own[k] for k in base._get_param_names() if k in own}
-        return base(**{**shared, **params})
+        shared = {k: own[k] for k in self._model._get_param_names() if k in own}
+        return self._model(**shared, **params)
+
+    def _select_and_refit(self, X, y, **grids):
+        """Select on inner splits, refit ``best_estimator_`` on all rows; the training
+        evidence of the refit."""
+        Xc, yc = validate_data(self, X, y, multi_output=True, dtype=np.float64, accept_sparse="csr")
+        check_classification_targets(yc)
+        result = tune(
+            self._model_with(),
+            Xc,
+            yc,
+            gammas=self.gammas,
+            metric=self.metric,
+            cv=self.cv,
+            val_size=self.val_size,
+            random_state=self.random_state,
+            **grids,
+        )
+        self.best_params_, self.best_score_ = result.best_params, result.best_score
+        self.cv_results_ = result.scores
+        best = self._model_with(**self.best_params_)
+        # the rows as given, so that the refit records their feature names as fit(X, y) would
+        featurizer = featurizer_for(best).fit(X, y)
+        F = featurizer.training_evidence()
+        self.best_estimator_ = best.fit_from_evidence(featurizer, F)
+        return F
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
@@ -471,47 +512,90 @@ class _TunedMixin:
         -------
         self
         """
-        X, y = validate_data(self, X, y, multi_output=True, dtype=np.float64, accept_sparse="csr")
-        check_classification_targets(y)
-        result = tune(
-            self._base(),
-            X,
-            y,
-            gammas=self.gammas,
-            lams=getattr(self, "lams", (np.nan,)),
-            metric=self.metric,
-            cv=self.cv,
-            val_size=self.val_size,
-            random_state=self.random_state,
-        )
-        self.best_params_, self.best_score_ = result.best_params, result.best_score
-        self.cv_results_ = result.scores
-        best = self._base(**self.best_params_)
-        featurizer = featurizer_for(best).fit(X, y)
-        F = featurizer.training_evidence()
-        self._fit_path(best, featurizer, F)
-        # the refit on all rows is best_estimator_ (a plain model), and this estimator
-        # predicts with it: its fitted attributes are best_estimator_'s
-        best.fit_from_evidence(featurizer, F)
-        self.best_estimator_ = best
-        for name, value in vars(best).items():
-            if name.endswith("_") and not name.startswith("_"):
-                setattr(self, name, value)
+        self._select_and_refit(X, y)
         return self
 
-    def _fit_path(self, best, featurizer, F):
-        pass
+    # ------------------------------------------------------------ best_estimator_'s
+    def predict(self, X):
+        """``best_estimator_.predict(X)``."""
+        check_is_fitted(self)
+        return self.best_estimator_.predict(X)
+
+    def predict_proba(self, X):
+        """``best_estimator_.predict_proba(X)``."""
+        check_is_fitted(self)
+        return self.best_estimator_.predict_proba(X)
+
+    def decision_function(self, X):
+        """``best_estimator_.decision_function(X)``."""
+        check_is_fitted(self)
+        return self.best_estimator_.decision_function(X)
+
+    def evidence(self, X):
+        """``best_estimator_.evidence(X)``: the normalized class evidence of query rows."""
+        check_is_fitted(self)
+        return self.best_estimator_.evidence(X)
+
+    def logits(self, X):
+        """``best_estimator_.logits(X)``."""
+        check_is_fitted(self)
+        return self.best_estimator_.logits(X)
+
+    def logits_from_evidence(self, F):
+        """``best_estimator_.logits_from_evidence(F)``."""
+        check_is_fitted(self)
+        return self.best_estimator_.logits_from_evidence(F)
+
+    def decision_from_evidence(self, F):
+        """``best_estimator_.decision_from_evidence(F)``."""
+        check_is_fitted(self)
+        return self.best_estimator_.decision_from_evidence(F)
+
+    def proba_from_evidence(self, F):
+        """``best_estimator_.proba_from_evidence(F)``."""
+        check_is_fitted(self)
+        return self.best_estimator_.proba_from_evidence(F)
+
+    def predict_from_evidence(self, F):
+        """``best_estimator_.predict_from_evidence(F)``."""
+        check_is_fitted(self)
+        return self.best_estimator_.predict_from_evidence(F)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.classifier_tags.multi_label = True
+        tags.target_tags.multi_output = True
+        return tags
+
+
+def _of_best_estimator(name):
+    """A read-only attribute that is ``best_estimator_``'s (AttributeError before ``fit``)."""
+    return property(
+        lambda self: getattr(self.best_estimator_, name), doc=f"``best_estimator_.{name}``."
+    )
+
+
+for _name in (
+    "coef_",
+    "intercept_",
+    "classes_",
+    "featurizer_",
+    "gamma_",
+    "approx_",
+    "multilabel_",
+    "n_iter_",
+    "kkt_violation_",
+):
+    setattr(_SelectionCV, _name, _of_best_estimator(_name))
+del _name
 
 
 def _cv_constraints(base, *grids):
     """The base model's parameter constraints with its gamma (and lam) replaced by grids."""
     out = {k: v for k, v in base._parameter_constraints.items() if k not in ("gamma", "lam")}
     out.update({grid: ["array-like"] for grid in grids})
-    out.update(
-        metric=[StrOptions(set(metrics.LOWER_IS_BETTER)), None],
-        cv=[Interval(Integral, 2, None, closed="left"), "cv_object", None],
-        val_size=[Interval(Real, 0, 1, closed="neither")],
-    )
+    out.update(metric=_METRIC, cv=_CV, val_size=_VAL_SIZE)
     return out
 
 
@@ -528,7 +612,7 @@ _CV_PARAMETERS = """
         Seed of the validation split(s) and of an approximate feature map."""
 
 
-class SparseSBLRCV(_TunedMixin, SparseSBLRClassifier):
+class SparseSBLRCV(_SelectionCV):
     """SparseSBLR with gamma and lambda chosen on validation data, as the paper does.
 
     In the spirit of scikit-learn's ``LogisticRegressionCV``: :func:`tune`
@@ -572,6 +656,7 @@ class SparseSBLRCV(_TunedMixin, SparseSBLRClassifier):
     (['gamma', 'lam'], (2, 3, 3))
     """
 
+    _model = SparseSBLRClassifier
     _parameter_constraints = _cv_constraints(SparseSBLRClassifier, "gammas", "lams")
 
     def __init__(
@@ -609,20 +694,29 @@ class SparseSBLRCV(_TunedMixin, SparseSBLRClassifier):
         self.approx = approx
         self.n_components = n_components
 
-    @staticmethod
-    def _base_class():
-        return SparseSBLRClassifier
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y):
+        """Select gamma and lambda on validation data, refit on all rows, keep the path.
 
-    def _fit_path(self, best, featurizer, F):
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,) or (n_samples, n_classes)
+
+        Returns
+        -------
+        self
+        """
+        F = self._select_and_refit(X, y, lams=self.lams)
+        best = self.best_estimator_
         self.lams_ = np.asarray(self.lams, dtype=float)
-        self.coef_path_, self.intercept_path_ = coefficient_path(best, featurizer, F, self.lams_)
+        self.coef_path_, self.intercept_path_ = coefficient_path(
+            best, best.featurizer_, F, self.lams_
+        )
+        return self
 
-    def _lam_value(self):
-        # the logistic layer is fitted at the selected lambda
-        return float(getattr(self, "best_params_", {}).get("lam", 0.0))
 
-
-class SBLRCV(_TunedMixin, SBLRClassifier):
+class SBLRCV(_SelectionCV):
     """SBLR with gamma chosen on validation data (the paper's grid by default).
 
     :func:`tune` scores every gamma on a ``val_size`` split of the training
@@ -659,6 +753,7 @@ class SBLRCV(_TunedMixin, SBLRClassifier):
     (True, (3, 3))
     """
 
+    _model = SBLRClassifier
     _parameter_constraints = _cv_constraints(SBLRClassifier, "gammas")
 
     def __init__(
@@ -693,10 +788,6 @@ class SBLRCV(_TunedMixin, SBLRClassifier):
         self.working_memory = working_memory
         self.approx = approx
         self.n_components = n_components
-
-    @staticmethod
-    def _base_class():
-        return SBLRClassifier
 
 
 SparseSBLRCV.__doc__ = SparseSBLRCV.__doc__.format(cv_parameters=_CV_PARAMETERS.strip())

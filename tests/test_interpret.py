@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.stats import spearmanr
 
+from sblr._validation import InvalidParameterError
 from sblr.exceptions import DataError
 from sblr.interpret import (
     InstanceContributions,
@@ -181,9 +182,19 @@ def test_contribution_table_multiclass_labels_use_model_classes():
     assert list(table["cooccurrence"]) == [2, 0, 0]
 
 
-@pytest.mark.parametrize("k", [4, -1, 1.0, True, "wren"])
-def test_contribution_table_bad_k(k):
-    with pytest.raises(DataError, match="k"):
+@pytest.mark.parametrize(
+    "k, error",
+    # not a class index at all: a parameter error; past the data's classes: DataError
+    [
+        (4, DataError),
+        (-1, InvalidParameterError),
+        (1.0, InvalidParameterError),
+        (True, DataError),
+        ("wren", InvalidParameterError),
+    ],
+)
+def test_contribution_table_bad_k(k, error):
+    with pytest.raises(error, match="k"):
         contribution_table(make_model(), Y, k)
 
 
@@ -499,7 +510,7 @@ def test_top_classes_ranks_by_largest_off_diagonal_weight():
         np.testing.assert_array_equal(top_classes({"A": A, "B": B}, n), sorted(by_hand[:n]))
     np.testing.assert_array_equal(top_classes([A, B], 99), np.arange(5))
     np.testing.assert_array_equal(top_classes(A, 1), [4])  # 1 and 4 tie at 3; diag 2 > 1
-    with pytest.raises(DataError, match="positive"):
+    with pytest.raises(InvalidParameterError, match="'n' parameter of top_classes"):
         top_classes(A, 0)
 
 
@@ -697,14 +708,18 @@ def test_zero_readings_find_a_planted_copy_planted_noise_and_a_weak_class():
 
 @pytest.mark.parametrize("bad", ["a", 2.5, 0, -1, True, None])
 def test_class_choosers_reject_a_bad_count_with_a_typed_error(bad):
-    """frequent_classes and top_classes take the same n: a positive integer, else DataError
-    (a text n used to escape frequent_classes as a bare ValueError)."""
-    from sblr.exceptions import DataError
+    """frequent_classes and top_classes take the same n: a positive integer.  top_classes
+    validates it with the library's validate_params (InvalidParameterError naming n; a bool
+    is an int there, True is n = 1); frequent_classes, which the dashboard calls at start-up
+    before scikit-learn is imported, checks it by hand (DataError; a text n used to escape
+    it as a bare ValueError)."""
     from sblr.interpret import frequent_classes, top_classes
 
-    for choose in (frequent_classes, top_classes):
-        with pytest.raises(DataError, match="positive integer"):
-            choose(np.eye(3), bad)
+    with pytest.raises(DataError, match="positive integer"):
+        frequent_classes(np.eye(3), bad)
+    if bad is not True:
+        with pytest.raises(InvalidParameterError, match="'n' parameter of top_classes"):
+            top_classes(np.eye(3), bad)
 
 
 def test_frequent_classes_ranks_by_rows_then_index():

@@ -15,6 +15,7 @@ from sblr import (
     SparseSBLRCV,
 )
 from sblr import metrics as M
+from sblr._validation import InvalidParameterError
 from sblr.exceptions import DataError
 from sblr.tuning import coefficient_path, tune
 
@@ -123,8 +124,10 @@ def test_coefficient_path_of_chosen_classes_equals_their_rows_of_the_full_path(s
 
 def test_bad_metric_and_tiny_data_are_reported():
     X, y = load_wine(return_X_y=True)
+    with pytest.raises(InvalidParameterError, match="'metric' parameter of tune"):
+        tune(SparseSBLRClassifier(), X, y, metric="auc")  # not a metric of sblr.metrics
     with pytest.raises(DataError, match="Unknown metric"):
-        tune(SparseSBLRClassifier(), X, y, metric="auc")
+        tune(SparseSBLRClassifier(), X, y, metric="average_precision")  # not for this task
     with pytest.raises(DataError, match="at least 10"):
         tune(SparseSBLRClassifier(), X[:5], y[:5])
 
@@ -234,7 +237,7 @@ def test_bad_cv_is_refused():
     for bad in (1, 0, 2.5, True, "3"):
         with pytest.raises(ValueError, match="'cv' parameter of SparseSBLRCV"):
             SparseSBLRCV(cv=bad).fit(X, y)
-        with pytest.raises(ValueError, match="cv must be"):
+        with pytest.raises(InvalidParameterError, match="'cv' parameter of tune"):
             tune(SparseSBLRClassifier(), X, y, cv=bad)
     with pytest.raises(DataError, match="inner folds needs at least"):
         tune(SparseSBLRClassifier(), X[:7], y[:7], cv=5)
@@ -325,8 +328,8 @@ def test_cv_takes_a_splitter_or_index_pairs_as_grid_search_cv_does():
 @pytest.mark.parametrize(
     "cv, match",
     [
-        (1, "number of folds >= 2"),
-        ("folds", "scikit-learn splitter"),
+        (1, r"'cv' parameter of tune must be an int in the range \[2, inf\)"),
+        ("folds", "'cv' parameter of tune must be .* an object implementing 'split'"),
         ([(np.arange(10), np.arange(10, 20))], "at least 2 splits"),
         ([(np.arange(10), np.array([999]))] * 2, "row indices"),
         ([(np.arange(10), np.array([0.5]))] * 2, "row indices"),
