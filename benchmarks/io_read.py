@@ -1,0 +1,96 @@
+"""Read times of sblr's loader against pandas and liac-arff on the same files.
+
+sblr reads CSV rows through pandas' C parser (after sniffing the separator, with the
+line-by-line reader as the fallback for what pandas cannot take) and dense ARFF data
+through pandas too; sparse ARFF through its own reader. This script times, in one run and
+as the median of ``--repeats`` reads:
+
+* a generated CSV of 100,000 rows x 22 columns (20 numbers, one text column, the class):
+  ``sblr.load_dataset`` against ``pandas.read_csv`` of the same bytes (pandas only parses;
+  sblr also encodes, imputes and checks, so the ratio is what the extra work costs);
+* the Mulan ARFF files of ``../shared/datasets/multilabel`` (yeast, scene, genbase,
+  emotions; skipped with a note where absent): ``sblr.load_dataset`` (with the label
+  file) against ``arff.loads`` of liac-arff (parsing only).
+
+Run from the repo root (with sblr importable: `pip install -e .` in the repository)::
+
+    python benchmarks/io_read.py [--repeats 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import statistics
+import time
+from pathlib import Path
+
+import numpy as np
+
+from sblr import load_dataset
+
+DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "datasets" / "multilabel"
+
+
+def median_seconds(func, repeats):
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        func()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def csv_bytes(n_rows=100_000, seed=0) -> bytes:
+    rng = np.random.default_rng(seed)
+    numbers = rng.normal(size=(n_rows, 20)).round(4)
+    colour = rng.choice(["red", "green", "blue"], size=n_rows)
+    label = rng.choice(["a", "b", "c"], size=n_rows)
+    out = io.StringIO()
+    out.write(",".join([f"x{j}" for j in range(20)] + ["colour", "class"]) + "\n")
+    for row, c, y in zip(numbers, colour, label, strict=True):
+        out.write(",".join(map(str, row)) + f",{c},{y}\n")
+    return out.getvalue().encode()
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=5)
+    args = parser.parse_args()
+    import arff
+    import pandas as pd
+
+    rows = []
+    data = csv_bytes()
+    sblr_s = median_seconds(
+        lambda: load_dataset(data, name="gen.csv", target="class"), args.repeats
+    )
+    pandas_s = median_seconds(lambda: pd.read_csv(io.BytesIO(data)), args.repeats)
+    rows.append(("CSV 100,000 x 22", "pandas.read_csv", sblr_s, pandas_s))
+    for name in ("yeast", "scene", "genbase", "emotions"):
+        path = DATA / f"{name}.arff"
+        if not path.exists():
+            print(f"{name}: {path} not found, skipped")
+            continue
+        raw, xml = path.read_bytes(), (DATA / f"{name}.xml").read_bytes()
+        text = raw.decode("utf-8", "replace")
+        sblr_s = median_seconds(
+            lambda raw=raw, xml=xml, name=name: load_dataset(raw, name=f"{name}.arff", xml=xml),
+            args.repeats,
+        )
+        sparse = "{" in text.split("@data", 1)[-1][:2000].lower()
+        liac_s = median_seconds(
+            lambda text=text, sparse=sparse: arff.loads(
+                text, **({"return_type": arff.COO} if sparse else {})
+            ),
+            args.repeats,
+        )
+        what = f"ARFF {name}" + (" (sparse)" if sparse else "")
+        rows.append((what, "liac-arff", sblr_s, liac_s))
+    print(f"{'file':28s} {'sblr s':>8s} {'other':>16s} {'other s':>8s} {'sblr/other':>10s}")
+    for what, other, ours, theirs in rows:
+        print(f"{what:28s} {ours:8.3f} {other:>16s} {theirs:8.3f} {ours / theirs:10.2f}")
+
+
+if __name__ == "__main__":
+    main()
