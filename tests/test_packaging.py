@@ -94,7 +94,10 @@ def test_requirements_test_txt_is_the_test_extra():
 
 def test_extras():
     assert set(EXTRAS) == {"dashboard", "benchmark", "test", "all"}
-    assert [canonicalize_name(Requirement(r).name) for r in EXTRAS["dashboard"]] == ["streamlit", "fsspec"]
+    assert [canonicalize_name(Requirement(r).name) for r in EXTRAS["dashboard"]] == [
+        "streamlit",
+        "fsspec",
+    ]
     assert "distributed" in {k[0] for k in _extra("benchmark")}
     assert _extra("all") == _extra("dashboard") | _extra("benchmark") | _extra("test")
     core = {canonicalize_name(r.name) for r in CORE}
