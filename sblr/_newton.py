@@ -39,9 +39,34 @@ def with_intercept(Z):
     return np.asfortranarray(np.hstack([np.ones((len(Z), 1)), Z]))
 
 
-def _newton(Za, Y, lam, ridge, theta, tol, max_iter, gram=None, report=None, cancel=None):
+def _newton(
+    Za,
+    Y,
+    lam,
+    ridge,
+    theta,
+    tol,
+    max_iter,
+    gram=None,
+    report=None,
+    cancel=None,
+    weight=None,
+    exact_steps=False,
+):
     """Proximal Newton on the design ``Za = [1, Z]`` (checked inputs) for the problems of the
     columns of ``Y`` (n, q) at once, in lockstep from the rows of ``theta`` (q, m + 1).
+
+    The loss is the mean over the rows, or with ``weight`` (n,) (checked: >= 0, positive
+    sum) the weighted mean ``sum_i weight_i loss_i / sum_i weight_i``: integer weights give
+    the problem of the rows repeated that many times (a bootstrap resample solved on its
+    distinct rows).
+
+    With an L1 term each Newton step minimizes its quadratic model by feature-sign search:
+    exactly once the steps are many, and before that, unless ``exact_steps``, with at most
+    four of its iterations (see below).  ``exact_steps`` pays from a start near the optimum
+    (a bootstrap resample from the fit on all rows: about 5 Newton steps instead of 8, whose
+    first model moves dozens of coefficients in and out of the active set); from a cold
+    start, which must grow the active set by a hundred, the capped steps take fewer solves.
 
     Each problem is solved exactly as alone: its own Hessian, Newton direction, step length
     and stopping rule.  What is shared is the work around them: the gradients, the
@@ -50,9 +75,10 @@ def _newton(Za, Y, lam, ridge, theta, tol, max_iter, gram=None, report=None, can
     a dozen Python-level calls per problem per step (which held the GIL for about a third of
     the layer's time on 174 labels, so that a second thread gained little).
 
-    ``gram`` is ``Za' Za`` if the caller has it (the layer computes it once for all its
+    ``gram`` is ``Za' diag(r) Za`` (``r`` the rows' shares of the loss: ``1/n``, or the
+    weights over their sum) if the caller has it (the layer computes it once for all its
     classes); it gives the Hessian wherever every coefficient is zero (a cold start):
-    there every row has the same weight ``w``, so ``H = w / n · Za' Za``.
+    there every row has the same curvature ``w = p (1 - p)``, so ``H = w · gram``.
 
     Returns ``(theta, n_iter, kkt)``: the solutions (q, m + 1), the Newton steps taken and
     the KKT violation of each solution (recomputed from scratch).  ``report(j, theta_j,
@@ -62,6 +88,7 @@ def _newton(Za, Y, lam, ridge, theta, tol, max_iter, gram=None, report=None, can
     """
     n, p = Za.shape
     q = Y.shape[1]
+    share = _row_shares(n, weight)[:, None]  # each row's share of the loss
     theta = np.array(theta, dtype=np.float64).reshape(q, p)
     reg = np.r_[0.0, ridge]
     pen = np.full(p, float(lam))
@@ -75,11 +102,12 @@ def _newton(Za, Y, lam, ridge, theta, tol, max_iter, gram=None, report=None, can
     row_sq = np.einsum("ij,ij->i", Za, Za) if lam else None  # trace(H) = w · row_sq
 
     def objective(eta, t, y):
-        # per column: mean of log(1 + e^eta) - y * eta, computed without overflow; plus
-        # the ridge and the L1 term
+        # per column: (weighted) mean of log(1 + e^eta) - y * eta, computed without
+        # overflow; plus the ridge and the L1 term
         loss = np.logaddexp(0.0, eta)
         loss -= y * eta
-        return loss.mean(axis=0) + 0.5 * ((reg * t) * t).sum(axis=1) + lam * np.abs(t[:, 1:]).sum(1)
+        penalty = 0.5 * ((reg * t) * t).sum(axis=1) + lam * np.abs(t[:, 1:]).sum(1)
+        return share[:, 0] @ loss + penalty
 
     eta = Za @ theta.T  # (n, q), column-major like Y's columns taken below
     f = objective(eta, theta, Y)
@@ -90,7 +118,7 @@ def _newton(Za, Y, lam, ridge, theta, tol, max_iter, gram=None, report=None, can
     def finish(done):
         # KKT of these solutions, from scratch (not from the updated linear predictors)
         resid = expit(Za @ theta[done].T) - Y[:, done]
-        grad = (Za.T @ resid).T / n + reg * theta[done]
+        grad = (Za.T @ (share * resid)).T + reg * theta[done]
         kkt[done] = _kkt_rows(grad, theta[done], lam)
         if report is not None:
             for j in done:
@@ -101,7 +129,7 @@ def _newton(Za, Y, lam, ridge, theta, tol, max_iter, gram=None, report=None, can
         if cancel is not None and cancel.is_set():
             raise _Cancelled
         y = Y[:, act]
-        g = (Za.T @ (expit(eta[:, act]) - y)).T / n + reg * theta[act]  # (a, p)
+        g = (Za.T @ (share * (expit(eta[:, act]) - y))).T + reg * theta[act]  # (a, p)
         viol = _kkt_rows(g, theta[act], lam)
         going = (viol > tol) & (n_iter[act] < max_iter)
         if not going.all():
@@ -111,7 +139,7 @@ def _newton(Za, Y, lam, ridge, theta, tol, max_iter, gram=None, report=None, can
                 break
         n_iter[act] += 1
         p_hat = expit(eta[:, act])
-        sqrt_w = np.sqrt(p_hat * (1.0 - p_hat) / n)
+        sqrt_w = np.sqrt(p_hat * (1.0 - p_hat) * share)
         target = np.empty_like(g)
         for j, k in enumerate(act):
             if lam and theta[k, 1:].any() and _SCREEN > 0:
@@ -143,16 +171,16 @@ def _newton(Za, Y, lam, ridge, theta, tol, max_iter, gram=None, report=None, can
                         g[j, C] - H_C @ theta[k, C],
                         pen[C],
                         theta[k, C],
-                        max_iter=4 if n_iter[k] <= 10 else None,
+                        max_iter=None if exact_steps or n_iter[k] > 10 else 4,
                     )
                     continue
             with np.errstate(over="ignore", invalid="ignore"):  # checked below
-                # H = Za' diag(w) Za / n, by NumPy (which, unlike SciPy's BLAS wrappers,
+                # H = Za' diag(w r) Za, by NumPy (which, unlike SciPy's BLAS wrappers,
                 # lets other threads run meanwhile: the layer solves its classes in threads)
                 if not theta[k, 1:].any():  # every eta (so every w) is the same
                     if gram is None:
-                        gram = Za.T @ Za
-                    np.multiply(gram, sqrt_w[0, j] ** 2, out=H)
+                        gram = _gram(Za, share[:, 0])
+                    np.multiply(gram, p_hat[0, j] * (1.0 - p_hat[0, j]), out=H)
                 else:
                     np.multiply(Za, sqrt_w[:, j, None], out=work)
                     np.matmul(work.T, work, out=H)
@@ -173,7 +201,11 @@ def _newton(Za, Y, lam, ridge, theta, tol, max_iter, gram=None, report=None, can
                 # larger λ must grow its active set by a hundred.  The stopping rule is
                 # unchanged.
                 target[j] = _lasso_qp(
-                    H, g[j] - H @ theta[k], pen, theta[k], max_iter=4 if n_iter[k] <= 10 else None
+                    H,
+                    g[j] - H @ theta[k],
+                    pen,
+                    theta[k],
+                    max_iter=None if exact_steps or n_iter[k] > 10 else 4,
                 )
         d = target - theta[act]
         decrease = np.einsum("ij,ij->i", g, d)
@@ -190,7 +222,9 @@ def _newton(Za, Y, lam, ridge, theta, tol, max_iter, gram=None, report=None, can
         # step is 1.5-4, and taking it saves about a third of the n (m+1)^2 Newton steps.
         if lam == 0:
             rt = reg * theta[act]
-            step = _best_step(eta_a, eta_d, y, (rt * d).sum(1), ((reg * d) * d).sum(1), decrease)
+            step = _best_step(
+                eta_a, eta_d, y, share, (rt * d).sum(1), ((reg * d) * d).sum(1), decrease
+            )
         else:
             step = np.ones(act.size)
         # backtracking (sufficient decrease), on the problems whose step fails it
@@ -228,7 +262,7 @@ class _Cancelled(Exception):
     """Raised in a solver thread of the layer once the layer is stopping (see _newton)."""
 
 
-def _best_step(eta, eta_d, y, a, c, slope0):
+def _best_step(eta, eta_d, y, share, a, c, slope0):
     """For each column, the step ``t`` that minimizes the smooth objective along its
     direction (no L1 term), to a hundredth of its initial slope, by a safeguarded 1-D
     Newton from ``t = 1``.
@@ -236,30 +270,33 @@ def _best_step(eta, eta_d, y, a, c, slope0):
     Along the line the objective is ``phi(t) = mean(log(1 + e^(eta + t eta_d)) - y (eta +
     t eta_d)) + 1/2 (theta + t d)' R (theta + t d)``, convex, with
     ``phi'(t) = mean((p_t - y) eta_d) + a + t c`` (``a = theta' R d``, ``c = d' R d``) and
-    ``phi''(t) = mean(p_t (1 - p_t) eta_d^2) + c``.  ``slope0 = phi'(0) < 0``.  ``eta``,
-    ``eta_d`` and ``y`` are (n, k); ``a``, ``c``, ``slope0`` and the result (k,).  A root is
-    kept bracketed; the caller still checks sufficient decrease.
+    ``phi''(t) = mean(p_t (1 - p_t) eta_d^2) + c``, the means weighted by the rows' shares
+    ``share`` (n, 1).  ``slope0 = phi'(0) < 0``.  ``eta``, ``eta_d`` and ``y`` are (n, k);
+    ``a``, ``c``, ``slope0`` and the result (k,).  A root is kept bracketed; the caller still
+    checks sufficient decrease.
     """
-    n, k = eta.shape
+    k = eta.shape[1]
+    eta_d_r = share * eta_d  # the directions' images times the rows' shares
     lo, hi, t = np.zeros(k), np.full(k, np.inf), np.ones(k)
     cols = np.arange(k)  # the columns still searching
     for _ in range(12):
-        e_d = eta_d[:, cols]
+        e_d, e_d_r = eta_d[:, cols], eta_d_r[:, cols]
         p_t = expit(eta[:, cols] + t[cols] * e_d)
-        slope = np.einsum("ij,ij->j", p_t - y[:, cols], e_d) / n + a[cols] + t[cols] * c[cols]
+        slope = np.einsum("ij,ij->j", p_t - y[:, cols], e_d_r) + a[cols] + t[cols] * c[cols]
         searching = np.abs(slope) > 1e-2 * np.abs(slope0[cols])
-        cols, slope, p_t, e_d = (
+        cols, slope, p_t, e_d, e_d_r = (
             cols[searching],
             slope[searching],
             p_t[:, searching],
             e_d[:, searching],
+            e_d_r[:, searching],
         )
         if not cols.size:
             break
         below = slope < 0
         lo[cols[below]] = t[cols[below]]
         hi[cols[~below]] = t[cols[~below]]
-        curv = np.einsum("ij,ij->j", p_t * (1.0 - p_t), e_d * e_d) / n + c[cols]
+        curv = np.einsum("ij,ij->j", p_t * (1.0 - p_t), e_d * e_d_r) + c[cols]
         tc, lc, hc = t[cols], lo[cols], hi[cols]
         with np.errstate(divide="ignore"):
             t_new = np.where(curv > 0, tc - slope / curv, np.inf)
@@ -267,6 +304,19 @@ def _best_step(eta, eta_d, y, a, c, slope0):
         fallback = np.where(np.isfinite(hc), np.minimum(0.5 * (lc + hc), 4.0 * tc), 4.0 * tc)
         t[cols] = np.where(bad, fallback, t_new)
     return t
+
+
+def _row_shares(n, weight):
+    """Each row's share of the loss: ``1/n``, or ``weight`` over its sum."""
+    if weight is None:
+        return np.full(n, 1.0 / n)
+    return weight / weight.sum()
+
+
+def _gram(Za, share):
+    """``Za' diag(share) Za``: the Hessian at a cold start, up to the rows' common curvature."""
+    root = Za * np.sqrt(share)[:, None]
+    return root.T @ root
 
 
 def _kkt_rows(g, theta, lam):

@@ -35,9 +35,11 @@ from scipy.special import expit, log1p
 from sblr._newton import (  # noqa: F401 (with_intercept and _MAX_ADDED: public names here)
     _MAX_ADDED,
     _Cancelled,
+    _gram,
     _kkt_rows,
     _lasso_qp,
     _newton,
+    _row_shares,
     _solve_spd,
     with_intercept,
 )
@@ -104,7 +106,16 @@ def lambda_max(Z, y):
 
 
 def fit_logistic(
-    Z, y, lam=0.0, *, ridge=0.0, tol=1e-8, max_iter=100, coef_init=None, intercept_init=None
+    Z,
+    y,
+    lam=0.0,
+    *,
+    ridge=0.0,
+    tol=1e-8,
+    max_iter=100,
+    coef_init=None,
+    intercept_init=None,
+    sample_weight=None,
 ):
     """Solve one binary L1/L2-penalized logistic regression by proximal Newton.
 
@@ -126,6 +137,9 @@ def fit_logistic(
         Newton steps.
     coef_init, intercept_init : optional
         Warm start.
+    sample_weight : ndarray of shape (n,), optional
+        Non-negative weights of the rows (positive sum): the loss is their weighted mean,
+        so integer weights give the fit on the rows repeated that many times.
 
     Returns
     -------
@@ -137,8 +151,8 @@ def fit_logistic(
         ``Z`` holds NaN or inf (or values so large that the Newton model
         overflows), ``y`` is not 0/1, or their lengths differ.
     ValueError
-        ``lam`` or ``ridge`` is negative or not finite, or the warm start is
-        not finite or has the wrong shape.
+        ``lam`` or ``ridge`` is negative or not finite, the warm start is
+        not finite or has the wrong shape, or ``sample_weight`` is not valid.
 
     Examples
     --------
@@ -151,6 +165,7 @@ def fit_logistic(
     (True, True, [0.0, 0.0])
     """
     Z, y, lam, ridge = _checked_problem(Z, y, lam, ridge)
+    weight = _checked_weight(sample_weight, len(y))
     n, m = Z.shape
     theta = np.zeros(m + 1)
     if coef_init is not None:
@@ -158,16 +173,19 @@ def fit_logistic(
     if intercept_init is not None:
         theta[0] = _checked_start("intercept_init", intercept_init, ())
     elif coef_init is None:
-        theta[0] = base_rate_logit(y)
-    theta, n_iter, kkt = _newton(with_intercept(Z), y[:, None], lam, ridge, theta, tol, max_iter)
+        theta[0] = base_rate_logit(y, weight)
+    theta, n_iter, kkt = _newton(
+        with_intercept(Z), y[:, None], lam, ridge, theta, tol, max_iter, weight=weight
+    )
     return LogisticFit(
         theta[0, 1:], float(theta[0, 0]), int(n_iter[0]), float(kkt[0]), bool(kkt[0] <= tol)
     )
 
 
-def base_rate_logit(y):
-    """The cold start's intercept: the logit of the base rate (clipped away from 0 and 1)."""
-    ybar = np.clip(np.mean(y), 1e-12, 1 - 1e-12)
+def base_rate_logit(y, sample_weight=None):
+    """The cold start's intercept: the logit of the (weighted) base rate (clipped away from 0
+    and 1)."""
+    ybar = np.clip(np.average(y, weights=sample_weight), 1e-12, 1 - 1e-12)
     return float(np.log(ybar / (1 - ybar)))
 
 
@@ -198,6 +216,20 @@ def _checked_problem(Z, y, lam, ridge, *, many=False):
     return Z, y, float(lam), np.broadcast_to(ridge, (Z.shape[1],))
 
 
+def _checked_weight(sample_weight, n):
+    """``sample_weight`` as floats (None stays None), or a ValueError naming what is wrong."""
+    if sample_weight is None:
+        return None
+    weight = np.asarray(sample_weight, dtype=np.float64)
+    if weight.shape != (n,) or not (np.isfinite(weight).all() and (weight >= 0).all()):
+        raise ValueError(
+            f"sample_weight must hold {n} finite weights >= 0; got shape {weight.shape}."
+        )
+    if not weight.sum() > 0:
+        raise ValueError("sample_weight must have a positive sum.")
+    return weight
+
+
 def _checked_start(name, value, shape):
     value = np.asarray(value, dtype=np.float64)
     if value.shape != shape or not np.isfinite(value).all():
@@ -225,12 +257,14 @@ def compiled_solver_ready() -> bool:
     return kernel is not None and bool(kernel.signatures)
 
 
-def constant_intercept(y):
+def constant_intercept(y, sample_weight=None):
     """Logit of a smoothed base rate, for a class that is constant in training.
 
     A class with only 0s (or only 1s) has no finite maximum-likelihood
     intercept; ``(n_pos + 0.5) / (n + 1)`` (the Jeffreys estimate) gives a
-    small (large) but finite probability, with every ``beta`` zero.
+    small (large) but finite probability, with every ``beta`` zero.  With
+    ``sample_weight``, ``n_pos`` and ``n`` are sums of weights (integer weights:
+    the rows repeated).
 
     Examples
     --------
@@ -238,7 +272,8 @@ def constant_intercept(y):
     -5.293
     """
     y = np.asarray(y, dtype=np.float64)
-    rate = (y.sum() + 0.5) / (len(y) + 1.0)
+    weight = np.ones(len(y)) if sample_weight is None else sample_weight
+    rate = (weight @ y + 0.5) / (weight.sum() + 1.0)
     return float(np.log(rate) - log1p(-rate))
 
 
@@ -253,6 +288,8 @@ def fit_logistic_layer(
     max_iter=100,
     coef_init=None,
     intercept_init=None,
+    sample_weight=None,
+    exact_steps=False,
     progress=None,
     n_threads=None,
 ):
@@ -268,6 +305,14 @@ def fit_logistic_layer(
         See :func:`fit_logistic`.
     coef_init, intercept_init : ndarray of shape (q, m) and (q,), optional
         Warm start (e.g. the previous value on a lambda path).
+    sample_weight : ndarray of shape (n_samples,), optional
+        See :func:`fit_logistic`; a class constant on the rows of positive weight is
+        constant (see :func:`constant_intercept`).
+    exact_steps : bool, default False
+        Solve every Newton step's lasso model exactly, not only the later ones: fewer
+        Newton steps from a start near the optimum (a bootstrap resample warm-started from
+        the fit on all rows), more solves from a cold start.  The solution is the same
+        optimum (the same stopping rule).
     progress : callable, optional
         Called as ``progress(done, q)`` after each class's problem is solved, from the
         calling thread (so it may update a user interface); with threads also every 50 ms
@@ -290,6 +335,9 @@ def fit_logistic_layer(
         KKT violation of each solution (0 for constant classes).
     """
     F, Y, lam, ridge = _checked_problem(F, Y, lam, ridge, many=True)
+    weight = _checked_weight(sample_weight, len(F))
+    if weight is not None and not weight.all():  # rows of weight 0 are not in the problem
+        F, Y, weight = F[weight > 0], Y[weight > 0], weight[weight > 0]
     q, m = Y.shape[1], F.shape[1]
     coef = np.zeros((q, m))
     intercept = np.zeros(q)
@@ -297,7 +345,7 @@ def fit_logistic_layer(
     kkt = np.zeros(q)
     live = np.flatnonzero(Y.min(axis=0) != Y.max(axis=0))
     for k in np.setdiff1d(np.arange(q), live):
-        intercept[k] = constant_intercept(Y[:, k])
+        intercept[k] = constant_intercept(Y[:, k], weight)
     done = q - len(live)
     if progress is not None:
         progress(done, q)
@@ -313,11 +361,12 @@ def fit_logistic_layer(
     if intercept_init is not None:
         theta[:, 0] = _checked_start("intercept_init", intercept_init, (q,))[live]
     elif coef_init is None:
-        theta[:, 0] = [base_rate_logit(Y[:, k]) for k in live]
+        theta[:, 0] = [base_rate_logit(Y[:, k], weight) for k in live]
     reg = np.r_[0.0, ridge]
+    share = _row_shares(len(F), weight)
     with single_threaded_blas():
         resid = expit(Za @ theta.T) - Y[:, live]
-        grads = (Za.T @ resid).T / len(F) + reg * theta
+        grads = (Za.T @ (share[:, None] * resid)).T + reg * theta
     violation = _kkt_rows(grads, theta, lam)
     for i in np.flatnonzero(violation <= tol):
         k = live[i]
@@ -330,7 +379,7 @@ def fit_logistic_layer(
         return coef, intercept, n_iter, kkt
 
     with single_threaded_blas():
-        gram = Za.T @ Za if (theta[todo, 1:] == 0).all(axis=1).any() else None
+        gram = _gram(Za, share) if (theta[todo, 1:] == 0).all(axis=1).any() else None
 
     # The classes are solved in chunks, each chunk's problems in lockstep (see _newton),
     # the chunks in threads.  At most _CHUNK classes each, and as many as keep the chunk's
@@ -350,7 +399,18 @@ def fit_logistic_layer(
 
     def solve(chunk, report, cancel=None):
         _newton(
-            Za, Y[:, live[chunk]], lam, ridge, theta[chunk], tol, max_iter, gram, report, cancel
+            Za,
+            Y[:, live[chunk]],
+            lam,
+            ridge,
+            theta[chunk],
+            tol,
+            max_iter,
+            gram,
+            report,
+            cancel,
+            weight,
+            exact_steps,
         )
 
     def store(i, solution, steps, violation):
@@ -416,6 +476,8 @@ def solve_layer(
     ridge,
     tol=1e-6,
     max_iter=100,
+    sample_weight=None,
+    exact_steps=False,
     progress=None,
     n_threads=None,
 ):
@@ -430,6 +492,8 @@ def solve_layer(
     Both are solved on centred evidence columns (the same β; the intercept is mapped back),
     which keeps Newton's system well conditioned when every similarity is near 1 (small γ).
     The KKT violations returned are those of the centred (and for SBLR, scaled) problem.
+    With ``sample_weight`` the means, variances and sds are weighted too (integer weights:
+    those of the rows repeated).
 
     Parameters
     ----------
@@ -439,7 +503,7 @@ def solve_layer(
         0/1 targets, one problem per column (e.g. a subset of the classes).
     coef_init, intercept_init : ndarray of shape (q, m) and (q,), optional
         Warm start, in the units of β.
-    lam, ridge, tol, max_iter, progress, n_threads
+    lam, ridge, tol, max_iter, sample_weight, exact_steps, progress, n_threads
         See :func:`fit_logistic_layer`.
 
     Returns
@@ -447,22 +511,24 @@ def solve_layer(
     coef, intercept, n_iter, kkt
         As :func:`fit_logistic_layer`, ``coef`` in the units of β.
     """
-    ridge = ridge * F.var(axis=0)
+    sample_weight = _checked_weight(sample_weight, len(F))
+    mean = np.average(F, axis=0, weights=sample_weight)
+    var = np.average((F - mean) ** 2, axis=0, weights=sample_weight)
+    ridge = ridge * var
     unit = np.ones(F.shape[1])
+    sd = np.sqrt(var)
     if lam == 0:
-        sd = F.std(axis=0)
         unit = np.where(sd > 0, sd, 1.0)
         ridge = ridge / unit**2
     # Centred columns: the same β (only the unpenalized intercept moves), but the
     # intercept is no longer nearly collinear with evidence columns whose spread is tiny
     # beside their mean (small γ: every similarity near 1), which would leave Newton's
     # system with a condition number of 1e10 and more.
-    mean = F.mean(axis=0)
     Fc = (F - mean) / unit
     shift = mean / unit
     if coef_init is not None:
         # a constant column has no β (0 by convention): a warm start must not put one there
-        coef_init = np.where(F.std(axis=0) > 0, coef_init * unit, 0.0)
+        coef_init = np.where(sd > 0, coef_init * unit, 0.0)
         if intercept_init is not None:
             intercept_init = intercept_init + coef_init @ shift
     coef, intercept, n_iter, kkt = fit_logistic_layer(
@@ -474,6 +540,8 @@ def solve_layer(
         max_iter=max_iter,
         coef_init=coef_init,
         intercept_init=intercept_init,
+        sample_weight=sample_weight,
+        exact_steps=exact_steps,
         progress=progress,
         n_threads=n_threads,
     )

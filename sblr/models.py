@@ -449,7 +449,9 @@ class _LogisticSimilarityClassifier(_SimilarityClassifier):
     def _fit_layer(self, F, warm_start=None, progress=None):
         return self.fit_layer(F, self.featurizer_.Y_fit_, warm_start=warm_start, progress=progress)
 
-    def fit_layer(self, F, Y, *, warm_start=None, progress=None):
+    def fit_layer(
+        self, F, Y, *, sample_weight=None, warm_start=None, exact_steps=False, progress=None
+    ):
         """Refit only the logistic layer, on evidence ``F`` of any rows with their labels ``Y``.
 
         For resampling the rows of a fitted model (``sblr.stability``): the
@@ -462,8 +464,13 @@ class _LogisticSimilarityClassifier(_SimilarityClassifier):
             Normalized class evidence of the rows.
         Y : ndarray of shape (n_rows, n_classes)
             Their 0/1 class indicator (``featurizer_.Y_fit_`` order).
+        sample_weight : ndarray of shape (n_rows,), optional
+            Weights of the rows (integer weights: the rows repeated; see
+            :func:`sblr.logistic.solve_layer`).
         warm_start : fitted estimator, optional
             Start the solver from its ``coef_`` / ``intercept_``.
+        exact_steps : bool, default False
+            See :func:`sblr.logistic.fit_logistic_layer` (for a warm start near the optimum).
         progress : callable, optional
             ``progress(done, total)`` after each class's problem (see
             :func:`sblr.logistic.fit_logistic_layer`).
@@ -474,6 +481,7 @@ class _LogisticSimilarityClassifier(_SimilarityClassifier):
         """
         opts = {"lam": self._lam_value(), "ridge": self.ridge, "tol": self.tol}
         opts.update(max_iter=self.max_iter, progress=progress)
+        opts.update(sample_weight=sample_weight, exact_steps=exact_steps)
         coef_init = None if warm_start is None else warm_start.coef_
         intercept_init = None if warm_start is None else warm_start.intercept_
         if self._binary():

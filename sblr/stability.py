@@ -2,7 +2,11 @@
 
 The rows of a fitted SBLR / SparseSBLR model are resampled with replacement
 ``n_resamples`` times and the logistic layer is refitted on each resample's
-evidence (warm-started from the fit on all rows).  The evidence itself is the
+evidence (warm-started from the fit on all rows).  A resample repeats about a
+third of its rows: it is solved on its distinct rows (about 63% of them), each
+weighted by how often it was drawn, which is the same problem with the same
+optimum, and with every Newton step's lasso model solved exactly (from this near
+start that takes the fewest steps).  The evidence itself is the
 model's leave-one-out training evidence, computed once: the bootstrap measures
 how much β depends on *which rows* it was fitted on, given the evidence
 features (a pairs bootstrap conditional on the evidence), which is what makes
@@ -156,10 +160,14 @@ def bootstrap_coefficients(
     refit = copy.copy(model)  # shares the fitted featurizer; fit_layer replaces coef_ only
     for b in range(n_resamples):
         rows = rng.integers(0, n, size=n)
-        Fb = F[rows]
-        refit.fit_layer(Fb, Y[rows], warm_start=model)
+        counts = np.bincount(rows, minlength=n)
+        drawn = np.flatnonzero(counts)
+        Fb, weight = F[drawn], counts[drawn].astype(np.float64)
+        refit.fit_layer(Fb, Y[drawn], sample_weight=weight, warm_start=model, exact_steps=True)
         coefs[b] = refit.coef_
-        std_coefs[b] = refit.coef_ * Fb.std(axis=0)[None, :]
+        centred = Fb - np.average(Fb, axis=0, weights=weight)
+        sd = np.sqrt(np.average(centred**2, axis=0, weights=weight))  # over the resample
+        std_coefs[b] = refit.coef_ * sd[None, :]
         if progress is not None:
             progress(b + 1, n_resamples)
     tail = (1 - level) / 2

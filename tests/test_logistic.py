@@ -8,7 +8,13 @@ import pytest
 from sklearn.linear_model import LogisticRegression
 
 import sblr._newton as _newton
-from sblr.logistic import constant_intercept, fit_logistic, kkt_violation, lambda_max
+from sblr.logistic import (
+    constant_intercept,
+    fit_logistic,
+    fit_logistic_layer,
+    kkt_violation,
+    lambda_max,
+)
 
 
 def _kkt_by_hand(Z, y, beta, b, lam):
@@ -69,6 +75,59 @@ def test_l1_objective_is_no_worse_than_sklearn_saga():
         C=1 / (n * lam), l1_ratio=1.0, solver="saga", tol=1e-10, max_iter=200_000
     ).fit(Z, y)
     assert objective(ours.coef, ours.intercept) <= objective(sk.coef_[0], sk.intercept_[0]) + 1e-9
+
+
+@pytest.mark.parametrize("lam", [1e-3, 1e-5])
+def test_integer_weights_give_the_fit_on_the_rows_repeated(lam):
+    """A bootstrap resample is solved on its distinct rows weighted by their counts: the
+    optimum must be the one on the rows repeated (both solved to a tight tolerance), and meet
+    the weighted optimality conditions written out by hand; at lam > 0 with every Newton step
+    exact too, and at least as low as scikit-learn's saga given the same weights."""
+    Z, y = _correlated(n=120, seed=3)
+    rng = np.random.default_rng(0)
+    rows = rng.integers(0, len(y), size=len(y))
+    counts = np.bincount(rows, minlength=len(y))
+    drawn = np.flatnonzero(counts)
+    repeated = fit_logistic(Z[rows], y[rows], lam, tol=1e-10)
+    weighted = fit_logistic(Z[drawn], y[drawn], lam, tol=1e-10, sample_weight=counts[drawn])
+    np.testing.assert_allclose(weighted.coef, repeated.coef, rtol=1e-6, atol=1e-6)
+    assert weighted.intercept == pytest.approx(repeated.intercept, abs=1e-6)
+    assert _kkt_by_hand(Z[rows], y[rows], weighted.coef, weighted.intercept, lam) < 1e-9
+    # the layer (several problems in lockstep, a row of weight 0 left out) and exact steps
+    Y = np.column_stack([y, 1 - y, (Z[:, 3] > np.median(Z[:, 3])).astype(float)])
+    coef, intercept, _, kkt = fit_logistic_layer(
+        Z, Y, lam, tol=1e-10, sample_weight=counts, exact_steps=True
+    )
+    assert kkt.max() <= 1e-10
+    for k in range(Y.shape[1]):
+        assert _kkt_by_hand(Z[rows], Y[rows, k], coef[k], intercept[k], lam) < 1e-9
+    np.testing.assert_allclose(coef[0], repeated.coef, rtol=1e-6, atol=1e-6)
+    if lam:
+        n = counts.sum()
+
+        def objective(beta, b):
+            eta = Z[rows] @ beta + b
+            return np.mean(np.logaddexp(0, eta) - y[rows] * eta) + lam * np.abs(beta).sum()
+
+        sk = LogisticRegression(
+            C=1 / (n * lam), l1_ratio=1.0, solver="saga", tol=1e-10, max_iter=100_000
+        ).fit(Z[drawn], y[drawn], sample_weight=counts[drawn])
+        assert (
+            objective(weighted.coef, weighted.intercept)
+            <= objective(sk.coef_[0], sk.intercept_[0]) + 1e-9
+        )
+
+
+def test_sample_weights_are_checked():
+    Z, y = _correlated(n=40)
+    for bad in (np.ones(39), -np.ones(40), np.zeros(40), np.full(40, np.nan)):
+        with pytest.raises(ValueError, match="sample_weight"):
+            fit_logistic(Z, y, 1e-3, sample_weight=bad)
+    # a class constant on the rows of positive weight: the smoothed intercept of those rows
+    Y = np.column_stack([y, np.r_[np.zeros(20), np.ones(20)]])
+    weight = np.r_[np.ones(20), np.zeros(20)]
+    _, intercept, _, _ = fit_logistic_layer(Z, Y, 1e-3, sample_weight=weight)
+    assert intercept[1] == pytest.approx(constant_intercept(np.zeros(20)))
 
 
 def test_ridge_solution_matches_sklearn_lbfgs():
@@ -368,7 +427,9 @@ def test_small_problems_are_solved_in_as_few_lockstep_chunks_as_allowed(monkeypa
     live = [k for k in range(Y.shape[1]) if Y[:, k].min() != Y[:, k].max()]
     newton = logistic._newton
     handed = []
-    monkeypatch.setattr(logistic, "_newton", lambda *a: handed.append(a[1].shape[1]) or newton(*a))
+    monkeypatch.setattr(
+        logistic, "_newton", lambda *a, **kw: handed.append(a[1].shape[1]) or newton(*a, **kw)
+    )
     small = logistic.fit_logistic_layer(F, Y, 1e-3)
     assert handed == [16, 16, len(live) - 32]
     handed.clear()

@@ -1,5 +1,7 @@
 """Bootstrap stability of β (sblr.stability): planted structure, an oracle refit, invariance."""
 
+import copy
+
 import numpy as np
 import pytest
 from sklearn.linear_model import LogisticRegression
@@ -47,6 +49,30 @@ def test_each_resample_is_the_maximum_likelihood_fit_on_its_rows(planted):
     ref = LogisticRegression(C=np.inf, tol=1e-10, max_iter=10_000).fit(Z, Y[:, k])
     np.testing.assert_allclose(result.std_coefs[0, k], ref.coef_[0], rtol=2e-3, atol=2e-3)
     assert np.all(result.selection_frequency == 1.0)  # SBLR never sets β to zero
+
+
+@pytest.mark.parametrize(
+    "estimator", [SparseSBLRClassifier(gamma=1.0, lam=3e-4), SBLRClassifier(gamma=1.0)]
+)
+def test_each_resample_equals_the_plain_refit_on_its_rows(planted, estimator):
+    """The bootstrap solves a resample on its distinct rows weighted by their counts, with
+    exact Newton steps: resample by resample (the same seed draws the same rows) it must
+    give what the plain refit of the layer on the resample's rows gives, within the solver's
+    tolerance, and every resample's solution must meet it."""
+    model = estimator.fit(planted.X, planted.y)
+    F = model.featurizer_.training_evidence()
+    Y = model.featurizer_.Y_fit_
+    result = bootstrap_coefficients(model, F, n_resamples=3, random_state=11)
+    rng = np.random.default_rng(11)
+    for b in range(3):
+        rows = rng.integers(0, len(F), size=len(F))
+        plain = copy.copy(model).fit_layer(F[rows], Y[rows], warm_start=model)
+        assert plain.kkt_violation_.max() <= model.tol
+        np.testing.assert_allclose(result.coefs[b], plain.coef_, rtol=1e-6, atol=1e-6)
+        np.testing.assert_allclose(
+            result.std_coefs[b], plain.coef_ * F[rows].std(axis=0), rtol=1e-6, atol=1e-6
+        )
+        assert np.array_equal(result.coefs[b] != 0, plain.coef_ != 0)
 
 
 def test_standardized_intervals_do_not_depend_on_the_evidence_scale(planted):
