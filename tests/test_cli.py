@@ -408,6 +408,7 @@ def test_ctrl_c_ends_with_one_line_and_exit_130(capsys, monkeypatch):
     assert capsys.readouterr().err == "interrupted\n"
 
 
+@pytest.mark.slow  # starts a process pool (about 1 s)
 def test_more_jobs_than_cores_are_capped_with_a_note(capsys, monkeypatch):
     """--n-jobs 64 on 2 cores took 115 s against 14 s with one job."""
     import os
