@@ -548,9 +548,7 @@ def test_a_stability_one_student_computed_is_every_students(monkeypatch):
     ds = load_sample("planted")
     results = []
     threads = [
-        threading.Thread(
-            target=lambda: results.append(cache.stability(ds, 1.0, 1e-2))
-        )
+        threading.Thread(target=lambda: results.append(cache.stability(ds, 1.0, 1e-2)))
         for _ in range(2)
     ]
     for t in threads:
