@@ -100,6 +100,48 @@ def _newton(
     H_diag = H.reshape(-1)[:: p + 1]  # a view of H's diagonal
     work_flat, H_work = work.reshape(-1), np.empty(p * p)  # for the working sets (below)
     row_sq = np.einsum("ij,ij->i", Za, Za) if lam else None  # trace(H) = w · row_sq
+    # With exact_steps (a start near the optimum) the Hessians are formed in float32 (half
+    # the time of the products, a third of the bootstrap's), then used in float64: an
+    # inexact Newton model, but every problem still stops by the same float64 KKT test
+    # (_kkt_rows), so the solution is the same optimum to the same tolerance.  The columns
+    # and the curvatures are scaled to at most 1 in size first (and scaled back in float64),
+    # so that float32's range loses nothing, whatever the scale of the evidence.  Measured
+    # on the bootstrap of 174 labels at λ = 1e-5: 8,936 -> 8,937 Newton steps, 4.4 -> 3.6 s
+    # (one thread).
+    # A problem whose float32 model gives no descent (numerically flat, or no step length
+    # decreases the objective: the model's rounding, near a tight tolerance) goes on in
+    # float64 (low[k] = False) rather than stopping.
+    low = np.full(q, bool(exact_steps))
+    if exact_steps:
+        col = np.abs(Za).max(axis=0)
+        col[~(col > 0)] = 1.0  # (a zero column; a NaN is caught below, as in float64)
+        Za32 = (Za / col).astype(np.float32, order="F")
+        col_sq = np.outer(col, col)
+        work32 = np.empty_like(Za32)
+        H32 = np.empty((p, p), dtype=np.float32)
+        work32_flat, H32_flat = work32.reshape(-1), H32.reshape(-1)
+
+    def hessian32(j, C=None):
+        # sqrt(w) Za's columns C (all by default), each scaled to at most 1, in float32;
+        # their Gram matrix, scaled back in float64 into H (or the working set's H_C)
+        top = sqrt_w[:, j].max()
+        root = (sqrt_w[:, j, None] / (top if top > 0 else 1.0)).astype(np.float32)
+        if C is None:
+            np.multiply(Za32, root, out=work32)
+            np.matmul(work32.T, work32, out=H32)
+            np.multiply(H32, col_sq, out=H)
+            np.multiply(H, top * top, out=H)
+            return H
+        size = C.size
+        w_C = np.take(Za32, C, axis=1, out=work32_flat[: n * size].reshape(n, size))
+        w_C *= root
+        H_C32 = H32_flat[: size * size].reshape(size, size)
+        np.matmul(w_C.T, w_C, out=H_C32)
+        H_C = H_work[: size * size].reshape(size, size)
+        scale = col[C] * top
+        np.multiply(H_C32, scale[:, None], out=H_C)
+        H_C *= scale
+        return H_C
 
     def objective(eta, t, y):
         # per column: (weighted) mean of log(1 + e^eta) - y * eta, computed without
@@ -156,11 +198,14 @@ def _newton(
                     size = C.size
                     # the set's columns of sqrt(w) Za, in the work array (a fresh array per
                     # step took 3x as long: page faults)
-                    w_C = np.take(Za, C, axis=1, out=work_flat[: n * size].reshape(n, size))
-                    H_C = H_work[: size * size].reshape(size, size)
                     with np.errstate(over="ignore", invalid="ignore"):  # checked below
-                        w_C *= sqrt_w[:, j, None]
-                        np.matmul(w_C.T, w_C, out=H_C)
+                        if low[k]:
+                            H_C = hessian32(j, C)
+                        else:
+                            H_C = H_work[: size * size].reshape(size, size)
+                            w_C = np.take(Za, C, axis=1, out=work_flat[: n * size].reshape(n, size))
+                            w_C *= sqrt_w[:, j, None]
+                            np.matmul(w_C.T, w_C, out=H_C)
                         trace = (sqrt_w[:, j] ** 2) @ row_sq  # the whole H's, as below
                     H_C.reshape(-1)[:: size + 1] += reg[C] + _DAMPING * (1.0 + trace)
                     if not (np.isfinite(trace) and np.isfinite(g[j]).all()):
@@ -182,8 +227,11 @@ def _newton(
                         gram = _gram(Za, share[:, 0])
                     np.multiply(gram, p_hat[0, j] * (1.0 - p_hat[0, j]), out=H)
                 else:
-                    np.multiply(Za, sqrt_w[:, j, None], out=work)
-                    np.matmul(work.T, work, out=H)
+                    if low[k]:
+                        hessian32(j)
+                    else:
+                        np.multiply(Za, sqrt_w[:, j, None], out=work)
+                        np.matmul(work.T, work, out=H)
                 trace = H_diag.sum()
                 H_diag += reg + _DAMPING * (1.0 + trace)
             if not (np.isfinite(trace) and np.isfinite(g[j]).all()):
@@ -212,9 +260,14 @@ def _newton(
         if lam:
             decrease += lam * (np.abs(target[:, 1:]).sum(1) - np.abs(theta[act, 1:]).sum(1))
         going = decrease < 0  # else numerically flat: nothing left to gain
+        redo = ~going & low[act]
+        if redo.any():  # the model in float32: the same step again, in float64
+            low[act[redo]] = False
+            d[redo], decrease[redo], going[redo] = 0.0, 0.0, True
         if not going.all():
             finish(act[~going])
             act, y, d, decrease = act[going], y[:, going], d[going], decrease[going]
+            redo = redo[going]
         eta_d = Za @ d.T  # the linear predictors move along eta + step * eta_d
         eta_a = eta[:, act]
         # Without an L1 term the step length minimizes the objective along d (a 1-D
@@ -228,7 +281,7 @@ def _newton(
         else:
             step = np.ones(act.size)
         # backtracking (sufficient decrease), on the problems whose step fails it
-        trying = np.arange(act.size)
+        trying = np.flatnonzero(~redo)
         while trying.size:
             s = step[trying]
             cand = theta[act[trying]] + s[:, None] * d[trying]
@@ -243,7 +296,9 @@ def _newton(
             step[trying] = np.where(step[trying] > 1.0, 1.0, step[trying] * 0.5)
             stuck = step[trying] < 1e-12
             if stuck.any():  # no step length decreases the objective: the problem stops
-                stopped[act[trying[stuck]]] = True
+                again = act[trying[stuck]]
+                stopped[again[~low[again]]] = True
+                low[again] = False  # (with a float32 model: the step again, in float64)
                 trying = trying[~stuck]
         if stopped[act].any():
             finish(act[stopped[act]])
