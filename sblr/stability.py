@@ -42,9 +42,12 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from numbers import Integral, Real
 
 import numpy as np
 
+from sblr import _validation
+from sblr._validation import validate_params
 from sblr.exceptions import DataError
 from sblr.models import fits_from_evidence
 
@@ -100,6 +103,17 @@ class StabilityResult:
         )
 
 
+@validate_params(
+    lambda: {
+        "model": "no_validation",  # a fitted SBLR / SparseSBLR: checked below, by its traits
+        "F": ["array-like"],
+        "n_resamples": [_validation.Interval(Integral, 2, None, closed="left")],
+        "level": [_validation.Interval(Real, 0, 1, closed="neither")],
+        "random_state": [_validation.Interval(Integral, 0, None, closed="left"), None],
+        "progress": [callable, None],
+    },
+    prefer_skip_nested_validation=True,
+)
 def bootstrap_coefficients(
     model,
     F,
@@ -135,16 +149,13 @@ def bootstrap_coefficients(
     TypeError
         ``model`` cannot be refitted from evidence (SML, the CV estimators).
     ValueError
-        Bad ``n_resamples`` or ``level``, or ``F`` of the wrong shape.
+        ``F`` of the wrong shape; ``InvalidParameterError`` (a ``ValueError``) for a bad
+        ``n_resamples``, ``level``, ``random_state`` or ``progress``.
     """
     if not fits_from_evidence(model) or not hasattr(model, "coef_"):
         raise TypeError(
             "bootstrap_coefficients needs a fitted SBLRClassifier or SparseSBLRClassifier."
         )
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, int) or n_resamples < 2:
-        raise ValueError(f"n_resamples must be an integer >= 2; got {n_resamples!r}.")
-    if not 0 < level < 1:
-        raise ValueError(f"level must be in (0, 1); got {level!r}.")
     F = np.asarray(F, dtype=np.float64)
     Y = model.featurizer_.Y_fit_
     if F.shape != Y.shape:
