@@ -30,6 +30,10 @@ from numba.extending import get_cython_function_address
 llvm.add_symbol("sblr_dpotrf", get_cython_function_address("scipy.linalg.cython_lapack", "dpotrf"))
 _ptr = types.voidptr
 _dpotrf = types.ExternalFunction("sblr_dpotrf", types.void(_ptr, _ptr, _ptr, _ptr, _ptr))
+# BLAS's symmetric rank-k product in float32 (half the multiply-adds of a general product):
+# the bootstrap's working-set Hessians
+llvm.add_symbol("sblr_ssyrk", get_cython_function_address("scipy.linalg.cython_blas", "ssyrk"))
+_ssyrk = types.ExternalFunction("sblr_ssyrk", types.void(*([_ptr] * 10)))
 
 
 def _jit(fn=None, **options):
@@ -336,3 +340,122 @@ def feature_sign(H, c, pen, x0, max_iter, max_added):
 #: A solve factors its system anew when at least 1/_REFACTOR of its coordinates are new or
 #: gone since the last (LAPACK's blocked factorization beats that many updates).
 _REFACTOR = 8
+
+
+@_jit
+def working_set_steps32(
+    Za32,
+    col,
+    sqrt_w,
+    theta,
+    g,
+    pen,
+    reg,
+    row_sq,
+    lam,
+    screen,
+    set_share,
+    damping,
+    max_added,
+    todo,
+    target,
+    done,
+):
+    """The Newton steps of :func:`sblr._newton._newton` for the problems ``todo`` whose model
+    is formed in float32 (``exact_steps``: the bootstrap's), compiled: per problem the Python
+    path made some twenty NumPy calls around the Hessian's product and the search, holding
+    the GIL, which kept the layer's second thread waiting.
+
+    Row ``j`` of ``theta``, ``g``, ``target`` and column ``j`` of ``sqrt_w``: the problem's
+    coefficients, gradient, the model's minimizer (written) and square-root curvatures.
+    The model is the float32 Gram matrix of ``sqrt(w) Za`` on the working set (the
+    intercept, the non-zero coefficients, those whose gradient exceeds ``screen · lam``;
+    the whole model when that is more than ``set_share`` of them), its columns scaled to at
+    most 1 (``Za32 = Za / col``, the curvatures by their largest) and scaled back in
+    float64, BLAS's ``ssyrk`` forming it, plus the damping of the float64 path; then the
+    search, exact (without an L1 term it solves the Newton system).  ``done[j]``: 1 when
+    solved, -1 when the model is not finite (the caller raises; the others are not done).
+    """
+    n, p = Za32.shape
+    ints = np.zeros(2, np.int32)
+    floats = np.zeros(2, np.float32)
+    chars = np.zeros(2, np.int8)
+    for t in range(todo.shape[0]):
+        j = todo[t]
+        size = 0
+        C = np.empty(p, np.int64)
+        for i in range(p):
+            if i == 0 or theta[j, i] != 0 or abs(g[j, i]) > screen * lam:
+                C[size] = i
+                size += 1
+        full = size > set_share * p  # the whole model: the set would cost nearly as much
+        if full:
+            for i in range(p):
+                C[i] = i
+            size = p
+        C = C[:size]
+        top = 0.0
+        for r in range(n):
+            top = max(top, sqrt_w[r, j])
+        div = top if top > 0 else 1.0
+        # the set's columns of sqrt(w) Za, scaled, as the rows of W (BLAS's column order)
+        W = np.empty((size, n), np.float32)
+        for r in range(n):
+            root = np.float32(sqrt_w[r, j] / div)
+            for a in range(size):
+                W[a, r] = Za32[r, C[a]] * root
+        H32 = np.zeros((size, size), np.float32)
+        ints[0], ints[1] = size, n  # ssyrk's n, k (and lda): H32 = A'A, A = W' (n × size), upper
+        floats[0], floats[1] = 1.0, 0.0
+        chars[0], chars[1] = 85, 84  # "U", "T": W' W of the n × size matrix W'
+        _ssyrk(
+            chars[0:].ctypes,
+            chars[1:].ctypes,
+            ints[0:].ctypes,
+            ints[1:].ctypes,
+            floats[0:].ctypes,
+            W.ctypes,
+            ints[1:].ctypes,
+            floats[1:].ctypes,
+            H32.ctypes,
+            ints[0:].ctypes,
+        )
+        H = np.empty((size, size))
+        scale = np.empty(size)
+        for a in range(size):
+            scale[a] = col[C[a]] * top
+        for a in range(size):  # column-major upper = row-major lower: b <= a
+            for b in range(a + 1):
+                H[a, b] = (np.float64(H32[a, b]) * scale[a]) * scale[b]
+                H[b, a] = H[a, b]
+        trace = 0.0
+        if full:  # (the Python path's H_diag.sum())
+            for a in range(size):
+                trace += H[a, a]
+        else:  # the whole Hessian's trace, from the rows' squared norms
+            for r in range(n):
+                trace += (sqrt_w[r, j] ** 2) * row_sq[r]
+        finite = np.isfinite(trace)
+        for i in range(p):
+            finite = finite and np.isfinite(g[j, i])
+        if not finite:
+            done[j] = -1
+            return
+        c = np.empty(size)
+        x0 = np.empty(size)
+        pen_C = np.empty(size)
+        for a in range(size):
+            H[a, a] += reg[C[a]] + damping * (1.0 + trace)
+        for a in range(size):
+            hv = 0.0
+            for b in range(size):
+                hv += H[a, b] * theta[j, C[b]]
+            c[a] = g[j, C[a]] - hv
+            x0[a] = theta[j, C[a]]
+            pen_C[a] = pen[C[a]]
+        x = feature_sign(H, c, pen_C, x0, 10 * size + 50, max_added)
+        for i in range(p):
+            target[j, i] = 0.0
+        for a in range(size):
+            target[j, C[a]] = x[a]
+        done[j] = 1

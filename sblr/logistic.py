@@ -550,7 +550,7 @@ def solve_layer(
 
 #: Most classes a chunk of the layer solves in lockstep (see fit_logistic_layer), and the
 #: memory a chunk's (n, classes) arrays may take (per thread; 3 classes at 200,000 rows).
-_CHUNK = 16
+_CHUNK = 22
 _MIN_CHUNKS = 8
 #: Smallest n·(m+1)² (a Hessian's multiply-adds) at which the layer uses threads by default:
 #: on yeast's shape (1,934 × 15: 0.4e6) two threads took the layer 1.5-1.9x as long as one

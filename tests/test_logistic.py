@@ -418,9 +418,10 @@ def test_layer_skips_classes_already_optimal_at_their_start():
 
 
 def test_small_problems_are_solved_in_as_few_lockstep_chunks_as_allowed(monkeypatch):
-    """Below the size worth threads, one thread solves the classes in chunks of up to 16 (each
-    lockstep step pays its Python-level calls once per chunk); above, at least 8 chunks share
-    the threads.  Either way each class gets the solution it gets alone."""
+    """Below the size worth threads, one thread solves the classes in chunks as large as
+    allowed (each lockstep step pays its Python-level calls once per chunk); above, at least
+    _MIN_CHUNKS chunks share the threads.  Either way each class gets the solution it gets
+    alone."""
     import sblr.logistic as logistic
 
     F, Y = _many_class_problem(q=40)  # 150 x 9: n (m + 1)^2 = 15,000, far below the threshold
@@ -431,11 +432,12 @@ def test_small_problems_are_solved_in_as_few_lockstep_chunks_as_allowed(monkeypa
         logistic, "_newton", lambda *a, **kw: handed.append(a[1].shape[1]) or newton(*a, **kw)
     )
     small = logistic.fit_logistic_layer(F, Y, 1e-3)
-    assert handed == [16, 16, len(live) - 32]
+    most = logistic._CHUNK
+    assert handed == [most] * (len(live) // most) + [len(live) % most] * (len(live) % most > 0)
     handed.clear()
     monkeypatch.setattr(logistic, "_THREADED_WORK", 0)  # the same classes as a large problem
     large = logistic.fit_logistic_layer(F, Y, 1e-3, n_threads=1)
-    size = -(-len(live) // 8)
+    size = min(most, -(-len(live) // logistic._MIN_CHUNKS))
     assert handed == [size] * (len(live) // size) + [len(live) % size] * (len(live) % size > 0)
     for k in live:
         alone = fit_logistic(F, Y[:, k], 1e-3, tol=1e-6)
