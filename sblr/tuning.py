@@ -515,52 +515,6 @@ class _SelectionCV(ClassifierMixin, BaseEstimator):
         self._select_and_refit(X, y)
         return self
 
-    # ------------------------------------------------------------ best_estimator_'s
-    def predict(self, X):
-        """``best_estimator_.predict(X)``."""
-        check_is_fitted(self)
-        return self.best_estimator_.predict(X)
-
-    def predict_proba(self, X):
-        """``best_estimator_.predict_proba(X)``."""
-        check_is_fitted(self)
-        return self.best_estimator_.predict_proba(X)
-
-    def decision_function(self, X):
-        """``best_estimator_.decision_function(X)``."""
-        check_is_fitted(self)
-        return self.best_estimator_.decision_function(X)
-
-    def evidence(self, X):
-        """``best_estimator_.evidence(X)``: the normalized class evidence of query rows."""
-        check_is_fitted(self)
-        return self.best_estimator_.evidence(X)
-
-    def logits(self, X):
-        """``best_estimator_.logits(X)``."""
-        check_is_fitted(self)
-        return self.best_estimator_.logits(X)
-
-    def logits_from_evidence(self, F):
-        """``best_estimator_.logits_from_evidence(F)``."""
-        check_is_fitted(self)
-        return self.best_estimator_.logits_from_evidence(F)
-
-    def decision_from_evidence(self, F):
-        """``best_estimator_.decision_from_evidence(F)``."""
-        check_is_fitted(self)
-        return self.best_estimator_.decision_from_evidence(F)
-
-    def proba_from_evidence(self, F):
-        """``best_estimator_.proba_from_evidence(F)``."""
-        check_is_fitted(self)
-        return self.best_estimator_.proba_from_evidence(F)
-
-    def predict_from_evidence(self, F):
-        """``best_estimator_.predict_from_evidence(F)``."""
-        check_is_fitted(self)
-        return self.best_estimator_.predict_from_evidence(F)
-
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = True
@@ -576,6 +530,19 @@ def _of_best_estimator(name):
     )
 
 
+def _by_best_estimator(name):
+    """A method that checks the fit and calls ``best_estimator_``'s method ``name``."""
+
+    def method(self, X):
+        check_is_fitted(self)
+        return getattr(self.best_estimator_, name)(X)
+
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = f"``best_estimator_.{name}``: see the model's method of that name."
+    return method
+
+
+# What the CV estimators give is their refit's, as GridSearchCV's is its best_estimator_'s.
 for _name in (
     "coef_",
     "intercept_",
@@ -588,6 +555,18 @@ for _name in (
     "kkt_violation_",
 ):
     setattr(_SelectionCV, _name, _of_best_estimator(_name))
+for _name in (
+    "predict",
+    "predict_proba",
+    "decision_function",
+    "evidence",
+    "logits",
+    "logits_from_evidence",
+    "decision_from_evidence",
+    "proba_from_evidence",
+    "predict_from_evidence",
+):
+    setattr(_SelectionCV, _name, _by_best_estimator(_name))
 del _name
 
 
