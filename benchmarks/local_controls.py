@@ -37,24 +37,26 @@ def _timed(at: AppTest) -> float:
     return time.perf_counter() - t0
 
 
+#: (page title, script, widget kind, widget key, values it is moved to)
+CONTROLS = (
+    ("Model & metrics", "pages/model.py", "slider", "threshold", (0.3, 0.4, 0.6, 0.7, 0.5)),
+    ("Explain a prediction", "pages/explain.py", "number_input", "explain_row", (1, 2, 3, 4, 5)),
+)
+
+
 def main():
     rows = []
-    at = _page("pages/model.py")
-    times = []
-    for value in (0.3, 0.4, 0.6, 0.7, 0.5):
-        at.slider(key="threshold").set_value(value)
-        times.append(_timed(at))
-    rows.append(("Model & metrics", "threshold", times))
-    at = _page("pages/explain.py")
-    times = []
-    for value in (1, 2, 3, 4, 5):
-        at.number_input(key="explain_row").set_value(value)
-        times.append(_timed(at))
-    rows.append(("Explain a prediction", "row", times))
-    print(f"{'page':22s} {'control':10s} {'n':>2s} {'median s':>9s} {'max s':>7s}")
+    for page, script, kind, key, values in CONTROLS:
+        at = _page(script)
+        times = []
+        for value in values:
+            getattr(at, kind)(key=key).set_value(value)
+            times.append(_timed(at))
+        rows.append((page, key, times))
+    print(f"{'page':22s} {'control':12s} {'n':>2s} {'median s':>9s} {'max s':>7s}")
     for page, control, times in rows:
         print(
-            f"{page:22s} {control:10s} {len(times):2d} {statistics.median(times):9.3f} "
+            f"{page:22s} {control:12s} {len(times):2d} {statistics.median(times):9.3f} "
             f"{max(times):7.3f}"
         )
 
