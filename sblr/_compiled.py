@@ -354,7 +354,6 @@ def working_set_steps32(
     row_sq,
     lam,
     screen,
-    set_share,
     damping,
     max_added,
     todo,
@@ -369,8 +368,8 @@ def working_set_steps32(
     Row ``j`` of ``theta``, ``g``, ``target`` and column ``j`` of ``sqrt_w``: the problem's
     coefficients, gradient, the model's minimizer (written) and square-root curvatures.
     The model is the float32 Gram matrix of ``sqrt(w) Za`` on the working set (the
-    intercept, the non-zero coefficients, those whose gradient exceeds ``screen · lam``;
-    the whole model when that is more than ``set_share`` of them), its columns scaled to at
+    intercept, the non-zero coefficients, those whose gradient exceeds ``screen · lam``: in
+    float32 the set's model is always the cheaper one), its columns scaled to at
     most 1 (``Za32 = Za / col``, the curvatures by their largest) and scaled back in
     float64, BLAS's ``ssyrk`` forming it, plus the damping of the float64 path; then the
     search, exact (without an L1 term it solves the Newton system).  ``done[j]``: 1 when
@@ -380,31 +379,29 @@ def working_set_steps32(
     ints = np.zeros(2, np.int32)
     floats = np.zeros(2, np.float32)
     chars = np.zeros(2, np.int8)
+    # work arrays for every problem, each used at the size of its working set
+    C_all, W_all = np.empty(p, np.int64), np.empty(p * n, np.float32)
+    H32_all, H_all = np.empty(p * p, np.float32), np.empty(p * p)
+    scale_all, c_all, x0_all, pen_all = np.empty(p), np.empty(p), np.empty(p), np.empty(p)
     for t in range(todo.shape[0]):
         j = todo[t]
         size = 0
-        C = np.empty(p, np.int64)
         for i in range(p):
             if i == 0 or theta[j, i] != 0 or abs(g[j, i]) > screen * lam:
-                C[size] = i
+                C_all[size] = i
                 size += 1
-        full = size > set_share * p  # the whole model: the set would cost nearly as much
-        if full:
-            for i in range(p):
-                C[i] = i
-            size = p
-        C = C[:size]
+        C = C_all[:size]
         top = 0.0
         for r in range(n):
             top = max(top, sqrt_w[r, j])
         div = top if top > 0 else 1.0
         # the set's columns of sqrt(w) Za, scaled, as the rows of W (BLAS's column order)
-        W = np.empty((size, n), np.float32)
+        W = W_all[: size * n].reshape((size, n))
         for r in range(n):
             root = np.float32(sqrt_w[r, j] / div)
             for a in range(size):
                 W[a, r] = Za32[r, C[a]] * root
-        H32 = np.zeros((size, size), np.float32)
+        H32 = H32_all[: size * size].reshape((size, size))
         ints[0], ints[1] = size, n  # ssyrk's n, k (and lda): H32 = A'A, A = W' (n × size), upper
         floats[0], floats[1] = 1.0, 0.0
         chars[0], chars[1] = 85, 84  # "U", "T": W' W of the n × size matrix W'
@@ -420,30 +417,24 @@ def working_set_steps32(
             H32.ctypes,
             ints[0:].ctypes,
         )
-        H = np.empty((size, size))
-        scale = np.empty(size)
+        H = H_all[: size * size].reshape((size, size))
+        scale = scale_all[:size]
         for a in range(size):
             scale[a] = col[C[a]] * top
         for a in range(size):  # column-major upper = row-major lower: b <= a
             for b in range(a + 1):
                 H[a, b] = (np.float64(H32[a, b]) * scale[a]) * scale[b]
                 H[b, a] = H[a, b]
-        trace = 0.0
-        if full:  # (the Python path's H_diag.sum())
-            for a in range(size):
-                trace += H[a, a]
-        else:  # the whole Hessian's trace, from the rows' squared norms
-            for r in range(n):
-                trace += (sqrt_w[r, j] ** 2) * row_sq[r]
+        trace = 0.0  # the whole Hessian's, from the rows' squared norms
+        for r in range(n):
+            trace += (sqrt_w[r, j] ** 2) * row_sq[r]
         finite = np.isfinite(trace)
         for i in range(p):
             finite = finite and np.isfinite(g[j, i])
         if not finite:
             done[j] = -1
             return
-        c = np.empty(size)
-        x0 = np.empty(size)
-        pen_C = np.empty(size)
+        c, x0, pen_C = c_all[:size], x0_all[:size], pen_all[:size]
         for a in range(size):
             H[a, a] += reg[C[a]] + damping * (1.0 + trace)
         for a in range(size):

@@ -181,7 +181,6 @@ def _newton(
                     row_sq,
                     float(lam),
                     _SCREEN,
-                    1.0,  # always the working set: in float32 its model is the cheaper one
                     _DAMPING,
                     _MAX_ADDED,
                     todo,
