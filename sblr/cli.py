@@ -120,7 +120,44 @@ def _add_data_options(p):
     )
 
 
-def _add_protocol_options(p, *, folds_default):
+def _threshold(text):
+    """``--threshold``: a probability, a rule of sblr.decision, or "paper"."""
+    from sblr.decision import RULES
+
+    if text in (*RULES, "paper"):
+        return None if text == "paper" else text
+    value = _finite_float(text)
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(
+            f"must be a probability in [0, 1], one of {', '.join(RULES)}, or paper; got {text!r}"
+        )
+    return value
+
+
+def _add_decision_options(p, *, paper):
+    """``--threshold`` and ``--select-by``: the paper's (benchmark) or decisions (fit/evaluate)."""
+    from sblr.decision import RULES
+    from sblr.metrics import MULTILABEL_METRICS
+
+    p.add_argument(
+        "--threshold",
+        type=_threshold,
+        default=None if paper else "micro_f1",
+        help="multi-label decision of sml/sblr/sparse_sblr: a probability cut (0.5 is the "
+        f"paper's), a cut fitted on out-of-fold training probabilities ({', '.join(RULES)}), "
+        "or paper (0.5; SML its own top-xi rule); default "
+        + ("paper" if paper else "micro_f1"),
+    )
+    p.add_argument(
+        "--select-by",
+        choices=MULTILABEL_METRICS,
+        default=None if paper else "micro_f1",
+        help="multi-label selection metric of gamma/lambda (multi-class: accuracy); default "
+        + ("average_precision (the paper's)" if paper else "micro_f1"),
+    )
+
+
+def _add_protocol_options(p, *, folds_default, selection_default="holdout"):
     from sblr.protocol import SELECTIONS
     from sblr.tuning import PAPER_GRID
 
@@ -130,9 +167,9 @@ def _add_protocol_options(p, *, folds_default):
     p.add_argument(
         "--selection",
         choices=SELECTIONS,
-        default="holdout",
+        default=selection_default,
         help="hyper-parameter selection on each training fold: 10%% validation split (the "
-        "paper's, default) or an inner k-fold",
+        f"paper's) or an inner k-fold (default {selection_default})",
     )
     p.add_argument(
         "--inner-folds", type=_folds, default=3, help="folds of --selection inner_kfold (3)"
@@ -247,14 +284,17 @@ def _add_protocol_commands(sub):
     b.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
     _add_data_options(b)
     _add_protocol_options(b, folds_default=10)
+    _add_decision_options(b, paper=True)
 
     e = sub.add_parser(
         "evaluate",
         help=_EVALUATE_HELP,
         description="k-fold CV of one method on one data set; prints the metrics per fold "
         "and their mean ± std. With --gamma/--lam/--C the given values are used on every "
-        "fold (parameters not given keep the estimator's defaults: gamma 'scale', lam 1e-3, "
-        "C 1); otherwise they are selected on each training fold.\n\n"
+        "fold (parameters not given keep the estimator's defaults: gamma 'scale', lam 1e-4, "
+        "C 1); otherwise they are selected on each training fold (inner 3-fold, by micro-F1 "
+        "for multi-label data), and multi-label decisions cut each class's probability at a "
+        "cut fitted on out-of-fold training probabilities (--threshold).\n\n"
         + _DATA_HELP
         + f"\nMethods: {methods}.",
         formatter_class=fmt,
@@ -269,7 +309,8 @@ def _add_protocol_commands(sub):
     )
     _add_method_options(e)
     _add_data_options(e)
-    _add_protocol_options(e, folds_default=10)
+    _add_protocol_options(e, folds_default=10, selection_default="inner_kfold")
+    _add_decision_options(e, paper=False)
 
     f = sub.add_parser(
         "fit",
@@ -285,7 +326,8 @@ def _add_protocol_commands(sub):
     f.add_argument("--out", required=True, type=Path, help="the model file to write")
     _add_method_options(f)
     _add_data_options(f)
-    _add_protocol_options(f, folds_default=10)
+    _add_protocol_options(f, folds_default=10, selection_default="inner_kfold")
+    _add_decision_options(f, paper=False)
 
     pr = sub.add_parser(
         "predict",
@@ -562,6 +604,8 @@ def _benchmark(args, parser):
         scheduler=args.scheduler or args.dask,
         cache_dir=cache,
         progress=not args.quiet,
+        metric=args.select_by,
+        threshold=args.threshold,
     )
     (out / "results.csv").write_bytes(to_csv_bytes(results, index=False))
     (out / "hyperparameters.csv").write_bytes(to_csv_bytes(hyper, index=False))
@@ -621,6 +665,8 @@ def _evaluate(args, parser):
         n_jobs=args.n_jobs,
         scheduler=args.scheduler or args.dask,
         progress=not args.quiet,
+        metric=_selection_metric(args, ds),
+        threshold=args.threshold,
     )
     if results.empty:
         raise DataError(f"{spec.label} handles multi-class data only; {ds.name} is multi-label.")
@@ -636,6 +682,21 @@ def _evaluate(args, parser):
     print()
     print(summary.to_string(float_format=lambda v: f"{v:.4f}"))
     return 0
+
+
+def _selection_metric(args, ds):
+    """--select-by for multi-label data; multi-class data select by accuracy (the default)."""
+    return args.select_by if ds.task == "multilabel" else None
+
+
+def _decision_text(est):
+    """The fitted decision in words, for the command's summary line ("" if none)."""
+    from sblr.decision import describe
+
+    cuts = getattr(est, "threshold_", None)
+    if cuts is None:
+        return ""
+    return f"; decision: π ≥ {describe(est.threshold, cuts)}"
 
 
 def _one_method(args, parser):
@@ -664,7 +725,7 @@ def _trained(args, parser, ds):
     """The method fitted on all of ``ds``, its parameters given or selected on ``ds``."""
     import numpy as np
 
-    from sblr.protocol import select_params
+    from sblr.protocol import build_decision, paper_metric, select_params
 
     method, spec, given = _one_method(args, parser)
     if not spec.supports(ds.task):
@@ -682,11 +743,15 @@ def _trained(args, parser, ds):
             grid=args.grid,
             inner_folds=args.inner_folds,
             random_state=args.seed,
+            metric=_selection_metric(args, ds),
+            threshold=args.threshold,
         )
-        how = f"selected on {ds.name} ({args.selection})" + (
+        metric = _selection_metric(args, ds) or paper_metric(ds.task == "multilabel")
+        how = f"selected on {ds.name} ({args.selection}, by {metric})" + (
             ": " + ", ".join(f"{k}={v:g}" for k, v in chosen.items()) if chosen else ""
         )
-    return method, spec, spec.build(**chosen).fit(X, y), how
+    est = spec.build(**chosen, **build_decision(spec, args.threshold)).fit(X, y)
+    return method, spec, est, how + _decision_text(est)
 
 
 def _fit(args, parser):
@@ -766,6 +831,9 @@ def _evaluate_on_test(args, parser):
     for note in test.notes:
         print(f"note: {note}")
     print(table.to_string(float_format=lambda v: f"{v:.4f}"))
+    if multilabel:
+        empty, truth = int((y_pred.sum(axis=1) == 0).sum()), int((y_true.sum(axis=1) == 0).sum())
+        print(f"Rows with no label: {empty:,} of {len(y_pred):,} (truth: {truth:,})")
     return 0
 
 

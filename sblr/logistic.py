@@ -503,7 +503,10 @@ def solve_layer(
         0/1 targets, one problem per column (e.g. a subset of the classes).
     coef_init, intercept_init : ndarray of shape (q, m) and (q,), optional
         Warm start, in the units of β.
-    lam, ridge, tol, max_iter, sample_weight, exact_steps, progress, n_threads
+    lam : float or ndarray of shape (q,)
+        One L1 strength for every problem, or one per problem (SparseSBLR's
+        ``lam_scale="relative"``: the problems sharing a value are solved together).
+    ridge, tol, max_iter, sample_weight, exact_steps, progress, n_threads
         See :func:`fit_logistic_layer`.
 
     Returns
@@ -511,6 +514,21 @@ def solve_layer(
     coef, intercept, n_iter, kkt
         As :func:`fit_logistic_layer`, ``coef`` in the units of β.
     """
+    if np.ndim(lam):
+        return _solve_layer_per_lam(
+            F,
+            Y,
+            coef_init,
+            intercept_init,
+            lam=lam,
+            ridge=ridge,
+            tol=tol,
+            max_iter=max_iter,
+            sample_weight=sample_weight,
+            exact_steps=exact_steps,
+            progress=progress,
+            n_threads=n_threads,
+        )
     sample_weight = _checked_weight(sample_weight, len(F))
     mean = np.average(F, axis=0, weights=sample_weight)
     var = np.average((F - mean) ** 2, axis=0, weights=sample_weight)
@@ -546,6 +564,36 @@ def solve_layer(
         n_threads=n_threads,
     )
     return coef / unit, intercept - coef @ shift, n_iter, kkt
+
+
+def _solve_layer_per_lam(F, Y, coef_init, intercept_init, *, lam, progress, **opts):
+    """:func:`solve_layer` with one ``lam`` per column of ``Y``: each group of columns sharing
+    a value solved as one layer, the results put back in column order."""
+    Y = np.asarray(Y)
+    lam = np.asarray(lam, dtype=np.float64)
+    q, m = Y.shape[1], np.shape(F)[1]
+    if lam.shape != (q,):
+        raise ValueError(f"lam must be one number or one per problem ({q}); got {lam.shape}.")
+    coef, intercept = np.zeros((q, m)), np.zeros(q)
+    n_iter, kkt = np.zeros(q, dtype=int), np.zeros(q)
+    done = 0
+    for value in np.unique(lam):
+        cols = np.flatnonzero(lam == value)
+        tick = None
+        if progress is not None:
+            tick = lambda d, _t, base=done: progress(base + d, q)  # noqa: E731
+        c, b, it, k = solve_layer(
+            F,
+            Y[:, cols],
+            None if coef_init is None else np.asarray(coef_init)[cols],
+            None if intercept_init is None else np.asarray(intercept_init)[cols],
+            lam=float(value),
+            progress=tick,
+            **opts,
+        )
+        coef[cols], intercept[cols], n_iter[cols], kkt[cols] = c, b, it, k
+        done += cols.size
+    return coef, intercept, n_iter, kkt
 
 
 #: Most classes a chunk of the layer solves in lockstep (see fit_logistic_layer), and the

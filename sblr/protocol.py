@@ -14,8 +14,11 @@ fold and scored on the test fold:
   ``inner_folds``-fold split of the training fold (NaN scores ignored);
   :func:`sblr.tuning.tune` with ``cv=inner_folds`` for the similarity models.
 
-The selection metric is average precision (multi-label) or accuracy
-(multi-class), :func:`sblr.tuning.default_metric`.  Test folds are scored with
+The paper's selection metric is average precision (multi-label) or accuracy
+(multi-class), :func:`paper_metric`, and its multi-label decision the cut 0.5 (SML: the top
+``xi(x)`` classes); ``metric=`` and ``threshold=`` select by another metric and decide by a
+fitted cut (:mod:`sblr.decision`), as ``sblr evaluate`` and ``sblr fit`` do by default
+(micro-F1, ``"micro_f1"``).  Test folds are scored with
 :data:`TASK_METRICS`.  Folds come from :func:`sblr.evaluation.make_splits`
 (shuffled ``KFold`` for multi-label data, ``StratifiedKFold`` for multi-class
 data when every class has at least ``folds`` rows) with a fixed seed.
@@ -59,7 +62,7 @@ from sblr.evaluation import make_splits, validation_split
 from sblr.exceptions import DataError
 from sblr.io import MAX_DENSE_MB, Dataset
 from sblr.models import SBLRClassifier, SMLClassifier, SparseSBLRClassifier
-from sblr.tuning import PAPER_GRID, default_metric, tune
+from sblr.tuning import PAPER_GRID, tune
 
 __all__ = [
     "METHODS",
@@ -70,6 +73,8 @@ __all__ = [
     "collect_results",
     "dataset_hash",
     "run_benchmark",
+    "build_decision",
+    "paper_metric",
     "run_fold",
     "select_params",
     "task_y",
@@ -79,11 +84,20 @@ __all__ = [
 #: rows are coded in the data set's class order (classes 2, 9, 10 were coded by their text,
 #: "10" < "2" < "9"), which can move rows between stratified folds.  3: SML's multi-label
 #: scores keep evidence of very different sizes apart (its ranking metrics and selection).
-PROTOCOL_VERSION = 3
+#: 4: multi-label folds also report micro- and macro-F1 (the decisions beside the rankings).
+PROTOCOL_VERSION = 4
 
 #: Metrics reported on the test folds, by task.
 TASK_METRICS = {
-    "multilabel": ("hamming_loss", "ranking_loss", "one_error", "coverage", "average_precision"),
+    "multilabel": (
+        "hamming_loss",
+        "ranking_loss",
+        "one_error",
+        "coverage",
+        "average_precision",
+        "micro_f1",
+        "macro_f1",
+    ),
     "multiclass": ("accuracy",),
 }
 
@@ -159,6 +173,25 @@ METHODS: dict[str, MethodSpec] = {
 }
 
 SELECTIONS = ("holdout", "inner_kfold")
+
+#: The methods that take a ``threshold`` (the similarity models).
+_DECIDING = ("sml", "sblr", "sparse_sblr")
+
+
+def paper_metric(multilabel):
+    """The paper's selection metric: average precision (multi-label) or accuracy."""
+    return "average_precision" if multilabel else "accuracy"
+
+
+def build_decision(spec, threshold):
+    """The decision parameters of ``spec``'s estimator: ``{"threshold": threshold}`` for the
+    similarity models, the paper's with ``threshold=None`` (SBLR and SparseSBLR: the cut 0.5;
+    SML: its own rule); ``{}`` for a baseline."""
+    if spec.name not in _DECIDING:
+        return {}
+    if threshold is None:
+        return {"threshold": 0.5} if spec.name != "sml" else {}
+    return {"threshold": threshold}
 
 
 @dataclass(frozen=True)
@@ -344,6 +377,8 @@ def select_params(
     grid=PAPER_GRID,
     inner_folds=3,
     random_state=0,
+    metric=None,
+    threshold=None,
 ):
     """Select ``method``'s tuned hyper-parameters on ``(X, y)`` (pass training rows only).
 
@@ -360,6 +395,11 @@ def select_params(
     inner_folds : int
         Folds of ``selection="inner_kfold"``.
     random_state : int
+    metric : str, optional
+        Selection metric (default :func:`paper_metric`).
+    threshold : float, str or None
+        The similarity models' multi-label decision while selecting (see
+        :mod:`sblr.decision`); None: the paper's (0.5; SML its own rule).
 
     Returns
     -------
@@ -381,10 +421,10 @@ def select_params(
     X = spec.features(X)
     y = np.asarray(y)
     multilabel = metrics.is_multilabel(y)
-    metric = default_metric(multilabel)
-    if spec.name in ("sml", "sblr", "sparse_sblr"):
+    metric = metric or paper_metric(multilabel)
+    if spec.name in _DECIDING:
         res = tune(
-            spec.build(),
+            spec.build(**build_decision(spec, threshold)),
             X,
             y,
             gammas=grid_values(grid, "gamma"),
@@ -422,6 +462,8 @@ def run_fold(
     inner_folds=3,
     params=None,
     random_state=0,
+    metric=None,
+    threshold=None,
 ):
     """Select on the training fold, refit on it, score the test fold.
 
@@ -442,6 +484,8 @@ def run_fold(
         keep the estimator's defaults).
     random_state : int
         Seed of the validation split(s).
+    metric, threshold
+        See :func:`select_params`.
 
     Returns
     -------
@@ -474,11 +518,13 @@ def run_fold(
             grid=grid,
             inner_folds=inner_folds,
             random_state=random_state,
+            metric=metric,
+            threshold=threshold,
         )
     else:
         chosen = {k: float(v) for k, v in params.items()}
     t1 = time.perf_counter()
-    est = spec.build(**chosen).fit(X[train], y[train])
+    est = spec.build(**chosen, **build_decision(spec, threshold)).fit(X[train], y[train])
     t2 = time.perf_counter()
     multilabel = dataset.task == "multilabel"
     values = _metric_values(
@@ -612,6 +658,8 @@ def run_benchmark(
     scheduler=None,
     cache_dir=None,
     progress=True,
+    metric=None,
+    threshold=None,
 ):
     """Cross-validate every method on every data set with the paper's protocol.
 
@@ -644,6 +692,9 @@ def run_benchmark(
         Directory of cached fold results (one JSON file per fold).
     progress : bool
         Show a progress bar on stderr.
+    metric, threshold
+        Selection metric and the similarity models' decision (see :func:`select_params`);
+        None: the paper's.
 
     Returns
     -------
@@ -677,6 +728,8 @@ def run_benchmark(
                 "inner_folds": inner_folds,
                 "params": fixed,
                 "random_state": seed,
+                "metric": metric,
+                "threshold": threshold,
             }
             settings = {
                 "version": PROTOCOL_VERSION,
@@ -687,6 +740,8 @@ def run_benchmark(
                 "inner_folds": inner_folds if selection == "inner_kfold" else None,
                 "params": fixed,
             }
+            if metric is not None or threshold is not None:  # the paper's keep their keys
+                settings["decision"] = [metric, _json_threshold(threshold)]
             for f in range(folds):
                 path = None
                 if cache_dir is not None:
@@ -720,6 +775,12 @@ def run_benchmark(
     }
     keys = sorted(everything, key=order.__getitem__)
     return collect_results((k, everything[k]) for k in keys)
+
+
+def _json_threshold(threshold):
+    if threshold is None or isinstance(threshold, str):
+        return threshold
+    return np.asarray(threshold, dtype=float).tolist()
 
 
 def collect_results(folds):

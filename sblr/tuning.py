@@ -79,8 +79,10 @@ class TuningResult:
     prefer_skip_nested_validation=True,
 )
 def default_metric(multilabel):
-    """Average precision for multi-label data, accuracy for multi-class."""
-    return "average_precision" if multilabel else "accuracy"
+    """Micro-F1 for multi-label data (the model's decisions, at its ``threshold``), accuracy
+    for multi-class.  The paper selected by average precision
+    (:func:`sblr.protocol.paper_metric`)."""
+    return "micro_f1" if multilabel else "accuracy"
 
 
 @validate_params(
@@ -322,7 +324,7 @@ def tune(
     gammas, lams : sequence of float
         Grids; ``lams`` is used by SparseSBLR only.
     metric : str, optional
-        A metric name of :mod:`sblr.metrics` (default: average precision for
+        A metric name of :mod:`sblr.metrics` (default: micro-F1 for
         multi-label data, accuracy for multi-class data).
     cv : None, int, cross-validation splitter or iterable, default=None
         ``None``: one validation split of ``val_size``; an int k: sblr's inner k-fold
@@ -580,7 +582,7 @@ def _cv_constraints(base, *grids):
 
 _CV_PARAMETERS = """
     metric : str, optional
-        Selection metric (default: average precision for multi-label data,
+        Selection metric (default: micro-F1 for multi-label data,
         accuracy for multi-class data).
     cv : None, int, cross-validation splitter or iterable, default=None
         ``None``: the paper's scheme, one validation split of ``val_size``;
@@ -605,8 +607,10 @@ class SparseSBLRCV(_SelectionCV):
     ----------
     gammas, lams : sequence of float, default=PAPER_GRID
     {cv_parameters}
-    kernel, normalize, ridge, tol, max_iter, force_top1, working_memory, approx, n_components
-        As in :class:`~sblr.SparseSBLRClassifier`.
+    lam_scale, kernel, normalize, ridge, tol, max_iter, force_top1, threshold, working_memory, \
+approx, n_components
+        As in :class:`~sblr.SparseSBLRClassifier` (``threshold`` is also the decision of
+        every grid point while selecting).
 
     Attributes
     ----------
@@ -647,12 +651,14 @@ class SparseSBLRCV(_SelectionCV):
         cv=None,
         val_size=0.1,
         random_state=0,
+        lam_scale="absolute",
         kernel="rbf",
         normalize="mean",
         ridge=0.0,
         tol=1e-6,
         max_iter=100,
         force_top1=False,
+        threshold="micro_f1",
         working_memory=None,
         approx="auto",
         n_components=500,
@@ -663,12 +669,14 @@ class SparseSBLRCV(_SelectionCV):
         self.cv = cv
         self.val_size = val_size
         self.random_state = random_state
+        self.lam_scale = lam_scale
         self.kernel = kernel
         self.normalize = normalize
         self.ridge = ridge
         self.tol = tol
         self.max_iter = max_iter
         self.force_top1 = force_top1
+        self.threshold = threshold
         self.working_memory = working_memory
         self.approx = approx
         self.n_components = n_components
@@ -706,8 +714,10 @@ class SBLRCV(_SelectionCV):
     ----------
     gammas : sequence of float, default=PAPER_GRID
     {cv_parameters}
-    kernel, normalize, ridge, tol, max_iter, force_top1, working_memory, approx, n_components
-        As in :class:`~sblr.SBLRClassifier`.
+    kernel, normalize, ridge, tol, max_iter, force_top1, threshold, working_memory, approx, \
+n_components
+        As in :class:`~sblr.SBLRClassifier` (``threshold`` is also the decision of every
+        grid point while selecting).
 
     Attributes
     ----------
@@ -749,6 +759,7 @@ class SBLRCV(_SelectionCV):
         tol=1e-6,
         max_iter=100,
         force_top1=False,
+        threshold="micro_f1",
         working_memory=None,
         approx="auto",
         n_components=500,
@@ -764,6 +775,7 @@ class SBLRCV(_SelectionCV):
         self.tol = tol
         self.max_iter = max_iter
         self.force_top1 = force_top1
+        self.threshold = threshold
         self.working_memory = working_memory
         self.approx = approx
         self.n_components = n_components

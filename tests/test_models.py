@@ -110,9 +110,10 @@ def test_leave_one_out_prevents_label_leakage(wine):
 # ----------------------------------------------------------------- decision rules
 def test_multilabel_decision_rule_and_force_top1(multilabel):
     X, Y = multilabel
-    clf = SparseSBLRClassifier(gamma=0.5, lam=1e-3).fit(X, Y)
+    clf = SparseSBLRClassifier(gamma=0.5, lam=1e-3, threshold=0.5).fit(X, Y)
     P = clf.predict_proba(X)
     np.testing.assert_array_equal(clf.predict(X), (P >= 0.5).astype(int))
+    np.testing.assert_array_equal(clf.threshold_, np.full(Y.shape[1], 0.5))
     # a far-away query gets low probabilities everywhere -> empty set unless forced
     far = np.full((1, X.shape[1]), 1e3)
     strict = clf.set_params(lam=0.05).fit(X, Y)

@@ -232,8 +232,8 @@ def test_benchmark_tables_and_cache(wine, planted, tmp_path, monkeypatch, capsys
         [wine, planted], methods, folds=3, grid=GRID, cache_dir=tmp_path, progress=True
     )
     assert "3/3" not in capsys.readouterr().out  # the bar goes to stderr
-    # knn is multi-class only: 3 methods x 3 folds x 1 metric + 2 methods x 3 folds x 5 metrics
-    assert len(results) == 9 + 30
+    # knn is multi-class only: 3 methods x 3 folds x 1 metric + 2 methods x 3 folds x 7 metrics
+    assert len(results) == 9 + 42
     assert list(results.columns) == ["dataset", "method", "fold", "metric", "value"]
     assert len(hyper) == 15 and {"dataset", "method", "fold", "gamma", "k"} <= set(hyper.columns)
     assert set(results.query("dataset == 'planted'").method) == {"sml", "mlknn"}

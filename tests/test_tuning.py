@@ -146,7 +146,15 @@ def test_all_undefined_validation_scores_are_an_error():
     Y = np.zeros((30, 3), dtype=int)
     Y[:15] = 1  # every label set is full or empty: ranking metrics skip every row
     with pytest.raises(DataError, match="undefined"):
-        tune(SparseSBLRClassifier(), X, Y, gammas=[1.0], lams=[1e-2], random_state=3)
+        tune(
+            SparseSBLRClassifier(),
+            X,
+            Y,
+            gammas=[1.0],
+            lams=[1e-2],
+            metric="average_precision",
+            random_state=3,
+        )
 
 
 def test_cv_estimator_selects_what_gridsearchcv_selects_on_the_same_split():

@@ -57,6 +57,10 @@ __all__ = [
 MODEL_NAMES = ["SML", "SBLR", "SparseSBLR"]
 
 # Session-state keys owned by the sidebar widgets.
+#: The λ slider's first point: SparseSBLR's default λ (sblr.models), whose decisions hold up
+#: beside scikit-learn's one-vs-rest logistic regression (benchmarks/decisions.py).
+DEFAULT_LOG_LAM = -4.0
+
 K_MODEL, K_GAMMA_SCALE, K_LOG_GAMMA, K_LOG_LAM, K_CLASS = (
     "model",
     "gamma_is_scale",
@@ -277,7 +281,7 @@ def sidebar_settings(ds):
     st.session_state.setdefault(K_MODEL, "SparseSBLR")
     st.session_state.setdefault(K_GAMMA_SCALE, True)
     st.session_state.setdefault(K_LOG_GAMMA, 0.0)
-    st.session_state.setdefault(K_LOG_LAM, -3.0)
+    st.session_state.setdefault(K_LOG_LAM, DEFAULT_LOG_LAM)
     # The class widget's key names the data: with one key for every data set, the browser
     # would keep the previous data's choice (a class name not among the new classes).
     class_key = f"{K_CLASS}:{dataset_key()}"

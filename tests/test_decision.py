@@ -1,0 +1,190 @@
+"""Multi-label decisions (sblr.decision) and the ``threshold`` of every sblr classifier.
+
+Oracles: cuts worked by hand; MEKA's PCut1 definition (the cut whose predicted label
+cardinality is nearest the true one) by brute force over every cut; micro-F1 by brute force
+with scikit-learn's ``f1_score``; per-class F1 against scikit-learn's
+``TunedThresholdClassifierCV`` on the same probabilities; out-of-fold probabilities against
+layers refitted by hand without the held-out rows.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.datasets import make_multilabel_classification
+from sklearn.frozen import FrozenEstimator
+from sklearn.metrics import f1_score
+from sklearn.model_selection import KFold, TunedThresholdClassifierCV
+
+from sblr import SBLRClassifier, SMLClassifier, SparseSBLRClassifier, decision
+from sblr.logistic import lambda_max, solve_layer
+
+
+def _probabilities(seed, n=60, m=4):
+    rng = np.random.default_rng(seed)
+    Y = (rng.random((n, m)) < [0.5, 0.3, 0.1, 0.08]).astype(int)
+    P = np.clip(0.35 * Y + rng.random((n, m)) * 0.6, 0, 1).round(3)  # ties on purpose
+    return P, Y
+
+
+def test_cuts_worked_by_hand():
+    P = np.array([[0.9, 0.40], [0.35, 0.2], [0.30, 0.45], [0.1, 0.05]])
+    Y = np.array([[1, 0], [1, 0], [0, 1], [0, 0]])
+    # 3 labels in all: the 3 largest of the 8 values are 0.9, 0.45, 0.40 -> halfway to 0.35
+    np.testing.assert_allclose(decision.fit_cuts(P, Y, "pcut"), [0.375, 0.375])
+    # class 0 has 2 positives: halfway between 0.35 and 0.30; class 1 has 1: 0.45 | 0.40
+    np.testing.assert_allclose(decision.fit_cuts(P, Y, "pcut_per_class"), [0.325, 0.425])
+    # pooled, by the top j values (0.9+ 0.45+ 0.40- 0.35+ 0.30- ...): F1 = 2·tp / (j + 3) is
+    # 2/4, 4/5, 4/6, 6/7, 6/8 ...: the top 4, cut halfway between 0.35 and 0.30
+    np.testing.assert_allclose(decision.fit_cuts(P, Y, "micro_f1"), [0.325, 0.325])
+    # a cut never splits a tie: [0.5, 0.5, 0.2] with 1 positive can only take 0 or 2 or 3 rows
+    cut = decision.fit_cuts(np.array([[0.5], [0.5], [0.2]]), np.array([[1], [0], [0]]), "pcut")
+    assert (np.array([0.5, 0.5, 0.2]) >= cut[0]).sum() in (0, 2)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_pcut_is_mekas_pcut1(seed):
+    P, Y = _probabilities(seed)
+    cut = decision.fit_cuts(P, Y, "pcut")[0]
+    truth = Y.sum(axis=1).mean()
+    # MEKA's PCut1: the cut whose predicted label cardinality is nearest the true one
+    candidates = np.r_[np.unique(P), np.nextafter(P.max(), 2)]
+    gaps = [abs((P >= t).sum(axis=1).mean() - truth) for t in candidates]
+    assert abs((P >= cut).sum(axis=1).mean() - truth) == pytest.approx(min(gaps))
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_micro_f1_cut_is_the_best_cut(seed):
+    P, Y = _probabilities(seed)
+    cut = decision.fit_cuts(P, Y, "micro_f1")[0]
+    best = max(
+        f1_score(Y, (P >= t).astype(int), average="micro", zero_division=0) for t in np.unique(P)
+    )
+    assert f1_score(Y, (P >= cut).astype(int), average="micro") == pytest.approx(best)
+
+
+class _Lookup(ClassifierMixin, BaseEstimator):
+    """A 'classifier' whose probability of row i is p[i] (X holds the row numbers)."""
+
+    def __init__(self, p=None):
+        self.p = p
+
+    def fit(self, X, y):
+        self.classes_ = np.array([0, 1])
+        return self
+
+    def predict_proba(self, X):
+        q = np.asarray(self.p)[np.asarray(X, dtype=int).ravel()]
+        return np.c_[1 - q, q]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_f1_cut_of_a_class_matches_tunedthresholdclassifiercv(seed):
+    P, Y = _probabilities(seed)
+    k = 0  # a class with enough positives to have a cut of its own
+    assert Y[:, k].sum() >= decision._MIN_POSITIVES
+    cut = decision.fit_cuts(P, Y, "f1")[k]
+    X = np.arange(len(P))[:, None]
+    lookup = _Lookup(P[:, k]).fit(X, Y[:, k])
+    every_row = [(np.arange(len(P)), np.arange(len(P)))]
+    tuned = TunedThresholdClassifierCV(
+        FrozenEstimator(lookup), scoring="f1", thresholds=np.unique(P[:, k]), cv=every_row
+    ).fit(X, Y[:, k])
+    theirs = f1_score(Y[:, k], (P[:, k] >= tuned.best_threshold_).astype(int))
+    assert f1_score(Y[:, k], (P[:, k] >= cut).astype(int)) == pytest.approx(theirs)
+
+
+def test_f1_rule_gives_rare_classes_the_pooled_cut():
+    P, Y = _probabilities(1)
+    rare = np.flatnonzero(Y.sum(axis=0) < decision._MIN_POSITIVES)
+    assert rare.size
+    cuts = decision.fit_cuts(P, Y, "f1")
+    np.testing.assert_allclose(cuts[rare], decision.fit_cuts(P, Y, "micro_f1")[0])
+
+
+def test_decide_and_force_top1():
+    P = np.array([[0.2, 0.1], [0.7, 0.4], [0.3, 0.9]])
+    np.testing.assert_array_equal(decision.decide(P, [0.5, 0.5]), [[0, 0], [1, 0], [0, 1]])
+    np.testing.assert_array_equal(
+        decision.decide(P, [0.5, 0.5], force_top1=True), [[1, 0], [1, 0], [0, 1]]
+    )
+    with pytest.raises(ValueError, match="one per class"):
+        decision.checked_threshold([0.1, 0.2, 0.3], 2)
+    with pytest.raises(ValueError, match="probability"):
+        decision.checked_threshold(1.5, 2)
+
+
+@pytest.fixture
+def rare_labels():
+    X, Y = make_multilabel_classification(
+        300, 12, n_classes=8, n_labels=1, allow_unlabeled=True, random_state=4
+    )
+    return X, Y
+
+
+def test_threshold_rule_is_fitted_on_out_of_fold_probabilities(rare_labels):
+    X, Y = rare_labels
+    clf = SparseSBLRClassifier(lam=1e-3, threshold="pcut").fit(X, Y)
+    F = clf.featurizer_.training_evidence()
+    # the oracle: each fold's layer refitted by hand without its rows, from a cold start
+    P = np.empty(Y.shape)
+    for fit_rows, held in KFold(5, shuffle=True, random_state=0).split(F):
+        coef, intercept, _, _ = solve_layer(F[fit_rows], Y[fit_rows], lam=1e-3, ridge=0.0)
+        P[held] = 1 / (1 + np.exp(-(F[held] @ coef.T + intercept)))
+    np.testing.assert_allclose(clf.threshold_, decision.fit_cuts(P, Y, "pcut"), atol=1e-4)
+    # ... and NOT on the in-sample probabilities of the layer fitted on every row
+    in_sample = decision.fit_cuts(clf.proba_from_evidence(F), Y, "pcut")
+    assert not np.allclose(clf.threshold_, in_sample, atol=1e-4)
+    # predict uses it
+    Pq = clf.predict_proba(X[:50])
+    np.testing.assert_array_equal(clf.predict(X[:50]), (Pq >= clf.threshold_).astype(int))
+    assert "threshold='pcut'" in repr(clf)
+
+
+def test_sml_threshold_rule_uses_leave_one_out_probabilities(rare_labels):
+    X, Y = rare_labels
+    native = SMLClassifier(gamma=0.5).fit(X, Y)
+    assert native.threshold_ is None
+    cut = SMLClassifier(gamma=0.5, threshold="micro_f1").fit(X, Y)
+    # leave-one-out by hand: drop row i and refit, score row i
+    rows = np.arange(0, 300, 37)
+    P_loo = np.array(
+        [
+            SMLClassifier(gamma=0.5)
+            .fit(np.delete(X, i, 0), np.delete(Y, i, 0))
+            .predict_proba(X[i : i + 1])[0]
+            for i in rows
+        ]
+    )
+    # the same set sizes and evidence as the model's own leave-one-out (score_scale_ is
+    # refitted on a sample: compare the decisions' ranking through the logit, not the scale)
+    own = cut._loo_proba()[rows]
+    np.testing.assert_array_equal(np.argsort(-own, axis=1), np.argsort(-P_loo, axis=1))
+    np.testing.assert_array_equal(
+        cut.predict(X[:40]), (cut.predict_proba(X[:40]) >= cut.threshold_).astype(int)
+    )
+
+
+def test_multiclass_keeps_argmax_whatever_the_threshold():
+    from sklearn.datasets import load_wine
+
+    X, y = load_wine(return_X_y=True)
+    a = SBLRClassifier(threshold="pcut").fit(X, y)
+    assert a.threshold_ is None
+    np.testing.assert_array_equal(a.predict(X), a.classes_[np.argmax(a.logits(X), axis=1)])
+
+
+def test_relative_lambda_is_a_share_of_each_class_lambda_max(rare_labels):
+    X, Y = rare_labels
+    clf = SparseSBLRClassifier(lam=0.3, lam_scale="relative", threshold=0.5).fit(X, Y)
+    F = clf.featurizer_.training_evidence()
+    expected = [0.3 * lambda_max(F, Y[:, k]) for k in range(Y.shape[1])]
+    np.testing.assert_allclose(clf.lams_, expected)
+    # each class solved alone with its own λ gives the same β (the grouping is exact)
+    for k in (0, Y.shape[1] - 1):
+        coef, _, _, _ = solve_layer(F, Y[:, [k]], lam=expected[k], ridge=0.0)
+        np.testing.assert_allclose(clf.coef_[k], coef[0], atol=1e-5)
+    # λ = λ_max,k zeroes every β of every class
+    full = SparseSBLRClassifier(lam=1.0, lam_scale="relative").fit(X, Y)
+    assert not full.coef_.any()
