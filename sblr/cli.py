@@ -145,8 +145,7 @@ def _add_decision_options(p, *, paper):
         default=None if paper else "micro_f1",
         help="multi-label decision of sml/sblr/sparse_sblr: a probability cut (0.5 is the "
         f"paper's), a cut fitted on out-of-fold training probabilities ({', '.join(RULES)}), "
-        "or paper (0.5; SML its own top-xi rule); default "
-        + ("paper" if paper else "micro_f1"),
+        "or paper (0.5; SML its own top-xi rule); default " + ("paper" if paper else "micro_f1"),
     )
     p.add_argument(
         "--select-by",

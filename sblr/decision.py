@@ -147,8 +147,7 @@ def checked_threshold(threshold, n_classes):
         t = np.full(n_classes, float(t))
     if t.shape != (n_classes,):
         raise ValueError(
-            f"threshold must be one number or one per class ({n_classes}); got {t.shape[0]} "
-            "values."
+            f"threshold must be one number or one per class ({n_classes}); got {t.shape[0]} values."
         )
     if not (np.isfinite(t).all() and (t >= 0).all() and (t <= 1).all()):
         raise ValueError("every threshold must be a probability in [0, 1].")

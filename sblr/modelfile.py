@@ -11,9 +11,17 @@ file: the feature names and how the training file was encoded (so a new file is 
 * a file larger than ``MAX_MODEL_MB`` is refused unread;
 * a file that is not a skops archive (a pickle, a joblib file, a truncated download) is
   refused: it is never unpickled;
+* the archive's directory is read first: a member or a whole file that would unpack to more
+  than ``MAX_UNPACKED_MB``, or to more than ``MAX_RATIO`` times its packed size beyond
+  ``RATIO_FREE_MB`` (a zip bomb), is refused before anything is unpacked;
 * every type the file would create must be sblr's own or one skops trusts by default
   (NumPy, SciPy, scikit-learn); a file naming any other type (a function, ``os.system``, a
-  class of somebody's module) is refused, listing them.
+  class of somebody's module) is refused, listing them;
+* then the file is data, never live compiled state: a neighbour search (ML-kNN, IBLR) is
+  rebuilt from its stored training rows (a stored tree whose index array points outside its
+  data made the first prediction read out of bounds and crash the process), an SVM's
+  arrays (BR-SVM) are checked against each other before libsvm sees them, and the model's
+  info is checked field by field.
 
 Examples
 --------
@@ -56,6 +64,15 @@ __all__ = [
 #: Largest model file opened (MB): the exact models keep their training rows (an n × d
 #: matrix), so a 150,000 × 100 data set makes a model of about 120 MB.
 MAX_MODEL_MB = 512
+#: Largest unpacked size of a model file, member by member and in all (MB), read from the zip
+#: directory before anything is unpacked.  A member cannot unpack to more than the directory
+#: says: Python's zipfile stops at the stated size (and fails its CRC check).
+MAX_UNPACKED_MB = 2 * MAX_MODEL_MB
+#: Largest ratio of unpacked to packed size beyond ``RATIO_FREE_MB`` unpacked: real models
+#: unpack to 1-20x (float rows barely compress; 0/1 label matrices of int64 about 20-60x); a
+#: 0.8 MB file unpacking to 800 MB of zeros is 1,000x.
+MAX_RATIO = 100
+RATIO_FREE_MB = 64
 #: The layout of the file; a file of a newer layout is refused with the reason.
 FORMAT = 1
 _KIND = "sblr-model"
@@ -216,6 +233,190 @@ def _evidence_that_counted(est, X, scores, names, n=3):
     return out
 
 
+def _check_unpacked_sizes(data, name):
+    """Refuse an archive whose directory promises more than the limits (a zip bomb), before
+    any member is unpacked."""
+    try:
+        members = zipfile.ZipFile(io.BytesIO(data)).infolist()
+    except (zipfile.BadZipFile, OSError, ValueError) as exc:
+        raise ModelFileError(f"{name} is damaged or truncated ({exc}).") from None
+    limit = MAX_UNPACKED_MB * 2**20
+    total = 0
+    for member in members:
+        if member.file_size > limit:
+            raise ModelFileError(
+                f"{name} holds a part ({member.filename[:60]!r}) that would unpack to "
+                f"{member.file_size / 2**20:,.0f} MB; a model file may unpack to at most "
+                f"{MAX_UNPACKED_MB:,} MB. It is not opened."
+            )
+        total += member.file_size
+    if total > limit:
+        raise ModelFileError(
+            f"{name} would unpack to {total / 2**20:,.0f} MB; a model file may unpack to at "
+            f"most {MAX_UNPACKED_MB:,} MB. It is not opened."
+        )
+    if total > RATIO_FREE_MB * 2**20 and total > MAX_RATIO * len(data):
+        raise ModelFileError(
+            f"{name} would unpack to {total / 2**20:,.0f} MB from {len(data) / 2**20:,.1f} MB "
+            f"({total / max(len(data), 1):,.0f} times its size; a model unpacks to at most "
+            f"{MAX_RATIO} times): it is not opened."
+        )
+
+
+def _check_info(info, name):
+    """Every field of a model file's info that is used, of the type it must have."""
+
+    def bad(key, why):
+        raise ModelFileError(f"{name}: its info field {field!r} {why}.")
+
+    fmt = info.get("format", 0)
+    if isinstance(fmt, bool) or not isinstance(fmt, int) or not 0 < fmt <= FORMAT:
+        bad("format", f"must be a layout number 1 … {FORMAT}")
+    for key in ("feature_names", "class_names"):
+        value = info.get(key)
+        if value is not None and not (
+            isinstance(value, list) and all(isinstance(v, str) for v in value)
+        ):
+            bad(key, "must be a list of names")
+    for key in ("task", "data", "estimator", "sblr_version"):
+        value = info.get(key)
+        if value is not None and not isinstance(value, str):
+            bad(key, "must be text")
+    if info.get("task") not in (None, "multilabel", "multiclass"):
+        bad("task", "must be multilabel or multiclass")
+    for key in ("params", "frames"):
+        if not isinstance(info.get(key) or {}, dict):
+            bad(key, "must be a mapping")
+    if info.get("encoding") is not None and not isinstance(info["encoding"], dict):
+        bad("encoding", "must be a mapping")
+    frames = info.get("frames") or {}
+    for attr, frame in frames.items():
+        if not (
+            isinstance(attr, str)
+            and attr.endswith("_")
+            and isinstance(frame, dict)
+            and all(isinstance(frame.get(k), list) for k in ("columns", "index", "data"))
+        ):
+            bad("frames", "holds a table that is not columns, index and rows")
+
+
+def _checked_rows(X, name, what, n_features=None):
+    """A stored matrix of training rows: 2-D, finite floats, the model's number of columns."""
+    if not (isinstance(X, np.ndarray) and X.ndim == 2 and X.dtype.kind == "f" and X.shape[0]):
+        raise ModelFileError(f"{name}: its {what} are not a matrix of numbers.")
+    if n_features is not None and X.shape[1] != n_features:
+        raise ModelFileError(
+            f"{name}: its {what} have {X.shape[1]} columns, the model {n_features} features."
+        )
+    if not np.isfinite(X).all():
+        raise ModelFileError(f"{name}: its {what} hold NaN or infinite values.")
+    return np.ascontiguousarray(X, dtype=np.float64)
+
+
+def _rebuild_compiled(estimator, name):
+    """Rebuild what a file must not supply as live compiled state: every neighbour search of
+    the estimator from its own stored rows, checked; every SVM's arrays checked against each
+    other (libsvm indexes them by the counts stored beside them)."""
+    from sklearn.neighbors import NearestNeighbors
+    from sklearn.svm import SVC
+
+    n_features = getattr(estimator, "n_features_in_", None)
+    if n_features is not None and (
+        isinstance(n_features, bool)
+        or not isinstance(n_features, (int, np.integer))
+        or n_features < 1
+    ):
+        raise ModelFileError(f"{name}: its number of features is not a positive integer.")
+    seen = set()
+
+    def visit(obj, depth=0):
+        if id(obj) in seen or depth > 4:
+            return
+        seen.add(id(obj))
+        if isinstance(obj, (list, tuple)):
+            for item in obj:
+                visit(item, depth + 1)
+            return
+        if isinstance(obj, SVC):
+            _check_svc(obj, name, n_features)
+            return
+        if not hasattr(obj, "__dict__") or isinstance(obj, np.ndarray):
+            return
+        for attr, value in list(vars(obj).items()):
+            if isinstance(value, NearestNeighbors):
+                rows = getattr(obj, "X_fit_", None)
+                rows = _checked_rows(
+                    rows if rows is not None else getattr(value, "_fit_X", None),
+                    name,
+                    "training rows",
+                    n_features,
+                )
+                k = value.n_neighbors
+                if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
+                    raise ModelFileError(f"{name}: its number of neighbours is not positive.")
+                setattr(obj, attr, NearestNeighbors(n_neighbors=int(k)).fit(rows))
+            elif attr.endswith("_") and not isinstance(value, (str, bytes)):
+                visit(value, depth + 1)
+
+    visit(estimator)
+    _check_neighbour_labels(estimator, name)
+
+
+def _check_neighbour_labels(estimator, name):
+    """ML-kNN / IBLR: the label matrix has one row per stored training row, and the
+    neighbour count is below the number of rows."""
+    X, Y = getattr(estimator, "X_fit_", None), getattr(estimator, "Y_fit_", None)
+    if X is None or Y is None or not hasattr(estimator, "nn_"):
+        return
+    if not (isinstance(Y, np.ndarray) and Y.ndim == 2 and Y.shape[0] == X.shape[0]):
+        raise ModelFileError(f"{name}: its label matrix does not match its training rows.")
+    k = getattr(estimator, "n_neighbors_", 0)
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 0 <= k < X.shape[0]:
+        raise ModelFileError(f"{name}: its number of neighbours does not fit its training rows.")
+
+
+def _check_svc(svc, name, n_features):
+    """An SVC's libsvm arrays consistent with each other, so that libsvm reads inside them."""
+
+    def need(ok, what):
+        if not ok:
+            raise ModelFileError(f"{name}: an SVM's {what}; it is not opened.")
+
+    def arr(attr, kind, ndim):
+        a = getattr(svc, attr, None)
+        need(
+            isinstance(a, np.ndarray) and a.dtype.kind == kind and a.ndim == ndim,
+            f"{attr} is not a {ndim}-D array of the right type",
+        )
+        return a
+
+    sv = arr("support_vectors_", "f", 2)
+    n_sv = sv.shape[0]
+    need(n_features is None or sv.shape[1] == n_features, "support vectors have the wrong width")
+    need(np.isfinite(sv).all(), "support vectors hold NaN or infinite values")
+    n_support = arr("_n_support", "i", 1)
+    need(n_support.size == 2 and (n_support >= 0).all(), "class counts are not two counts")
+    need(int(n_support.sum()) == n_sv, "class counts do not add up to its support vectors")
+    dual = arr("_dual_coef_", "f", 2)
+    need(dual.shape == (1, n_sv) and np.isfinite(dual).all(), "dual coefficients do not match")
+    intercept = arr("_intercept_", "f", 1)
+    need(intercept.shape == (1,) and np.isfinite(intercept).all(), "intercept is not one number")
+    support = arr("support_", "i", 1)
+    need(support.shape == (n_sv,) and (support >= 0).all(), "support indices do not match")
+    for attr in ("_probA", "_probB"):
+        a = arr(attr, "f", 1)
+        need(a.size in (0, 1), f"{attr} does not match")
+    need(getattr(svc, "kernel", None) in ("rbf", "linear", "poly", "sigmoid"), "kernel is unknown")
+    gamma = getattr(svc, "_gamma", None)
+    need(
+        isinstance(gamma, (float, int, np.floating)) and np.isfinite(gamma) and gamma >= 0,
+        "γ is not a number",
+    )
+    need(not getattr(svc, "_sparse", False), "layout is sparse")
+    for attr in ("support_vectors_", "_dual_coef_", "_intercept_", "_n_support", "support_"):
+        setattr(svc, attr, np.ascontiguousarray(getattr(svc, attr)))
+
+
 def _content(estimator, dataset) -> dict:
     """What a model file holds: ``{"info": ..., "estimator": ...}`` (see :func:`save_model`)."""
     from sklearn.utils.validation import check_is_fitted
@@ -352,6 +553,7 @@ def load_model(path) -> SavedModel:
             "sblr.save_model or the dashboard) are opened. Pickles are never opened: loading "
             "one runs whatever code it holds."
         )
+    _check_unpacked_sizes(data, path.name)
     try:
         untrusted = sio.get_untrusted_types(data=data)
     except Exception as exc:  # a damaged archive: its schema cannot be read
@@ -372,7 +574,8 @@ def load_model(path) -> SavedModel:
     info = content["info"]
     if info.get("kind") != _KIND:
         raise ModelFileError(f"{path.name} is a skops file, but not an sblr model.")
-    if int(info.get("format", 0)) > FORMAT:
+    fmt = info.get("format", 0)
+    if isinstance(fmt, int) and not isinstance(fmt, bool) and fmt > FORMAT:
         raise ModelFileError(
             f"{path.name} was written by sblr {info.get('sblr_version')} in a newer layout "
             f"(format {info.get('format')}); this is sblr {__version__}. Upgrade sblr to open it."
@@ -381,14 +584,19 @@ def load_model(path) -> SavedModel:
     name = f"{type(estimator).__module__}.{type(estimator).__qualname__}"
     if name not in _estimator_types():
         raise ModelFileError(f"{path.name} holds a {name}, not an sblr estimator.")
+    _check_info(info, path.name)
     import pandas as pd
 
     for attr, frame in (info.get("frames") or {}).items():
-        setattr(
-            estimator,
-            attr,
-            pd.DataFrame(frame["data"], columns=frame["columns"], index=frame["index"]),
-        )
+        try:
+            setattr(
+                estimator,
+                attr,
+                pd.DataFrame(frame["data"], columns=frame["columns"], index=frame["index"]),
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ModelFileError(f"{path.name}: its table {attr!r} is damaged ({exc}).") from None
+    _rebuild_compiled(estimator, path.name)
     notes = []
     if info.get("sblr_version") != __version__:
         notes.append(

@@ -610,9 +610,7 @@ class _LogisticSimilarityClassifier(_SimilarityClassifier):
             self.lams_ = np.asarray(lam, dtype=np.float64)
         if not hasattr(self, "threshold_"):
             weight = None if sample_weight is None else np.asarray(sample_weight, np.float64)
-            self.threshold_ = self._cuts_from(
-                lambda: self._out_of_fold_proba(F, Y, weight), Y
-            )
+            self.threshold_ = self._cuts_from(lambda: self._out_of_fold_proba(F, Y, weight), Y)
         if kkt.max() > _KKT_WARN:
             warnings.warn(
                 f"The logistic layer did not converge (KKT violation {kkt.max():.1e}); "
