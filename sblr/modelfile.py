@@ -267,7 +267,7 @@ def _check_info(info, name):
     """Every field of a model file's info that is used, of the type it must have."""
 
     def bad(key, why):
-        raise ModelFileError(f"{name}: its info field {field!r} {why}.")
+        raise ModelFileError(f"{name}: its info field {key!r} {why}.")
 
     fmt = info.get("format", 0)
     if isinstance(fmt, bool) or not isinstance(fmt, int) or not 0 < fmt <= FORMAT:
