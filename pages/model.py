@@ -5,7 +5,7 @@ import pandas as pd
 import streamlit as st
 
 from pages import common
-from sblr import metrics, plots
+from sblr import decision, metrics, plots
 from sblr.tuning import PAPER_GRID
 
 ds, s, key = common.page_context(__file__)
@@ -94,6 +94,7 @@ if test is not None:  # fitted on every row of the data in use, scored on the te
     fitted = common.cached_fit(ds, s.model, s.gamma, s.lam)
     with st.spinner(f"Scoring {s.model} on the {test.n_samples:,} rows of the test file…"):
         result, y_held, P_held, yard = common.test_scores(fitted, ds, test, s.model, s.gamma, s.lam)
+    cuts_held = np.broadcast_to(common.decision_cuts(fitted, P_held.shape[1]), P_held.shape)
     st.caption(
         f"Trained on all {ds.n_samples:,} rows of {common.esc_md(ds.name)}, scored on the "
         f"{test.n_samples:,} rows of {common.esc_md(test.name)}."
@@ -119,6 +120,7 @@ else:
     y_held, P_held = common.held_out_probabilities(
         ds, s.model, s.gamma, s.lam, scheme, test_size, n_splits
     )
+    cuts_held = common.held_out_cuts(ds, s.model, s.gamma, s.lam, scheme, test_size, n_splits)
     yard = common.yardstick(ds, scheme, test_size, n_splits)
 summary = result.summary
 yard_nothing = common.yardstick_predicts_nothing(ds)
@@ -143,12 +145,13 @@ else:
 # at most three metrics a row: five in a row cut their labels to "Hamming l…" at 800 px
 cols = [col for i in range(0, len(shown), 3) for col in st.columns(3)]
 for col, name in zip(cols, shown, strict=False):
-    if name is None:  # rows the model gives no label at all (its decisions at 0.5)
-        empty = metrics.decision_counts(y_held, P_held, 0.5)
+    if name is None:  # rows the model gives no label at all (its own decisions)
+        empty = metrics.decision_counts(y_held, P_held, cuts_held)
+        truth_empty = int((np.asarray(y_held).sum(axis=1) == 0).sum())
         col.metric(
             "Rows with no label",
             f"{empty['empty_rows']:,} of {empty['rows']:,}",
-            f"{empty['empty_rows'] / max(1, empty['rows']):.0%} of the test rows",
+            f"truth: {truth_empty:,} of {empty['rows']:,}",
             delta_color="off",
             delta_arrow="off",
             help="Test rows for which the model predicts no class at all. Many: the model "
@@ -251,26 +254,44 @@ if ds.task == "multilabel":
         "numbers at once, without refitting. Class k is predicted when πₖ ≥ threshold"
         + (" (SML's scores are ranks, not probabilities)." if s.model == "SML" else ".")
     )
-    threshold = st.slider(
-        "Decision threshold",
-        min_value=0.05,
-        max_value=0.95,
-        value=0.5,
-        step=0.05,
-        key="threshold",
-        help="0.5 is the default of the metrics above; lower: more labels predicted (recall "
-        "up, precision down), higher: fewer.",
+    whole = common.cached_fit(ds, s.model, s.gamma, s.lam)
+    model_cut = common.decision_cuts(whole, ds.n_classes)
+    cut_text = decision.describe(getattr(whole, "threshold", None), model_cut)
+    own = st.toggle(
+        "Move the cut myself",
+        key="own_threshold",
+        help="Off: each held-out row is decided by the cuts of the model that held it out "
+        "(its threshold_, fitted on its training rows' out-of-fold probabilities), as in the "
+        "metrics above. On: one cut of your own for every class.",
     )
+    if own:
+        threshold = st.slider(
+            "Decision threshold",
+            min_value=0.05,
+            max_value=0.95,
+            value=0.5,
+            step=0.05,
+            key="threshold",
+            help="Lower: more labels predicted (recall up, precision down), higher: fewer.",
+        )
+    else:
+        threshold = cuts_held
+        st.caption(
+            f"The model's cut: π ≥ {cut_text} (fitted on all rows; each fold's model fitted "
+            "its own on its training rows)."
+            if getattr(whole, "threshold_", None) is not None
+            else "SML's own rule: its top ξ(x) classes (π ≥ 0.5 on its scores)."
+        )
     at_threshold = metrics.threshold_report(y_held, P_held, threshold)
-    at_half = metrics.threshold_report(y_held, P_held, 0.5)
+    at_model = metrics.threshold_report(y_held, P_held, cuts_held)
     cols = st.columns(len(at_threshold))
     for col, (name, value) in zip(cols, at_threshold.items(), strict=True):
-        change = value - at_half[name]
-        unchanged = threshold == 0.5 or round(change, 3) == 0  # no arrow for "+0.000"
+        change = value - at_model[name]
+        unchanged = not own or round(change, 3) == 0  # no arrow for "+0.000"
         col.metric(
             metrics.METRIC_LABELS[name],
             f"{value:.3f}",
-            None if threshold == 0.5 else f"{change:+.3f} vs 0.5".replace("+0.000", "±0.000"),
+            None if not own else f"{change:+.3f} vs the model's cut".replace("+0.000", "±0.000"),
             delta_color="off"
             if unchanged
             else "inverse"
@@ -305,7 +326,7 @@ else:
         "for recall."
     )
 report = metrics.per_label_report(
-    y_held, P_held, threshold=threshold or 0.5, class_names=ds.class_names
+    y_held, P_held, threshold=0.5 if threshold is None else threshold, class_names=ds.class_names
 )
 st.dataframe(
     report.style.format({"precision": "{:.3f}", "recall": "{:.3f}", "f1": "{:.3f}"}, na_rep="–"),
@@ -337,7 +358,9 @@ else:
             thresholds,
             class_name=ds.class_names[k],
             average_precision=ap,
-            threshold=threshold,
+            threshold=(threshold if own else float(model_cut[k]))
+            if ds.task == "multilabel"
+            else None,
         ),
         key="pr_curve",
     )
@@ -360,6 +383,18 @@ tune_scheme = st.radio(
     "averages: less noisy than the paper's single 10% validation split. One-SE takes the "
     "largest λ whose score is within one standard error of the best: sparser, more stable β.",
 )
+tune_metric = None
+if ds.task == "multilabel":
+    SELECT_BY = ["micro_f1", "macro_f1", "average_precision", "ranking_loss", "hamming_loss"]
+    tune_metric = st.selectbox(
+        "Select by",
+        SELECT_BY,
+        format_func=lambda m: metrics.METRIC_LABELS[m],
+        key="tune_metric",
+        help="Micro-F1 (the default) judges the decisions, each grid point at its own fitted "
+        "cut; average precision and ranking loss judge only how the labels are ranked (the "
+        "paper selected by average precision).",
+    )
 st.caption(
     "Searches the paper's grid {10², 10¹, …, 10⁻⁵} for γ"
     + (" and λ" if s.model == "SparseSBLR" else "")
@@ -391,6 +426,7 @@ if st.button(f"Tune {s.model}", key="tune"):
             ),
             tune_scheme,
             all_rows=scheme == "test",
+            metric=tune_metric,
         )
     except common.DataError as exc:
         st.error(f"Could not tune: {common.esc_md(exc)}")
@@ -416,7 +452,8 @@ if stored and stored[0] == key:
         for k, v in res.best_params.items()
     )
     st.success(
-        f"{model}, {tuned_by}: validation {res.metric.replace('_', ' ')} {res.best_score:.3f} "
+        f"{model}, {tuned_by}: validation {metrics.METRIC_LABELS[res.metric].rstrip(' ↑↓')} "
+        f"{res.best_score:.3f} "
         f"at {chosen}; the sliders now show it."
     )
     edges = [

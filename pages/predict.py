@@ -6,6 +6,7 @@ import hashlib
 import streamlit as st
 
 from pages import common
+from sblr import decision
 from sblr.modelfile import ModelFileError, SavedModel, model_bytes
 
 ds, s, key = common.page_context(__file__)
@@ -118,8 +119,15 @@ st.dataframe(
     }
     | {"row": st.column_config.NumberColumn(format="%d")},
 )
+cuts = getattr(saved.estimator, "threshold_", None)
+if cuts is not None:
+    rule = "π ≥ " + decision.describe(getattr(saved.estimator, "threshold", None), cuts)
+elif getattr(saved.estimator, "multilabel_", False) and hasattr(saved.estimator, "set_sizes_"):
+    rule = "its top ξ(x) classes, SML's own rule"
+else:
+    rule = "π ≥ 0.5"
 st.caption(
-    "predicted: the class (multi-label: every label with π ≥ 0.5, “(none)” when no label "
+    f"predicted: the class (multi-label: every label with {rule}; “(none)” when no label "
     "reaches it); p(class): its probability; evidence that counted most: for the row's most "
     "probable class, the classes whose evidence term βₜᵏ·f̄ₜ(x) raises its logit most."
 )

@@ -129,7 +129,23 @@ MULAN_ZERO_DIVISION = 1.0
 # Parameter constraints (sblr._validation): the arrays' shapes and values are checked below
 # and raise DataError, the data being the user's.
 _ZERO_DIVISION = [Options(Real, {0.0, 1.0}), "nan"]
-_THRESHOLD = [Interval(Real, 0, 1, closed="both")]
+#: A decision cut: one probability, or one per class (or per row and class: each held-out row
+#: decided by the cuts of the fold that held it out).
+_THRESHOLD = [Interval(Real, 0, 1, closed="both"), "array-like"]
+
+
+def _cuts(threshold, P):
+    """``threshold`` broadcast against ``P`` (a number, one per class, or one per entry)."""
+    cuts = np.asarray(threshold, dtype=np.float64)
+    try:
+        return np.broadcast_to(cuts, P.shape)
+    except ValueError:
+        raise DataError(
+            f"threshold has shape {cuts.shape}: give one number, one per class ({P.shape[1]}) "
+            f"or one per row and class {P.shape}."
+        ) from None
+
+
 _METRIC = [StrOptions(set(LOWER_IS_BETTER))]
 _PREDICTIONS = {"Y_true": ["array-like"], "Y_pred": ["array-like"]}
 _RANKING = {"Y_true": ["array-like"], "scores": ["array-like"]}
@@ -859,7 +875,8 @@ def per_label_report(y_true, P, *, threshold=0.5, class_names=None):
     y_true : array-like of shape (n_samples, n_classes) or (n_samples,)
     P : array-like of shape (n_samples, n_classes)
         Probabilities (``predict_proba``) of rows the model was not fitted on.
-    threshold : float, default 0.5
+    threshold : float or array-like, default 0.5
+        One cut, one per class, or one per row and class.
     class_names : sequence of str, optional
 
     Returns
@@ -884,7 +901,7 @@ def per_label_report(y_true, P, *, threshold=0.5, class_names=None):
         pred = np.zeros_like(P)
         pred[np.arange(len(P)), P.argmax(axis=1)] = 1.0
     else:
-        pred = (P >= float(threshold)).astype(float)
+        pred = (P >= _cuts(threshold, P)).astype(float)
     tp = (Y * pred).sum(axis=0)
     support, predicted = Y.sum(axis=0), pred.sum(axis=0)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -921,7 +938,7 @@ def threshold_report(Y_true, P, threshold=0.5) -> dict[str, float]:
     0.25
     """
     Y, P = _labels_from_proba(Y_true, P)
-    pred = (P >= float(threshold)).astype(int)
+    pred = (P >= _cuts(threshold, P)).astype(int)
     Y = Y.astype(int)
     return {
         "hamming_loss": hamming_loss(Y, pred),
@@ -947,7 +964,7 @@ def decision_counts(Y_true, P, threshold=0.5) -> dict[str, int]:
     {'rows': 2, 'empty_rows': 1, 'absent_labels': 1}
     """
     Y, P = _labels_from_proba(Y_true, P)
-    pred = P >= float(threshold)
+    pred = P >= _cuts(threshold, P)
     return {
         "rows": int(len(pred)),
         "empty_rows": int((~pred.any(axis=1)).sum()),

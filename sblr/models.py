@@ -160,9 +160,12 @@ class SMLClassifier(_SimilarityClassifier):
         Size of the approximate feature map (only when approximating).
     random_state : int or None, default=0
         Seed of the approximate feature map (only when approximating).
-    threshold : None, float, array-like of shape (n_classes,) or str, default=None
-        Multi-label decision.  None: SML's own rule (the top ``xi(x)`` classes).  A number
-        (or one per class): every class with ``predict_proba >= threshold``.  A rule of
+    threshold : None, float, array-like of shape (n_classes,) or str, default="micro_f1"
+        Multi-label decision.  None: SML's own rule (Rossi et al.; the paper's): the top
+        ``xi(x)`` classes, ``xi(x)`` the label-set size whose training rows are most similar
+        to x (on data where most rows have no label that size is 0 for every row: a 19-label
+        shape with half its rows unlabelled got no label at all, micro-F1 0).  A number (or
+        one per class): every class with ``predict_proba >= threshold``.  A rule of
         :mod:`sblr.decision` (``"pcut"``, ``"pcut_per_class"``, ``"f1"``, ``"micro_f1"``):
         cuts fitted on the training rows' leave-one-out probabilities.  Multi-class data
         always takes the class with the most evidence.
@@ -206,7 +209,7 @@ class SMLClassifier(_SimilarityClassifier):
         approx="auto",
         n_components=500,
         random_state=0,
-        threshold=None,
+        threshold="micro_f1",
         force_top1=False,
     ):
         self.gamma = gamma
@@ -276,7 +279,9 @@ class SMLClassifier(_SimilarityClassifier):
         cosine or a callable kernel) and ``t(x)`` midway between the ``xi(x)``-th and
         ``(xi(x)+1)``-th largest ``g``, so each row keeps its ranking (ranking metrics equal
         those of the evidence) and exactly the predicted classes score above 0 (barring
-        exact ties at the cut).  The logarithm keeps evidence of very different sizes apart:
+        exact ties at the cut).  With a ``threshold``: ``logit(predict_proba) -
+        logit(threshold_)``, again positive exactly where predicted.  The logarithm keeps
+        evidence of very different sizes apart:
         ``f - t`` rounded 6e-78 and 2e-174 to the same -0.5 beside a cut of 0.5, a tie the
         ranking metrics then counted against the model; an evidence of exactly 0 gets
         ``log`` = -800, below that of any positive double.
@@ -292,13 +297,21 @@ class SMLClassifier(_SimilarityClassifier):
         scores : ndarray of shape (n_samples, n_classes) or (n_samples,)
         """
         X = self._validated(X)
+        if self.multilabel_ and getattr(self, "threshold_", None) is not None:
+            # with a cut: the probability's logit minus the cut's, positive where predicted
+            return self._own_rule_scores(X) / self.score_scale_ - _logit(self.threshold_)
         F = self.featurizer_.transform(X)
         if self.multilabel_:
-            G = _ranking_scale(F, self.kernel)
-            return G - _cut_between(G, self._set_size(X))[:, None]
+            return self._own_rule_scores(X, F)
         if self._binary():
             return 2.0 * _evidence_share(F)[:, 1] - 1.0
         return F
+
+    def _own_rule_scores(self, X, F=None):
+        """``g(x) - t(x)``: SML's own multi-label scores (see :meth:`decision_function`)."""
+        F = self.featurizer_.transform(X) if F is None else F
+        G = _ranking_scale(F, self.kernel)
+        return G - _cut_between(G, self._set_size(X))[:, None]
 
     def predict_proba(self, X):
         """Scores in [0, 1]; SML has no probability model, so read them as ranks.
@@ -320,7 +333,7 @@ class SMLClassifier(_SimilarityClassifier):
         """
         check_is_fitted(self)
         if self.multilabel_:
-            return expit(self.decision_function(X) / self.score_scale_)
+            return expit(self._own_rule_scores(self._validated(X)) / self.score_scale_)
         return _evidence_share(self.evidence(X))
 
     def predict(self, X):
@@ -369,6 +382,12 @@ class SMLClassifier(_SimilarityClassifier):
             raise AttributeError("The set size xi(x) is defined for multi-label data only.")
         S = self.featurizer_.query_evidence(X, Y=self._size_groups, normalize="sum")
         return self.set_sizes_[np.argmax(S, axis=1)]
+
+
+def _logit(p):
+    """``log(p / (1 - p))`` of cuts, kept finite (a cut above every probability: 1 - 1e-12)."""
+    p = np.clip(np.asarray(p, dtype=np.float64), 1e-12, 1.0 - 1e-12)
+    return np.log(p) - np.log1p(-p)
 
 
 #: The log of an evidence of exactly 0 (below log(5e-324) = -744.4, the smallest double).
@@ -657,7 +676,9 @@ class _LogisticSimilarityClassifier(_SimilarityClassifier):
         return eta
 
     def decision_function(self, X):
-        """Logits per class; for two classes ``logit_1 - logit_0``.
+        """Logits per class, multi-label: minus the logit of each class's cut ``threshold_``
+        (positive exactly where predicted; one cut for every class leaves the ranking of a
+        row's classes as the logits'); for two classes ``logit_1 - logit_0``.
 
         Parameters
         ----------
@@ -676,6 +697,8 @@ class _LogisticSimilarityClassifier(_SimilarityClassifier):
         eta = self.logits_from_evidence(F)
         if self._binary():
             return eta[:, 1] - eta[:, 0]
+        if self.multilabel_ and getattr(self, "threshold_", None) is not None:
+            return eta - _logit(self.threshold_)
         return eta
 
     def predict_proba(self, X):

@@ -190,7 +190,7 @@ def build_decision(spec, threshold):
     if spec.name not in _DECIDING:
         return {}
     if threshold is None:
-        return {"threshold": 0.5} if spec.name != "sml" else {}
+        return {"threshold": 0.5 if spec.name != "sml" else None}
     return {"threshold": threshold}
 
 

@@ -368,7 +368,7 @@ def test_tune_moves_the_sliders(model):
         assert at.session_state["log_lam"] == -3.0  # untouched
 
     message = texts(at.success)
-    assert f"{model}, inner 5-fold CV: validation average precision" in message
+    assert f"{model}, inner 5-fold CV: validation Micro-F1" in message  # the default metric
     assert f"γ = {fmt_value(best['gamma'])}" in message  # as the sliders write it
     assert ("λ = " in message) == (model == "SparseSBLR")
     if model == "SparseSBLR":

@@ -19,7 +19,9 @@ def _cv_with_inner_selection(ds, score):
         folds = StratifiedKFold(10, shuffle=True, random_state=0).split(X, y)
     results = []
     for train, test in folds:
-        chosen = tune(SparseSBLRClassifier(), X[train], y[train]).best_params
+        # the paper's selection metric (average precision; accuracy for multi-class data)
+        metric = "average_precision" if ds.task == "multilabel" else None
+        chosen = tune(SparseSBLRClassifier(), X[train], y[train], metric=metric).best_params
         clf = SparseSBLRClassifier(**chosen).fit(X[train], y[train])
         results.append(score(clf, X[test], y[test]))
     return float(np.mean(results))

@@ -39,8 +39,12 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-#: Longest wait for any one step (a page's script run, a rerun, the server start).
-TIMEOUT_MS = 60_000
+#: Longest wait for any one step (a page's script run, a rerun, the server start).  Every
+#: wait is for a state (the app idle, an element drawn), never a fixed time; this is only the
+#: ceiling, generous because on a 2-core machine another test's background fits (174 labels)
+#: or another job beside the suite can hold the server for over a minute (a fresh clone's run
+#: failed at 60 s waiting for the uploader).
+TIMEOUT_MS = 180_000
 LAMBDA_LABEL = "L1 strength λ (log₁₀)"
 #: Sidebar link text -> (screenshot name, the page's st.title).
 PAGES = {
@@ -1031,9 +1035,19 @@ def test_the_first_screen_of_model_and_metrics_on_19_labels(server_url, browser,
         pg = watched_page(context)
         _upload_arff(pg, server_url, "birdsong_like.arff", _long_label_arff())
         go_to(pg, "Model & metrics", PAGES["Model & metrics"][1])
+        metrics = pg.locator('[data-testid="stMetric"]')
+        metrics.filter(has_text="Rows with no label").first.wait_for()
+        wait_idle(pg)
         assert_no_errors(pg, "Model & metrics on 19 labels")
         viewport = pg.viewport_size
-        metrics = pg.locator('[data-testid="stMetric"]')
+        # the first screen is the top of the page: a page opened from the home page's upload
+        # (scrolled down to it) may keep that scroll position; a fresh visit starts at the top
+        pg.evaluate(
+            'document.querySelectorAll(\'[data-testid="stMain"], '
+            '[data-testid="stAppScrollToBottomContainer"], section.main\')'
+            ".forEach(e => e.scrollTo(0, 0)); window.scrollTo(0, 0)"
+        )
+        wait_idle(pg)
         for label in ("Micro-F1", "Macro-F1", "Rows with no label"):
             metric = metrics.filter(has_text=label).first
             _in_viewport(metric, viewport, f"{label} at {width}x{height}")

@@ -56,8 +56,8 @@ def test_benchmark_writes_results(bench):
     results = pd.read_csv(out / "results.csv")
     assert list(results.columns) == ["dataset", "method", "fold", "metric", "value"]
     assert set(results.dataset) == {"wine", "halfwine", "planted", "planted_csv"}
-    # 2 multi-class sets x 5 methods x 3 folds x 1 metric + 2 multi-label x 4 x 3 x 5
-    assert len(results) == 30 + 120
+    # 2 multi-class sets x 5 methods x 3 folds x 1 metric + 2 multi-label x 4 x 3 x 7
+    assert len(results) == 30 + 168
     assert set(results.query("dataset == 'planted'").metric) == {
         "hamming_loss",
         "ranking_loss",
@@ -85,7 +85,7 @@ def test_benchmark_tables_md(bench):
     planted_csv = escape_markdown("planted_csv", readable=True)  # data set names are user text
     assert f"Not run (multi-class only): kNN on planted, kNN on {planted_csv}." in md
     assert "| dataset | SparseSBLR | SML | MLKNN | BR-SVM | kNN |" in md  # accuracy table
-    assert md.count("| average rank |") == 6
+    assert md.count("| average rank |") == 8  # accuracy, 5 paper metrics, micro/macro-F1
     assert "Friedman χ² =" in md and "±" in md
     html = (out / "cd_accuracy.html").read_text()
     assert "SparseSBLR" in html and "CD = " in html
@@ -348,7 +348,7 @@ def test_evaluate_fixed_params(capsys):
 def test_evaluate_selects_per_fold(capsys):
     assert main(["evaluate", str(PLANTED), "--method", "br_svm", *FAST]) == 0
     out = capsys.readouterr().out
-    assert "parameters: holdout" in out
+    assert "parameters: inner_kfold" in out  # evaluate's default selection
     for label in ["Hamming loss", "Ranking loss", "One-error", "Coverage", "Average precision"]:
         assert label in out
 

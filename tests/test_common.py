@@ -21,6 +21,11 @@ ESTIMATORS = [
     SMLClassifier(),
     SBLRClassifier(),
     SparseSBLRClassifier(lam=1e-4),
+    # the paper's decisions (SML's own rule, the cut 0.5) pass every check, the multi-output
+    # one included
+    SMLClassifier(threshold=None),
+    SBLRClassifier(threshold=0.5),
+    SparseSBLRClassifier(lam=1e-4, threshold=0.5),
     SimilarityFeaturizer(),
     SparseSBLRCV(gammas=(1.0, 0.1), lams=(1e-2, 1e-4)),
     SparseSBLRCV(gammas=(1.0, 0.1), lams=(1e-2, 1e-4), cv=3),
@@ -53,9 +58,22 @@ YARDSTICK_XFAIL = {
 }
 
 
+#: A fitted decision cut (the default threshold rule) is not predict_proba's 0.5.
+CUT_XFAIL = {
+    "check_classifier_multioutput": (
+        "predict decides at the cut threshold_ fitted on out-of-fold probabilities (micro-F1), "
+        "not at predict_proba >= 0.5, which the check asks; predict_proba stays the model's "
+        "probability, as in scikit-learn's own TunedThresholdClassifierCV (decision_function "
+        "is shifted by the cut's logit: positive exactly where predicted)"
+    ),
+}
+
+
 def _expected_failed_checks(estimator):
     if isinstance(estimator, SimilarityFeaturizer):
         return FEATURIZER_XFAIL
+    if isinstance(getattr(estimator, "threshold", None), str):
+        return CUT_XFAIL
     if isinstance(estimator, FrequencyClassifier):
         return YARDSTICK_XFAIL
     return {}

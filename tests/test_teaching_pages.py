@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from apptest_helpers import (
     SAMPLE_DIR,
+    assert_clean,
     array,
     chart,
     click_load,
@@ -45,6 +46,8 @@ def test_threshold_moves_every_label_metric_without_refitting():
     P = model.predict_proba(ds.X[test])
     Y = ds.label_matrix()[test]
     at = goto(start({"k": "3"}), "pages/model.py")
+    keyed(at.toggle, "own_threshold").set_value(True)
+    rerun(at)
     for threshold in (0.5, 0.3, 0.7):
         keyed(at.slider, "threshold").set_value(threshold)
         rerun(at)
@@ -66,6 +69,29 @@ def test_threshold_moves_every_label_metric_without_refitting():
     )
 
 
+def test_the_page_decides_at_the_models_own_fitted_cut():
+    """Without moving the cut, Model & metrics counts the rows given no label and the per-class
+    table at the cut the model fitted on its training rows (threshold_), not at 0.5. Oracle:
+    SparseSBLR fitted here on the hold-out split's training rows, its decisions counted."""
+    ds = load_sample("planted")
+    ((train, test),) = make_splits(ds.y, scheme="holdout", test_size=0.25)
+    model = SparseSBLRClassifier(lam=1e-3).fit(ds.X[train], ds.y[train])
+    P, Y = model.predict_proba(ds.X[test]), ds.label_matrix()[test]
+    pred = model.predict(ds.X[test])
+    np.testing.assert_array_equal(pred, (P >= model.threshold_).astype(int))
+    assert not np.allclose(model.threshold_, 0.5)  # the oracle differs from the old page's
+    at = goto(start({"k": "3"}), "pages/model.py")
+    assert_clean(at)
+    shown = {m.label: m for m in at.metric}
+    empty = int((pred.sum(axis=1) == 0).sum())
+    truth = int((Y.sum(axis=1) == 0).sum())
+    assert shown["Rows with no label"].value == f"{empty:,} of {len(test):,}"
+    assert f"truth: {truth:,} of {len(test):,}" in shown["Rows with no label"].delta
+    table = [d for d in at.dataframe if "precision" in d.value.columns][0].value
+    np.testing.assert_array_equal(table["predicted"], pred.sum(axis=0))
+    assert "The model's cut: π ≥ " in texts(at.caption)
+
+
 def test_a_threshold_at_which_nothing_is_predicted_says_so():
     """Found on 45 labels: SparseSBLR predicted no label for any held-out row and the page
     showed micro-F1 0.000 beside macro-F1 0.067 without a word. Oracle: SparseSBLR fitted
@@ -74,6 +100,8 @@ def test_a_threshold_at_which_nothing_is_predicted_says_so():
     ((train, test),) = make_splits(ds.y, scheme="holdout", test_size=0.25)
     P = SparseSBLRClassifier(lam=1e-3).fit(ds.X[train], ds.y[train]).predict_proba(ds.X[test])
     at = goto(start({"k": "3"}), "pages/model.py")
+    keyed(at.toggle, "own_threshold").set_value(True)
+    rerun(at)
     for threshold in (0.5, 0.95):
         keyed(at.slider, "threshold").set_value(threshold)
         rerun(at)

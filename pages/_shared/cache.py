@@ -57,6 +57,8 @@ __all__ = [
     "class_importance",
     "feature_inputs_cached",
     "yardstick",
+    "decision_cuts",
+    "held_out_cuts",
     "held_out_probabilities",
     "path_lams",
     "pca_coordinates",
@@ -400,7 +402,15 @@ def _cached_fold_proba(ds, model, gamma, lam, scheme, test_size, n_splits, i):
     with job_slot():
         fitted = _cached_fold_model(ds, model, gamma, lam, scheme, test_size, n_splits, i)
         fold = _fold_of(ds, model, gamma, scheme, test_size, n_splits, i)
-        return fold_probabilities(fitted, ds.X, ds.y, fold, prefit=True)
+        test, P = fold_probabilities(fitted, ds.X, ds.y, fold, prefit=True)
+        return test, P, decision_cuts(fitted, P.shape[1])
+
+
+def decision_cuts(fitted, n_classes):
+    """The cut of each class a fitted model decides by (``threshold_``; 0.5 where it has none:
+    SML's own rule, at which its probabilities are 0.5, and multi-class data)."""
+    cuts = getattr(fitted, "threshold_", None)
+    return np.full(n_classes, 0.5) if cuts is None else np.asarray(cuts, dtype=float)
 
 
 @st.cache_data(max_entries=64, show_spinner=False, hash_funcs=_BY_DATA)
@@ -606,12 +616,22 @@ def held_out_probabilities(ds, model, gamma, lam, scheme, test_size, n_splits):
     n = len(_cached_splits(ds, scheme, test_size, n_splits))
     fold = waiting_for_worker(_cached_fold_proba)
     parts = [fold(ds, model, gamma, lam, scheme, test_size, n_splits, i) for i in range(n)]
-    rows = np.concatenate([test for test, _ in parts])
-    P = np.vstack([p for _, p in parts])
+    rows = np.concatenate([test for test, _, _ in parts])
+    P = np.vstack([p for _, p, _ in parts])
     if ds.task == "multilabel":
         return ds.label_matrix()[rows], P
     # codes in the order of np.unique(y): the columns of P and Dataset.class_names
     return ds.class_codes()[rows], P
+
+
+def held_out_cuts(ds, model, gamma, lam, scheme, test_size, n_splits):
+    """Per held-out row (the rows of :func:`held_out_probabilities`, in their order) the cuts
+    of the model that held it out: its decisions are ``P >= cuts``."""
+    lam = Spec.of(model, gamma, lam).lam
+    n = len(_cached_splits(ds, scheme, test_size, n_splits))
+    fold = waiting_for_worker(_cached_fold_proba)
+    parts = [fold(ds, model, gamma, lam, scheme, test_size, n_splits, i) for i in range(n)]
+    return np.vstack([np.broadcast_to(c, p.shape) for _, p, c in parts])
 
 
 # ----------------------------------------------------------------------------- λ path
@@ -672,9 +692,10 @@ TUNE_SCHEMES = {
 }
 
 
-def tune(ds, model, test_size, progress, scheme="inner 5-fold CV", *, all_rows=False):
+def tune(ds, model, test_size, progress, scheme="inner 5-fold CV", *, all_rows=False, metric=None):
     """Grid search over the paper's grid on the hold-out split's TRAINING rows only (every
-    row with ``all_rows``: a supplied test file holds the test rows)."""
+    row with ``all_rows``: a supplied test file holds the test rows), by ``metric`` (default:
+    micro-F1 of the model's decisions, at each fit's own cut; accuracy for multi-class)."""
     tunes_lam = Spec.of(model, "scale", 1.0).l1  # λ is tuned (and "one SE" applies) with L1
     if tunes_lam:
         wait_for_compiled_solver()
@@ -692,6 +713,7 @@ def tune(ds, model, test_size, progress, scheme="inner 5-fold CV", *, all_rows=F
         lams=tuning.PAPER_GRID,
         cv=cv,
         rule=rule if tunes_lam else "best",
+        metric=metric,
     )
     X, y = ds.X[train], ds.y[train]
     return _long_job("tune", tuning.tune, make_model(model), X, y, progress=progress, **options)

@@ -1,0 +1,183 @@
+"""What the models DECIDE on multi-label data, beside the plain model a user would fit instead.
+
+One run, one table: on Mulan's train/test splits (emotions 391/202, scene 1211/1196, yeast
+1500/917, genbase 463/199, read from ../shared/datasets when there) and two generated
+rare-label shapes (19 labels with about half the rows unlabelled, 260 dense features; 45
+labels on 1,449 sparse 0/1 columns), each method is trained on the training rows and scored
+on the test rows: micro-F1, macro-F1 (scikit-learn's, an absent label scoring 0), rows given
+no label (and the truth's), Hamming loss, average precision, seconds (fit and, where there is
+one, selection).
+
+Methods: SparseSBLR at the library's defaults (γ = scale, λ = 1e-4, the micro-F1 cut) and at
+the paper's decision (λ = 1e-3, cut 0.5); SparseSBLR selected as ``sblr evaluate`` selects
+(inner 3-fold by micro-F1, the micro-F1 cut); SBLR and SML at their defaults; ML-kNN and
+BR-SVM (C = 1, γ = scale); scikit-learn's ``OneVsRestClassifier(LogisticRegression())`` on
+the features scaled to [-1, 1] (cut 0.5), the yardstick.
+
+    python benchmarks/decisions.py            # everything (a few minutes on 2 cores)
+    python benchmarks/decisions.py --quick    # the generated shapes and emotions
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import f1_score
+from sklearn.multiclass import OneVsRestClassifier
+from sklearn.preprocessing import MinMaxScaler
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from fidelity import generated  # noqa: E402
+
+from sblr import SBLRClassifier, SMLClassifier, SparseSBLRClassifier, load_dataset  # noqa: E402
+from sblr import metrics as sm  # noqa: E402
+from sblr.baselines import BRSVMClassifier, MLkNNClassifier  # noqa: E402
+from sblr.protocol import METHODS, select_params  # noqa: E402
+from sblr.stats import markdown_table  # noqa: E402
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "multilabel"
+#: Mulan's train/test splits: the files hold the training rows first.
+SPLITS = {"emotions": 391, "scene": 1211, "yeast": 1500, "genbase": 463}
+
+
+def birds_like(seed=3, n=645, d=260, m=19):
+    """19 labels (log-uniform frequencies, 3 .. n/6), about half the rows unlabelled, dense
+    features with a sparse label signature each, 20 skewed columns."""
+    rng = np.random.default_rng(seed)
+    w = np.exp(rng.uniform(np.log(3), np.log(n / 6), m))
+    w /= w.sum()
+    Y = np.zeros((n, m), int)
+    for i in np.flatnonzero(rng.random(n) < 0.53):
+        Y[i, rng.choice(m, p=w)] = 1
+        if rng.random() < 0.5:
+            Y[i, rng.choice(m, p=w)] = 1
+    centres = rng.normal(size=(m, d)) * (rng.random((m, d)) < 0.15) * 1.2
+    X = rng.normal(size=(n, d)) + Y @ centres
+    X[:, :20] = np.exp(X[:, :20])
+    return X, Y
+
+
+def splits(quick):
+    out = {}
+    X, Y = birds_like()
+    out["gen19 (birds-shaped)"] = (X[:322], Y[:322], X[322:], Y[322:])
+    X, Y = generated(978, 1449, 45, seed=2, n_informative=1449, motif=6, keep=0.5, noise=4.0)
+    out["gen45 (medical-shaped)"] = (X[:333], Y[:333], X[333:], Y[333:])
+    for name, n_train in SPLITS.items():
+        if quick and name != "emotions":
+            continue
+        path = DATA / f"{name}.arff"
+        if not path.exists():
+            print(f"({name}: {path} not found, left out)", file=sys.stderr)
+            continue
+        ds = load_dataset(str(path))
+        X = ds.X.toarray() if hasattr(ds.X, "toarray") else np.asarray(ds.X, float)
+        Y = np.asarray(ds.y, int)
+        out[name] = (X[:n_train], Y[:n_train], X[n_train:], Y[n_train:])
+    return out
+
+
+def _selected(Xtr, Ytr):
+    params = select_params(
+        "sparse_sblr",
+        Xtr,
+        Ytr,
+        selection="inner_kfold",
+        metric="micro_f1",
+        threshold="micro_f1",
+    )
+    return METHODS["sparse_sblr"].build(**params, threshold="micro_f1")
+
+
+def _lr():
+    scaler = MinMaxScaler((-1, 1))
+
+    class _ScaledLR:
+        def fit(self, X, Y):
+            self.lr = OneVsRestClassifier(LogisticRegression(max_iter=2000))
+            self.lr.fit(scaler.fit_transform(X), Y)
+            return self
+
+        def predict(self, X):
+            return self.lr.predict(np.clip(scaler.transform(X), -10, 10))
+
+        def decision_function(self, X):
+            return self.lr.predict_proba(np.clip(scaler.transform(X), -10, 10))
+
+    return _ScaledLR()
+
+
+MODELS = {
+    "SparseSBLR (defaults)": lambda X, Y: SparseSBLRClassifier(),
+    "SparseSBLR (paper: λ 1e-3, cut 0.5)": lambda X, Y: SparseSBLRClassifier(
+        lam=1e-3, threshold=0.5
+    ),
+    "SparseSBLR (selected, as sblr evaluate)": _selected,
+    "SBLR (defaults)": lambda X, Y: SBLRClassifier(),
+    "SML": lambda X, Y: SMLClassifier(),
+    "ML-kNN": lambda X, Y: MLkNNClassifier(),
+    "BR-SVM": lambda X, Y: BRSVMClassifier(),
+    "one-vs-rest LR (scikit-learn)": lambda X, Y: _lr(),
+}
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true")
+    args = parser.parse_args(argv)
+    warnings.filterwarnings("ignore")
+    rows = []
+    for data, (Xtr, Ytr, Xte, Yte) in splits(args.quick).items():
+        for model, make in MODELS.items():
+            t0 = time.perf_counter()
+            est = make(Xtr, Ytr).fit(Xtr, Ytr)
+            seconds = time.perf_counter() - t0
+            pred = np.asarray(est.predict(Xte), dtype=int)
+            scores = np.asarray(est.decision_function(Xte), dtype=float)
+            rows.append(
+                {
+                    "data": data,
+                    "model": model,
+                    "micro_f1": f1_score(Yte, pred, average="micro", zero_division=0),
+                    "macro_f1": f1_score(Yte, pred, average="macro", zero_division=0),
+                    "no_label": int((pred.sum(1) == 0).sum()),
+                    "truth_no_label": int((Yte.sum(1) == 0).sum()),
+                    "rows": len(Yte),
+                    "hamming": sm.hamming_loss(Yte, pred),
+                    "avg_precision": sm.average_precision(Yte, scores),
+                    "seconds": seconds,
+                }
+            )
+            r = rows[-1]
+            print(
+                f"{data:24s} {model:42s} micro {r['micro_f1']:.3f} macro {r['macro_f1']:.3f} "
+                f"no label {r['no_label']:4d}/{r['rows']} (truth {r['truth_no_label']}) "
+                f"hamming {r['hamming']:.4f} AP {r['avg_precision']:.3f} {seconds:6.2f} s",
+                flush=True,
+            )
+    table = pd.DataFrame(rows)
+    table["no label (truth)"] = [
+        f"{r.no_label} of {r.rows} ({r.truth_no_label})" for r in table.itertuples()
+    ]
+    shown = table[
+        ["data", "model", "micro_f1", "macro_f1", "no label (truth)", "hamming", "avg_precision"]
+    ].copy()
+    for c in ("micro_f1", "macro_f1", "avg_precision"):
+        shown[c] = shown[c].map(lambda v: f"{v:.3f}")
+    shown["hamming"] = shown["hamming"].map(lambda v: f"{v:.4f}")
+    shown["seconds"] = table["seconds"].map(lambda v: f"{v:.2f}")
+    print()
+    print(markdown_table(shown))
+
+
+if __name__ == "__main__":
+    main()
