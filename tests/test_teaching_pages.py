@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 from apptest_helpers import (
     SAMPLE_DIR,
-    assert_clean,
     array,
+    assert_clean,
     chart,
     click_load,
     goto,
