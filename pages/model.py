@@ -123,6 +123,13 @@ else:
     cuts_held = common.held_out_cuts(ds, s.model, s.gamma, s.lam, scheme, test_size, n_splits)
     yard = common.yardstick(ds, scheme, test_size, n_splits)
 summary = result.summary
+with st.spinner("Fitting scikit-learn's logistic regression on the same rows (the yardstick)…"):
+    lr_yard = (
+        common.lr_test_yardstick(ds, test)
+        if test is not None
+        else common.lr_yardstick(ds, scheme, test_size, n_splits)
+    )
+lr_summary, lr_empty = lr_yard if lr_yard is not None else (None, None)
 yard_nothing = common.yardstick_predicts_nothing(ds)
 YARD_NAME = {  # what the trivial yardstick does, per metric
     name: (
@@ -151,11 +158,13 @@ for col, name in zip(cols, shown, strict=False):
         col.metric(
             "Rows with no label",
             f"{empty['empty_rows']:,} of {empty['rows']:,}",
-            f"truth: {truth_empty:,} of {empty['rows']:,}",
+            f"truth: {truth_empty:,}" + (f" · LR: {lr_empty:,}" if lr_empty is not None else ""),
             delta_color="off",
             delta_arrow="off",
-            help="Test rows for which the model predicts no class at all. Many: the model "
-            "is close to predicting nothing, whatever its Hamming loss says.",
+            help="Test rows for which the model predicts no class at all, beside the test "
+            "rows that truly have none and LR's count (scikit-learn's one-vs-rest logistic "
+            "regression on the same rows). Many more than the truth: the model is close to "
+            "predicting nothing, whatever its Hamming loss says.",
         )
         continue
     row = summary.loc[name]
@@ -163,10 +172,13 @@ for col, name in zip(cols, shown, strict=False):
     col.metric(
         row["label"],
         f"{row['mean']:.3f}{spread}",
-        f"{YARD_NAME[name]}: {yard.loc[name, 'mean']:.3f}",
+        (f"LR: {lr_summary.loc[name, 'mean']:.3f} · " if lr_summary is not None else "")
+        + f"{YARD_NAME[name]}: {yard.loc[name, 'mean']:.3f}",
         delta_color="off",
         delta_arrow="off",
-        help="Beside it, the score of a yardstick that ignores the features (same folds): "
+        help="Beside it, on the same rows: LR, scikit-learn's logistic regression on the "
+        "features scaled to [-1, 1] (one-vs-rest per label, cut 0.5), the plain model one "
+        "would fit instead; and a yardstick that ignores the features: "
         + (
             "always the training rows' most frequent class."
             if ds.task == "multiclass"

@@ -571,6 +571,16 @@ def _writable_folder(path, option):
         ) from exc
 
 
+def _writable_file(path, option):
+    """``path`` may be written: not a folder, not a device or pipe, in a writable folder;
+    checked before any work (a fit, a prediction), not after it."""
+    if path.is_dir():
+        raise _OutputError(f"{option} {path} is a folder; give a file name in it.")
+    if path.exists() and not path.is_file():
+        raise _OutputError(f"{option} {path} is not a regular file (a device or a pipe).")
+    _writable_folder(path.resolve().parent, option)
+
+
 # --------------------------------------------------------------------------- commands
 def _benchmark(args, parser):
     from sblr.metrics import METRIC_LABELS
@@ -756,8 +766,8 @@ def _trained(args, parser, ds):
 def _fit(args, parser):
     from sblr.modelfile import save_model
 
+    _writable_file(args.out, "--out")
     ds = _one_file(args.file, args, parser)
-    _writable_folder(args.out.resolve().parent, "--out")
     method, spec, est, how = _trained(args, parser, ds)
     save_model(est, args.out, dataset=ds)
     print(
@@ -770,6 +780,11 @@ def _predict(args):
     from sblr.modelfile import load_model
     from sblr.textsafe import to_csv_bytes
 
+    _writable_file(args.out, "--out")
+    if args.model.exists() and not args.model.is_file():
+        raise DataError(
+            f"{_path_text(args.model)} is not a regular file (a folder, device or pipe)."
+        )
     saved = load_model(args.model)
     path = Path(args.data)
     if not path.is_file():
@@ -778,11 +793,10 @@ def _predict(args):
             if path.exists()
             else f"No such file: {_path_text(path)}."
         )
-    _writable_folder(args.out.resolve().parent, "--out")
     rows = saved.read(path, header=not args.no_header)
     table = saved.predictions(rows)
     args.out.write_bytes(to_csv_bytes(table, index=False))
-    for note in saved.notes:
+    for note in [*saved.notes, *rows.notes]:
         print(f"note: {note}", file=sys.stderr)
     print(
         f"{rows.name}: {len(table):,} rows predicted with {saved.info['estimator']}; "

@@ -44,6 +44,7 @@ from __future__ import annotations
 import copy
 import io
 import os
+import stat
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -536,16 +537,22 @@ def load_model(path) -> SavedModel:
     else:
         path = Path(path)
         try:
+            mode = os.stat(path).st_mode
             size = os.path.getsize(path)
         except OSError as exc:
             raise ModelFileError(f"Cannot read {path.name}: {exc.strerror or exc}.") from None
+        if not stat.S_ISREG(mode):  # a pipe would block, a device read without end
+            raise ModelFileError(f"{path.name} is not a regular file (a folder, device or pipe).")
         data = None
     if size > MAX_MODEL_MB * 2**20:
         raise ModelFileError(
             f"{path.name} is {size / 2**20:.0f} MB; a model file may be at most {MAX_MODEL_MB} MB."
         )
     if data is None:
-        data = path.read_bytes()
+        with open(path, "rb") as handle:  # at most the size checked, even if it grew since
+            data = handle.read(MAX_MODEL_MB * 2**20 + 1)
+        if len(data) > MAX_MODEL_MB * 2**20:
+            raise ModelFileError(f"{path.name} is larger than {MAX_MODEL_MB} MB.")
     if not zipfile.is_zipfile(io.BytesIO(data)):
         what = "a pickle or joblib file" if data[:1] == b"\x80" else "not a model file"
         raise ModelFileError(

@@ -591,3 +591,69 @@ def test_use_the_model_errors_exit_2_with_one_line(argv, message, tmp_path, caps
     err = capsys.readouterr().err
     if message is not None:
         assert err.startswith("error: ") and err.count("\n") == 1 and message in err, err
+
+
+def test_fit_with_a_threshold_rule_saves_the_cut_and_predict_decides_by_it(tmp_path, capsys):
+    """`sblr fit --threshold pcut`: the model file holds the rule and its fitted cut, and
+    `sblr predict` gives every label whose probability reaches it. Oracle: SparseSBLR with the
+    same settings fitted here; its cut checked against PCut1's definition in test_decision."""
+    from sblr import SparseSBLRClassifier, load_dataset
+    from sblr.modelfile import load_model
+
+    model_path = tmp_path / "planted.skops"
+    argv = ["fit", str(PLANTED), "--gamma", "1", "--lam", "0.001", "--threshold", "pcut"]
+    assert main([*argv, "--out", str(model_path)]) == 0
+    assert "decision: π ≥ " in capsys.readouterr().out
+    saved = load_model(model_path)
+    ds = load_dataset(PLANTED)
+    oracle = SparseSBLRClassifier(gamma=1.0, lam=1e-3, threshold="pcut").fit(ds.X, ds.y)
+    assert saved.info["params"]["threshold"] == "pcut"
+    np.testing.assert_allclose(saved.estimator.threshold_, oracle.threshold_)
+    out = tmp_path / "pred.csv"
+    assert main(["predict", str(model_path), str(PLANTED), "--out", str(out)]) == 0
+    pred = pd.read_csv(out, keep_default_na=False)
+    decided = oracle.predict_proba(ds.X) >= oracle.threshold_
+    expected = [
+        "; ".join(n for n, hit in zip(ds.class_names, row, strict=True) if hit) or "(none)"
+        for row in decided
+    ]
+    assert list(pred["predicted"]) == expected
+    assert expected != [  # the cut decides differently from 0.5 on these rows
+        "; ".join(n for n, hit in zip(ds.class_names, row, strict=True) if hit) or "(none)"
+        for row in oracle.predict_proba(ds.X) >= 0.5
+    ]
+
+
+def test_evaluate_on_a_test_file_counts_rows_with_no_label(tmp_path, capsys):
+    from sblr import SparseSBLRClassifier, load_dataset
+
+    frame = pd.read_csv(ROOT / "sample_data" / "planted.csv")
+    train_csv, test_csv = tmp_path / "train.csv", tmp_path / "test.csv"
+    frame.iloc[:350].to_csv(train_csv, index=False)
+    frame.iloc[350:].to_csv(test_csv, index=False)
+    labels = "daylight,birdsong,rain,thunder,frost,spring_tide,noise"
+    argv = ["evaluate", str(train_csv), "--test", str(test_csv), "--target", labels]
+    assert main([*argv, "--gamma", "1", "--lam", "0.01", "--threshold", "0.9"]) == 0
+    shown = capsys.readouterr().out
+    train = load_dataset(train_csv, target=labels.split(","))
+    test = load_dataset(test_csv, like=train)
+    pred = SparseSBLRClassifier(gamma=1.0, lam=0.01, threshold=0.9).fit(train.X, train.y)
+    empty = int((pred.predict(test.X).sum(axis=1) == 0).sum())
+    truth = int((np.asarray(test.y).sum(axis=1) == 0).sum())
+    assert empty > 0
+    assert f"Rows with no label: {empty:,} of 150 (truth: {truth:,})" in shown
+
+
+def test_an_unusable_out_or_model_is_refused_before_any_work(tmp_path, capsys):
+    """--out a folder: refused before the fit (it used to fit, then fail on a raw errno); a
+    pipe as the model: refused at once (reading it used to block forever)."""
+    import os
+
+    argv = ["fit", str(PLANTED), "--gamma", "1", "--lam", "0.001", "--out", str(tmp_path)]
+    assert main(argv) == 2
+    assert "is a folder" in capsys.readouterr().err
+    fifo = tmp_path / "model.fifo"
+    os.mkfifo(fifo)
+    argv = ["predict", str(fifo), str(PLANTED), "--out", str(tmp_path / "p.csv")]
+    assert main(argv) == 2
+    assert "not a regular file" in capsys.readouterr().err

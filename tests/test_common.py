@@ -14,6 +14,7 @@ from sblr.baselines import (
     FrequencyClassifier,
     IBLRClassifier,
     MLkNNClassifier,
+    OneVsRestLRClassifier,
 )
 from sblr.tuning import SBLRCV, SparseSBLRCV
 
@@ -36,6 +37,7 @@ ESTIMATORS = [
     IBLRClassifier(),
     BRSVMClassifier(),
     FrequencyClassifier(),
+    OneVsRestLRClassifier(),
 ]
 
 # Expected failures, each with its reason.

@@ -92,6 +92,34 @@ def test_the_page_decides_at_the_models_own_fitted_cut():
     assert "The model's cut: π ≥ " in texts(at.caption)
 
 
+def test_model_page_shows_scikit_learns_logistic_regression_beside_each_metric():
+    """The yardstick a user would fit instead, on the same rows. Oracle: scikit-learn's
+    OneVsRestClassifier(LogisticRegression()) on MinMaxScaler((-1, 1)) features, fitted here
+    on the hold-out split's training rows."""
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.multiclass import OneVsRestClassifier
+    from sklearn.preprocessing import MinMaxScaler
+
+    from sblr import metrics as M
+
+    ds = load_sample("planted")
+    ((train, test),) = make_splits(ds.y, scheme="holdout", test_size=0.25)
+    X, Y = np.asarray(ds.X), ds.label_matrix()
+    scaler = MinMaxScaler((-1, 1)).fit(X[train])
+    lr = OneVsRestClassifier(LogisticRegression(max_iter=1000)).fit(
+        scaler.transform(X[train]), Y[train]
+    )
+    pred = lr.predict(np.clip(scaler.transform(X[test]), -10, 10))
+    at = goto(start({"k": "3"}), "pages/model.py")
+    assert_clean(at)
+    shown = {}
+    for m in at.metric:  # the top metrics (the threshold section repeats some labels)
+        shown.setdefault(m.label, m)
+    assert f"LR: {M.micro_f1(Y[test], pred):.3f}" in shown["Micro-F1 ↑"].delta
+    assert f"LR: {M.macro_f1(Y[test], pred):.3f}" in shown["Macro-F1 ↑"].delta
+    assert f"LR: {int((pred.sum(axis=1) == 0).sum()):,}" in shown["Rows with no label"].delta
+
+
 def test_a_threshold_at_which_nothing_is_predicted_says_so():
     """Found on 45 labels: SparseSBLR predicted no label for any held-out row and the page
     showed micro-F1 0.000 beside macro-F1 0.067 without a word. Oracle: SparseSBLR fitted

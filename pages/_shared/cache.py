@@ -58,6 +58,8 @@ __all__ = [
     "feature_inputs_cached",
     "yardstick",
     "decision_cuts",
+    "lr_test_yardstick",
+    "lr_yardstick",
     "held_out_cuts",
     "held_out_probabilities",
     "path_lams",
@@ -426,6 +428,72 @@ def yardstick(ds, scheme, test_size, n_splits):
     """The scores of the frequency yardstick on the evaluation's folds: what a model that
     ignores the rows scores (sblr.baselines.FrequencyClassifier)."""
     return _cached_yardstick(ds, scheme, test_size, n_splits)
+
+
+#: Largest dense copy of the features the LR yardstick takes (MB); beyond it, no yardstick.
+LR_DENSE_MB = 400
+
+
+def _dense_features(X):
+    import scipy.sparse as sp
+
+    if not sp.issparse(X):
+        return X
+    if 8.0 * X.shape[0] * X.shape[1] / 2**20 > LR_DENSE_MB:
+        return None
+    return X.toarray()
+
+
+def _lr_yardstick_of(fitted_on, X_test, y_test):
+    """(scores of each metric, rows given no label) of an LR yardstick on test rows."""
+    from sblr.evaluation import score_test
+
+    result = score_test(fitted_on, X_test, y_test)
+    pred = np.asarray(fitted_on.predict(X_test))
+    empty = int((pred.sum(axis=1) == 0).sum()) if pred.ndim == 2 else 0
+    return result.summary, empty
+
+
+@st.cache_data(max_entries=64, show_spinner=False, hash_funcs=_BY_DATA)
+def _cached_lr_yardstick(ds, scheme, test_size, n_splits):
+    from sblr.baselines import OneVsRestLRClassifier
+    from sblr.evaluation import evaluate_folds, fit_fold
+
+    X = _dense_features(ds.X)
+    if X is None:
+        return None
+    splits = _cached_splits(ds, scheme, test_size, n_splits)
+    with job_slot():
+        result = evaluate_folds(OneVsRestLRClassifier(), X, ds.y, splits)
+        empty = 0
+        if ds.task == "multilabel":
+            for train, test in splits:
+                fitted = fit_fold(OneVsRestLRClassifier(), X, ds.y, (train, test))
+                empty += int((np.asarray(fitted.predict(X[test])).sum(axis=1) == 0).sum())
+    return result.summary, empty
+
+
+def lr_yardstick(ds, scheme, test_size, n_splits):
+    """What scikit-learn's plain logistic regression (one-vs-rest for multi-label data;
+    sblr.baselines.OneVsRestLRClassifier) scores on the same folds: ``(summary, rows given
+    no label)``, or None when the features are too wide to make dense."""
+    return waiting_for_worker(_cached_lr_yardstick)(ds, scheme, test_size, n_splits)
+
+
+@st.cache_data(max_entries=16, show_spinner=False, hash_funcs=_BY_DATA)
+def _cached_lr_test_yardstick(ds, test):
+    from sblr.baselines import OneVsRestLRClassifier
+
+    X, X_test = _dense_features(ds.X), _dense_features(test.X)
+    if X is None or X_test is None:
+        return None
+    with job_slot():
+        return _lr_yardstick_of(OneVsRestLRClassifier().fit(X, ds.y), X_test, test.y)
+
+
+def lr_test_yardstick(ds, test):
+    """:func:`lr_yardstick` of a model fitted on every row, scored on a test file."""
+    return waiting_for_worker(_cached_lr_test_yardstick)(ds, test)
 
 
 @st.cache_data(max_entries=16, show_spinner=False, hash_funcs=_BY_DATA)
