@@ -64,6 +64,8 @@ def test_benchmark_writes_results(bench):
         "one_error",
         "coverage",
         "average_precision",
+        "micro_f1",
+        "macro_f1",
     }
     assert "knn" not in set(results.query("dataset == 'planted'").method)
     # the same data read from ARFF and from CSV give the same numbers
