@@ -30,6 +30,9 @@ import pandas as pd
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_PAPER = REPO.parent / "shared" / "paper" / "results.csv"
 DEFAULT_DISCUSSION = REPO / "docs" / "reproduction_discussion.md"
+#: Where the multi-label files are looked for (by the paper's data set name) to check the
+#: published (coverage, ranking loss) pairs against each other.
+DEFAULT_DATA = REPO.parent / "shared" / "datasets" / "multilabel"
 
 #: Our method names -> the paper's column names.
 METHOD_LABELS = {
@@ -437,7 +440,94 @@ def selection_section(results, inner, paper):
     return out
 
 
-def render(results, paper, *, runtime=None, discussion=None, inner=None, inner_runtime=None):
+def impossible_cells(paper, label_sets):
+    """Published (coverage, ranking loss) pairs no ranking can have on the data set's label
+    sets: coverage below :func:`sblr.metrics.coverage_floor` at the published ranking loss
+    (beyond 0.0005, the published values' rounding).  ``label_sets``: paper data set name ->
+    0/1 label matrix.  One row per method and data set checked, with the floor."""
+    from sblr.metrics import coverage_floor
+
+    rows = []
+    methods = [c for c in paper.columns if c not in ("table", "dataset", "metric")]
+    for name, Y in label_sets.items():
+        cov = paper[(paper.dataset == name) & (paper.metric == "coverage")]
+        rl = paper[(paper.dataset == name) & (paper.metric == "ranking_loss")]
+        if cov.empty or rl.empty:
+            continue
+        for method in methods:
+            c, r = cov[method].iloc[0], rl[method].iloc[0]
+            if pd.isna(c) or pd.isna(r):
+                continue
+            floor = coverage_floor(Y, min(max(float(r) - 0.0005, 0.0), 1.0))
+            rows.append(
+                {
+                    "dataset": name,
+                    "method": method,
+                    "coverage": float(c),
+                    "ranking_loss": float(r),
+                    "floor": floor,
+                    "impossible": float(c) + 0.0005 < floor,
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def impossible_section(paper, label_sets):
+    """The report's section on published cells that contradict each other."""
+    checked = impossible_cells(paper, label_sets)
+    if checked.empty:
+        return []
+    bad = checked[checked.impossible]
+    out = ["## Published cells that no ranking can have\n"]
+    out.append(
+        "For a row with y relevant of m labels, coverage ≥ y − 1 + RL · (m − y) (each relevant "
+        "label has at most as many irrelevant labels above it as the lowest one has), so on a "
+        "data set's label sets coverage ≥ mean(y) − 1 + share empty + share defined · RL · "
+        "min(m − y) (`sblr.metrics.coverage_floor`, on the data files found: "
+        + ", ".join(sorted(label_sets))
+        + "). A published coverage below the floor at its own published ranking loss (both "
+        "rounded to 3 decimals, allowed for) cannot come from the standard definitions: a gap "
+        "there is not ours to explain.\n"
+    )
+    out.append(f"Checked pairs: {len(checked)}; impossible: {len(bad)}.\n")
+    if not bad.empty:
+        out.append("| dataset | method | paper coverage | paper ranking loss | floor |")
+        out.append("|---|---|---:|---:|---:|")
+        for r in bad.itertuples():
+            out.append(
+                f"| {r.dataset} | {r.method} | {r.coverage:.3f} | {r.ranking_loss:.3f} | "
+                f"{r.floor:.3f} |"
+            )
+        out.append("")
+    return out
+
+
+def label_sets_from(folder, names):
+    """Paper data set name -> label matrix, for the multi-label files found in ``folder``."""
+    import numpy as np
+
+    from sblr import load_dataset
+
+    out = {}
+    for name in names:
+        path = Path(folder) / f"{name}.arff"
+        if path.exists():
+            ds = load_dataset(str(path))
+            if ds.task == "multilabel":
+                out[name] = np.asarray(ds.y, dtype=int)
+    return out
+
+
+def render(
+    results,
+    paper,
+    *,
+    runtime=None,
+    discussion=None,
+    inner=None,
+    inner_runtime=None,
+    label_sets=None,
+):
     """The report as a Markdown string; ``inner`` (results of an inner k-fold selection run)
     adds the section comparing the two selections."""
     comp = comparison(results, paper)
@@ -534,6 +624,7 @@ def render(results, paper, *, runtime=None, discussion=None, inner=None, inner_r
             out.append(f"| {r.metric} | {r.datasets} | {r.method} | {r.ours:.2f} | {r.paper:.2f} |")
         out.append("")
     out.extend(friedman_section(results))
+    out.extend(impossible_section(paper, label_sets or {}))
     if inner is not None:
         out.extend(selection_section(results, inner, paper))
     if discussion:
@@ -645,6 +736,13 @@ def main(argv=None):
         "selection (repeat to merge); adds the section comparing the two selections",
     )
     p.add_argument("--inner-runtime", help="wall time of the --inner-results benchmark")
+    p.add_argument(
+        "--data",
+        type=Path,
+        default=DEFAULT_DATA,
+        help="folder of the multi-label ARFF files (by the paper's names) whose label sets "
+        "check the published coverage against the published ranking loss",
+    )
     p.add_argument("--out", type=Path, required=True, help="Markdown file to write")
     args = p.parse_args(argv)
     if args.inner_runtime and not args.inner_results:
@@ -659,6 +757,9 @@ def main(argv=None):
         discussion=discussion,
         inner=read_results(args.inner_results) if args.inner_results else None,
         inner_runtime=args.inner_runtime,
+        label_sets=label_sets_from(
+            args.data, read_paper(args.paper).query("table == 'mlc'").dataset.unique()
+        ),
     )
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(text, encoding="utf-8")

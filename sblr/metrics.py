@@ -61,6 +61,7 @@ __all__ = [
     "average_precision",
     "best_index",
     "coverage",
+    "coverage_floor",
     "hamming_loss",
     "is_better",
     "is_multilabel",
@@ -554,6 +555,44 @@ def coverage(Y_true, scores) -> float:
     lowest = np.where(relevant, S, np.inf).min(axis=1, keepdims=True)
     depth = (S >= lowest).sum(axis=1)  # coverage_error's per-row value; 0 for empty rows
     return float(np.mean(np.maximum(depth - 1, 0)))
+
+
+@validate_params(
+    {"Y_true": ["array-like"], "ranking_loss_value": [Interval(Real, 0, 1, closed="both")]},
+    prefer_skip_nested_validation=True,
+)
+def coverage_floor(Y_true, ranking_loss_value) -> float:
+    """The least :func:`coverage` any scores with ranking loss ``ranking_loss_value`` can have
+    on rows with these true label sets: a check of published (coverage, ranking loss) pairs.
+
+    Per row with ``y`` relevant labels of ``m`` (``0 < y < m``): the lowest relevant label has
+    the other ``y - 1`` relevant labels above it, and at least as many irrelevant labels above
+    it as any relevant label has, ``a``; the row's misordered pairs are at most ``y · a``, so
+    ``a >= RL_i · (m - y)`` and ``cov_i >= y - 1 + RL_i · (m - y)``.  An empty row has
+    coverage 0 (= ``y - 1 + 1``), a full one ``m - 1``.  Averaged, with ``RL`` the mean over
+    the rows that have one (those neither empty nor full, as :func:`ranking_loss` takes them)::
+
+        coverage >= mean(y) - 1 + share_empty + share_defined · RL · min_defined(m - y)
+
+    Examples
+    --------
+    >>> Y = [[1, 0, 0, 0], [1, 1, 0, 0]]          # mean y = 1.5, min(m - y) = 2
+    >>> coverage_floor(Y, 0.25)                   # 0.5 + 0.25 · 2
+    1.0
+    >>> S = [[0.2, 0.9, 0.1, 0.0], [0.9, 0.8, 0.7, 0.1]]
+    >>> round(ranking_loss(Y, S), 4), coverage(Y, S), round(coverage_floor(Y, 1 / 6), 4)
+    (0.1667, 1.0, 0.8333)
+    """
+    Y = np.asarray(Y_true).astype(bool)
+    n, m = Y.shape
+    y = Y.sum(axis=1)
+    defined = (y > 0) & (y < m)
+    if n == 0:
+        return float("nan")
+    floor = y.mean() - 1.0 + (y == 0).mean()
+    if defined.any():
+        floor += defined.mean() * float(ranking_loss_value) * (m - y[defined]).min()
+    return float(floor)
 
 
 @validate_params(

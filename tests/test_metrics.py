@@ -523,3 +523,23 @@ def test_pr_curve_and_its_marker_point_agree_with_the_thresholded_counts():
     assert "%{y" not in fig.data[1].hovertemplate  # no precision figure to read
     nothing = pr_curve(np.zeros(5), np.linspace(0, 1, 5))
     assert np.isnan(nothing[3])
+
+
+def test_coverage_never_falls_below_its_floor_given_the_ranking_loss():
+    """The floor is a theorem about every ranking: checked on random label sets and scores
+    (ties, empty and full rows included), where it must hold, and reached by a ranking that
+    puts the same number of irrelevant labels above every relevant one."""
+    from sblr.metrics import coverage, coverage_floor, ranking_loss
+
+    rng = np.random.default_rng(0)
+    for _ in range(300):
+        n, m = rng.integers(1, 12), rng.integers(2, 9)
+        Y = (rng.random((n, m)) < rng.random()).astype(int)
+        S = rng.integers(0, 4, size=(n, m)).astype(float)  # many ties
+        rl = ranking_loss(Y, S)
+        floor = coverage_floor(Y, 0.0 if np.isnan(rl) else rl)
+        assert coverage(Y, S) >= floor - 1e-12, (Y, S)
+    # one row, 2 relevant of 5, both below exactly one irrelevant label: RL = 1/3, cov = 2
+    Y, S = np.array([[1, 1, 0, 0, 0]]), np.array([[0.8, 0.7, 0.9, 0.1, 0.0]])
+    assert ranking_loss(Y, S) == pytest.approx(1 / 3)
+    assert coverage(Y, S) == pytest.approx(coverage_floor(Y, 1 / 3)) == pytest.approx(2.0)
