@@ -52,10 +52,19 @@ def assert_clean(at: AppTest) -> None:
     assert not at.error, [e.value for e in at.error]
 
 
-def start(query: dict[str, str] | None = None) -> AppTest:
-    """A new session on the home page (optionally opened with URL query parameters)."""
+#: The λ the page tests open with (a link's lam=): the views their oracles were worked out at,
+#: whatever the dashboard's default (tests/test_first_look.py checks the default itself).
+PINNED_LAM = "0.001"
+
+
+def start(query: dict[str, str] | None = None, *, pin_lam: bool = True) -> AppTest:
+    """A new session on the home page (optionally opened with URL query parameters); λ pinned
+    at :data:`PINNED_LAM` unless the query gives one or ``pin_lam=False``."""
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=APP_TIMEOUT)
-    for name, value in (query or {}).items():
+    query = dict(query or {})
+    if pin_lam and "data" not in query and "step" not in query:
+        query.setdefault("lam", PINNED_LAM)
+    for name, value in query.items():
         at.query_params[name] = value
     at.run()
     assert_clean(at)

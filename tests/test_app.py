@@ -467,9 +467,10 @@ def test_bad_url_values_fall_back_to_defaults():
         "sample": "planted",
         "model": "SparseSBLR",
         "gamma": "scale",
-        "lam": "0.001",
+        "lam": "0.0001",  # the default: a bad lam= is not the pinned one
         "k": "0",
     }
+    assert "λ = 1e-4: the default (1e-4)." in texts(at.sidebar.caption)
 
 
 def test_upload_keeps_data_out_of_the_url():
@@ -593,9 +594,10 @@ def test_wine_model_page_metrics_and_confusion_matrix():
     original = sblr.evaluation.fit_fold
 
     def counted(estimator, *args, **kwargs):
-        from sblr.baselines import FrequencyClassifier
+        from sblr.baselines import FrequencyClassifier, OneVsRestLRClassifier
 
-        if not isinstance(estimator, FrequencyClassifier):  # the yardstick is not the model
+        # the yardsticks are not the model
+        if not isinstance(estimator, (FrequencyClassifier, OneVsRestLRClassifier)):
             fits.append(1)
         return original(estimator, *args, **kwargs)
 
@@ -612,7 +614,7 @@ def test_wine_model_page_metrics_and_confusion_matrix():
     # change, with an arrow); the delta is the yardstick's score, without an arrow
     assert all(re.fullmatch(r"\d\.\d{3} ± \d\.\d{3}", m.value) for m in at.metric)
     assert all("sd over the 5 folds" in m.help for m in at.metric)
-    assert all(m.delta.startswith("majority class: ") for m in at.metric)
+    assert all(re.match(r"LR: \d\.\d{3} · majority class: ", m.delta) for m in at.metric)
     assert all(m.proto.direction == m.proto.MetricDirection.NONE for m in at.metric)
     # scores and probabilities (threshold view) from one fit per fold, not two
     assert len(fits) == at.select_slider(key="eval_folds").value == 5

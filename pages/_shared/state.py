@@ -57,10 +57,10 @@ __all__ = [
 MODEL_NAMES = ["SML", "SBLR", "SparseSBLR"]
 
 # Session-state keys owned by the sidebar widgets.
-#: The λ slider's first point.  (The library's default is 1e-4 now, whose decisions hold up
-#: beside scikit-learn's one-vs-rest logistic regression on rare-label shapes; the dashboard
-#: moves with the lesson and its tests in a later change.)
-DEFAULT_LOG_LAM = -3.0
+#: The λ slider's first point: SparseSBLR's default λ (sblr.models), at which its decisions
+#: hold up beside scikit-learn's one-vs-rest logistic regression (at 1e-3 a 19-label shape got
+#: micro-F1 0.72 against LR's 0.79; at 1e-4 0.92: python benchmarks/decisions.py).
+DEFAULT_LOG_LAM = -4.0
 
 K_MODEL, K_GAMMA_SCALE, K_LOG_GAMMA, K_LOG_LAM, K_CLASS = (
     "model",
@@ -119,6 +119,7 @@ def _chose_gamma(ds):
         if value is not None:
             st.session_state[K_APPLIED_GAMMA] = nearest_point(math.log10(value))
     st.session_state[K_GAMMA_SCALE] = False
+    _note_source("gamma", "you")
 
 
 def gamma_needs_apply(ds):
@@ -222,10 +223,12 @@ def init_state_from_url():
         if point is not None:
             st.session_state[K_LOG_GAMMA] = point
             st.session_state[K_GAMMA_SCALE] = False
+            _note_source("gamma", "the link")
     if "lam" in q:
         point = _grid_point(q["lam"], "lam", ignored, moved)
         if point is not None:
             st.session_state[K_LOG_LAM] = point
+            _note_source("lam", "the link")
     if "k" in q and shared_missing is None:  # a class index of other data would mislead
         k = index_value(q["k"])
         if k is not None:
@@ -329,6 +332,8 @@ def sidebar_settings(ds):
         help="Φ(x, y) = exp(−γ‖x − y‖²). Larger γ: more local.",
     )
     chosen = st.session_state[K_LOG_GAMMA]
+    if not scale:
+        sb.caption(f"γ = {log_label(chosen)}: " + value_source("gamma", "chosen by you") + ".")
     if K_APPLIED_GAMMA not in st.session_state or not gamma_needs_apply(ds):
         st.session_state[K_APPLIED_GAMMA] = chosen
     elif not scale and chosen != st.session_state[K_APPLIED_GAMMA]:
@@ -349,9 +354,15 @@ def sidebar_settings(ds):
         key=K_LOG_LAM,
         persist_state=_PERSIST,
         format_func=log_label,
+        on_change=_chose_lam,
         help="SparseSBLR's λ‖β‖₁ on the mean log-loss (larger λ: more zeros). The β, "
         "contribution and path pages always show SparseSBLR, so λ applies there whatever "
         "the model.",
+    )
+    sb.caption(
+        f"λ = {log_label(st.session_state[K_LOG_LAM])}: "
+        + value_source("lam", f"the default ({log_label(DEFAULT_LOG_LAM)})")
+        + "."
     )
     st.session_state[K_CLASS] = sb.selectbox(
         "Class k",
@@ -463,8 +474,10 @@ def apply_pending_view():
         st.session_state[K_GAMMA_SCALE] = False
         st.session_state[K_LOG_GAMMA] = nearest_point(math.log10(view["gamma"]))
         st.session_state[K_APPLIED_GAMMA] = st.session_state[K_LOG_GAMMA]
+        _note_source("gamma", "the lesson")
     if view["lam"] is not None:
         st.session_state[K_LOG_LAM] = nearest_point(math.log10(view["lam"]))
+        _note_source("lam", "the lesson")
     if view["k"] is not None:
         st.session_state[K_CLASS] = int(view["k"])
         st.session_state[f"{K_CLASS}:{dataset_key()}"] = int(view["k"])
@@ -483,8 +496,35 @@ def _apply_pending_tune():
     st.session_state[K_GAMMA_SCALE] = False
     st.session_state[K_LOG_GAMMA] = nearest_point(math.log10(gamma))
     st.session_state[K_APPLIED_GAMMA] = st.session_state[K_LOG_GAMMA]
+    _note_source("gamma", "Tune")
     if lam is not None:
         st.session_state[K_LOG_LAM] = nearest_point(math.log10(lam))
+        _note_source("lam", "Tune")
+
+
+#: Where the sidebar's γ and λ came from: name -> (how, the data set key it was set on).
+K_SOURCES = "_value_sources"
+
+
+def _note_source(name, how):
+    """Record that the γ or λ in use was set by ``how`` ("Tune", "the link", ...) on the data
+    in use now."""
+    st.session_state.setdefault(K_SOURCES, {})[name] = (how, dataset_key())
+
+
+def _chose_lam():
+    _note_source("lam", "you")
+
+
+def value_source(name, default_text):
+    """Where the value of ``name`` came from, in words, for the sidebar: the default, the user,
+    Tune, a link or the lesson; a value set on another data set says so."""
+    how, on = st.session_state.get(K_SOURCES, {}).get(name, (None, None))
+    if how is None:
+        return default_text
+    if how != "you" and on != dataset_key():
+        return f"set by {how} on other data: it was not chosen for this one"
+    return {"you": "chosen by you"}.get(how, f"from {how}")
 
 
 #: The β view every β page offers: key -> label.
