@@ -375,6 +375,14 @@ def test_tune_moves_the_sliders(model):
         assert f"λ = {fmt_value(best['lam'])}" in message
     # The metrics above were recomputed with the tuned values.
     assert f"{model} with γ = {fmt_value(best['gamma'])}" in texts(at.markdown)
+    # the sidebar says where the values came from, and that they were not chosen for other data
+    sidebar = texts(at.sidebar.caption)
+    assert f"γ = {fmt_value(best['gamma'])}: from Tune." in sidebar
+    if model == "SparseSBLR":
+        assert f"λ = {fmt_value(best['lam'])}: from Tune." in sidebar
+    at.session_state["sample"] = "wine"  # what the home page's sample choice sets
+    at.run()
+    assert "set by Tune on other data: it was not chosen for this one" in texts(at.sidebar.caption)
 
 
 @pytest.mark.parametrize(
@@ -470,7 +478,8 @@ def test_bad_url_values_fall_back_to_defaults():
         "lam": "0.0001",  # the default: a bad lam= is not the pinned one
         "k": "0",
     }
-    assert "λ = 1e-4: the default (1e-4)." in texts(at.sidebar.caption)
+    assert "λ = " not in texts(at.sidebar.caption)  # the default goes without saying
+    assert "It starts at the default, 1e-4" in at.select_slider(key="log_lam").help
 
 
 def test_upload_keeps_data_out_of_the_url():

@@ -332,8 +332,8 @@ def sidebar_settings(ds):
         help="Φ(x, y) = exp(−γ‖x − y‖²). Larger γ: more local.",
     )
     chosen = st.session_state[K_LOG_GAMMA]
-    if not scale:
-        sb.caption(f"γ = {log_label(chosen)}: " + value_source("gamma", "chosen by you") + ".")
+    if not scale and value_source("gamma", None) not in (None, "chosen by you"):
+        sb.caption(f"γ = {log_label(chosen)}: " + value_source("gamma", "") + ".")
     if K_APPLIED_GAMMA not in st.session_state or not gamma_needs_apply(ds):
         st.session_state[K_APPLIED_GAMMA] = chosen
     elif not scale and chosen != st.session_state[K_APPLIED_GAMMA]:
@@ -357,13 +357,15 @@ def sidebar_settings(ds):
         on_change=_chose_lam,
         help="SparseSBLR's λ‖β‖₁ on the mean log-loss (larger λ: more zeros). The β, "
         "contribution and path pages always show SparseSBLR, so λ applies there whatever "
-        "the model.",
+        f"the model. It starts at the default, {log_label(DEFAULT_LOG_LAM)}; below it the "
+        "sidebar says when it came from Tune, a link or the lesson.",
     )
-    sb.caption(
-        f"λ = {log_label(st.session_state[K_LOG_LAM])}: "
-        + value_source("lam", f"the default ({log_label(DEFAULT_LOG_LAM)})")
-        + "."
-    )
+    # said only when λ is not the default (a caption for every value pushed the class
+    # selector off a 1000 px sidebar, its list opening below the window)
+    if value_source("lam", None) not in (None, "chosen by you"):
+        sb.caption(
+            f"λ = {log_label(st.session_state[K_LOG_LAM])}: " + value_source("lam", "") + "."
+        )
     st.session_state[K_CLASS] = sb.selectbox(
         "Class k",
         range(ds.n_classes),
