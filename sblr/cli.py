@@ -681,6 +681,9 @@ def _evaluate(args, parser):
         raise DataError(f"{spec.label} handles multi-class data only; {ds.name} is multi-label.")
     per_fold = results.pivot(index="fold", columns="metric", values="value")
     per_fold = per_fold[list(dict.fromkeys(results["metric"]))]
+    counted = ["test_rows", "no_label_rows", "truth_no_label_rows"]
+    counts = hyper[counted].sum() if set(counted) <= set(hyper.columns) else None
+    hyper = hyper.drop(columns=[c for c in counted if c in hyper.columns])
     params = hyper.drop(columns=["dataset", "method"]).set_index("fold").dropna(axis=1, how="all")
     table = per_fold.join(params)
     summary = pd.DataFrame({"mean": per_fold.mean(), "std": per_fold.std(ddof=0)})
@@ -690,6 +693,12 @@ def _evaluate(args, parser):
     print(table.to_string(float_format=lambda v: f"{v:.4g}"))
     print()
     print(summary.to_string(float_format=lambda v: f"{v:.4f}"))
+    if counts is not None:
+        print(
+            f"Rows with no label: {int(counts['no_label_rows']):,} of "
+            f"{int(counts['test_rows']):,} test rows over the folds (truth: "
+            f"{int(counts['truth_no_label_rows']):,})"
+        )
     return 0
 
 

@@ -208,12 +208,16 @@ class FoldResult:
         Wall time of the selection on the training fold.
     fit_seconds : float
         Wall time of the final fit on the training fold.
+    counts : dict
+        Multi-label data: ``test_rows``, ``no_label_rows`` (test rows given no label) and
+        ``truth_no_label_rows`` (test rows without a true label).
     """
 
     rows: list
     params: dict
     select_seconds: float
     fit_seconds: float
+    counts: dict = field(default_factory=dict)
 
     def to_json(self):
         return {
@@ -221,11 +225,18 @@ class FoldResult:
             "params": self.params,
             "select_seconds": self.select_seconds,
             "fit_seconds": self.fit_seconds,
+            "counts": self.counts,
         }
 
     @classmethod
     def from_json(cls, data):
-        return cls(data["rows"], data["params"], data["select_seconds"], data["fit_seconds"])
+        return cls(
+            data["rows"],
+            data["params"],
+            data["select_seconds"],
+            data["fit_seconds"],
+            data.get("counts", {}),
+        )
 
 
 class BenchmarkResult(tuple):
@@ -527,9 +538,17 @@ def run_fold(
     est = spec.build(**chosen, **build_decision(spec, threshold)).fit(X[train], y[train])
     t2 = time.perf_counter()
     multilabel = dataset.task == "multilabel"
+    pred = est.predict(X[test])
     values = _metric_values(
-        TASK_METRICS[dataset.task], y[test], est.predict(X[test]), _scores(est, X[test], multilabel)
+        TASK_METRICS[dataset.task], y[test], pred, _scores(est, X[test], multilabel)
     )
+    counts = {}
+    if multilabel:
+        counts = {
+            "test_rows": len(test),
+            "no_label_rows": int((np.asarray(pred).sum(axis=1) == 0).sum()),
+            "truth_no_label_rows": int((np.asarray(y[test]).sum(axis=1) == 0).sum()),
+        }
     rows = [
         {
             "dataset": dataset.name,
@@ -540,7 +559,7 @@ def run_fold(
         }
         for m, v in values.items()
     ]
-    return FoldResult(rows, {**spec.fixed, **chosen}, t1 - t0, t2 - t1)
+    return FoldResult(rows, {**spec.fixed, **chosen}, t1 - t0, t2 - t1, counts)
 
 
 # --------------------------------------------------------------------------- benchmark
@@ -794,8 +813,9 @@ def collect_results(folds):
     -------
     BenchmarkResult
         ``results`` (``dataset, method, fold, metric, value``, one row per metric) and
-        ``hyperparameters`` (``dataset, method, fold``, the chosen parameters,
-        ``select_seconds``, ``fit_seconds``).
+        ``hyperparameters`` (``dataset, method, fold``, the chosen parameters, the fold's
+        row counts of multi-label data (:class:`FoldResult`), ``select_seconds``,
+        ``fit_seconds``).
     """
     rows, hyper = [], []
     for (name, method, fold), res in folds:
@@ -806,6 +826,7 @@ def collect_results(folds):
                 "method": method,
                 "fold": fold,
                 **res.params,
+                **res.counts,
                 "select_seconds": res.select_seconds,
                 "fit_seconds": res.fit_seconds,
             }
@@ -906,4 +927,4 @@ def _run_labelled(ds, method, fold, splits, opts, path):
 def _renamed(res, name):
     """A cached result under the current data set name (the cache key ignores names)."""
     rows = [{**r, "dataset": name} for r in res.rows]
-    return FoldResult(rows, res.params, res.select_seconds, res.fit_seconds)
+    return FoldResult(rows, res.params, res.select_seconds, res.fit_seconds, res.counts)

@@ -97,3 +97,26 @@ def private_share_store(tmp_path, monkeypatch):
     st.cache_resource.clear()
     yield
     st.cache_resource.clear()
+
+
+#: A test at least this long (its call, on this machine, this run) belongs in the slow suite.
+SLOW_SECONDS = 1.0
+_unmarked_slow: list[tuple[str, float]] = []
+
+
+def pytest_runtest_logreport(report):
+    """Note the unmarked tests whose call took SLOW_SECONDS or more."""
+    if report.when == "call" and report.duration >= SLOW_SECONDS:
+        if "slow" not in report.keywords:
+            _unmarked_slow.append((report.nodeid, report.duration))
+
+
+def pytest_terminal_summary(terminalreporter):
+    """List them at the end of the run: the fast suite (-m "not slow") must stay fast. A list,
+    not a failure: a duration depends on the machine and its load, so it is a finding to
+    act on, not a test result."""
+    if not _unmarked_slow:
+        return
+    terminalreporter.section(f"unmarked tests of {SLOW_SECONDS:g} s or more: mark them slow")
+    for nodeid, seconds in sorted(_unmarked_slow, key=lambda x: -x[1]):
+        terminalreporter.write_line(f"{seconds:6.2f} s  {nodeid}")

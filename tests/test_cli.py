@@ -659,3 +659,24 @@ def test_an_unusable_out_or_model_is_refused_before_any_work(tmp_path, capsys):
     argv = ["predict", str(fifo), str(PLANTED), "--out", str(tmp_path / "p.csv")]
     assert main(argv) == 2
     assert "not a regular file" in capsys.readouterr().err
+
+
+def test_evaluate_counts_rows_with_no_label_over_the_folds(capsys):
+    """Oracle: the same folds (benchmark_splits) and fixed model fitted here, counted."""
+    from sblr import SparseSBLRClassifier, load_dataset
+    from sblr.protocol import benchmark_splits
+
+    argv = ["evaluate", str(PLANTED), "--gamma", "1", "--lam", "0.01", "--threshold", "0.8"]
+    assert main([*argv, "--folds", "3", "--quiet"]) == 0
+    shown = capsys.readouterr().out
+    ds = load_dataset(PLANTED)
+    Y = np.asarray(ds.y)
+    empty = truth = 0
+    for train, test in benchmark_splits(ds, 3, 0):
+        model = SparseSBLRClassifier(gamma=1.0, lam=0.01, threshold=0.8).fit(ds.X[train], Y[train])
+        empty += int((model.predict(ds.X[test]).sum(axis=1) == 0).sum())
+        truth += int((Y[test].sum(axis=1) == 0).sum())
+    assert empty > 0
+    assert f"Rows with no label: {empty:,} of 500 test rows over the folds (truth: {truth:,})" in (
+        shown
+    )
