@@ -3,7 +3,9 @@ the model fitted here on every training row, scored with sblr.metrics on the tes
 
 from __future__ import annotations
 
+import html
 import io
+import re
 
 import numpy as np
 import pandas as pd
@@ -154,3 +156,30 @@ def test_the_result_list_keeps_every_evaluation_of_the_session(downloads):
     assert [f"{v:.3f}" for v in listed["Accuracy ↑"]] == shown
     csv = pd.read_csv(io.BytesIO(download(at, downloads, "Download the result list (CSV)")))
     assert len(csv) == 2 and list(csv["evaluation"]) == ["hold-out 25%"] * 2
+
+
+@pytest.mark.parametrize("rows", [31, 200])  # more rows than allowed / more lines than 4 × that
+def test_rows_to_predict_and_test_files_have_the_uploads_row_limit(monkeypatch, rows):
+    """Issue #35 row 5: 1,000,000 rows on Predict a file took 80 CPU-s and 1.2 GB; now the
+    upload's limits (bytes, lines before parsing, rows after) hold for every upload path.
+    The limit is lowered to 30 rows here so the files stay small."""
+    from pages._shared import data as uploads
+
+    monkeypatch.setattr(uploads, "MAX_ROWS", 30)
+    wine = pd.read_csv(SAMPLE_DIR / "wine.csv")
+    big = _csv(pd.concat([wine.drop(columns="class")] * 2).iloc[:rows])
+    at = goto(start({"sample": "wine"}), "pages/predict.py")
+    keyed(at.get("file_uploader"), "predict_rows_upload").set_value(("big.csv", big, "text/csv"))
+    at.run()
+    errors = html.unescape(" ".join(e.value for e in at.error))
+    assert re.search(r"(rows; the dashboard accepts up to|far more than the) 30 ", errors), errors
+    assert not [d for d in at.dataframe if "predicted" in d.value.columns]
+    # the same for a supplied test file on Model & metrics
+    goto(at, "pages/model.py")
+    at.radio(key="eval_scheme").set_value("Supplied test file")
+    at.run()
+    labelled = _csv(pd.concat([wine] * 2).iloc[:rows])
+    keyed(at.get("file_uploader"), "eval_test_upload").set_value(("t.csv", labelled, "text/csv"))
+    at.run()
+    errors = html.unescape(" ".join(e.value for e in at.error))
+    assert re.search(r"(rows; the dashboard accepts up to|far more than the) 30 ", errors), errors

@@ -552,15 +552,21 @@ def read_like(like, like_id, data: bytes, name: str):
     load_dataset(like=)): a test file, or rows to predict. Cached per its bytes and
     ``like_id`` (what it is read like: a Dataset's fingerprint, a model file's digest), in a
     job slot, within the dashboard's size limit."""
-    from pages._shared.data import upload_digest
+    from pages._shared import data as uploads
 
+    problem = uploads.size_problem(data)  # the upload's limits, before anything is parsed
+    if problem is not None:
+        raise DataError(problem)
     if getattr(like, "encoding", like) is None:
         raise DataError(
             f"{like.name!r} does not record how its file was encoded, so another file cannot "
             "be read like it."
         )
-    digest = upload_digest(data, name, None, None, None) + str(like_id)
-    return waiting_for_worker(_cached_read_like)(digest, data, name, like, like_id)
+    digest = uploads.upload_digest(data, name, None, None, None) + str(like_id)
+    rows = waiting_for_worker(_cached_read_like)(digest, data, name, like, like_id)
+    if rows.n_samples > uploads.MAX_ROWS:
+        raise DataError(uploads.rows_problem(rows.n_samples))
+    return rows
 
 
 @st.cache_data(max_entries=32, show_spinner=False, hash_funcs=_BY_DATA)

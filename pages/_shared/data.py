@@ -258,6 +258,33 @@ def forget_shared():
     upload["owner_key"] = None
 
 
+def size_problem(data: bytes) -> str | None:
+    """Why a file is refused before it is parsed (bytes, then lines), or None: the same limits
+    for every upload (data, a supplied test file, rows to predict)."""
+    if len(data) > MAX_UPLOAD_MB * 2**20:
+        size = len(data) / 2**20
+        return f"The file is {size:.0f} MB; the dashboard accepts up to {MAX_UPLOAD_MB} MB."
+    lines = data.count(b"\n") or data.count(b"\r")
+    if lines > 4 * MAX_ROWS:
+        # Refused before parsing: a 48 MB file of 12 million short rows took a worker 60 s
+        # and 0.8 GB to read before the row limit could refuse it (found by an audit).
+        # A row may span lines (quoted values), hence the margin of four lines a row.
+        return (
+            f"The file has {lines:,} lines, far more than the {MAX_ROWS:,} rows the dashboard "
+            "accepts. Use the sblr library for larger data, or subsample."
+        )
+    return None
+
+
+def rows_problem(n_rows: int) -> str:
+    """The refusal of a file read with more than MAX_ROWS rows."""
+    return (
+        f"The file has {n_rows:,} rows; the dashboard accepts up to {MAX_ROWS:,} "
+        "(every page refits on all rows). Use the sblr library for larger data "
+        "(approximate evidence scales linearly in rows), or subsample."
+    )
+
+
 def try_upload(data: bytes, name: str, xml: bytes | None, n_labels, target, share=True, drop=None):
     """Load an upload; keep it only if it loads, so the previous data stays usable.
 
@@ -267,18 +294,9 @@ def try_upload(data: bytes, name: str, xml: bytes | None, n_labels, target, shar
 
     Returns the error message for the user, or None on success.
     """
-    if len(data) > MAX_UPLOAD_MB * 2**20:
-        size = len(data) / 2**20
-        return f"The file is {size:.0f} MB; the dashboard accepts up to {MAX_UPLOAD_MB} MB."
-    lines = data.count(b"\n") or data.count(b"\r")
-    if lines > 4 * MAX_ROWS:
-        # Refused before parsing: a 48 MB file of 12 million short rows took a worker 60 s
-        # and 0.8 GB to read before the row limit below could refuse it (found by an audit).
-        # A row may span lines (quoted values), hence the margin of four lines a row.
-        return (
-            f"The file has {lines:,} lines, far more than the {MAX_ROWS:,} rows the dashboard "
-            "accepts. Use the sblr library for larger data, or subsample."
-        )
+    problem = size_problem(data)
+    if problem is not None:
+        return problem
     target = tuple(target) if isinstance(target, list) else target
     drop = tuple(drop) if drop else None
     key = "upload:" + upload_digest(data, name, xml, n_labels, target, drop)
@@ -293,11 +311,7 @@ def try_upload(data: bytes, name: str, xml: bytes | None, n_labels, target, shar
             "multi-class (two-class) problem instead."
         )
     if ds.n_samples > MAX_ROWS:
-        return (
-            f"The file has {ds.n_samples:,} rows; the dashboard accepts up to {MAX_ROWS:,} "
-            "(every page refits on all rows). Use the sblr library for larger data "
-            "(approximate evidence scales linearly in rows), or subsample."
-        )
+        return rows_problem(ds.n_samples)
     share_id = share if isinstance(share, str) else None
     owner_key = None
     if share is True:
