@@ -19,7 +19,7 @@ from pages import common
 from sblr.baselines import brsvm_seconds_estimate
 from sblr.metrics import METRIC_LABELS
 from sblr.protocol import METHODS, TASK_METRICS
-from sblr.stats import mean_std_table, method_label, metric_ranks, one_dataset_reading
+from sblr.stats import leaders, mean_std_table, method_label, metric_ranks, one_dataset_reading
 from sblr.tuning import PAPER_GRID
 
 #: Three values per tuned parameter. λ has its own: at 1e-2 and above SparseSBLR keeps few or
@@ -267,10 +267,12 @@ st.caption(
 st.markdown("**Reading it.** " + " ".join(one_dataset_reading(results, task_metrics)))
 
 st.subheader("Ranks")
-best = ranks["Average rank"].idxmin()
+tied = leaders(ranks["Average rank"])
 st.markdown(
-    f"**Best average rank:** {best} ({ranks.loc[best, 'Average rank']:.2f} over "
-    f"{len(task_metrics)} metric{'s' if len(task_metrics) > 1 else ''})."
+    ("**Best average rank:** " if len(tied) == 1 else "**Best average rank, tied:** ")
+    + " and ".join(tied)
+    + f" ({ranks['Average rank'].min():.2f} over {len(task_metrics)} "
+    f"metric{'s' if len(task_metrics) > 1 else ''})."
 )
 st.dataframe(
     ranks.style.apply(_bold_best(ranks), axis=0)

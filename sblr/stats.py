@@ -43,6 +43,7 @@ __all__ = [
     "critical_difference",
     "friedman_nemenyi",
     "iman_davenport",
+    "leaders",
     "markdown_table",
     "mean_std_table",
     "method_label",
@@ -576,6 +577,23 @@ def cd_diagram(average_ranks, cd, *, title=None, labels=None):
     if title is not None:
         layout["title"] = title
     return go.Figure(layout=layout)
+
+
+@validate_params(
+    {"values": ["array-like"]},
+    prefer_skip_nested_validation=True,
+)
+def leaders(values):
+    """The names holding the smallest value (a tie lists them all, in order): the best
+    average rank, where two methods on 1.60 are both first.
+
+    Examples
+    --------
+    >>> leaders(pd.Series({"SML": 1.6, "BR-SVM": 1.6000000000000003, "SBLR": 2.8}))
+    ['SML', 'BR-SVM']
+    """
+    rounded = pd.Series(values, dtype=float).round(9)  # a float's last bit is not a lead
+    return [str(name) for name in rounded.index[rounded == rounded.min()]]
 
 
 @validate_params(

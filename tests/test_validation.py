@@ -191,6 +191,7 @@ CASES = [
     ("sblr.stats.cliques", (pd.Series([1.0, 2.0]), -1.0), {}, "cd"),
     ("sblr.stats.cd_diagram", (pd.Series([1.0, 2.0]), 1.0), {"labels": "x"}, "labels"),
     ("sblr.stats.markdown_table", (S,), {}, "df"),
+    ("sblr.stats.leaders", ("x",), {}, "values"),
     ("sblr.stats.paper_tables_markdown", (RESULTS,), {"alpha": 1.0}, "alpha"),
     ("sblr.stability.bootstrap_coefficients", (None, S), {"n_resamples": 1}, "n_resamples"),
 ]
