@@ -111,6 +111,7 @@ CASES = [
     ("sblr.metrics.ranking_loss", (Y, 0.5), {}, "scores"),
     ("sblr.metrics.one_error", (Y, None), {}, "scores"),
     ("sblr.metrics.coverage", (1, S), {}, "Y_true"),
+    ("sblr.metrics.coverage_floor", (Y, 2.0), {}, "ranking_loss_value"),
     ("sblr.metrics.average_precision", (Y, "S"), {}, "scores"),
     ("sblr.metrics.accuracy", (y, 1), {}, "y_pred"),
     ("sblr.metrics.multiclass_macro_f1", (y, y), {"labels": 3}, "labels"),
