@@ -14,8 +14,10 @@ the paper's decision (λ = 1e-3, cut 0.5); SparseSBLR selected as ``sblr evaluat
 BR-SVM (C = 1, γ = scale); scikit-learn's ``OneVsRestClassifier(LogisticRegression())`` on
 the features scaled to [-1, 1] (cut 0.5), the yardstick.
 
-    python benchmarks/decisions.py            # everything (a few minutes on 2 cores)
-    python benchmarks/decisions.py --quick    # the generated shapes and emotions
+    python -m benchmarks.decisions            # everything (a few minutes on 2 cores)
+    python -m benchmarks.decisions --quick    # the generated shapes and emotions
+
+from the repository root, with sblr installed (``pip install -e .``).
 """
 
 from __future__ import annotations
@@ -28,21 +30,14 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import f1_score
-from sklearn.multiclass import OneVsRestClassifier
-from sklearn.preprocessing import MinMaxScaler
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from fidelity import generated  # noqa: E402
-
-from sblr import SBLRClassifier, SMLClassifier, SparseSBLRClassifier, load_dataset  # noqa: E402
-from sblr import metrics as sm  # noqa: E402
-from sblr.baselines import BRSVMClassifier, MLkNNClassifier  # noqa: E402
-from sblr.protocol import METHODS, select_params  # noqa: E402
-from sblr.stats import markdown_table  # noqa: E402
+from benchmarks.fidelity import generated
+from sblr import SBLRClassifier, SMLClassifier, SparseSBLRClassifier, load_dataset
+from sblr import metrics as sm
+from sblr.baselines import BRSVMClassifier, MLkNNClassifier, OneVsRestLRClassifier
+from sblr.protocol import METHODS, select_params
+from sblr.stats import markdown_table
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "multilabel"
 #: Mulan's train/test splits: the files hold the training rows first.
@@ -98,24 +93,6 @@ def _selected(Xtr, Ytr):
     return METHODS["sparse_sblr"].build(**params, threshold="micro_f1")
 
 
-def _lr():
-    scaler = MinMaxScaler((-1, 1))
-
-    class _ScaledLR:
-        def fit(self, X, Y):
-            self.lr = OneVsRestClassifier(LogisticRegression(max_iter=2000))
-            self.lr.fit(scaler.fit_transform(X), Y)
-            return self
-
-        def predict(self, X):
-            return self.lr.predict(np.clip(scaler.transform(X), -10, 10))
-
-        def decision_function(self, X):
-            return self.lr.predict_proba(np.clip(scaler.transform(X), -10, 10))
-
-    return _ScaledLR()
-
-
 MODELS = {
     "SparseSBLR (defaults)": lambda X, Y: SparseSBLRClassifier(),
     "SparseSBLR (paper: λ 1e-3, cut 0.5)": lambda X, Y: SparseSBLRClassifier(
@@ -126,7 +103,7 @@ MODELS = {
     "SML": lambda X, Y: SMLClassifier(),
     "ML-kNN": lambda X, Y: MLkNNClassifier(),
     "BR-SVM": lambda X, Y: BRSVMClassifier(),
-    "one-vs-rest LR (scikit-learn)": lambda X, Y: _lr(),
+    "one-vs-rest LR (scikit-learn)": lambda X, Y: OneVsRestLRClassifier(),
 }
 
 

@@ -144,7 +144,7 @@ def test_threshold_rule_is_fitted_on_out_of_fold_probabilities(rare_labels):
 
 def test_sml_threshold_rule_uses_leave_one_out_probabilities(rare_labels):
     X, Y = rare_labels
-    native = SMLClassifier(gamma=0.5).fit(X, Y)
+    native = SMLClassifier(gamma=0.5, threshold=None).fit(X, Y)
     assert native.threshold_ is None
     cut = SMLClassifier(gamma=0.5, threshold="micro_f1").fit(X, Y)
     # leave-one-out by hand: drop row i and refit, score row i

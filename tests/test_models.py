@@ -31,7 +31,7 @@ def multilabel():
 def test_sblr_equals_sklearn_logistic_regression_on_the_evidence(multilabel):
     X, Y = multilabel
     ridge = 1e-3
-    clf = SBLRClassifier(gamma=0.5, ridge=ridge, tol=1e-10).fit(X, Y)
+    clf = SBLRClassifier(gamma=0.5, ridge=ridge, tol=1e-10, threshold=0.5).fit(X, Y)
     F = SimilarityFeaturizer(gamma=0.5).fit_transform(X, Y)  # leave-one-out evidence
     sd = F.std(axis=0)
     n = len(Y)
@@ -168,7 +168,7 @@ def test_sml_multilabel_set_size_rule_worked_by_hand():
     # x = 0, 1, 10, 11, 12 scale to -1, -0.833, 0.667, 0.833, 1.
     X = np.array([[0.0], [1.0], [10.0], [11.0], [12.0]])
     Y = np.array([[1, 0, 0], [1, 1, 0], [0, 1, 1], [0, 1, 1], [1, 1, 1]])  # set sizes 1,2,2,2,3
-    clf = SMLClassifier(kernel=_window).fit(X, Y)
+    clf = SMLClassifier(kernel=_window, threshold=None).fit(X, Y)
     # Query 11 (0.833) sees rows 2, 3, 4: f = [1, 3, 3]; set-size groups: size 2 -> 2
     # (rows 2, 3), size 3 -> 1 (row 4), size 1 -> 0, so xi = 2 and labels 1, 2 are predicted.
     # Query 0 (-1) sees rows 0, 1: f = [2, 1, 0]; sizes 1 and 2 tie at 1 -> the smaller
@@ -184,7 +184,7 @@ def test_sml_multilabel_set_size_rule_worked_by_hand():
     # between the xi-th and (xi+1)-th largest
     np.testing.assert_allclose(D - clf.evidence(Xq), [[-2.0] * 3, [-1.5] * 3])
     # the rbf kernel: the same on the log scale (0 -> log = -800)
-    rbf = SMLClassifier(gamma=1.0, approx=None).fit(X, Y)
+    rbf = SMLClassifier(gamma=1.0, approx=None, threshold=None).fit(X, Y)
     F = rbf.evidence(Xq)
     logs = np.where(F > 0, np.log(np.where(F > 0, F, 1.0)), -800.0)
     desc = -np.sort(-logs, axis=1)
@@ -200,7 +200,7 @@ def test_sml_decision_keeps_evidence_of_very_different_sizes_apart():
     metrics of the evidence itself."""
     from sblr import metrics
 
-    clf = SMLClassifier(gamma=100, approx=None).fit(
+    clf = SMLClassifier(gamma=100, approx=None, threshold=None).fit(
         [[0], [1], [2], [3]], [[1, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]]
     )
     F, D = clf.evidence([[0]]), clf.decision_function([[0]])
