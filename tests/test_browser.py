@@ -302,7 +302,7 @@ def test_upload_and_visit_every_page(server_url, page):
         zeros_before = sparse_zeros(before)
         old_value = lam_slider.get_attribute("aria-valuetext")
         lam_slider.focus()
-        for _ in range(4):  # 4 quarter decades: 1e-3 -> 1e-2
+        for _ in range(4):  # 4 quarter decades: the default 1e-4 -> 1e-3
             pg.keyboard.press("ArrowRight")
         pg.wait_for_function(
             """([label, old]) => {
@@ -326,7 +326,7 @@ def test_upload_and_visit_every_page(server_url, page):
         zeros_after = sparse_zeros(after)
         assert after["traces"] != before["traces"], "the heatmap data did not change"
         assert zeros_after > zeros_before, (old_value, new_value, zeros_before, zeros_after)
-        assert new_value == "1e-2", new_value
+        assert new_value == "1e-3", new_value
         screenshot(pg, f"{n:02d}_{name}_lambda_{new_value}")
 
 
