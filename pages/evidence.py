@@ -55,9 +55,10 @@ t2 = c2.selectbox(
     help="By default the class whose evidence has the largest |β̃| in k's SparseSBLR model.",
 )
 member = ds.label_matrix()[:, k].astype(bool)
+cut_k = float(common.decision_cuts(sparse, ds.n_classes)[k]) if ds.task == "multilabel" else 0.5
 lines = {
-    f"SparseSBLR π = 0.5 (λ = {common.fmt_value(s.lam)})": decision_line(
-        sparse, k=k, t1=t1, t2=t2, F=F
+    f"SparseSBLR π = {cut_k:.2f} (λ = {common.fmt_value(s.lam)})": decision_line(
+        sparse, k=k, t1=t1, t2=t2, F=F, cut=min(max(cut_k, 1e-12), 1 - 1e-12)
     )
 }
 if ds.task == "multiclass" and k in (t1, t2) and t1 != t2:
@@ -81,8 +82,8 @@ if sparse_trace and sparse_trace[0].name.endswith("(outside this view)"):
     if given == 0:
         why = (
             f"SparseSBLR gives “{common.esc_md(name_k)}” to no training row at λ = "
-            f"{common.fmt_value(s.lam)}: π_k < 0.5 wherever the rows are, so the line where it "
-            "would switch lies far outside the picture. Lower λ (or choose Tune on the Model "
+            f"{common.fmt_value(s.lam)}: π_k < {cut_k:.2f} wherever the rows are, so the line "
+            "where it would switch lies far outside the picture. Lower λ (or choose Tune on the Model "
             "page) to see it."
         )
     elif given == 1:

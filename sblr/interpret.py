@@ -1090,15 +1090,17 @@ def predicted_share(model, F, k) -> float:
         "F": ["array-like"],
         "f1_range": ["array-like", None],
         "n": [_validation.Interval(Integral, 2, None, closed="left")],
+        "cut": [_validation.Interval(Real, 0, 1, closed="neither"), None],
     },
     prefer_skip_nested_validation=True,
 )
-def decision_line(model_or_coef, intercept=None, *, k, t1, t2, F, f1_range=None, n=50):
-    """Where a logistic model decides π_k = 0.5 in the plane of two evidences (f̄_t1, f̄_t2),
-    the other evidences held at their mean over ``F``.
+def decision_line(model_or_coef, intercept=None, *, k, t1, t2, F, f1_range=None, n=50, cut=None):
+    """Where a logistic model decides class k (π_k = its cut) in the plane of two evidences
+    (f̄_t1, f̄_t2), the other evidences held at their mean over ``F``.
 
-    ``logit_k = β₀ᵏ + β_t1 f̄_t1 + β_t2 f̄_t2 + Σ_{t ≠ t1, t2} βₜᵏ mean(f̄ₜ) = 0``, solved for
-    f̄_t2 along a grid of f̄_t1 (for ``t1 == t2``: the value of f̄_t1 where it crosses 0).
+    ``logit_k = β₀ᵏ + β_t1 f̄_t1 + β_t2 f̄_t2 + Σ_{t ≠ t1, t2} βₜᵏ mean(f̄ₜ) = logit(cut)``,
+    solved for f̄_t2 along a grid of f̄_t1 (for ``t1 == t2``: the value of f̄_t1 where it
+    crosses).  ``cut``: default the model's ``threshold_[k]`` (multi-label) or 0.5.
 
     Parameters
     ----------
@@ -1136,7 +1138,11 @@ def decision_line(model_or_coef, intercept=None, *, k, t1, t2, F, f1_range=None,
     F = np.asarray(_dense(F), dtype=float)
     mean = F.mean(axis=0)
     beta = coef[k]
-    rest = b[k] + sum(beta[t] * mean[t] for t in range(m) if t not in (t1, t2))
+    if cut is None:
+        cuts = getattr(model_or_coef, "threshold_", None)
+        cut = 0.5 if cuts is None else float(np.clip(cuts[k], 1e-12, 1 - 1e-12))
+    at = np.log(cut) - np.log1p(-cut)  # the logit the decision switches at
+    rest = b[k] - at + sum(beta[t] * mean[t] for t in range(m) if t not in (t1, t2))
     lo, hi = f1_range if f1_range is not None else (F[:, t1].min(), F[:, t1].max())
     b1, b2 = beta[t1], (beta[t2] if t2 != t1 else 0.0)
     if b2 != 0:

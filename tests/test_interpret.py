@@ -775,3 +775,27 @@ def test_readings_at_another_threshold_agree_with_reading_again():
     tau = family_threshold(300, len(first))
     again = zero_readings(coef, F, Y, 0, threshold=tau)["reading"]
     pd.testing.assert_series_equal(readings_at(first, tau), again)
+
+
+def test_decision_line_is_where_the_model_switches_at_its_own_cut():
+    """Oracle: the model's own probabilities at the line's points (the other evidences at
+    their mean) equal its fitted cut threshold_[k], not 0.5."""
+    from sklearn.datasets import make_multilabel_classification
+
+    from sblr import SparseSBLRClassifier
+    from sblr.interpret import decision_line
+
+    X, Y = make_multilabel_classification(300, 8, n_classes=4, random_state=2)
+    model = SparseSBLRClassifier(lam=1e-4, threshold="pcut").fit(X, Y)
+    F = model.featurizer_.training_evidence()
+    k, t1, t2 = 1, 1, 2
+    f1, f2 = decision_line(model, k=k, t1=t1, t2=t2, F=F)
+    points = np.tile(F.mean(axis=0), (len(f1), 1))
+    points[:, t1], points[:, t2] = f1, f2
+    P = model.proba_from_evidence(points)[:, k]
+    assert not np.isclose(model.threshold_[k], 0.5)
+    np.testing.assert_allclose(P, model.threshold_[k], rtol=1e-9)
+    # an explicit cut wins over the model's
+    f1, f2 = decision_line(model, k=k, t1=t1, t2=t2, F=F, cut=0.5)
+    points[:, t1], points[:, t2] = f1, f2
+    np.testing.assert_allclose(model.proba_from_evidence(points)[:, k], 0.5, rtol=1e-9)
