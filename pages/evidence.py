@@ -83,8 +83,8 @@ if sparse_trace and sparse_trace[0].name.endswith("(outside this view)"):
         why = (
             f"SparseSBLR gives “{common.esc_md(name_k)}” to no training row at λ = "
             f"{common.fmt_value(s.lam)}: π_k < {cut_k:.2f} wherever the rows are, so the line "
-            "where it would switch lies far outside the picture. Lower λ (or choose Tune on the Model "
-            "page) to see it."
+            "where it would switch lies far outside the picture. Lower λ (or choose Tune on the "
+            "Model page) to see it."
         )
     elif given == 1:
         why = (
