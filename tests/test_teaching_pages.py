@@ -452,9 +452,10 @@ def test_feature_credits_say_when_the_logit_ignores_the_row():
 
 
 # ----------------------------------------------------------------------------- evidence space
-def test_evidence_space_line_is_where_pi_k_is_one_half():
+def test_evidence_space_line_is_where_pi_k_reaches_the_models_cut():
     """Oracle: SparseSBLR fitted here; at every point of the drawn line, with the other
-    evidences at their mean, its π_k is 0.5."""
+    evidences at their mean, its π_k is the model's own fitted cut threshold_[k] (the line
+    is where its decision switches; it was drawn at 0.5 before the cut was fitted)."""
     ds = load_sample("planted")
     model = SparseSBLRClassifier(lam=1e-3).fit(ds.X, ds.y)
     F = model.featurizer_.training_evidence()
@@ -468,10 +469,12 @@ def test_evidence_space_line_is_where_pi_k_is_one_half():
     t2 = keyed(at.selectbox, "evidence_t2").value
     assert t1 == 3
     (line,) = [t for t in fig["data"] if t["name"].startswith("SparseSBLR")]
+    cut = model.threshold_[3]
+    assert not np.isclose(cut, 0.5) and f"π = {cut:.2f}" in line["name"]
     for x, y in zip(array(line["x"]).astype(float), array(line["y"]).astype(float), strict=True):
         f = F.mean(axis=0)
         f[t1], f[t2] = x, y
-        assert model.proba_from_evidence(f[None, :])[0, 3] == pytest.approx(0.5, abs=1e-6)
+        assert model.proba_from_evidence(f[None, :])[0, 3] == pytest.approx(cut, abs=1e-6)
 
 
 # ----------------------------------------------------------------------------- lesson
