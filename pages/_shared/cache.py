@@ -1007,6 +1007,17 @@ def compare_methods(ds, methods, folds, grid, progress=None):
 
 
 # ----------------------------------------------------------------------------- report
+def _decision_context(fitted):
+    """The report's line on how the model decides (its fitted cut), for multi-label data."""
+    from sblr.decision import describe
+
+    cuts = getattr(fitted, "threshold_", None)
+    if cuts is None:
+        own = getattr(fitted, "multilabel_", False)
+        return {"decision": "top ξ(x) classes (SML's own rule)"} if own else {}
+    return {"decision": "π ≥ " + describe(getattr(fitted, "threshold", None), cuts)}
+
+
 def analysis_report(ds, s, progress=None):
     """The report of the sidebar's settings as HTML bytes (sblr.report.analysis_report), from
     the cached work: metrics on a 25% hold-out split, both models' β̃ fitted on all rows, and
@@ -1036,6 +1047,7 @@ def analysis_report(ds, s, progress=None):
         context={
             **context(ds, s, with_lam=True),
             "evaluation": "25% hold-out split (stratified when possible), seed 0",
+            **_decision_context(cached_fit(ds, s.model, s.gamma, s.lam)),
         },
     )
     step(3, "Done")
