@@ -548,3 +548,21 @@ def test_url_notes_cut_long_values():
     assert "(5,000 characters)" in notes and "(300 characters)" in notes
     assert "x" * 41 not in notes and "M" * 41 not in notes
     assert len(notes) < 1000
+
+
+@pytest.mark.parametrize("root", ["nosuchprotocol://links", "/proc/sblr-links"])
+def test_an_unusable_share_dir_gives_uploads_without_links(monkeypatch, root):
+    """Issue #35 row 8: an unusable SBLR_SHARE_DIR broke every upload with the generic error;
+    now the upload loads, without a link, and a link opened there says why it cannot open."""
+    import streamlit as st
+
+    monkeypatch.setenv("SBLR_SHARE_DIR", root)
+    st.cache_resource.clear()
+    try:
+        at = load_upload(start(), "wine.csv", (SAMPLE_DIR / "wine.csv").read_bytes())
+        assert "**Data:** wine" in " ".join(m.value for m in at.sidebar.markdown)
+        assert "data" not in at.query_params  # no link to put there
+        other = start({"data": "abcdefabcdefabcdef"})
+        assert "keeps no shared data" in " ".join(w.value for w in (*other.warning, *other.info))
+    finally:
+        st.cache_resource.clear()

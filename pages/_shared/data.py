@@ -136,13 +136,19 @@ def share_store():
     root = os.environ.get("SBLR_SHARE_DIR") or os.path.join(
         tempfile.gettempdir(), f"sblr-shared-uploads{owner}"
     )
-    return UploadStore(
-        root,
-        max_item_mb=MAX_UPLOAD_MB + 10,
-        max_total_mb=SHARE_MAX_MB,
-        max_items=SHARE_MAX_ITEMS,
-        ttl_seconds=SHARE_DAYS * 86400,
-    )
+    try:
+        return UploadStore(
+            root,
+            max_item_mb=MAX_UPLOAD_MB + 10,
+            max_total_mb=SHARE_MAX_MB,
+            max_items=SHARE_MAX_ITEMS,
+            ttl_seconds=SHARE_DAYS * 86400,
+        )
+    except (OSError, ValueError, ImportError) as exc:
+        # an unusable SBLR_SHARE_DIR (unknown protocol, a path under /proc, a file system
+        # whose package is missing): uploads work, without links; said once in the log
+        _log.error("SBLR_SHARE_DIR %r cannot hold data links (%s); uploads get no link", root, exc)
+        return None
 
 
 def _share(digest, data, name, xml, n_labels, target, drop=None):
@@ -154,6 +160,8 @@ def _share(digest, data, name, xml, n_labels, target, drop=None):
     """
     mine = st.session_state.setdefault("_my_shares", [])  # [(digest, id, owner key)], oldest first
     store = share_store()
+    if store is None:  # no usable store: this upload has no link
+        return None, None
     for i, (d, token, owner_key) in enumerate(mine):
         if d == digest:
             del mine[i]
@@ -189,8 +197,14 @@ def open_shared(token, owner_key=None):
     """
     from sblr.sharing import SharedDataMissing
 
+    store = share_store()
+    if store is None:
+        return (
+            "This server keeps no shared data (its store is not usable); the link's data is "
+            "not open."
+        )
     try:
-        parts, meta = share_store().get(token)
+        parts, meta = store.get(token)
     except SharedDataMissing as exc:
         return str(exc)
     except OSError:  # the store itself cannot be read (refused, disk): say so, never crash
@@ -211,9 +225,9 @@ def open_shared(token, owner_key=None):
     if error is not None:
         return f"This link's data no longer loads: {error}"
     upload = st.session_state["upload"]
-    if owner_key is not None and share_store().is_owner(token, owner_key):
+    if owner_key is not None and store.is_owner(token, owner_key):
         upload["owner_key"] = owner_key
-    upload["expires"] = share_store().expires_at(token)
+    upload["expires"] = store.expires_at(token)
     return None
 
 
@@ -246,7 +260,7 @@ def forget_shared():
     from sblr.sharing import NotOwner
 
     upload = st.session_state.get("upload")
-    if not owns_shared():
+    if not owns_shared() or share_store() is None:
         return
     try:
         share_store().delete(upload["share_id"], upload["owner_key"])
@@ -332,7 +346,9 @@ def try_upload(data: bytes, name: str, xml: bytes | None, n_labels, target, shar
         "dataset": ds,
         "share_id": share_id,
         "owner_key": owner_key,
-        "expires": share_store().expires_at(share_id) if share is True and share_id else None,
+        "expires": share_store().expires_at(share_id)
+        if share is True and share_id and share_store() is not None
+        else None,
     }
     return None
 
