@@ -428,6 +428,9 @@ def _content(estimator, dataset) -> dict:
     if name not in _estimator_types():
         raise ModelFileError(f"save_model writes sblr estimators; got {name}.")
     check_is_fitted(estimator)
+    for part in (estimator, getattr(estimator, "best_estimator_", None)):
+        if hasattr(part, "_settle_threshold"):
+            part._settle_threshold()  # the cut goes into the file, the rows it came from do not
     # a table of results (a CV estimator's cv_results_) travels as plain lists: skops cannot
     # rebuild a pandas DataFrame, and need not
     frames = {}

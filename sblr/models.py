@@ -37,6 +37,9 @@ _KKT_WARN = 1e-3
 #: Folds of the out-of-fold probabilities a threshold rule is fitted on (each refits only the
 #: logistic layer, warm-started from the fit on all rows: a few Newton steps).
 _OOF_FOLDS = 5
+#: KKT tolerance of those fits: a cut needs probabilities to a few digits, not β to 1e-6 (on
+#: 174 labels at λ = 1e-5 the cut cost 4x the fit at 1e-6; see benchmarks/decisions.py).
+_OOF_TOL = 1e-4
 
 #: The ``threshold`` parameter's constraints: a probability, one per class, or a rule.
 _THRESHOLD_CONSTRAINT = [
@@ -537,9 +540,34 @@ class _LogisticSimilarityClassifier(_SimilarityClassifier):
 
     def _fit_layer(self, F, warm_start=None, progress=None):
         Y = self.featurizer_.Y_fit_
-        if hasattr(self, "threshold_"):
-            del self.threshold_  # a refit fits its own
+        self.__dict__.pop("_threshold", None)  # a refit fits its own cut
+        self.__dict__.pop("_threshold_rows", None)
         return self.fit_layer(F, Y, warm_start=warm_start, progress=progress)
+
+    @property
+    def threshold_(self):
+        """The cut of each class's probability (multi-label; None for multi-class data).
+
+        A rule's cuts are fitted on out-of-fold probabilities of the training rows when first
+        asked for (by ``predict``, a page that shows decisions, a model file), not by ``fit``
+        itself: views of β alone (a λ slider on 174 labels: 0.5 s a fit, 2.5 s with the
+        cuts) never pay for them.
+        """
+        if "_threshold" not in self.__dict__:
+            rows = self.__dict__.get("_threshold_rows")
+            if rows is None:
+                raise AttributeError(f"{type(self).__name__} is not fitted: it has no threshold_.")
+            F, Y, weight = rows
+            self._threshold = self._cuts_from(lambda: self._out_of_fold_proba(F, Y, weight), Y)
+            # the rows are not kept once the cuts are known (pop: two threads may both fit
+            # the same cuts of a shared model; the second finds the rows gone)
+            self.__dict__.pop("_threshold_rows", None)
+        return self._threshold
+
+    def _settle_threshold(self):
+        """Fit the cuts now if they are still pending (before a copy leaves: a model file)."""
+        if "_threshold_rows" in self.__dict__:
+            self.threshold_  # noqa: B018 (fits and stores them)
 
     def _layer_lam(self, F, Y, sample_weight=None):
         """The L1 strength of each class's problem: one number (0 for SBLR), or per class."""
@@ -554,7 +582,7 @@ class _LogisticSimilarityClassifier(_SimilarityClassifier):
         P = np.empty(Y.shape, dtype=np.float64)
         if n < 2:
             return expit(F @ self.coef_.T + self.intercept_)
-        opts = {"ridge": self.ridge, "tol": self.tol, "max_iter": self.max_iter}
+        opts = {"ridge": self.ridge, "tol": max(self.tol, _OOF_TOL), "max_iter": self.max_iter}
         folds = KFold(min(_OOF_FOLDS, n), shuffle=True, random_state=0)
         for fit_rows, held in folds.split(F):
             weight = None if sample_weight is None else sample_weight[fit_rows]
@@ -627,9 +655,12 @@ class _LogisticSimilarityClassifier(_SimilarityClassifier):
         self.n_iter_, self.kkt_violation_ = n_iter, kkt
         if np.ndim(lam):
             self.lams_ = np.asarray(lam, dtype=np.float64)
-        if not hasattr(self, "threshold_"):
+        if "_threshold" not in self.__dict__ and "_threshold_rows" not in self.__dict__:
             weight = None if sample_weight is None else np.asarray(sample_weight, np.float64)
-            self.threshold_ = self._cuts_from(lambda: self._out_of_fold_proba(F, Y, weight), Y)
+            if isinstance(self.threshold, str) and self.multilabel_:
+                self._threshold_rows = (F, Y, weight)  # the cuts: when first asked for
+            else:
+                self._threshold = self._cuts_from(None, Y)
         if kkt.max() > _KKT_WARN:
             warnings.warn(
                 f"The logistic layer did not converge (KKT violation {kkt.max():.1e}); "

@@ -555,6 +555,7 @@ for _name in (
     "multilabel_",
     "n_iter_",
     "kkt_violation_",
+    "threshold_",
 ):
     setattr(_SelectionCV, _name, _of_best_estimator(_name))
 for _name in (

@@ -188,3 +188,20 @@ def test_relative_lambda_is_a_share_of_each_class_lambda_max(rare_labels):
     # λ = λ_max,k zeroes every β of every class
     full = SparseSBLRClassifier(lam=1.0, lam_scale="relative").fit(X, Y)
     assert not full.coef_.any()
+
+
+def test_cuts_are_fitted_when_first_asked_for_and_travel_without_their_rows(rare_labels):
+    """A view of β alone never pays for the out-of-fold fits; predict, and a model file, do;
+    the training evidence the cuts came from is not kept once they are known."""
+    from sblr.modelfile import load_model, model_bytes
+
+    X, Y = rare_labels
+    clf = SparseSBLRClassifier(lam=1e-3, threshold="micro_f1").fit(X, Y)
+    assert "_threshold" not in vars(clf) and "_threshold_rows" in vars(clf)
+    eager = SparseSBLRClassifier(lam=1e-3, threshold="micro_f1").fit(X, Y)
+    eager.predict(X[:3])  # asks for the cuts
+    assert "_threshold" in vars(eager) and "_threshold_rows" not in vars(eager)
+    np.testing.assert_array_equal(clf.threshold_, eager.threshold_)
+    saved = load_model(model_bytes(SparseSBLRClassifier(lam=1e-3).fit(X, Y))).estimator
+    assert "_threshold_rows" not in vars(saved)
+    np.testing.assert_array_equal(saved.threshold_, eager.threshold_)
