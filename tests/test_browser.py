@@ -809,7 +809,11 @@ def test_an_uploaded_data_set_travels_by_link(server_url, browser):
         late.goto(link)
         late.locator('[data-testid="stApp"]').wait_for()
         wait_idle(late)
-        late.get_by_text(re.compile("This link's data has expired")).first.wait_for()
+        try:
+            late.get_by_text(re.compile("This link's data has expired")).first.wait_for()
+        except Exception:
+            screenshot(late, "shared_link_expired_FAILED")  # what the page showed instead
+            raise
         assert "birdsong_like" not in data_summary(late)
         assert sidebar_values(late)["class"] != view["class"]
         screenshot(late, "shared_link_expired")
