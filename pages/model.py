@@ -226,22 +226,38 @@ evaluation_name = {
     "kfold": f"{n_splits}-fold CV",
     "test": f"test file {test.name}" if test is not None else "test file",
 }[scheme]
+whole_model = common.cached_fit(ds, s.model, s.gamma, s.lam)
+shown_first = [m for m in shown if m is not None and m in summary.index]  # the headline order
+ordered = shown_first + [m for m in summary.index if m not in shown_first]
 record = {
     "data": ds.name,
     "model": s.model,
     "γ": common.fmt_gamma(s.gamma),
+    "γ value": float(getattr(whole_model, "gamma_", float("nan"))),  # "scale" resolved
     "λ": common.fmt_value(s.lam) if s.model == "SparseSBLR" else "–",
     "evaluation": evaluation_name,
-} | {row["label"]: float(row["mean"]) for _, row in summary.iterrows()}
+} | {summary.loc[m, "label"]: float(summary.loc[m, "mean"]) for m in ordered}
+if ds.task == "multilabel":
+    record["rows with no label"] = f"{empty['empty_rows']:,} of {empty['rows']:,}"
+    cuts = getattr(whole_model, "threshold_", None)
+    record["decision"] = (
+        "top ξ(x) (SML's own rule)"
+        if cuts is None
+        else "π ≥ " + decision.describe(getattr(whole_model, "threshold", None), cuts)
+    )
+record["_setting"] = (common.dataset_key(), s.model, s.gamma, s.lam)  # to restore it (hidden)
 results = st.session_state.setdefault("_result_list", [])
 SETTINGS = ("data", "model", "γ", "λ", "evaluation")
 if not any(all(r.get(c) == record[c] for c in SETTINGS) for r in results):
     results.append(record)
     del results[:-RESULT_LIST_MAX]
 with st.expander(f"Results of this session ({len(results)})"):
-    listed = pd.DataFrame(results)
+    listed = pd.DataFrame(results).drop(columns="_setting", errors="ignore")
+    numeric = [c for c in listed.columns if c not in SETTINGS and listed[c].dtype.kind == "f"]
     st.dataframe(
-        listed.style.format({c: "{:.3f}" for c in listed.columns if c not in SETTINGS}, na_rep="–"),
+        listed.style.format({c: "{:.3f}" for c in numeric}, na_rep="–").format(
+            {"γ value": "{:.4g}"}, na_rep="–"
+        ),
         hide_index=True,
         width="stretch",
         key="result_list",
@@ -250,10 +266,36 @@ with st.expander(f"Results of this session ({len(results)})"):
         "Every evaluation shown on this page in this session (the latest last, at most "
         f"{RESULT_LIST_MAX}); change λ, γ, the model or the evaluation and it is added."
     )
+    # plain headers in the file (no arrows, no Greek): a spreadsheet's and a script's names
+    plain = {label: name for name, label in metrics.METRIC_LABELS.items()}
+    plain |= {"γ": "gamma", "γ value": "gamma_value", "λ": "lambda"}
+    here = common.dataset_key()
+    restorable = [i for i, r in enumerate(results) if r.get("_setting", (None,))[0] == here]
+    if restorable:
+        pick, go_back = st.columns([3, 1], vertical_alignment="bottom")
+        chosen = pick.selectbox(
+            "Restore a setting of this data",
+            restorable,
+            format_func=lambda i: (
+                f"{i + 1}: {results[i]['model']}, γ = {results[i]['γ']}"
+                + (f", λ = {results[i]['λ']}" if results[i]["λ"] != "–" else "")
+                + f" ({results[i]['evaluation']})"
+            ),
+            key="result_restore_choice",
+        )
+        if go_back.button("Restore this setting", key="result_restore"):
+            _, model_r, gamma_r, lam_r = results[chosen]["_setting"]
+            common.show_view(
+                "pages/model.py",
+                model=model_r,
+                gamma=gamma_r,
+                lam=lam_r,
+                source="the result list",
+            )
     st.download_button(
         "Download the result list (CSV)",
-        common.to_csv_bytes(listed, index=False),
-        file_name="sblr_result_list.csv",
+        common.to_csv_bytes(listed.rename(columns=plain).fillna("–"), index=False),
+        file_name=common.safe_filename(ds.name, "result_list", suffix=".csv"),
         mime="text/csv",
         key="result_list_download",
     )

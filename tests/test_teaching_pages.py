@@ -565,6 +565,8 @@ def test_downloads_carry_data_model_gamma_lambda_and_split(file_names, downloads
     name = _file_name(at, file_names, "Download metrics (CSV)")
     assert "SparseSBLR" in name and "gamma-scale" in name and "lam-1e-2" in name
     assert "holdout-25" in name
+    name = _file_name(at, file_names, "Download the result list (CSV)")
+    assert "cel" in name and "result_list" in name and "<" not in name  # names the data
 
 
 def test_report_is_one_self_contained_file_of_the_analysis(downloads):

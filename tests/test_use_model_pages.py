@@ -156,6 +156,25 @@ def test_the_result_list_keeps_every_evaluation_of_the_session(downloads):
     assert [f"{v:.3f}" for v in listed["Accuracy ↑"]] == shown
     csv = pd.read_csv(io.BytesIO(download(at, downloads, "Download the result list (CSV)")))
     assert len(csv) == 2 and list(csv["evaluation"]) == ["hold-out 25%"] * 2
+    # plain headers (no arrows), γ's number beside "scale", a file name that names the data
+    assert "accuracy" in csv.columns and not any("↑" in c or "↓" in c for c in csv.columns)
+    from sblr import SparseSBLRClassifier
+
+    scale = SparseSBLRClassifier().fit(*_wine_xy()).gamma_
+    assert csv["gamma"].tolist() == ["scale"] * 2
+    np.testing.assert_allclose(csv["gamma_value"], scale)
+    # restore the first setting: the sidebar goes back to λ = 1e-3 and says where it came from
+    keyed(at.selectbox, "result_restore_choice").set_value(0)
+    at.button(key="result_restore").click()
+    at.run()
+    at.run()
+    assert at.select_slider(key="log_lam").value == -3.0
+    assert "λ = 1e-3: from the result list." in " ".join(c.value for c in at.sidebar.caption)
+
+
+def _wine_xy():
+    ds = load_dataset(SAMPLE_DIR / "wine.csv", target="class")
+    return ds.X, ds.y
 
 
 @pytest.mark.parametrize("rows", [31, 200])  # more rows than allowed / more lines than 4 × that

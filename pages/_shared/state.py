@@ -448,15 +448,17 @@ def follow_redirect():
         st.switch_page(target, query_params=st.query_params.to_dict())
 
 
-def show_view(page, *, sample=None, model=None, gamma=None, lam=None, k=None):
-    """Open ``page`` with these sidebar settings (a lesson's "show me"): they are applied at
-    the start of the next run, before any widget is drawn (:func:`apply_pending_view`)."""
+def show_view(page, *, sample=None, model=None, gamma=None, lam=None, k=None, source="the lesson"):
+    """Open ``page`` with these sidebar settings (a lesson's "show me", a restored result):
+    they are applied at the start of the next run, before any widget is drawn
+    (:func:`apply_pending_view`); the sidebar says they came from ``source``."""
     st.session_state["_pending_view"] = {
         "sample": sample,
         "model": model,
         "gamma": gamma,
         "lam": lam,
         "k": k,
+        "source": source,
     }
     st.switch_page(page)
 
@@ -476,10 +478,10 @@ def apply_pending_view():
         st.session_state[K_GAMMA_SCALE] = False
         st.session_state[K_LOG_GAMMA] = nearest_point(math.log10(view["gamma"]))
         st.session_state[K_APPLIED_GAMMA] = st.session_state[K_LOG_GAMMA]
-        _note_source("gamma", "the lesson")
+        _note_source("gamma", view.get("source", "the lesson"))
     if view["lam"] is not None:
         st.session_state[K_LOG_LAM] = nearest_point(math.log10(view["lam"]))
-        _note_source("lam", "the lesson")
+        _note_source("lam", view.get("source", "the lesson"))
     if view["k"] is not None:
         st.session_state[K_CLASS] = int(view["k"])
         st.session_state[f"{K_CLASS}:{dataset_key()}"] = int(view["k"])
