@@ -25,7 +25,8 @@ st.title("Explain a prediction")
 with st.expander("What am I looking at?"):
     st.markdown(
         "Pick a row (or edit its feature values). The bars show the posterior πₖ of every class; "
-        "a class is predicted when πₖ ≥ 0.5 (multi-label) or when it is the largest "
+        "a class is predicted when πₖ reaches the model's cut, fitted on its training rows "
+        "(multi-label: the dashed line), or when it is the largest "
         "(multi-class). The waterfall splits the logit of the sidebar's class k into the "
         "intercept and one term βₜᵏ · f̄ₜ(x) per evidence class t; the terms add up to the "
         "logit. The model is fitted on all rows; an unedited row is explained with its "
@@ -247,7 +248,7 @@ st.plotly_chart(
     plots.probability_bars(
         proba,
         ds.class_names,
-        threshold=0.5 if ds.task == "multilabel" else None,
+        threshold=common.decision_cuts(model, ds.n_classes) if ds.task == "multilabel" else None,
         true_classes=np.flatnonzero(truth),
     ),
     key="probabilities",

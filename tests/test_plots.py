@@ -887,3 +887,16 @@ def test_beta_heatmaps_mark_negative_cells_so_the_sign_reads_without_colour():
         assert fig.data[0].texttemplate == "%{text}"
     many = beta_heatmaps({"m": np.eye(40) - 0.01}, [f"c{i}" for i in range(40)])
     assert many.data[0].text is None  # too many cells to write in: no marks
+
+
+def test_probability_bars_decide_at_each_classs_own_cut():
+    """One cut per class: a bar is green when π reaches its own class's cut (not 0.5), each
+    cut drawn as a tick; one cut for all stays a dashed line at it."""
+    from sblr.plots.explain import PREDICTED_COLOR, probability_bars
+
+    fig = probability_bars([0.2, 0.9, 0.45], ["a", "b", "c"], threshold=[0.1, 0.95, 0.4])
+    colours = dict(zip(fig.data[0].y, fig.data[0].marker.color, strict=True))
+    assert [n for n, c in colours.items() if c == PREDICTED_COLOR] == ["c", "a"]
+    assert list(fig.data[1].x) == [0.95, 0.4, 0.1] and not fig.layout.shapes
+    one = probability_bars([0.2, 0.9, 0.45], ["a", "b", "c"], threshold=[0.3, 0.3, 0.3])
+    assert one.layout.shapes[0].x0 == 0.3 and len(one.data) == 1

@@ -400,7 +400,7 @@ def probability_bars(
     proba,
     class_names: Sequence[str] | None = None,
     *,
-    threshold: float | None = 0.5,
+    threshold=0.5,
     true_classes: Iterable[int] | None = None,
     max_bars: int = MAX_TICK_LABELS,
 ) -> go.Figure:
@@ -412,10 +412,10 @@ def probability_bars(
         Predicted probabilities pi_k(x) in [0, 1].
     class_names : sequence of str, optional
         Length ``m``.
-    threshold : float or None, default 0.5
-        Multi-label decision: class k is predicted relevant when pi_k >= 0.5
-        (green bars; dashed line).  ``None`` (multi-class): only the most
-        probable class is green and no line is drawn.
+    threshold : float, array-like of shape (m,) or None, default 0.5
+        Multi-label decision: class k is predicted relevant when pi_k >= its cut
+        (green bars; one cut for all: a dashed line; one per class: a tick on each bar).
+        ``None`` (multi-class): only the most probable class is green and no line is drawn.
     true_classes : iterable of int, optional
         Indices of the row's true classes: their bars get a black outline and
         "true class" in the hover.
@@ -442,11 +442,13 @@ def probability_bars(
         raise ValueError("Probabilities must lie in [0, 1].")
     m = p.size
     labels = _unique(_names(class_names, m))
+    cuts = None
     if threshold is not None:
-        threshold = float(threshold)
-        if not 0 <= threshold <= 1:
+        cuts = np.broadcast_to(np.asarray(threshold, dtype=float), (m,))
+        if not ((cuts >= 0) & (cuts <= 1 + 1e-9)).all():
             raise ValueError(f"threshold must be in [0, 1], got {threshold!r}.")
-        predicted = p >= threshold
+        predicted = p >= cuts
+        threshold = float(cuts[0]) if np.all(cuts == cuts[0]) else None
     else:
         predicted = np.zeros(m, dtype=bool)
         predicted[int(np.argmax(p))] = True
@@ -480,9 +482,24 @@ def probability_bars(
         hovertemplate="%{hovertext}<extra></extra>",
     )
     shapes = []
+    data = [bar]
     if threshold is not None:
         shapes.append(_vline(threshold, {"color": "black", "width": 1.5, "dash": "dash"}))
-        sub = f"green = predicted relevant (π ≥ {threshold:g}, dashed line)"
+        sub = f"green = predicted relevant (π ≥ {threshold:.3g}, dashed line)"
+    elif cuts is not None:  # a cut per class: a tick at each bar's own cut
+        data.append(
+            dict(
+                type="scatter",
+                x=cuts[order],
+                y=y,
+                mode="markers",
+                marker={"symbol": "line-ns-open", "size": 16, "color": "black"},
+                hovertext=[f"{labels[i]}: cut {cuts[i]:.3f}" for i in order],
+                hovertemplate="%{hovertext}<extra></extra>",
+                name="cut",
+            )
+        )
+        sub = "green = predicted relevant (π at or past the class's own cut, the black tick)"
     else:
         sub = "green = predicted class (the most probable)"
     if true.any():
@@ -497,7 +514,7 @@ def probability_bars(
         showlegend=False,
         shapes=shapes,
     )
-    return go.Figure(data=[bar], layout=layout)
+    return go.Figure(data=data, layout=layout)
 
 
 # --------------------------------------------------------------------------- evidence space
