@@ -264,6 +264,19 @@ st.caption(
     "Time per method (selection and final fits over the folds, as first computed): "
     + " · ".join(f"{method_label(m)} {_duration(cost[m])}" for m in request["methods"])
 )
+if {"no_label_rows", "test_rows"} <= set(hyper.columns):  # multi-label: the decisions' gaps
+    counts = hyper.groupby("method")[["no_label_rows", "test_rows", "truth_no_label_rows"]].sum()
+    truth = int(counts["truth_no_label_rows"].iloc[0])
+    st.caption(
+        "Rows given no label over the folds (the truth: "
+        + f"{truth:,}; the paper's decisions, SBLR and SparseSBLR at π ≥ 0.5, SML its top ξ): "
+        + " · ".join(
+            f"{method_label(m)} {int(counts.loc[m, 'no_label_rows']):,} of "
+            f"{int(counts.loc[m, 'test_rows']):,}"
+            for m in request["methods"]
+            if m in counts.index
+        )
+    )
 st.markdown("**Reading it.** " + " ".join(one_dataset_reading(results, task_metrics)))
 
 st.subheader("Ranks")
@@ -282,7 +295,8 @@ st.dataframe(
 )
 
 st.subheader("Selected hyper-parameters per fold")
-shown = hyper.drop(columns=["dataset"]).copy()
+counted = ["test_rows", "no_label_rows", "truth_no_label_rows"]  # said in the caption above
+shown = hyper.drop(columns=["dataset", *[c for c in counted if c in hyper]]).copy()
 shown["method"] = shown["method"].map(method_label)
 shown["fold"] = shown["fold"] + 1
 shown = shown.rename(columns=PARAM_LABELS)

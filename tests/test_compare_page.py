@@ -164,6 +164,14 @@ def test_run_shows_metrics_ranks_and_hyperparameters(sample, fold_calls, downloa
     assert (
         table.to_numpy().tolist() == expected.loc[methods, list(metric_names)].to_numpy().tolist()
     )
+    if task == "multilabel":  # the rows given no label, summed over the folds, per method
+        (line,) = [c.value for c in at.caption if c.value.startswith("Rows given no label")]
+        counts = expected_hyper.groupby("method")[["no_label_rows", "test_rows"]].sum()
+        for m in methods:
+            written = (
+                f"{int(counts.loc[m, 'no_label_rows']):,} of {int(counts.loc[m, 'test_rows']):,}"
+            )
+            assert f"{method_label(m)} {written}" in line, line
 
     # Ranks follow the printed values: rank 1 for the best, lower-is-better respected.
     ranks = frame(at, "compare_ranks")
