@@ -10,11 +10,12 @@ one, the fit, the decision cuts and the test rows' predictions).
 
 Methods: SparseSBLR at the library's defaults (γ = scale, λ = 1e-4, the micro-F1 cut) and at
 the paper's decision (λ = 1e-3, cut 0.5); SparseSBLR selected as ``sblr evaluate`` selects
-(inner 3-fold by micro-F1, the micro-F1 cut); SBLR and SML at their defaults; ML-kNN and
+(inner 3-fold by micro-F1, the micro-F1 cut); SparseSBLR with λ = 0.05 of each class's own
+λ_max (``lam_scale="relative"``); SBLR and SML at their defaults; ML-kNN and
 BR-SVM (C = 1, γ = scale); scikit-learn's ``OneVsRestClassifier(LogisticRegression())`` on
 the features scaled to [-1, 1] (cut 0.5), the yardstick.
 
-    python -m benchmarks.decisions            # everything (a few minutes on 2 cores)
+    python -m benchmarks.decisions            # everything (about 30 s on 2 cores)
     python -m benchmarks.decisions --quick    # the generated shapes and emotions
 
 from the repository root, with sblr installed (``pip install -e .``).
@@ -99,6 +100,9 @@ MODELS = {
         lam=1e-3, threshold=0.5
     ),
     "SparseSBLR (selected, as sblr evaluate)": _selected,
+    "SparseSBLR (relative λ: 0.05 λ_max,k)": lambda X, Y: SparseSBLRClassifier(
+        lam=0.05, lam_scale="relative"
+    ),
     "SBLR (defaults)": lambda X, Y: SBLRClassifier(),
     "SML": lambda X, Y: SMLClassifier(),
     "ML-kNN": lambda X, Y: MLkNNClassifier(),

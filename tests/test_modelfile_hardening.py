@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import copy
 import io
+import os
 import subprocess
 import sys
 import textwrap
 import tracemalloc
 import zipfile
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -31,12 +33,21 @@ def _data(multilabel=True):
     return X, (X[:, 0] > 0).astype(int) + (X[:, 1] > 0)
 
 
+#: The checkout, for the child's imports (sblr need not be installed: the README's test
+#: command runs the suite from the checkout).
+ROOT = Path(__file__).resolve().parents[1]
+
+
 def _run_child(code, tmp_path):
     """Run ``code`` in a fresh interpreter; its exit status and output (a crash: < 0)."""
     script = tmp_path / "child.py"
     script.write_text(textwrap.dedent(code))
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
+    }
     proc = subprocess.run(
-        [sys.executable, str(script)], capture_output=True, text=True, timeout=240
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=240, env=env
     )
     return proc.returncode, proc.stdout + proc.stderr
 

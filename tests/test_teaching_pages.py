@@ -318,7 +318,8 @@ def test_a_share_store_that_cannot_be_read_gives_a_message_not_a_crash(monkeypat
     finally:
         data.share_store.clear()  # the next test makes its own store again
     assert not at.exception
-    assert any("cannot read its store of shared data" in w.value for w in at.warning)
+    # the store is refused when made (not a folder): the server keeps no shared data
+    assert any("keeps no shared data" in w.value for w in at.warning)
     line = [m.value for m in at.sidebar.markdown if m.value.startswith("**Data:**")][0]
     assert "planted" in line
 
