@@ -51,7 +51,8 @@ def home():
             key="sample_choice",
         )
         if st.session_state.get("upload") is not None:
-            if st.button("Use this sample instead of my upload"):
+            whose = "the shared data" if common.reads_shared() else "my upload"
+            if st.button(f"Use this sample instead of {whose}", key="use_sample_instead"):
                 common.use_sample(choice)
                 st.rerun()
         elif choice != current:

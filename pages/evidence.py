@@ -44,14 +44,14 @@ t1 = c1.selectbox(
     range(ds.n_classes),
     index=k,
     format_func=lambda t: ds.class_names[t],
-    key=f"evidence_t1:{common.dataset_key()}",
+    key=f"evidence_t1:{common.dataset_key()}:{k}",  # keyed by k: a new class, its own axes
 )
 t2 = c2.selectbox(
     "y axis: evidence of",
     range(ds.n_classes),
     index=default_t2,
     format_func=lambda t: ds.class_names[t],
-    key=f"evidence_t2:{common.dataset_key()}",
+    key=f"evidence_t2:{common.dataset_key()}:{k}",
     help="By default the class whose evidence has the largest |β̃| in k's SparseSBLR model.",
 )
 member = ds.label_matrix()[:, k].astype(bool)

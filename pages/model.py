@@ -192,8 +192,12 @@ if ds.task == "multilabel":
         table = summary.assign(
             yardstick=yard["mean"], yardstick_rule=[YARD_NAME[n] for n in summary.index]
         )
-        st.dataframe(table, width="stretch")
-        st.dataframe(result.per_fold, width="stretch")
+        if lr_summary is not None:
+            table = table.assign(LR=lr_summary["mean"].reindex(table.index))
+        # an undefined value (a metric with no row to score) is "–", as the captions say,
+        # never the "None" a NaN shows as in a table
+        st.dataframe(table.style.format(precision=4, na_rep="–"), width="stretch")
+        st.dataframe(result.per_fold.style.format(precision=4, na_rep="–"), width="stretch")
 else:
     st.plotly_chart(
         plots.confusion_matrix_figure(result.confusion, ds.class_names),
@@ -201,7 +205,7 @@ else:
         width="content",  # the figure's own width: its colour bar beside the square matrix
     )
     with st.expander("Per-fold values"):
-        st.dataframe(result.per_fold, width="stretch")
+        st.dataframe(result.per_fold.style.format(precision=4, na_rep="–"), width="stretch")
 st.download_button(
     "Download metrics (CSV)",
     common.to_csv_bytes(summary),

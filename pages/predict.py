@@ -129,7 +129,8 @@ else:
 st.caption(
     f"predicted: the class (multi-label: every label with {rule}; “(none)” when no label "
     "reaches it); p(class): its probability; evidence that counted most: for the row's most "
-    "probable class, the classes whose evidence term βₜᵏ·f̄ₜ(x) raises its logit most."
+    "probable class, its logit and π, and the classes whose evidence terms βₜᵏ·f̄ₜ(x) raise "
+    "and lower that logit most (the terms and the intercept add up to the logit)."
 )
 st.download_button(
     "Download predictions (CSV)",

@@ -167,8 +167,8 @@ class SavedModel:
         empty set), ``true`` when the file has labels, then each class's probability
         ``p(<class>)`` (BR-SVM, which has none: its score ``score(<class>)``), and for the
         similarity models ``evidence that counted most``: for the row's most probable class
-        k, the classes t whose terms βₜᵏ·f̄ₜ(x) raise k's logit most (SML: the classes with
-        the most evidence)."""
+        k, its logit and π and the two classes t whose terms βₜᵏ·f̄ₜ(x) raise it most and the
+        two that lower it most (SML: the classes with the most evidence)."""
         import pandas as pd
 
         est = self.estimator
@@ -213,9 +213,9 @@ class SavedModel:
 
 
 def _evidence_that_counted(est, X, scores, names, n=3):
-    """Per row, for its most probable class k: the classes t whose terms βₜᵏ·f̄ₜ(x) raise
-    k's logit most (SBLR, SparseSBLR), or the classes with the most evidence (SML); None
-    for the baselines, which have no class evidence."""
+    """Per row, for its most probable class k: its logit and π, the classes t whose terms
+    βₜᵏ·f̄ₜ(x) raise it most and those that lower it most (SBLR, SparseSBLR), or the classes
+    with the most evidence (SML); None for the baselines, which have no class evidence."""
     from sblr.models import SMLClassifier, _LogisticSimilarityClassifier
 
     est = getattr(est, "best_estimator_", est)  # a CV estimator predicts with its refit
@@ -224,13 +224,29 @@ def _evidence_that_counted(est, X, scores, names, n=3):
     F = np.asarray(est.evidence(X), dtype=float)
     top = np.argmax(scores, axis=1)
     if isinstance(est, SMLClassifier):
-        terms = F
-    else:
-        terms = F * np.asarray(est.coef_)[top]
+        out = []
+        for r in range(F.shape[0]):
+            order = [t for t in np.argsort(-F[r], kind="stable")[:n] if F[r, t] > 0]
+            out.append(", ".join(f"{names[t]} ({F[r, t]:.3g})" for t in order) or "none")
+        return out
+    # the net logit of the row's most probable class and what moved it most either way: a
+    # "+31.05" beside π = 0.22 read as a strong yes when a -30.4 beside it said no
+    terms = F * np.asarray(est.coef_)[top]
+    logits = terms.sum(axis=1) + np.asarray(est.intercept_)[top]
+
+    def listed(r, idx):
+        return ", ".join(f"{names[t]} ({terms[r, t]:+.3g})" for t in idx) or "nothing"
+
     out = []
     for r in range(F.shape[0]):
-        order = [t for t in np.argsort(-terms[r], kind="stable")[:n] if terms[r, t] > 0]
-        out.append(", ".join(f"{names[t]} ({terms[r, t]:+.2f})" for t in order) or "none")
+        order = np.argsort(-terms[r], kind="stable")
+        up = [t for t in order[:2] if terms[r, t] > 0]
+        down = [t for t in order[::-1][:2] if terms[r, t] < 0]
+        p = 1.0 / (1.0 + np.exp(-np.clip(logits[r], -700, 700)))
+        out.append(
+            f"{names[top[r]]}: logit {logits[r]:+.3g} (π {p:.2f}); raised by "
+            f"{listed(r, up)}; lowered by {listed(r, down)}"
+        )
     return out
 
 
@@ -361,6 +377,42 @@ def _rebuild_compiled(estimator, name):
 
     visit(estimator)
     _check_neighbour_labels(estimator, name)
+
+
+def _check_applies(estimator, info, name):
+    """The estimator's arrays agree with each other and with the file's names: its classes
+    are the file's class names, its width the feature names', and it predicts one row (an
+    array of the wrong shape fails here, with the file's name, not at a user's prediction)."""
+    classes = getattr(estimator, "classes_", None)
+    names = info.get("class_names")
+    if names is not None and classes is not None and len(names) != len(classes):
+        raise ModelFileError(
+            f"{name}: it names {len(names)} classes but its model has {len(classes)}; the "
+            "probability columns would be labelled wrongly. It is not opened."
+        )
+    features = info.get("feature_names")
+    width = getattr(estimator, "n_features_in_", None)
+    if features is not None and width is not None and len(features) != width:
+        raise ModelFileError(
+            f"{name}: it names {len(features)} features but its model takes {width}."
+        )
+    if width is None:
+        return
+    import warnings
+
+    probe = np.zeros((1, int(width)))
+    try:
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            estimator.predict(probe)
+            scores = getattr(estimator, "predict_proba", None) or estimator.decision_function
+            out = np.asarray(scores(probe), dtype=float)
+    except Exception as exc:  # any failure of a damaged model: a typed refusal, not a page error
+        raise ModelFileError(f"{name}: its model does not apply to a row ({exc}).") from None
+    if classes is not None and out.ndim == 2 and out.shape[1] != len(classes):
+        raise ModelFileError(
+            f"{name}: its model gives {out.shape[1]} scores a row for {len(classes)} classes."
+        )
 
 
 def _check_neighbour_labels(estimator, name):
@@ -607,6 +659,7 @@ def load_model(path) -> SavedModel:
         except (KeyError, TypeError, ValueError) as exc:
             raise ModelFileError(f"{path.name}: its table {attr!r} is damaged ({exc}).") from None
     _rebuild_compiled(estimator, path.name)
+    _check_applies(estimator, info, path.name)
     notes = []
     if info.get("sblr_version") != __version__:
         notes.append(

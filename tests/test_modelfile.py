@@ -19,7 +19,7 @@ import pytest
 from sblr import SBLRCV, SBLRClassifier, SMLClassifier, SparseSBLRClassifier, SparseSBLRCV
 from sblr.baselines import BRSVMClassifier, IBLRClassifier, MLkNNClassifier
 from sblr.io import load_dataset
-from sblr.modelfile import ModelFileError, load_model, save_model
+from sblr.modelfile import ModelFileError, load_model, model_bytes, save_model
 from sblr.samples import load_sample
 
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_data"
@@ -160,3 +160,26 @@ def test_only_sblr_estimators_are_saved(tmp_path):
     X, y = np.random.default_rng(0).normal(size=(20, 2)), np.arange(20) % 2
     with pytest.raises(ModelFileError, match="sblr estimators"):
         save_model(LogisticRegression().fit(X, y), tmp_path / "m.skops")
+
+
+def test_evidence_that_counted_gives_the_net_logit_and_both_directions():
+    """Oracle: the model's own logit of the row's most probable class, and its terms
+    β·f̄ sorted by hand: the two largest raising terms and the two most negative."""
+    ds = load_sample("planted")
+    model = SparseSBLRClassifier(lam=1e-4).fit(ds.X, ds.y)
+    saved = load_model(model_bytes(model, dataset=ds))
+    table = saved.predictions(ds)
+    names = ds.class_names
+    F = model.evidence(ds.X)
+    P = model.predict_proba(ds.X)
+    for r in (0, 7, 42):
+        k = int(np.argmax(P[r]))
+        terms = F[r] * model.coef_[k]
+        logit = model.logits(ds.X[r : r + 1])[0, k]
+        text = table["evidence that counted most"][r]
+        assert text.startswith(f"{names[k]}: logit {logit:+.3g} (π {P[r, k]:.2f})"), text
+        up = [t for t in np.argsort(-terms)[:2] if terms[t] > 0]
+        down = [t for t in np.argsort(terms)[:2] if terms[t] < 0]
+        for t in up + down:
+            assert f"{names[t]} ({terms[t]:+.3g})" in text
+        assert ("lowered by nothing" in text) == (not down)

@@ -224,6 +224,13 @@ def test_a_shared_link_reads_but_only_the_uploader_removes():
     assert "Shared data: cellar.csv" in banner and "178 rows" in banner
     assert "Read-only" in banner and "Remove my data" not in banner
     assert not student.session_state["upload"]["owner_key"]
+    # the data is not the student's: the way back to a sample does not call it "my upload"
+    assert keyed(student.button, "use_sample_instead").label == (
+        "Use this sample instead of the shared data"
+    )
+    assert keyed(teacher.button, "use_sample_instead").label == (
+        "Use this sample instead of my upload"
+    )
     # the student's own file opens for the student and leaves the shared one alone
     load_upload(student, "mine.csv", _wine_head(60))
     assert student.query_params["data"] != token
@@ -479,6 +486,20 @@ def test_evidence_space_line_is_where_pi_k_reaches_the_models_cut():
 
 
 # ----------------------------------------------------------------------------- lesson
+def test_evidence_space_axes_follow_the_sidebars_class():
+    """Issue #38 row 5: after the sidebar's class changed, the title followed but the axes
+    stayed on the old class, so the line drawn was one class's decision in another's plane."""
+    from apptest_helpers import widget
+
+    at = goto(start({"k": "3"}), "pages/evidence.py")
+    assert keyed(at.selectbox, "evidence_t1").value == 3
+    widget(at.sidebar.selectbox, "Class k").set_value(2)
+    rerun(at)
+    assert keyed(at.selectbox, "evidence_t1").value == 2
+    fig = chart(at, "evidence_space")
+    assert fig["layout"]["xaxis"]["title"]["text"].endswith("rain")  # class 2 of planted
+
+
 def test_every_lesson_step_has_its_address_and_shows_its_view():
     for step in range(1, 8):
         at = goto(start({"step": str(step), "sample": "wine"}), "pages/lesson.py")

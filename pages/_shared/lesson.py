@@ -16,6 +16,7 @@ import streamlit as st
 from pages._shared.cache import (
     N_RESAMPLES,
     cached_fit,
+    held_out_cuts,
     held_out_probabilities,
     stability_with_progress,
     stored_stability,
@@ -232,7 +233,8 @@ def _per_class(s):
 
     ds = _planted()
     y, P = held_out_probabilities(ds, s.model, s.gamma, s.lam, "holdout", 0.25, 5)
-    report = metrics.per_label_report(y, P, threshold=0.5, class_names=ds.class_names)
+    cuts = held_out_cuts(ds, s.model, s.gamma, s.lam, "holdout", 0.25, 5)  # as the page decides
+    report = metrics.per_label_report(y, P, threshold=cuts, class_names=ds.class_names)
     st.dataframe(
         report.style.format(
             {"precision": "{:.3f}", "recall": "{:.3f}", "f1": "{:.3f}"}, na_rep="–"

@@ -47,6 +47,24 @@ _WATERFALL_COLOURS = {
 }
 
 
+#: A step this small beside the largest one is written "±0": "+3.29e-10" read as a number that
+#: mattered (a round-off remainder of a term that is zero).
+_NEGLIGIBLE = 1e-6
+
+
+def _step_texts(values):
+    """Signed labels of waterfall steps, "±0" for those negligible beside the largest.
+
+    Examples
+    --------
+    >>> _step_texts([1.5, -0.25, 3.29e-10])
+    ['+1.5', '-0.25', '±0']
+    """
+    values = [float(v) for v in values]
+    largest = max((abs(v) for v in values), default=0.0)
+    return ["±0" if abs(v) <= _NEGLIGIBLE * largest or v == 0 else f"{v:+.3g}" for v in values]
+
+
 def _waterfall_range(values, measures) -> list[float]:
     """An x range holding every bar of the waterfall with room on both sides for the value
     written outside a bar's end (``textposition="outside"``: drawn beyond the plot area it was
@@ -247,7 +265,7 @@ def waterfall(
         y=labels,
         x=values,
         measure=["relative"] * len(bars) + ["total"],
-        text=[f"{v:+.3g}" for v in values[:-1]] + [f"{logit:.3g}"],
+        text=_step_texts(values[:-1]) + [f"{logit:.3g}"],
         textposition="outside",
         cliponaxis=False,
         hovertext=hovers,
@@ -370,9 +388,7 @@ def attribution_waterfall(fa, *, title: str | None = None, keep: int = 10) -> go
         x=values,
         measure=["absolute"] + ["relative"] * (len(bars) - 1) + ["total"],
         # the two outputs as they are, the steps between them signed
-        text=[f"{fa.output_baseline:.3g}"]
-        + [f"{v:+.3g}" for v in values[1:-1]]
-        + [f"{fa.output:.3g}"],
+        text=[f"{fa.output_baseline:.3g}"] + _step_texts(values[1:-1]) + [f"{fa.output:.3g}"],
         textposition="outside",
         cliponaxis=False,
         hovertext=[b[2] for b in bars] + [f"{what} of this row = {_fmt(fa.output)}"],
