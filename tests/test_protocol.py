@@ -326,6 +326,7 @@ def test_unreachable_or_malformed_scheduler_is_a_clear_error(wine, monkeypatch):
         run_benchmark([wine], ["ncm"], scheduler=f"tcp://127.0.0.1:{port}", **kw)
 
 
+@pytest.mark.slow  # starts a scheduler and a worker: 1.1 s in CI
 def test_cluster_without_sblr_is_refused_not_waited_on(wine, tmp_path):
     """A scheduler and worker that cannot import sblr would drop the tasks and leave the
     client waiting forever; run_benchmark must say so at once instead."""
