@@ -174,10 +174,13 @@ st.caption(
     "how often each β is non-zero; with the 90% interval of β̃ over the resamples."
 )
 result = common.stored_stability(ds, s.gamma, s.lam)
-if result is None and st.button(
-    f"Estimate stability ({common.N_RESAMPLES} resamples)", key="stability_run"
-):
-    result = common.stability_with_progress(ds, s.gamma, s.lam)
+if result is None:
+    button_slot = st.empty()  # the button goes once clicked: the result takes its place
+    if button_slot.button(
+        f"Estimate stability ({common.N_RESAMPLES} resamples)", key="stability_run"
+    ):
+        button_slot.empty()
+        result = common.stability_with_progress(ds, s.gamma, s.lam)
 if result is not None:
     st.plotly_chart(
         plots.selection_frequency_heatmap(

@@ -409,6 +409,8 @@ def test_stability_view_matches_the_library_bootstrap():
     assert not [c for c in at.get("plotly_chart") if c.proto.id.endswith("-selection_frequency")]
     at.button(key="stability_run").click()
     rerun(at)
+    # the button is gone once clicked: the result stands in its place (issue #38 row 13)
+    assert not [b for b in at.button if b.key == "stability_run"]
     model = SparseSBLRClassifier(gamma=1.0, lam=10**-3.5).fit(ds.X, ds.y)
     expected = bootstrap_coefficients(model, model.featurizer_.training_evidence())
     drawn = array(chart(at, "selection_frequency")["data"][0]["z"]).astype(float)
