@@ -11,6 +11,15 @@ from sblr.modelfile import ModelFileError, SavedModel, model_bytes
 
 ds, s, key = common.page_context(__file__)
 
+
+def _decision_text(model):
+    """ "; decides at π ≥ …" for a multi-label model with a cut, else ""."""
+    cuts = getattr(model, "threshold_", None)
+    if cuts is None:
+        return ""
+    return "; decides at π ≥ " + decision.describe(getattr(model, "threshold", None), cuts)
+
+
 st.title("Predict a file")
 with st.expander("What am I looking at?"):
     st.markdown(
@@ -46,7 +55,7 @@ if source == "sidebar":
     lam_text = f", λ = {common.fmt_value(s.lam)}" if s.model == "SparseSBLR" else ""
     st.caption(
         f"{s.model}, γ = {common.fmt_gamma(s.gamma)}{lam_text}, fitted on the "
-        f"{ds.n_samples:,} rows of {common.esc_md(ds.name)}."
+        f"{ds.n_samples:,} rows of {common.esc_md(ds.name)}{_decision_text(fitted)}."
     )
     st.download_button(
         "Download this model (skops file)",
@@ -69,12 +78,21 @@ else:
         st.error(f"Could not open {common.esc_md(up.name)}: {common.esc_md(exc)}")
         st.stop()
     info = saved.info
+    est = getattr(saved.estimator, "best_estimator_", saved.estimator)
+    gamma = getattr(est, "gamma_", None)
+    settings = (f"γ = {common.fmt_value(gamma)}" if gamma is not None else "") + (
+        f", λ = {common.fmt_value(est.lam)}" if hasattr(est, "lam") else ""
+    )
+    trained = getattr(getattr(est, "featurizer_", None), "X_fit_", None)
+    rows_text = f"{trained.shape[0]:,} rows of " if trained is not None else ""
     st.caption(
-        f"{common.esc_md(info.get('estimator'))} fitted on "
-        f"{common.esc_md(info.get('data') or '?')} "
+        f"{common.esc_md(info.get('estimator'))}"
+        + (f" ({settings})" if settings else "")
+        + f" fitted on {rows_text}{common.esc_md(info.get('data') or '?')} "
         f"({len(info.get('feature_names') or []):,} features, "
-        f"{len(info.get('class_names') or []):,} classes), written by sblr "
-        f"{common.esc_md(info.get('sblr_version'))}."
+        f"{len(info.get('class_names') or []):,} classes){_decision_text(saved.estimator)}, "
+        f"written by sblr {common.esc_md(info.get('sblr_version'))}. The sidebar's model "
+        "settings are not in use here."
     )
     for note in saved.notes:
         st.caption(common.esc_md(note))

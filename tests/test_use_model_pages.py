@@ -13,6 +13,7 @@ import pytest
 from apptest_helpers import SAMPLE_DIR, goto, keyed, load_multilabel_upload, rerun, start
 
 from sblr import SparseSBLRClassifier, load_dataset
+from sblr.display import fmt_value
 from sblr.metrics import average_precision, hamming_loss, micro_f1
 
 pytestmark = [
@@ -111,6 +112,11 @@ def test_predict_a_file_with_the_sidebars_model_then_with_its_downloaded_file(do
     )
     fresh.run()
     assert "features are not those of the data in use" in " ".join(w.value for w in fresh.warning)
+    # the file's own settings and size, and that the sidebar's are not the ones in use
+    summary = html.unescape(" ".join(c.value for c in fresh.caption))
+    assert f"γ = {fmt_value(model.gamma_)}, λ = 1e-3" in summary, summary
+    assert "fitted on 178 rows of wine" in summary
+    assert "The sidebar's model settings are not in use here." in summary
     keyed(fresh.get("file_uploader"), "predict_rows_upload").set_value(
         ("new.csv", rows, "text/csv")
     )
