@@ -860,7 +860,8 @@ class OneVsRestLRClassifier(_ScaledClassifier):
 
     The yardstick beside which sblr's models are judged (Model & metrics, Compare,
     benchmarks/decisions.py).  Fitted with single-threaded BLAS: on a 45-label, 1,449-column
-    shape lbfgs took 17 s with BLAS's threads competing on 2 busy cores, 0.8 s with one.
+    shape, once, with another job on this 2-core machine, lbfgs took 17 s with BLAS's threads
+    competing and 0.8 s with one.
 
     Parameters
     ----------

@@ -38,7 +38,7 @@ _KKT_WARN = 1e-3
 #: logistic layer, warm-started from the fit on all rows: a few Newton steps).
 _OOF_FOLDS = 5
 #: KKT tolerance of those fits: a cut needs probabilities to a few digits, not β to 1e-6 (on
-#: 174 labels at λ = 1e-5 the cut cost 4x the fit at 1e-6; see benchmarks/decisions.py).
+#: a 174-label shape 1e-4 left the cuts as at 1e-6 to 3 digits; 1e-3 moved one by 0.1).
 _OOF_TOL = 1e-4
 
 #: The ``threshold`` parameter's constraints: a probability, one per class, or a rule.
@@ -550,8 +550,8 @@ class _LogisticSimilarityClassifier(_SimilarityClassifier):
 
         A rule's cuts are fitted on out-of-fold probabilities of the training rows when first
         asked for (by ``predict``, a page that shows decisions, a model file), not by ``fit``
-        itself: views of β alone (a λ slider on 174 labels: 0.5 s a fit, 2.5 s with the
-        cuts) never pay for them.
+        itself: views of β alone never pay for them (a λ move on 174 labels at λ = 1e-5: the
+        fit 0.48 s, its cuts 1.44 s more; ``python -m benchmarks.decisions --cut-cost``).
         """
         if "_threshold" not in self.__dict__:
             rows = self.__dict__.get("_threshold_rows")
