@@ -858,7 +858,7 @@ class OneVsRestLRClassifier(_ScaledClassifier):
     features scaled to [-1, 1], one per label (``OneVsRestClassifier``) for multi-label data,
     multinomial for multi-class data, deciding at 0.5 / by the most probable class.
 
-    The yardstick beside which sblr's models are judged (Model & metrics, Compare,
+    The yardstick beside which sblr's models are judged (Model & metrics,
     benchmarks/decisions.py).  Fitted with single-threaded BLAS: on a 45-label, 1,449-column
     shape, once, with another job on this 2-core machine, lbfgs took 17 s with BLAS's threads
     competing and 0.8 s with one.

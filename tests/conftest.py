@@ -16,6 +16,17 @@ os.environ.setdefault("SBLR_SHARE_DIR", tempfile.mkdtemp(prefix="sblr-test-share
 # run before the first import of the module).
 pytest.register_assert_rewrite("apptest_helpers")
 
+
+@pytest.fixture(scope="session", autouse=True)
+def _compiled_solver():
+    """Compile (or load from numba's cache) SparseSBLR's solver once, before the first test:
+    on a fresh environment the compile landed inside whichever test came first (108 s in
+    one browser test, past its wait)."""
+    from sblr.logistic import prepare_compiled_solver
+
+    prepare_compiled_solver()
+
+
 #: Public benchmark data on the development machines (not part of the project).
 SHARED_DATASETS = Path(__file__).resolve().parents[1].parent / "shared" / "datasets"
 
