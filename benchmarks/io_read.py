@@ -8,13 +8,16 @@ as the median of ``--repeats`` reads:
 * a generated CSV of 100,000 rows x 22 columns (20 numbers, one text column, the class):
   ``sblr.load_dataset`` against ``pandas.read_csv`` of the same bytes (pandas only parses;
   sblr also encodes, imputes and checks, so the ratio is what the extra work costs);
+* a generated dense ARFF of 100,000 numeric attributes x 5 rows (``--wide-arff`` alone):
+  ``sblr.load_dataset`` against the same file forced through pandas' parser (what sblr did
+  before wide files were read line by line), CPU seconds;
 * the Mulan ARFF files of ``../shared/datasets/multilabel`` (yeast, scene, genbase,
   emotions; skipped with a note where absent): ``sblr.load_dataset`` (with the label
   file) against ``arff.loads`` of liac-arff (parsing only).
 
 Run from the repo root (with sblr importable: `pip install -e .` in the repository)::
 
-    python benchmarks/io_read.py [--repeats 5]
+    python benchmarks/io_read.py [--repeats 5] [--wide-arff]
 """
 
 from __future__ import annotations
@@ -53,10 +56,51 @@ def csv_bytes(n_rows=100_000, seed=0) -> bytes:
     return out.getvalue().encode()
 
 
+def wide_arff_bytes(n_attributes=100_000, n_rows=5, seed=0) -> bytes:
+    rng = np.random.default_rng(seed)
+    lines = ["@relation wide"] + [f"@attribute a{i} numeric" for i in range(n_attributes)]
+    lines += ["@attribute class {x,y}", "@data"]
+    for r in range(n_rows):
+        values = ",".join(f"{v:.3f}" for v in rng.random(n_attributes))
+        lines.append(values + ("," + ("x" if r % 2 else "y")))
+    return "\n".join(lines).encode()
+
+
+def cpu_seconds(func, repeats):
+    times = []
+    for _ in range(repeats):
+        t0 = time.process_time()
+        func()
+        times.append(time.process_time() - t0)
+    return statistics.median(times)
+
+
+def wide_arff(repeats):
+    """The wide dense ARFF, read as sblr reads it and forced through pandas' parser."""
+    import sblr.io._arff as arff_io
+
+    data = wide_arff_bytes()
+    ours = cpu_seconds(lambda: load_dataset(data, name="wide.arff"), repeats)
+    saved = arff_io._WIDE_COLUMNS_PER_ROW
+    arff_io._WIDE_COLUMNS_PER_ROW = 10**9  # every file through pandas, as before
+    try:
+        forced = cpu_seconds(lambda: load_dataset(data, name="wide.arff"), repeats)
+    finally:
+        arff_io._WIDE_COLUMNS_PER_ROW = saved
+    print(
+        f"dense ARFF 100,000 attributes x 5 rows: {ours:.2f} CPU-s (line by line), "
+        f"{forced:.2f} CPU-s through pandas' parser: {forced / ours:.1f}x"
+    )
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--wide-arff", action="store_true")
     args = parser.parse_args()
+    if args.wide_arff:
+        wide_arff(args.repeats)
+        return
     import arff
     import pandas as pd
 

@@ -772,3 +772,20 @@ def test_the_fingerprint_follows_what_fits_are_computed_from():
     assert digests[-1] == base.fingerprint
     assert len(set(digests[:-1]) | {base.fingerprint}) == len(digests)
     assert base.__dict__["fingerprint"] == base.fingerprint  # kept: computed once
+
+
+def test_a_wide_dense_arff_reads_its_values_line_by_line():
+    """Issue #35 row 10: 100,000 attributes × 5 rows took 33 CPU-s through pandas (a Series
+    per attribute); a file with more than 50 columns a row is now read line by line (its cost:
+    benchmarks/io_read.py --wide-arff). Oracle: the numbers written."""
+    import sblr.io._arff as arff_io
+
+    rng = np.random.default_rng(0)
+    n_attr = 3 * arff_io._WIDE_COLUMNS_PER_ROW
+    values = rng.random((2, n_attr)).round(3)
+    header = ["@relation wide"] + [f"@attribute a{i} numeric" for i in range(n_attr)]
+    header += ["@attribute class {x,y}", "@data"]
+    rows = [",".join(f"{v:.3f}" for v in row) + f",{c}" for row, c in zip(values, "xy", strict=True)]
+    ds = load_dataset("\n".join(header + rows).encode(), name="wide.arff")
+    np.testing.assert_array_equal(np.asarray(ds.X), values)
+    assert list(ds.y) == ["x", "y"]
