@@ -785,7 +785,9 @@ def test_a_wide_dense_arff_reads_its_values_line_by_line():
     values = rng.random((2, n_attr)).round(3)
     header = ["@relation wide"] + [f"@attribute a{i} numeric" for i in range(n_attr)]
     header += ["@attribute class {x,y}", "@data"]
-    rows = [",".join(f"{v:.3f}" for v in row) + f",{c}" for row, c in zip(values, "xy", strict=True)]
+    rows = [
+        ",".join(f"{v:.3f}" for v in row) + f",{c}" for row, c in zip(values, "xy", strict=True)
+    ]
     ds = load_dataset("\n".join(header + rows).encode(), name="wide.arff")
     np.testing.assert_array_equal(np.asarray(ds.X), values)
     assert list(ds.y) == ["x", "y"]
