@@ -438,7 +438,7 @@ if model.coef_[k].any():
         importance = common.class_importance(model, ds, model_name, s.gamma, s.lam, k)
     st.plotly_chart(
         plots.feature_importance_bars(
-            importance, title=f"{model_name}: features behind the logit of {ds.class_names[k]}"
+            importance, title=f"{model_name}: which features matter for {ds.class_names[k]} overall"
         ),
         key="feature_importance",
     )
@@ -446,7 +446,8 @@ if model.coef_[k].any():
         f"The same credits as above, for {importance.attrs['n_rows']:,} rows (a seeded sample, "
         "each walked from the average row, training rows without their own similarity), "
         "averaged as |credit|: a feature that moves the logit up for some rows and down for "
-        "others still counts. The colour is the sign of the mean credit."
+        "others still counts. The mark at a bar's end is the sign of the mean credit: + raises "
+        "the class on average, − lowers it, ± both about as much."
     )
 else:
     st.caption(

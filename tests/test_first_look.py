@@ -278,6 +278,16 @@ def test_explain_shows_which_features_matter_for_the_class_overall():
     assert list(bars["y"])[:3] == list(table["feature"])[:3]
     np.testing.assert_allclose(array(bars["x"]).astype(float), table["mean_abs"], rtol=1e-6)
     assert f"for {table.attrs['n_rows']:,} rows" in " ".join(c.value for c in at.caption)
+    # its own title (not the per-row chart's) and one neutral colour, the sign as a mark
+    # (issue #38 row 10: every bar blue read as "every feature lowers thunder")
+    fig = chart(at, "feature_importance")
+    assert "which features matter for thunder overall" in fig["layout"]["title"]["text"]
+    assert isinstance(bars["marker"]["color"], str)
+    expected = [
+        "±" if abs(m) < 0.1 * a or m == 0 else ("+" if m > 0 else "−")
+        for m, a in zip(table["mean"], table["mean_abs"], strict=True)
+    ]
+    assert list(bars["text"]) == expected[: len(bars["text"])]
 
 
 def test_the_row_picker_shows_a_class_name_as_it_is():

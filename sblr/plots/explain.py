@@ -670,6 +670,14 @@ def evidence_scatter(
     return go.Figure(data=traces, layout=layout)
 
 
+def _sign_mark(mean, mean_abs):
+    """ "+" / "−" for a feature that raises / lowers a class on average, "±" when its mean
+    credit is small beside its mean |credit| (it raises some rows and lowers others)."""
+    if abs(mean) < 0.1 * mean_abs or mean == 0:
+        return "±"
+    return "+" if mean > 0 else "−"
+
+
 def feature_importance_bars(table, *, title: str | None = None, keep: int = 20) -> go.Figure:
     """Horizontal bars of the features that matter most for a class over the rows.
 
@@ -686,8 +694,11 @@ def feature_importance_bars(table, *, title: str | None = None, keep: int = 20) 
     Returns
     -------
     plotly.graph_objects.Figure
-        One bar trace of ``mean_abs``: red where the feature raises the class on average
-        (``mean`` > 0), blue where it lowers it.
+        One bar trace of ``mean_abs`` in one neutral colour (how much a feature matters,
+        whatever its direction), its sign as a marker at the bar's end: ``+`` where it raises
+        the class on average (``mean`` > 0), ``−`` where it lowers it, ``±`` where it does both
+        about as much.  (Coloured by sign, every bar of a class the rows mostly lack came out
+        blue and read as "every feature lowers this class".)
 
     Examples
     --------
@@ -696,8 +707,8 @@ def feature_importance_bars(table, *, title: str | None = None, keep: int = 20) 
     ...                   "mean_abs": [0.5, 0.2, 0.0], "mean": [-0.4, 0.1, 0.0],
     ...                   "share": [0.714, 0.286, 0.0]})
     >>> fig = feature_importance_bars(t, keep=2)
-    >>> list(fig.data[0].y), list(fig.data[0].marker.color) == [NEGATIVE_COLOR, POSITIVE_COLOR]
-    (['b', 'a'], True)
+    >>> list(fig.data[0].y), list(fig.data[0].text)
+    (['b', 'a'], ['−', '+'])
     """
     import plotly.graph_objects as go
 
@@ -710,16 +721,17 @@ def feature_importance_bars(table, *, title: str | None = None, keep: int = 20) 
         x=top["mean_abs"].to_numpy(dtype=float),
         y=labels,
         orientation="h",
-        marker={
-            "color": [POSITIVE_COLOR if v > 0 else NEGATIVE_COLOR for v in top["mean"]],
-        },
+        marker={"color": TOTAL_COLOR},
+        text=[_sign_mark(m, a) for m, a in zip(top["mean"], top["mean_abs"], strict=True)],
+        textposition="outside",
+        cliponaxis=False,
         customdata=np.c_[top["mean"].to_numpy(dtype=float), top["share"].to_numpy(dtype=float)],
         hovertemplate="%{y}<br>mean |credit| %{x:.3g}<br>mean credit %{customdata[0]:+.3g}"
         "<br>%{customdata[1]:.0%} of all credit<extra></extra>",
     )
     n_rows = table.attrs.get("n_rows")
     sub = "mean |credit| over " + (f"{n_rows:,} rows" if n_rows else "the rows")
-    sub += "; red: raises the class on average, blue: lowers it"
+    sub += "; + raises the class on average, − lowers it, ± both about as much"
     if len(top) < len(table):
         sub += f"<br>the {len(top)} most important of {len(table):,} features"
     layout = dict(
