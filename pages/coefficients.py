@@ -42,20 +42,34 @@ with st.expander("What am I looking at?"):
 sblr_model = common.cached_fit(ds, "SBLR", s.gamma, s.lam)
 sparse_model = common.cached_fit(ds, "SparseSBLR", s.gamma, s.lam)
 sd = evidence_sd(common.training_evidence(ds, s.gamma))
-standardized = common.beta_view("coefficients")
-# one under the other: side by side, a narrow window cut the toggle's label to "One colour s…"
-signed = st.radio(
-    "Colouring",
-    ["signed β (diverging)", "|β| (as in the paper)"],
-    horizontal=True,
-    key="beta_colouring",
-).startswith("signed")
-shared_scale = st.toggle(
-    "One colour scale for both panels",
-    key="beta_shared_scale",
-    help="Off: each panel has its own scale and colour bar, so SparseSBLR's small β stay "
-    "visible beside SBLR's large ones.",
+# the display choices in one closed expander, its label saying what is shown: open, they
+# filled the first screen at 1024×768 and the heatmap, the page's reason to exist, began at its
+# bottom edge (issue #38 row 12)
+display = st.expander(
+    "Display: "
+    + ("standardized β̃" if common.beta_view_choice("coefficients") else "raw β")
+    + (
+        ", signed colours"
+        if st.session_state.get("beta_colouring", "signed").startswith("signed")
+        else ", |β| colours"
+    )
+    + (", one colour scale" if st.session_state.get("beta_shared_scale") else "")
 )
+with display:
+    standardized = common.beta_view("coefficients")
+    # one under the other: side by side, a narrow window cut the toggle's label
+    signed = st.radio(
+        "Colouring",
+        ["signed β (diverging)", "|β| (as in the paper)"],
+        horizontal=True,
+        key="beta_colouring",
+    ).startswith("signed")
+    shared_scale = st.toggle(
+        "One colour scale for both panels",
+        key="beta_shared_scale",
+        help="Off: each panel has its own scale and colour bar, so SparseSBLR's small β stay "
+        "visible beside SBLR's large ones.",
+    )
 sparse_name = f"SparseSBLR, λ = {common.fmt_value(s.lam)}"
 # SparseSBLR first: the readable model, and the one the sidebar's λ moves, on the first screen
 raw = {sparse_name: sparse_model.coef_, "SBLR": sblr_model.coef_}

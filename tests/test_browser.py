@@ -1061,3 +1061,24 @@ def test_the_first_screen_of_model_and_metrics_on_19_labels(server_url, browser,
         pg.screenshot(path=str(ARTIFACTS / f"model_19_labels_{width}.png"))
     finally:
         context.close()
+
+
+def test_the_coefficient_heatmap_is_on_the_first_screen_at_1024x768(server_url, browser):
+    """Issue #38 row 12: the page's display choices filled the first screen at 1024×768 and
+    the heatmap began at its bottom edge; now they wait in one closed expander and the
+    heatmap starts in the upper half of the window."""
+    context = browser.new_context(viewport={"width": 1024, "height": 768})
+    context.set_default_timeout(TIMEOUT_MS)
+    try:
+        pg = watched_page(context)
+        pg.goto(server_url + "/coefficients?sample=planted")
+        pg.get_by_role("heading", name="Coefficients β").first.wait_for()
+        heatmap = pg.locator(".st-key-beta_heatmaps .js-plotly-plot")
+        heatmap.wait_for()
+        wait_idle(pg)
+        assert_no_errors(pg, "Coefficients at 1024x768")
+        box = heatmap.bounding_box()
+        assert box is not None and 0 <= box["y"] < 0.5 * 768, box
+        pg.screenshot(path=str(ARTIFACTS / "coefficients_1024.png"))
+    finally:
+        context.close()

@@ -535,6 +535,14 @@ def value_source(name, default_text):
 BETA_VIEWS = {"std": "standardized β̃ (per sd of evidence)", "raw": "raw β"}
 
 
+def beta_view_choice(page) -> bool:
+    """Whether ``page`` will show standardized β̃ (its radio's value, or the choice the user
+    made on another page): to describe the view before its radio is drawn."""
+    return st.session_state.get(f"beta_view:{page}", st.session_state.get("beta_view", "std")) == (
+        "std"
+    )
+
+
 def beta_view(page):
     """The "standardized β̃ / raw β" radio of a page; the choice follows the user between
     pages (one radio key per page, the last choice under ``beta_view``). True for β̃."""
