@@ -15,8 +15,14 @@ from sblr.dashboard import ServerStartError, free_port, stop_dashboard, wait_unt
 
 
 class _Health(BaseHTTPRequestHandler):
+    #: Health checks answered "starting" before the first "ok" (a server still starting).
+    not_yet = 0
+    asked = 0
+
     def do_GET(self):  # noqa: N802 (the name http.server calls)
-        body = b"ok" if self.path == "/_stcore/health" else b"no"
+        type(self).asked += 1
+        ready = self.path == "/_stcore/health" and type(self).asked > type(self).not_yet
+        body = b"ok" if ready else b"starting"
         self.send_response(200)
         self.end_headers()
         self.wfile.write(body)
@@ -25,14 +31,20 @@ class _Health(BaseHTTPRequestHandler):
         pass
 
 
-def test_waits_until_the_health_check_answers_ok():
+def test_waits_until_the_health_check_answers_ok(monkeypatch):
+    """A server that answers "starting" twice: the wait asks again until "ok" (three checks,
+    two pauses), not at the first answer."""
+    monkeypatch.setattr(_Health, "not_yet", 2)
+    monkeypatch.setattr(_Health, "asked", 0)
     with ThreadingHTTPServer(("127.0.0.1", 0), _Health) as server:
         threading.Thread(target=server.serve_forever, daemon=True).start()
         try:
             url = f"http://127.0.0.1:{server.server_address[1]}"
-            assert wait_until_healthy(url, timeout=10) >= 0
+            waited = wait_until_healthy(url, timeout=10, interval=0.05)
         finally:
             server.shutdown()
+    assert _Health.asked == 3
+    assert waited >= 2 * 0.05  # it paused between the checks
 
 
 def test_nothing_listening_times_out_with_the_log(tmp_path):
