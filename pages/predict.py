@@ -84,12 +84,12 @@ else:
         f", λ = {common.fmt_value(est.lam)}" if hasattr(est, "lam") else ""
     )
     trained = getattr(getattr(est, "featurizer_", None), "X_fit_", None)
-    rows_text = f"{trained.shape[0]:,} rows of " if trained is not None else ""
+    rows_text = f"{trained.shape[0]:,} rows, " if trained is not None else ""
     st.caption(
         f"{common.esc_md(info.get('estimator'))}"
         + (f" ({settings})" if settings else "")
-        + f" fitted on {rows_text}{common.esc_md(info.get('data') or '?')} "
-        f"({len(info.get('feature_names') or []):,} features, "
+        + f" fitted on {common.esc_md(info.get('data') or '?')} "
+        f"({rows_text}{len(info.get('feature_names') or []):,} features, "
         f"{len(info.get('class_names') or []):,} classes){_decision_text(saved.estimator)}, "
         f"written by sblr {common.esc_md(info.get('sblr_version'))}. The sidebar's model "
         "settings are not in use here."

@@ -115,7 +115,7 @@ def test_predict_a_file_with_the_sidebars_model_then_with_its_downloaded_file(do
     # the file's own settings and size, and that the sidebar's are not the ones in use
     summary = html.unescape(" ".join(c.value for c in fresh.caption))
     assert f"γ = {fmt_value(model.gamma_)}, λ = 1e-3" in summary, summary
-    assert "fitted on 178 rows of wine" in summary
+    assert "fitted on wine (178 rows, 13 features, 3 classes)" in summary
     assert "The sidebar's model settings are not in use here." in summary
     keyed(fresh.get("file_uploader"), "predict_rows_upload").set_value(
         ("new.csv", rows, "text/csv")
