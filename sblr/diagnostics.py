@@ -77,8 +77,10 @@ class EvidenceDiagnostics:
             self.condition_number > CONDITION_WARNING or self.collinear.size or self.separated.any()
         )
 
-    def sentences(self, class_names: Sequence[str], *, limit: int = 8) -> list[str]:
-        """Plain-language findings, one sentence each (empty when all is well).
+    def sentences(self, class_names: Sequence[str], *, limit: int = 4) -> list[str]:
+        """Plain-language findings, one sentence each (empty when all is well); each names at
+        most ``limit`` classes, the worst first, then "and N more" (two lists of eight names
+        made one paragraph of 16 on 174 labels).
 
         Examples
         --------

@@ -110,8 +110,22 @@ def html_report(title: str, context: Mapping[str, object], sections: Sequence[tu
 REPORT_MAX_CLASSES = 30
 
 
+#: The dashboard's order of the headline metrics (Model & metrics), then the others.
+HEADLINE = ("micro_f1", "macro_f1", "hamming_loss", "average_precision", "ranking_loss")
+
+
 def analysis_report(
-    dataset, k, *, sblr_model, sparse_model, evidence, evaluation, model, context
+    dataset,
+    k,
+    *,
+    sblr_model,
+    sparse_model,
+    evidence,
+    evaluation,
+    model,
+    context,
+    yardsticks=None,
+    no_label=None,
 ) -> str:
     """The report of an analysis of ``dataset`` as one standalone HTML document.
 
@@ -135,6 +149,12 @@ def analysis_report(
     context : mapping of str to object
         What the analysis is of (data, model, γ, λ, the evaluation split...): the table at
         the top, followed by the class, the size and the number of classes.
+    yardsticks : mapping of str to pandas.DataFrame, optional
+        Name -> the summary (``mean`` by metric) of a yardstick on the same rows (the
+        dashboard's: scikit-learn's logistic regression, the frequency yardstick): a column
+        each beside the model's value.
+    no_label : str, optional
+        The rows the model gives no label ("21 of 125; truth 9; LR 29"), a row of the table.
 
     Returns
     -------
@@ -195,11 +215,22 @@ def analysis_report(
         ).sentence(measure.replace("p_k_given_t", "P(k | t)"))
         for name in ("SBLR beta", "SparseSBLR beta")
     )
-    metrics = evaluation.summary[["label", "mean"]].rename(
-        columns={"label": "metric", "mean": "value" if len(evaluation.per_fold) == 1 else "mean"}
+    summary = evaluation.summary
+    order = [m for m in HEADLINE if m in summary.index]
+    order += [m for m in summary.index if m not in order]  # the dashboard's order
+    value = "value" if len(evaluation.per_fold) == 1 else "mean"
+    metrics = pd.DataFrame(
+        {"metric": summary.loc[order, "label"], value: summary.loc[order, "mean"]}
     )
-    # the dashboard's format: three decimals
-    metrics[metrics.columns[1]] = [f"{v:.3f}" for v in metrics[metrics.columns[1]]]
+    for name, other in (yardsticks or {}).items():
+        metrics[name] = other["mean"].reindex(order).to_numpy()
+    # the dashboard's format: three decimals, "–" where undefined
+    for column in metrics.columns[1:]:
+        metrics[column] = ["–" if pd.isna(v) else f"{v:.3f}" for v in metrics[column]]
+    if no_label is not None:
+        row = {"metric": "Rows with no label", value: str(no_label)}
+        metrics = pd.concat([metrics.iloc[:2], pd.DataFrame([row]), metrics.iloc[2:]])
+        metrics = metrics.fillna("–")
     readable = {
         "cooccurrence": "co-occurrence",
         "p_k_given_t": "P(k | t)",

@@ -66,3 +66,16 @@ def test_a_class_separated_by_its_evidence_is_reported():
     assert "separated" in sentences and "edge" in sentences and "coin" not in sentences
     sparse = _fitted(F, Y, SparseSBLRClassifier(lam=0.05))
     assert np.abs(sparse.coef_[0]).max() < np.abs(sblr.coef_[0]).max()
+
+
+def test_findings_name_a_few_classes_and_count_the_rest():
+    """174 labels: the warning was one paragraph of 16 names; each finding names at most 4
+    classes (the worst VIF first) and says how many more."""
+    from sblr.diagnostics import EvidenceDiagnostics
+
+    vif = np.linspace(11, 50, 20)
+    diag = EvidenceDiagnostics(5e3, vif, np.ones(20, dtype=bool))
+    names = [f"class_{i:02d}" for i in range(20)]
+    collinear, separated = diag.sentences(names)[1:]
+    assert collinear.count("class_") == 4 and "class_19 (50)" in collinear
+    assert "and 16 more" in collinear and "and 16 more" in separated

@@ -611,6 +611,41 @@ def test_report_is_one_self_contained_file_of_the_analysis(downloads):
     assert "The paper's claim, tested for this class" in html.unescape(page)
 
 
+def test_the_report_orders_metrics_as_the_dashboard_with_its_yardsticks(downloads):
+    """Issue #38 row 11: the report listed Hamming loss first and had no yardstick and no
+    rows-with-no-label. Oracle: the Model page of the same session (the same hold-out split),
+    its headline metrics in its order, LR's values and the no-label counts."""
+    import re
+
+    from apptest_helpers import download
+
+    at = start({"k": "3"})
+    at.button(key="report_prepare").click()
+    rerun(at)
+    page = html.unescape(download(at, downloads, "Download report (HTML)").decode())
+    model_page = goto(at, "pages/model.py")
+    shown = {}
+    for m in model_page.metric:
+        shown.setdefault(m.label, m)
+    table = page.split("Metrics of SparseSBLR on held-out rows", 1)[1].split("</table>", 1)[0]
+    cells = re.findall(r"<td>(.*?)</td>", table)
+    labels = [c for c in cells if c.endswith(("↑", "↓")) or c == "Rows with no label"]
+    assert labels[:6] == [
+        "Micro-F1 ↑",
+        "Macro-F1 ↑",
+        "Rows with no label",
+        "Hamming loss ↓",
+        "Average precision ↑",
+        "Ranking loss ↓",
+    ]
+    assert "LR (scikit-learn)" in table and "ignores the features" in table
+    micro = cells[cells.index("Micro-F1 ↑") : cells.index("Micro-F1 ↑") + 4]
+    lr = re.search(r"LR: (\d\.\d{3})", shown["Micro-F1 ↑"].delta).group(1)
+    assert micro[1] == shown["Micro-F1 ↑"].value and micro[2] == lr
+    empty = shown["Rows with no label"].value
+    assert any(c.startswith(f"{empty}; truth ") for c in cells), cells
+
+
 def test_what_if_list_length_follows_new_data():
     """Listing all 13 features of wine, then switching to the planted sample (8 features):
     the page falls back to 10 features or fewer instead of failing on an out-of-range value."""

@@ -1031,6 +1031,21 @@ def analysis_report(ds, s, progress=None):
 
     step(0, "Evaluating on a 25% hold-out split…")
     result = evaluation(ds, s.model, s.gamma, s.lam, "holdout", 0.25, 5)
+    yardsticks, no_label = {}, None
+    lr = lr_yardstick(ds, "holdout", 0.25, 5)
+    if lr is not None:
+        yardsticks["LR (scikit-learn)"] = lr[0]
+    yardsticks["ignores the features"] = yardstick(ds, "holdout", 0.25, 5)
+    if ds.task == "multilabel":
+        from sblr.metrics import decision_counts
+
+        y, P = held_out_probabilities(ds, s.model, s.gamma, s.lam, "holdout", 0.25, 5)
+        cuts = held_out_cuts(ds, s.model, s.gamma, s.lam, "holdout", 0.25, 5)
+        counts = decision_counts(y, P, cuts)
+        truth = int((np.asarray(y).sum(axis=1) == 0).sum())
+        no_label = f"{counts['empty_rows']:,} of {counts['rows']:,}; truth {truth:,}" + (
+            f"; LR {lr[1]:,}" if lr is not None else ""
+        )
     step(1, "Fitting SBLR and SparseSBLR on all rows…")
     sblr_model = cached_fit(ds, "SBLR", s.gamma, s.lam)
     sparse = cached_fit(ds, "SparseSBLR", s.gamma, s.lam)
@@ -1044,6 +1059,8 @@ def analysis_report(ds, s, progress=None):
         evidence=F,
         evaluation=result,
         model=s.model,
+        yardsticks=yardsticks,
+        no_label=no_label,
         context={
             **context(ds, s, with_lam=True),
             "evaluation": "25% hold-out split (stratified when possible), seed 0",
