@@ -317,7 +317,10 @@ if not model.coef_[k].any():  # a waterfall of m bars of +0 says nothing
         "which classes push it up or down."
     )
 else:
-    fig = plots.waterfall(table, title=f"logit of {ds.class_names[k]} = {ic.logits[k]:.3f}")
+    cut = common.decision_cuts(model, ds.n_classes)[k] if ds.task == "multilabel" else None
+    fig = plots.waterfall(
+        table, title=f"logit of {ds.class_names[k]} = {ic.logits[k]:.3f}", cut=cut
+    )
     st.plotly_chart(fig, key="waterfall")
     st.download_button(
         "Download waterfall (HTML)",

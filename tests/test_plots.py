@@ -900,3 +900,28 @@ def test_probability_bars_decide_at_each_classs_own_cut():
     assert list(fig.data[1].x) == [0.95, 0.4, 0.1] and not fig.layout.shapes
     one = probability_bars([0.2, 0.9, 0.45], ["a", "b", "c"], threshold=[0.3, 0.3, 0.3])
     assert one.layout.shapes[0].x0 == 0.3 and len(one.data) == 1
+
+
+def test_the_class_waterfall_draws_the_models_cut_where_the_decision_switches():
+    """With a cut of 0.3 the decision switches at logit(0.3) = -0.847, not at 0: a second
+    line there, and the subtitle says which is which; 0.5 (or none) keeps the one line."""
+    import math
+
+    import pandas as pd
+
+    from sblr.plots.explain import waterfall
+
+    table = pd.DataFrame(
+        {
+            "term": ["intercept", "a", "b"],
+            "evidence": [float("nan"), 0.5, 0.2],
+            "beta": [float("nan"), 2.0, -1.0],
+            "contribution": [-1.0, 1.0, -0.2],
+        }
+    )
+    fig = waterfall(table, cut=0.3)
+    xs = sorted(s.x0 for s in fig.layout.shapes)
+    assert xs == pytest.approx([math.log(0.3 / 0.7), 0.0])
+    assert "the model's cut, logit -0.847 (π = 0.3)" in fig.layout.title.text
+    assert len(waterfall(table, cut=0.5).layout.shapes) == 1
+    assert len(waterfall(table).layout.shapes) == 1

@@ -113,6 +113,7 @@ def waterfall(
     title: str | None = None,
     max_classes: int = 25,
     keep: int = 20,
+    cut: float | None = None,
 ) -> go.Figure:
     """Waterfall of one class's logit: intercept + each class's contribution.
 
@@ -131,6 +132,9 @@ def waterfall(
     max_classes : int, default 25
         With more class rows than this, only the ``keep`` largest
         |contributions| get their own bar ...
+    cut : float, optional
+        The model's decision cut for the class (its ``threshold_[k]``): a second dashed line
+        at its logit, where the decision switches (without it, only logit 0 is drawn).
     keep : int, default 20
         ... and the rest are merged into one "other N classes" bar, so the
         bars still add up to the logit.
@@ -281,6 +285,14 @@ def waterfall(
         f"logit = {logit:.3g} → π = {proba:.3f}; red raises, blue lowers; "
         "dashed line = logit 0 (π = 0.5)"
     )
+    if cut is not None and 0 < cut < 1 and not math.isclose(cut, 0.5):
+        at = math.log(cut) - math.log1p(-cut)
+        shapes.append(_vline(at, {"color": PREDICTED_COLOR, "width": 2, "dash": "dot"}))
+        sub = sub.replace(
+            "dashed line = logit 0 (π = 0.5)",
+            f"dashed: logit 0; green dotted: the model's cut, logit {at:.3g} (π = {cut:.3g}), "
+            "where the decision switches",
+        )
     if rest.size:
         sub += f"; {rest.size} smallest contributions merged"
     layout = _waterfall_layout(
