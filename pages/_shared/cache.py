@@ -457,20 +457,21 @@ def _lr_yardstick_of(fitted_on, X_test, y_test):
 @st.cache_data(max_entries=64, show_spinner=False, hash_funcs=_BY_DATA)
 def _cached_lr_yardstick(ds, scheme, test_size, n_splits):
     from sblr.baselines import OneVsRestLRClassifier
-    from sblr.evaluation import evaluate_folds, fit_fold
+    from sblr.evaluation import fit_fold, score_fold, summarize
 
     X = _dense_features(ds.X)
     if X is None:
         return None
     splits = _cached_splits(ds, scheme, test_size, n_splits)
+    scores, empty = [], 0
     with job_slot():
-        result = evaluate_folds(OneVsRestLRClassifier(), X, ds.y, splits)
-        empty = 0
-        if ds.task == "multilabel":
-            for train, test in splits:
-                fitted = fit_fold(OneVsRestLRClassifier(), X, ds.y, (train, test))
-                empty += int((np.asarray(fitted.predict(X[test])).sum(axis=1) == 0).sum())
-    return result.summary, empty
+        for fold in splits:  # one fit per fold, for its scores and its empty rows
+            fitted = fit_fold(OneVsRestLRClassifier(), X, ds.y, fold)
+            scores.append(score_fold(fitted, X, ds.y, fold, _classes(ds), prefit=True))
+            if ds.task == "multilabel":
+                pred = np.asarray(fitted.predict(X[fold[1]]))
+                empty += int((pred.sum(axis=1) == 0).sum())
+    return summarize(scores, _classes(ds)).summary, empty
 
 
 def lr_yardstick(ds, scheme, test_size, n_splits):
