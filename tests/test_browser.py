@@ -285,9 +285,12 @@ def test_upload_and_visit_every_page(server_url, page):
         if name == "data":
             # the square co-occurrence matrix keeps its colour bar beside it (drawn as wide
             # as the page, the bar stood 150 px and more to the right of the matrix)
-            boxes = pg.evaluate(
-                """() => {
-                    const plot = document.querySelector('.st-key-cooccurrence .js-plotly-plot');
+            # Plotly draws after the script ends: wait for both parts, then measure them
+            plot = pg.locator(".st-key-cooccurrence .js-plotly-plot")
+            plot.locator(".hm").first.wait_for()
+            plot.locator(".colorbar").first.wait_for()
+            boxes = plot.evaluate(
+                """(plot) => {
                     const box = s => plot.querySelector(s).getBoundingClientRect();
                     return {matrix: box('.hm'), bar: box('.colorbar')};
                 }"""

@@ -4,6 +4,7 @@ their steps. Oracles: the order in which threads are served, recorded here."""
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 
@@ -122,6 +123,46 @@ def test_a_caller_without_a_user_is_not_limited_and_release_checks_its_count():
     slots.release()
     with pytest.raises(ValueError):
         slots.release()
+
+
+class _Rerun(Exception):
+    """Streamlit's stop-the-script exception, raised at the next drawing after a rerun request."""
+
+
+@pytest.mark.parametrize("entry", ["job_slot(wait=True)", "waiting_for_worker"])
+def test_a_rerun_requested_while_waiting_for_a_slot_gives_the_slot_back(monkeypatch, entry):
+    """Found by CI: a student moving the λ slider while the page waited for a slot. The
+    waiting spinner removes itself on exit, that drawing meets the rerun request and stops the
+    script, right after the slot was taken: it was never given back. Two such leaks left a
+    2-core server with no slot and every page waiting for ever."""
+    from pages._shared import server
+
+    slots = FairSlots(1, 1)
+    monkeypatch.setattr(server, "job_slots", lambda: slots)
+    monkeypatch.setattr(server, "current_user", lambda: "student")
+
+    @contextlib.contextmanager
+    def spinner(text):
+        yield
+        raise _Rerun  # the spinner's own drawing on exit stops the script
+
+    monkeypatch.setattr(server.st, "spinner", spinner)
+    assert slots.acquire(user="other")
+    release = threading.Timer(0.2, lambda: slots.release(user="other"))
+    release.start()
+
+    def work():
+        with server.job_slot():
+            raise AssertionError("the script stopped before its work")
+
+    with pytest.raises(_Rerun):
+        if entry == "waiting_for_worker":
+            server.waiting_for_worker(work)()
+        else:
+            with server.job_slot(wait=True):
+                raise AssertionError("the script stopped before its work")
+    release.join(5)
+    assert slots.acquire(blocking=False, user="next")  # the slot is free again
 
 
 @pytest.mark.usefixtures("navigation_mode", "private_share_store")

@@ -201,9 +201,20 @@ def _busy_text(ahead: int) -> str:
 
 
 def _wait_for_slot(slots, user):
-    """Block until ``user`` gets a slot, showing its place in the queue."""
-    with st.spinner(_busy_text(slots.waiting())):  # all of them arrived first
-        slots.acquire(user=user)
+    """Block until ``user`` gets a slot, showing its place in the queue.
+
+    The spinner's exit draws (it removes itself), and a script that draws while a rerun is
+    requested stops right there: a slot taken just before that must go back, or it is held
+    forever. (A user moving the λ slider while waiting did exactly this; two such leaks left
+    the server with no slot and every page waiting.)"""
+    taken = False
+    try:
+        with st.spinner(_busy_text(slots.waiting())):  # all of them arrived first
+            taken = slots.acquire(user=user)
+    except BaseException:
+        if taken:
+            slots.release(user=user)
+        raise
 
 
 #: Longest a long job stands aside at one step while other users compute (seconds).
