@@ -925,3 +925,96 @@ def test_the_class_waterfall_draws_the_models_cut_where_the_decision_switches():
     assert "the model's cut, logit -0.847 (π = 0.3)" in fig.layout.title.text
     assert len(waterfall(table, cut=0.5).layout.shapes) == 1
     assert len(waterfall(table).layout.shapes) == 1
+
+
+def _shown_names(fig) -> list[list[str]]:
+    """What a reader sees as names: each axis's tick texts (or its categories when Plotly
+    draws them as they are) and the legend's entries."""
+    shown = []
+    layout = fig.layout
+    for name in dir(layout):
+        if not (name.startswith("xaxis") or name.startswith("yaxis")):
+            continue
+        axis = getattr(layout, name)
+        if axis is None or axis.showticklabels is False:
+            continue
+        if axis.ticktext is not None:
+            shown.append([html.unescape(str(t)) for t in axis.ticktext])
+    legend = [html.unescape(t.name) for t in fig.data if t.showlegend is not False and t.name]
+    if len(legend) > 1:
+        shown.append(legend)
+    return shown
+
+
+def test_names_sharing_a_long_prefix_stay_distinct_in_every_chart():
+    """Issue #38: 19 bird names and ten audio feature names, cut at their end, read as nine
+    identical stubs ("Pacific-slope Fly…", "Mean_Acc1000_Std_Mem40_…"). Names sharing a
+    25-character prefix, and some also their last 20 characters, must be told apart in every
+    chart that names classes or features."""
+    from sblr.attribution import FeatureAttribution
+    from sblr.plots import attribution_waterfall, waterfall
+
+    prefix = "Pacific-slope Flycatcher " + "x"  # 25 characters in common, then one more
+    tails = ["call", "song", "chip", "alarm call"]
+    names = [f"{prefix}{t} {i} from the northern recording sites" for i, t in enumerate(tails)]
+    names += [f"{prefix}{t}" for t in tails]  # short variants, prefix-only differences
+    names += [f"Mean_Acc1000_Std_Mem40_MFCC_{i}" for i in range(4)]
+    m = len(names)
+    assert len({n[:25] for n in names[:8]}) == 1
+    dense, sparse = _coefs(m)
+    C = cooccurrence(np.random.default_rng(0).random((50, m)) < 0.3)
+    counts = np.arange(1, m + 1)
+    figures = {
+        "β heatmaps": beta_heatmaps({"SBLR": dense, "SparseSBLR": sparse}, names),
+        "co-occurrence": cooccurrence_heatmap(C, names),
+        "label frequency": label_frequency_bar(counts, names, total=60),
+        "probabilities": probability_bars(np.linspace(0.05, 0.95, m), names),
+        "confusion": confusion_matrix_figure(np.eye(m, dtype=int) * 3, names),
+        "path": regularization_path(
+            np.logspace(-3, 0, 5), np.random.default_rng(1).normal(size=(5, m)), names
+        ),
+        "class waterfall": waterfall(
+            pd.DataFrame(
+                {
+                    "term": ["intercept", *names],
+                    "contribution": [0.1, *np.linspace(-1, 1, m) + 0.05],
+                }
+            )
+        ),
+        "feature waterfall": attribution_waterfall(
+            FeatureAttribution(
+                np.linspace(-1, 1, m) + 0.05,
+                np.zeros(m),
+                np.ones(m),
+                output=0.5,
+                output_baseline=0.0,
+                k=0,
+                quantity="logit",
+                gap=0.0,
+                n_nodes=16,
+                feature_names=names,
+            ),
+            keep=m,
+        ),
+    }
+    for what, fig in figures.items():
+        lists = _shown_names(fig)
+        for trace in fig.data:  # bars drawn with shortened categories as their y values
+            if trace.type in ("bar", "waterfall") and trace.orientation == "h":
+                lists.append([html.unescape(str(v)) for v in trace.y])
+        assert lists, f"{what}: no names shown"
+        for shown in lists:
+            fixed = ("intercept", "logit", "baseline row", "this row")
+            named = [s for s in shown if s not in fixed]
+            assert len(set(named)) == len(named), f"{what}: names shown alike: {named}"
+
+
+def test_matrix_column_names_are_flat_when_they_fit_else_upright():
+    """Issue #38: Plotly tilted 19 long co-occurrence column names to 30°, where they overlap.
+    Oracle: a name fits its cell when its drawn width (characters × font) is below the cell's."""
+    short = cooccurrence_heatmap(np.eye(3, dtype=int) * 4, ["a", "b", "c"])
+    assert short.layout.xaxis.tickangle == 0
+    names = [f"Long-tailed Species {t:02d} (Genus)" for t in range(19)]
+    long = cooccurrence_heatmap(np.eye(19, dtype=int) * 4, names)
+    assert long.layout.xaxis.tickangle == -90
+    assert confusion_matrix_figure(np.eye(19, dtype=int), names).layout.xaxis.tickangle == -90

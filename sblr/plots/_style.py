@@ -7,6 +7,7 @@ private helpers are for the figure modules of this package only.
 from __future__ import annotations
 
 import html
+import os
 import re
 from collections.abc import Sequence
 
@@ -151,10 +152,20 @@ def _short(name: str, width: int = _TICK_CHARS) -> str:
 
 
 def _tick_texts(labels: Sequence[str], width: int = _TICK_CHARS) -> list[str]:
-    """Tick texts for escaped, distinct category labels: names longer than ``width``
-    characters are cut where the names still differ (end, middle or start: "label_1…",
-    "Emo…_Angry", "…ong_name_017"), the cut made on the text as read, never inside an
-    HTML entity such as ``&amp;``."""
+    """Tick texts for escaped, distinct category labels, distinct again once shortened.
+
+    Names longer than ``width`` characters are cut where the names still differ: one rule for
+    all of them when one works (keep the start, both ends, or the end: "label_1…",
+    "Emo…_Angry", "…ong_name_017"); otherwise the names still shown alike each keep the window
+    where they differ from the others ("Mean…_MFCC_3_of_t…" for names sharing a long prefix
+    and a suffix), and any still alike get their position ("… [4]"). The cut is made on
+    the text as read, never inside an HTML entity such as ``&amp;``; the full name stays in the
+    hover.
+
+    >>> names = ["Mean_Acc1298_Std_Mem40_MFCC_%d_of_the_second_window" % i for i in (1, 2)]
+    >>> _tick_texts(names, 18)
+    ['Mean…_MFCC_1_of_t…', 'Mean…_MFCC_2_of_t…']
+    """
     text = [html.unescape(x) for x in labels]
     if all(len(x) <= width for x in text):
         return list(labels)
@@ -165,13 +176,47 @@ def _tick_texts(labels: Sequence[str], width: int = _TICK_CHARS) -> list[str]:
         tail = width - 1 - head
         return x[:head] + "…" + (x[-tail:] if tail else "")
 
-    for head in (width - 1, width // 2, 0):  # keep the start, both ends, the end
-        short = [cut(x, head) for x in text]
-        if len(set(short)) == len(short):
-            break
-    else:
-        short = [cut(x, width - 1) for x in text]
+    def alike(short: list[str]) -> int:
+        return len(short) - len(set(short))
+
+    styles = [[cut(x, head) for x in text] for head in (width - 1, width // 2, 0)]
+    short = min(styles, key=alike)  # the first of the fewest collisions
+    if alike(short):
+        short = _differing_windows(text, short, width)
     return [esc_html(x) for x in short]
+
+
+def _differing_windows(text: list[str], short: list[str], width: int) -> list[str]:
+    """``short`` with every label shown like another replaced by the window of its name where
+    it differs from those others (after a 4-character head that says where the name starts),
+    and any still alike numbered by position."""
+    groups: dict[str, list[int]] = {}
+    for i, s in enumerate(short):
+        groups.setdefault(s, []).append(i)
+    short = list(short)
+    head = min(4, max(width - 8, 0))
+    for members in groups.values():
+        if len(members) < 2:
+            continue
+        for i in members:
+            x = text[i]
+            if len(x) <= width:
+                continue
+            first = max(
+                len(os.path.commonprefix([x, text[j]])) for j in members if j != i
+            )  # first character where x differs from the names shown like it
+            span = width - head - 2  # "head…window…"
+            start = max(head, min(first - span // 2, len(x) - span - 1))
+            end = start + span
+            short[i] = x[:head] + "…" + x[start:end] + ("…" if end < len(x) else x[end:])
+    seen: dict[str, int] = {}
+    for s in short:
+        seen[s] = seen.get(s, 0) + 1
+    suffix = lambda i: f" [{i}]"  # noqa: E731
+    return [
+        s if seen[s] == 1 else s[: max(width - len(suffix(i)) - 1, 1)] + "…" + suffix(i)
+        for i, s in enumerate(short)
+    ]
 
 
 _CHAR_PX = 0.62  # average character width of tick text, in font sizes (generous)
@@ -372,9 +417,16 @@ def _matrix_layout(title, sub, labels, show_ticks, *, x_title, y_title, height) 
     # names and axis title left of and below the square (plotly's default margins: 80 px)
     axis_px = max(80.0, (_tick_px(labels, font) if show_ticks else 0.0) + 40.0)
     side = height - titled["margin"]["t"] - axis_px
+    # column names flat when each fits its cell, else upright: never Plotly's automatic 30°,
+    # at which 19 long names overlapped one another
+    flat = show_ticks and _tick_px(labels, font) + 4 <= side / max(len(labels), 1)
     return dict(
         **titled,
-        xaxis={**_category_axis(labels, show_ticks, title=x_title), "constrain": "domain"},
+        xaxis={
+            **_category_axis(labels, show_ticks, title=x_title),
+            "constrain": "domain",
+            "tickangle": 0 if flat else -90,
+        },
         yaxis=_matrix_yaxis(labels, show_ticks, title=y_title),
         plot_bgcolor="white",
         height=height,
