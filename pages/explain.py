@@ -136,6 +136,21 @@ if contrast is not None:
     baseline = common.dense_row(ds.X, contrast)
 
 
+def _all_alike_reason(fitted, F, k, every):
+    """Why a model decides every training row alike for class k: its probabilities all on one
+    side of the cut."""
+    proba = fitted.proba_from_evidence(F)
+    proba_k = proba[:, k] if proba.ndim == 2 and proba.shape[1] > k else None
+    cut = getattr(fitted, "threshold_", None)
+    if proba_k is None or cut is None:
+        return "the class is its argmax for every row" if every else "never its argmax"
+    lo, hi, at = float(proba_k.min()), float(proba_k.max()), float(np.ravel(cut)[k])
+    return (
+        f"every π from {lo:.3g} to {hi:.3g} is {'at or above' if every else 'below'} its cut "
+        f"{at:.3g}"
+    )
+
+
 def attributions(fitted, fitted_id, x, *, leave_out=None):
     """Integrated gradients of class k's output (logit; SML: evidence) for the row x, in a
     job slot and cached (``fitted_id`` names the model: kind, γ, λ)."""
@@ -368,7 +383,8 @@ elif contrast is not None:
     if len(other_classes) > 8:
         shown_classes += f" and {len(other_classes) - 8} more"
     why = (
-        f"{model_name} gives “{name_k}” to no training row (or to all), so this is the "
+        f"{model_name} gives “{name_k}” to {'every' if pred_k.all() else 'no'} training row "
+        f"({_all_alike_reason(model, F_train, k, bool(pred_k.all()))}), so this is the "
         f"nearest row whose true classes {'lack' if truth[k] else 'include'} it"
         if contrast_by_labels
         else f"the nearest row that {model_name} decides the other way for “{name_k}”"

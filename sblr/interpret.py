@@ -104,6 +104,7 @@ __all__ = [
     "sparsity_summary",
     "standardized_coef",
     "frequent_classes",
+    "starting_class",
     "top_classes",
 ]
 
@@ -289,6 +290,42 @@ def frequent_classes(Y, n: int, *, include=()) -> np.ndarray:
         raise DataError(f"Y must be a 2-D label matrix; got shape {Y.shape}.")
     sizes = (Y != 0).sum(axis=0)
     return _keep(np.argsort(-sizes, kind="stable"), n, include)
+
+
+def starting_class(Y) -> int:
+    """The class a view starts on: the one relevant to the share of rows nearest one half
+    (ties: the more frequent, then the lower index).
+
+    A model decides such a class both ways, so its first views (an explanation, a
+    contribution table, a precision-recall curve) show something: the most frequent class of a
+    174-label set, relevant to 90% of the rows, was given to every row, and its explanation
+    explained nothing. On multi-class data (every class in fewer than half the rows) this is
+    the most frequent class.
+
+    Parameters
+    ----------
+    Y : array-like of shape (n_samples, m)
+        0/1 label matrix (:meth:`sblr.io.Dataset.label_matrix`).
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> Y = np.array([[1, 1, 0], [1, 0, 0], [1, 1, 1], [1, 0, 0]])
+    >>> starting_class(Y)   # shares 1, 1/2, 1/4
+    1
+    >>> starting_class(np.eye(3)[[0, 1, 1, 2]])   # multi-class: the most frequent
+    1
+    """
+    Y = np.asarray(Y)
+    if Y.ndim != 2 or Y.shape[1] == 0:
+        raise DataError(f"Y must be a 2-D label matrix with a class; got shape {Y.shape}.")
+    n = max(Y.shape[0], 1)
+    sizes = (Y != 0).sum(axis=0)
+    # nearest to n/2 in exact integer arithmetic: |2·size − n|, then the larger size
+    return int(np.lexsort((-sizes, np.abs(2 * sizes - n)))[0])
 
 
 def _keep(order, n, include):

@@ -95,6 +95,39 @@ def test_model_page_tells_an_empty_model_from_a_good_one_and_starts_on_a_class_i
     _no_nan_or_none(at)
 
 
+def test_the_sidebar_starts_on_a_class_decided_both_ways_and_explain_says_which_way_not():
+    """Issue #38: on a 174-label set the default class (the most frequent, in 90% of rows) was
+    given to every row, and Explain said "to no training row (or to all)". The sidebar now
+    starts on the class in the share of rows nearest one half (oracle: the shares counted
+    here), and for a class decided alike for every row Explain says which way and why."""
+    rng = np.random.default_rng(3)
+    n = 240
+    X = rng.normal(size=(n, 4))
+    Y = np.column_stack(
+        [
+            rng.random(n) < 0.98,  # nearly every row: the most frequent class
+            X[:, 0] + 0.3 * rng.normal(size=n) > 0.6,  # about a quarter of the rows
+            X[:, 1] + 0.3 * rng.normal(size=n) > 0.0,  # about half
+            rng.random(n) < 0.05,
+        ]
+    ).astype(int)
+    names = ["common", "quarter", "half", "rare"]
+    frame = pd.DataFrame(X, columns=[f"f{i}" for i in range(4)])
+    frame[names] = Y
+    at = load_multilabel_upload(start(), "shares.csv", frame.to_csv(index=False).encode(), names)
+    nearest_half = int(np.argmin(np.abs(Y.mean(axis=0) - 0.5)))
+    assert nearest_half == 2 and int(np.argmax(Y.mean(axis=0))) == 0
+    assert keyed(at.sidebar.selectbox, "target_class").value == nearest_half
+
+    widget(at.sidebar.selectbox, "Class k").set_value(0)
+    rerun(at)
+    goto(at, "pages/explain.py")
+    shown = html.unescape(" ".join(c.value for c in at.caption))
+    assert "gives “common” to every training row (every π from " in shown, shown
+    assert "or to all" not in shown
+    _no_nan_or_none(at)
+
+
 # ----------------------------------------------------------------------------- explain
 def fruit():
     """A multi-class CSV with a nominal column (one-hot encoded by the loader), a 0/1 flag

@@ -272,11 +272,12 @@ def url_notice(ds):
 
 
 def default_class(ds) -> int:
-    """The class the pages start on: the one most rows carry (ties: the lowest index), so
-    that every view (test rows, PR curve, contributions) has something to show."""
-    from sblr.interpret import frequent_classes
+    """The class the pages start on: the one in the share of rows nearest one half
+    (:func:`sblr.interpret.starting_class`), so that every view (test rows, PR curve,
+    contributions, an explanation) has something to show."""
+    from sblr.interpret import starting_class
 
-    return int(frequent_classes(ds.label_matrix(), 1)[0])
+    return starting_class(ds.label_matrix())
 
 
 def sidebar_settings(ds):
