@@ -145,6 +145,7 @@ elif getattr(saved.estimator, "multilabel_", False) and hasattr(saved.estimator,
 else:
     rule = "π ≥ 0.5"
 st.caption(
+    "row: its position in the file, from 0 as Explain and the Data page number rows; "
     f"predicted: the class (multi-label: every label with {rule}; “(none)” when no label "
     "reaches it); p(class): its probability; evidence that counted most: for the row's most "
     "probable class, its logit and π, and the classes whose evidence terms βₜᵏ·f̄ₜ(x) raise "

@@ -162,10 +162,11 @@ class SavedModel:
         return X
 
     def predictions(self, rows):
-        """One row per row of ``rows`` (a Dataset read with :meth:`read`): ``row`` (from 1),
-        ``predicted`` (the class; multi-label: the labels joined by "; ", "(none)" for an
-        empty set), ``true`` when the file has labels, then each class's probability
-        ``p(<class>)`` (BR-SVM, which has none: its score ``score(<class>)``), and for the
+        """One row per row of ``rows`` (a Dataset read with :meth:`read`): ``row`` (its
+        position, from 0, as Explain and the Data page number rows), ``predicted`` (the class;
+        multi-label: the labels joined by "; ", "(none)" for an empty set), ``true`` when the
+        file has labels, then each class's probability ``p(<class>)`` (BR-SVM, which has
+        none: its score ``score(<class>)``), and for the
         similarity models ``evidence that counted most``: for the row's most probable class
         k, its logit and π and the two classes t whose terms βₜᵏ·f̄ₜ(x) raise it most and the
         two that lower it most (SML: the classes with the most evidence)."""
@@ -189,7 +190,7 @@ class SavedModel:
             ]
 
         multilabel = pred.ndim == 2
-        table = pd.DataFrame({"row": np.arange(1, X.shape[0] + 1)})
+        table = pd.DataFrame({"row": np.arange(X.shape[0])})
         table["predicted"] = label_sets(pred) if multilabel else [str(v) for v in pred]
         if rows.has_labels:
             table["true"] = label_sets(rows.y) if multilabel else [str(v) for v in rows.y]

@@ -508,7 +508,7 @@ def test_fit_then_predict_gives_the_models_probabilities(tmp_path, capsys):
     P = oracle.predict_proba(ds.X)
     np.testing.assert_allclose(pred[[f"p({c})" for c in ds.class_names]], P, atol=1e-12)
     assert list(pred["predicted"]) == [str(v) for v in oracle.predict(ds.X)]
-    assert list(pred["row"]) == list(range(1, len(ds.y) + 1)) and "true" not in pred
+    assert list(pred["row"]) == list(range(len(ds.y))) and "true" not in pred
 
 
 def test_evaluate_on_a_supplied_test_file_scores_every_metric(tmp_path, capsys):
