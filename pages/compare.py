@@ -19,7 +19,14 @@ from pages import common
 from sblr.baselines import brsvm_seconds_estimate
 from sblr.metrics import METRIC_LABELS
 from sblr.protocol import METHODS, TASK_METRICS
-from sblr.stats import leaders, mean_std_table, method_label, metric_ranks, one_dataset_reading
+from sblr.stats import (
+    fold_forecast,
+    leaders,
+    mean_std_table,
+    method_label,
+    metric_ranks,
+    one_dataset_reading,
+)
 from sblr.tuning import PAPER_GRID
 
 #: Three values per tuned parameter. λ has its own: at 1e-2 and above SparseSBLR keeps few or
@@ -42,7 +49,15 @@ BRSVM_LIMIT_SECONDS = 300
 #: Decimals of the printed means; ranks use the printed values, as the paper's tables.
 DECIMALS = 3
 K_REQUEST = "compare_request"
+K_DONE, K_CANCELLED = "_compare_done", "_compare_cancelled"
 PARAM_LABELS = {"gamma": "γ", "lam": "λ", "C": "C", "k": "k"}
+
+
+def _cancel():
+    """The Cancel button's callback (before the rerun it asks for): forget the request, so
+    the page does not start it again, and say how far it went."""
+    st.session_state.pop(K_REQUEST, None)
+    st.session_state[K_CANCELLED] = st.session_state.pop(K_DONE, (0, 0))
 
 
 def _order(methods):
@@ -182,6 +197,13 @@ if run:
     }
     st.session_state[K_REQUEST] = request
 
+cancelled = st.session_state.pop(K_CANCELLED, None)
+if cancelled:
+    done, total = cancelled
+    st.info(
+        f"Cancelled after {done:,} of {total:,} folds. The folds computed are kept: **Run "
+        "cross-validation** goes on from there."
+    )
 if not request or request["key"] != key:
     if not methods:
         st.info("Choose at least one method, then click **Run cross-validation**.")
@@ -203,18 +225,38 @@ if shown_choice != (request["methods"], request["folds"], request["grid"]):
 
 n_folds = request["folds"]
 bar = st.progress(0.0, text="Cross-validating…")
+cancel_slot = st.empty()
+cancel_slot.button(
+    "Cancel",
+    key="compare_cancel",
+    on_click=_cancel,
+    help="Stops the run after the fold being computed; the folds done are kept, so running "
+    "again goes on from there.",
+)
 started = time.monotonic()
+# BR-SVM's first fold can take minutes: until it is timed, the paper grid's estimate
+prior = (
+    {"br_svm": brsvm_seconds_estimate(ds.n_samples, ds.n_classes, n_folds) / n_folds}
+    if request["grid"] == "paper"
+    else {}
+)
 
 
-def _progress(done, total, method, fold):
+def _progress(done, total, method, fold, timed):
+    st.session_state[K_DONE] = (done, total)
     if method is None:
         bar.progress(1.0, text="Done")
         return
     text = f"{method_label(method)}, fold {fold + 1} of {n_folds}"
-    elapsed = time.monotonic() - started
-    if done and elapsed > 2:  # cached folds come back at once: no estimate from those
-        left = elapsed / done * (total - done)
-        text += f" · about {_duration(left)} left"
+    forecast = fold_forecast(timed, {m: n_folds - len(timed[m]) for m in request["methods"]}, prior)
+    left = [f"{method_label(m)} {_duration(sec)}" for m, sec in forecast.seconds.items() if sec] + [
+        f"{method_label(m)} not timed yet" for m in forecast.untimed
+    ]
+    if left:  # from the folds timed on this machine, method by method
+        text += " · left: " + ", ".join(left)
+        text += f" · about {_duration(forecast.known)} in all" + (
+            " and the untimed" if forecast.untimed else ""
+        )
     bar.progress(done / total, text=text)
 
 
@@ -234,6 +276,7 @@ except (common.DataError, ValueError) as exc:
     st.stop()
 finally:
     bar.empty()
+    cancel_slot.empty()
 
 labels = [method_label(m) for m in request["methods"]]
 metric_labels = {m: METRIC_LABELS.get(m, m) for m in task_metrics}

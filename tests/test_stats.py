@@ -187,3 +187,19 @@ def test_paper_tables_markdown():
     assert "| d3 | 0.500 (3) | 0.500 (3) | 0.500 (3) | **0.100 (1)** |" in lines
     assert "| average rank | **2.17** | 2.50 | 2.33 | 3.00 |" in lines
     assert any(line.startswith("Friedman χ² = ") for line in lines)
+
+
+def test_the_forecast_is_method_by_method_not_one_average():
+    """Issue #38: after SML's quick folds the page forecast "about 64 s" for BR-SVM's folds,
+    which took 457 s. Oracle: each method's folds left × the mean of its timed folds, by hand."""
+    from sblr.stats import fold_forecast
+
+    timed = {"sml": [1.0] * 10, "br_svm": [40.0, 50.0]}
+    f = fold_forecast(timed, {"sml": 0, "br_svm": 8, "mlknn": 10})
+    assert f.seconds == {"sml": 0.0, "br_svm": 8 * 45.0, "mlknn": None}
+    assert f.known == 360.0 and f.untimed == ("mlknn",)
+    # a prior stands in only until the method's first fold is timed
+    f = fold_forecast(timed, {"br_svm": 8, "mlknn": 10}, prior={"br_svm": 1.0, "mlknn": 2.0})
+    assert f.seconds == {"br_svm": 360.0, "mlknn": 20.0} and f.untimed == ()
+    with pytest.raises(ValueError, match="must be >= 0"):
+        fold_forecast(timed, {"sml": -1})

@@ -973,8 +973,10 @@ def _folds_computed():
 def compare_methods(ds, methods, folds, grid, progress=None):
     """Cross-validate ``methods`` fold by fold from the cache, as ``run_benchmark`` would.
 
-    ``progress(done, total, method, fold)`` is called before each fold, outside the
-    cached function.  Returns a :class:`sblr.protocol.BenchmarkResult`.
+    ``progress(done, total, method, fold, timed)`` is called before each fold, outside the
+    cached function; ``timed`` maps each method to the seconds of its folds done so far (as
+    first computed: selection and final fit), for :func:`sblr.stats.fold_forecast`.
+    Returns a :class:`sblr.protocol.BenchmarkResult`.
     """
     from sblr.protocol import collect_results
 
@@ -995,15 +997,17 @@ def compare_methods(ds, methods, folds, grid, progress=None):
             if (ds.fingerprint, method, fold, folds, grid) not in _folds_computed()
         ]
     done = []
+    timed = {method: [] for method in methods}
     for i, method in enumerate(methods):
         for fold in range(folds):
             if progress:
-                progress(i * folds + fold, total, method, fold)
+                progress(i * folds + fold, total, method, fold, timed)
             res = waiting_for_worker(cached_compare_fold)(ds, method, fold, folds, grid)
+            timed[method].append(res.select_seconds + res.fit_seconds)
             done.append(((ds.name, method, fold), res))
     del pending  # every fold is read: the cluster may forget them
     if progress:
-        progress(total, total, None, None)
+        progress(total, total, None, None, timed)
     return collect_results(done)
 
 
