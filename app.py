@@ -182,17 +182,19 @@ def _share_notice():
     upload = st.session_state.get("upload")
     if upload is None or not common.owns_shared():
         if upload is not None and not upload.get("share_id"):
+            why = upload.get("no_link") or "removed, or the server could not keep it"
             st.caption(
-                "This upload has no link (removed, or the server could not keep it): it stays "
-                "in this browser tab only, and a reload returns to the sample data."
+                f"This upload has no link ({common.esc_md(why)}): it stays in this browser "
+                "tab only, and a reload returns to the sample data."
             )
         return
     st.info(
         f"**This data has a link.** The address bar holds it (…?data=…): a reload keeps "
         f"your upload, and anyone you give the link sees this data and this view, read-only, "
-        f"until {_expiry_text(upload)} (the server may drop it earlier when its space for "
-        "uploads is full). The id in the link is 128 random bits: it cannot be guessed, but "
-        "whoever has the link has the data. Only you can remove it.",
+        f"until {_expiry_text(upload)}. The id in the link is 128 random bits: it cannot be "
+        "guessed, but whoever has the link has the data. Only you can remove it; this browser "
+        f"keeps {common.SHARES_PER_PERSON} links at most, so a further upload removes its "
+        "oldest.",
         icon=":material/link:",
     )
     with st.expander("Your private manage link (keep it to yourself)"):

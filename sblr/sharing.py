@@ -7,7 +7,13 @@ upload, and anyone given the link sees the same data.  The store is bounded:
 - one item (the data file and its label file) at most ``max_item_mb``;
 - all items together at most ``max_total_mb`` of disk, counted as the disk holds them (the
   blocks of every file and folder, not only the bytes uploaded: 1,500 tiny items took 1,369
-  times their bytes), and at most ``max_items`` items: the least recently used go first;
+  times their bytes), and at most ``max_items`` items. When an upload would pass a cap, the
+  uploader's own oldest items go first; then, by default, the least recently used of
+  anybody's, or, with ``evict_others=False`` (the dashboard), the upload is refused
+  (:class:`StoreFull`) rather than remove a link somebody else made;
+- with ``max_per_person``, one person (an opaque id the caller passes to :meth:`put`: the
+  dashboard's browser cookie) keeps at most that many items: their oldest go first, however
+  many sessions they open;
 - an item expires ``ttl_seconds`` after it was stored (7 days by default), used or not; its
   folder then keeps only a small note, so every later visitor is told "expired" (not
   "unknown"), until the note itself is 2 × ``ttl_seconds`` old.
@@ -69,7 +75,14 @@ from pathlib import Path
 
 from sblr.exceptions import DataError
 
-__all__ = ["ID_BYTES", "NotOwner", "SharedDataMissing", "UploadStore", "is_share_id"]
+__all__ = [
+    "ID_BYTES",
+    "NotOwner",
+    "SharedDataMissing",
+    "StoreFull",
+    "UploadStore",
+    "is_share_id",
+]
 
 #: Random bytes of an id (128 bits), written as 22 URL-safe base64 characters.
 ID_BYTES = 16
@@ -93,6 +106,11 @@ class SharedDataMissing(LookupError):
     def __init__(self, reason: str, message: str):
         super().__init__(message)
         self.reason = reason
+
+
+class StoreFull(DataError):
+    """An upload the store cannot take without removing somebody else's link (its caps are
+    reached and ``evict_others`` is False): the upload has no link."""
 
 
 class NotOwner(PermissionError):
@@ -156,6 +174,13 @@ class UploadStore:
         files are read once per server.
     clock : callable, default time.time
         Seconds since the epoch (tests pass a fake clock).
+    max_per_person : int, optional
+        Items one person (the ``person`` of :meth:`put`) keeps at once; their oldest claim
+        goes when they store one more. Counted by this server since it started.
+    evict_others : bool, default True
+        When an upload passes a cap after the uploader's own oldest items are gone: remove
+        the least recently used items of others (True), or refuse the upload with
+        :class:`StoreFull` (False: nobody's link is removed by another's upload).
     """
 
     def __init__(
@@ -168,6 +193,8 @@ class UploadStore:
         ttl_seconds: float = 7 * 86400,
         rescan_seconds: float = 60,
         clock=time.time,
+        max_per_person: int | None = None,
+        evict_others: bool = True,
     ):
         self._files = _folder(root)
         self.root = self._files.root
@@ -177,6 +204,10 @@ class UploadStore:
         self.ttl_seconds = float(ttl_seconds)
         self.rescan_seconds = float(rescan_seconds)
         self.clock = clock
+        self.max_per_person = None if max_per_person is None else max(int(max_per_person), 1)
+        self.evict_others = bool(evict_others)
+        # person -> [(id, owner hash)], oldest first: the claims each person made here
+        self._people: dict[str, list[tuple[str, str]]] = {}
         self._lock = threading.Lock()
         self._files.ensure()
         # id -> disk bytes, least recently used first; and id -> creation time, oldest first
@@ -192,9 +223,12 @@ class UploadStore:
             self._scan()
 
     # ------------------------------------------------------------------ public
-    def put(self, parts: dict, meta: dict) -> tuple[str, str]:
+    def put(self, parts: dict, meta: dict, *, person: str | None = None) -> tuple[str, str]:
         """Store ``parts`` (``{"data": bytes, "xml": bytes}``; ``"xml"`` optional) with
         ``meta`` (JSON-serialisable: the file name and the loader's options).
+
+        ``person`` (optional, any string: e.g. a hash of the uploader's browser cookie) is
+        whom the item counts for: ``max_per_person``, and whose items go first at a cap.
 
         Returns
         -------
@@ -209,6 +243,8 @@ class UploadStore:
         DataError
             The item is larger than ``max_item_mb``, or a part is not one of ``"data"``,
             ``"xml"``.
+        StoreFull
+            ``evict_others`` is False and the store is full of other people's items.
         """
         unknown = set(parts) - set(PARTS)
         if unknown or "data" not in parts:
@@ -235,6 +271,7 @@ class UploadStore:
             if same is not None and self._add_owner(same, owner_key):
                 # identical bytes and options: stored once; this uploader is one more owner
                 self._touch(same, now)
+                self._claim(person, same, owner_key)
                 return same, owner_key
         info = {
             "created": now,
@@ -253,7 +290,8 @@ class UploadStore:
                 disk = self._files.publish(staged, token, json.dumps(info).encode())
                 staged = None
                 self._index(token, disk, now, now, digest)
-                self._evict(keep=token)
+                self._claim(person, token, owner_key)
+                self._evict(keep=token, person=person)
         finally:
             self._files.discard(staged)
         return token, owner_key
@@ -514,11 +552,59 @@ class UploadStore:
             self._expired.popitem(last=False)
             self._files.remove(token)
 
-    def _evict(self, keep) -> None:
-        """Least recently used items out until the disk and count caps hold (lock held)."""
+    def _claim(self, person, token, owner_key) -> None:
+        """Count a stored item for ``person`` (lock held); past ``max_per_person``, their
+        oldest claim is given up (the item goes with its last claim)."""
+        if person is None:
+            return
+        claims = self._people.setdefault(str(person), [])
+        claims[:] = [c for c in claims if c[0] in self._used]  # gone: expired, removed
+        claims.append((token, _key_hash(owner_key)))
+        while self.max_per_person is not None and len(claims) > self.max_per_person:
+            self._give_up(*claims.pop(0))
+
+    def _give_up(self, token, owner_hash) -> None:
+        """Remove one owner's claim on an item (lock held), the item with its last claim."""
+        info = self._info(token)
+        if info is None or "parts" not in info:
+            self._forget(token)
+            return
+        left = [h for h in _owners(info) if not hmac.compare_digest(h, owner_hash)]
+        if left:
+            info.pop("owner", None)
+            info["owners"] = left
+            try:
+                self._files.write(token, ITEM, json.dumps(info).encode())
+            except OSError:
+                pass
+        else:
+            self._drop(token)
+
+    def _over(self) -> bool:
+        return self._disk > self.max_total_bytes or len(self._used) > self.max_items
+
+    def _evict(self, keep, person=None) -> None:
+        """Items out until the disk and count caps hold (lock held): the uploader's own
+        oldest first, then the least recently used of others', or (``evict_others`` False,
+        at an upload) the upload ``keep`` itself, refused with :class:`StoreFull`."""
         self._expire_due()
+        if not self._over():
+            return
+        if person is not None:
+            for token, owner_hash in list(self._people.get(str(person), [])):
+                if not self._over():
+                    return
+                if token != keep and token in self._used:
+                    self._people[str(person)].remove((token, owner_hash))
+                    self._give_up(token, owner_hash)
+        if keep is not None and not self.evict_others and self._over():
+            self._drop(keep)
+            raise StoreFull(
+                "The server's store of shared links is full of other people's links; this "
+                f"upload has no link (links expire after {self.ttl_seconds / 86400:g} days)."
+            )
         for token in list(self._used):
-            if self._disk <= self.max_total_bytes and len(self._used) <= self.max_items:
+            if not self._over():
                 break
             if token != keep:
                 self._drop(token)

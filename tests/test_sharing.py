@@ -388,3 +388,52 @@ def test_a_url_is_a_store_and_a_file_url_is_a_local_folder(tmp_path):
     assert isinstance(UploadStore("memory://sblr-test-url")._files, _FsspecFolder)
     with pytest.raises(OSError, match="cannot be opened"):
         UploadStore("nosuchprotocol://bucket/links")
+
+
+def test_one_person_keeps_at_most_their_quota_their_oldest_going_first(tmp_path):
+    """Issue #35: the quota lived in the session, so a reload (a new session) could store
+    three more. Counted per person, their oldest claim goes; the same bytes another person
+    also stored stay for that person's link."""
+    clock = Clock()
+    store = UploadStore(tmp_path, max_per_person=2, clock=clock)
+    theirs, _ = store.put({"data": b"shared bytes"}, {}, person="teacher")
+    mine = []
+    for data in [b"shared bytes", b"one", b"two"]:
+        clock.now += 1
+        mine.append(store.put({"data": data}, {}, person="student")[0])
+    assert mine[0] == theirs  # identical bytes: one item, two claims
+    assert store.expires_at(theirs) is not None  # the student gave up only their claim
+    for token in mine[1:]:
+        store.get(token)
+    clock.now += 1
+    store.put({"data": b"three"}, {}, person="student")
+    with pytest.raises(SharedDataMissing):
+        store.get(mine[1])  # the student's oldest own item went
+    store.get(theirs)
+
+
+def test_a_full_store_takes_the_uploaders_own_oldest_then_refuses_rather_than_evict(tmp_path):
+    """With evict_others=False (the dashboard) a full store removes the uploader's own oldest
+    items, and when only others' are left it refuses the upload (StoreFull) instead of
+    removing a link somebody else made; the default still evicts the least recently used."""
+    from sblr.sharing import StoreFull
+
+    clock = Clock()
+    mb = b"x" * 2**20
+    store = UploadStore(tmp_path, max_item_mb=2, max_total_mb=3.1, clock=clock, evict_others=False)
+    teacher, _ = store.put({"data": mb + b"t"}, {}, person="teacher")
+    clock.now += 1
+    a, _ = store.put({"data": mb + b"a"}, {}, person="student")
+    clock.now += 1
+    b, _ = store.put({"data": mb + b"b"}, {}, person="student")
+    clock.now += 1
+    c, _ = store.put({"data": mb + b"c"}, {}, person="student")  # over: the student's oldest
+    with pytest.raises(SharedDataMissing):
+        store.get(a)
+    for token in (teacher, b, c):
+        store.get(token)
+    before = sorted(p.name for p in tmp_path.iterdir() if is_share_id(p.name))
+    with pytest.raises(StoreFull, match="full of other people's links"):
+        store.put({"data": mb + b"n"}, {}, person="newcomer")
+    assert sorted(p.name for p in tmp_path.iterdir() if is_share_id(p.name)) == before
+    assert store.total_bytes() <= 3.1 * 2**20

@@ -9,6 +9,7 @@ import os
 import re
 
 import numpy as np
+import pandas as pd
 import pytest
 from apptest_helpers import (
     SAMPLE_DIR,
@@ -278,28 +279,92 @@ def test_a_link_stored_by_another_replica_opens_here(root, tmp_path, monkeypatch
         replica_a.get(token)  # removed for every replica
 
 
-def test_a_session_keeps_one_copy_per_file_and_a_few_links_at_most():
-    """Each "Load this file" click stored another full copy under a new id: one session
-    could evict every other user's links. The same file again keeps its link; a session
-    holds at most SHARES_PER_SESSION links, its own oldest removed first, nobody else's."""
-    from pages._shared.data import SHARES_PER_SESSION, share_store
+def _as_browser(monkeypatch):
+    """AppTest sessions all share one session id and carry no cookie: each test session here
+    names its browser in its state (``_browser``), as a browser's cookie would."""
+    import streamlit as st
 
-    other = load_upload(start(), "theirs.csv", _wine_head(100))  # another user's own file
+    from pages._shared import server
+
+    monkeypatch.setattr(
+        server, "current_user", lambda: ("browser", st.session_state.get("_browser"))
+    )
+
+    def browser(name, query=None):
+        at = start(query)
+        at.session_state["_browser"] = name
+        return at
+
+    return browser
+
+
+def test_a_browser_keeps_one_copy_per_file_and_a_few_links_at_most(monkeypatch):
+    """Each "Load this file" click stored another full copy under a new id: one session
+    could evict every other user's links. The same file again keeps its link; a browser
+    holds at most SHARES_PER_PERSON links, its own oldest removed first, nobody else's."""
+    from pages._shared.data import SHARES_PER_PERSON, share_store
+
+    browser = _as_browser(monkeypatch)
+    other = load_upload(browser("theirs"), "theirs.csv", _wine_head(100))
     others_token = other.query_params["data"]
-    at = _upload_wine(start())
+    at = _upload_wine(browser("mine"))
     first = at.query_params["data"]
     for _ in range(3):  # the same bytes again: the same link, no new item
         click_load(at)
         assert at.query_params["data"] == first
     tokens = [first]
-    for i in range(SHARES_PER_SESSION + 1):
+    for i in range(SHARES_PER_PERSON + 1):
         load_upload(at, f"part{i}.csv", _wine_head(60 + 10 * i))
         tokens.append(at.query_params["data"])
     assert len(set(tokens)) == len(tokens)
     alive = [t for t in tokens if share_store().expires_at(t) is not None]
-    assert alive == tokens[-SHARES_PER_SESSION:]
+    assert alive == tokens[-SHARES_PER_PERSON:]
     assert share_store().expires_at(others_token) is not None
     assert "data" not in at.session_state["upload"]  # the parsed data, not the raw bytes
+
+
+def test_fresh_sessions_of_one_browser_cannot_evict_another_users_link(monkeypatch):
+    """Issue #35 row 4: with SBLR_SHARE_MAX_MB=1 a teacher's 85 kB link was gone after four
+    fresh sessions uploaded three files each (the quota lived in the session). Now the quota
+    follows the browser, and a full store refuses the newcomer's link, saying why, rather
+    than remove the teacher's."""
+    import streamlit as st
+
+    from pages._shared import data
+
+    monkeypatch.setattr(data, "SHARE_MAX_MB", 1.0)  # SBLR_SHARE_MAX_MB=1
+    st.cache_resource.clear()  # the store is made again with that cap
+    browser = _as_browser(monkeypatch)
+    teacher = load_upload(browser("teacher"), "lesson.csv", _big_csv(85_000, seed=0))
+    lesson = teacher.query_params["data"]
+    made = []
+    for session in range(4):  # reloads: fresh sessions of one browser
+        at = browser("student")
+        for i in range(3):
+            load_upload(at, f"s{session}_{i}.csv", _big_csv(85_000, seed=10 * session + i))
+            made.append(at.query_params["data"])
+    assert data.share_store().expires_at(lesson) is not None  # the teacher's link holds
+    alive = [t for t in made if data.share_store().expires_at(t) is not None]
+    assert alive == made[-3:]  # the student's browser keeps its last three
+    # other browsers, one file each, until the store is full: refused, never evicting
+    refused = None
+    for b in range(12):
+        at = load_upload(browser(f"b{b}"), f"b{b}.csv", _big_csv(85_000, seed=100 + b))
+        if "data" not in at.query_params:
+            refused = at
+            break
+    assert refused is not None, "1 MB of store never filled"
+    assert "full of other people's links" in html.unescape(texts(refused.caption))
+    assert data.share_store().expires_at(lesson) is not None
+
+
+def _big_csv(n_bytes, seed):
+    """A multi-class CSV of about ``n_bytes`` (distinct for each seed)."""
+    rng = np.random.default_rng(seed)
+    rows = max(n_bytes // 30, 10)
+    frame = pd.DataFrame(rng.normal(size=(rows, 3)).round(6), columns=["a", "b", "c"])
+    frame["cls"] = rng.choice(["x", "y"], rows)
+    return frame.to_csv(index=False).encode()[:n_bytes].rsplit(b"\n", 1)[0] + b"\n"
 
 
 def test_a_forged_or_hostile_data_id_shows_the_sample_and_a_message():

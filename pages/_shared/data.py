@@ -53,14 +53,16 @@ MAX_ROWS = 200_000
 MAX_DENSE_MB = LIBRARY_DENSE_MB // 4  # 512
 #: Shared links keep their data this many days (env ``SBLR_SHARE_DAYS``).
 SHARE_DAYS = float(os.environ.get("SBLR_SHARE_DAYS", "7"))
-#: Links one session keeps at once: loading a further file removes that session's oldest
-#: link (before: every "Load this file" click stored another copy, and ~41 clicks on a 50 MB
-#: file from one session emptied the default 2 GB store of everyone's links).
-SHARES_PER_SESSION = 3
-#: All shared uploads together at most this many MB (env ``SBLR_SHARE_MAX_MB``); the least
-#: recently used go first.
+#: Links one person (a browser: its cookie, whatever the sessions and tabs) keeps at once:
+#: loading a further file removes that person's oldest link (before: every "Load this file"
+#: click stored another copy, and ~41 clicks on a 50 MB file emptied the default 2 GB store of
+#: everyone's links; then the count was per session, and four reloads evicted a teacher's link).
+SHARES_PER_PERSON = 3
+#: All shared uploads together at most this many MB (env ``SBLR_SHARE_MAX_MB``). A full store
+#: refuses a link to a new upload rather than remove anybody else's (the uploader's own
+#: oldest go first).
 SHARE_MAX_MB = float(os.environ.get("SBLR_SHARE_MAX_MB", "2048"))
-#: At most this many shared uploads (env ``SBLR_SHARE_MAX_ITEMS``); the least recently used go.
+#: At most this many shared uploads (env ``SBLR_SHARE_MAX_ITEMS``), as SHARE_MAX_MB.
 SHARE_MAX_ITEMS = int(os.environ.get("SBLR_SHARE_MAX_ITEMS", "10000"))
 
 
@@ -143,6 +145,8 @@ def share_store():
             max_total_mb=SHARE_MAX_MB,
             max_items=SHARE_MAX_ITEMS,
             ttl_seconds=SHARE_DAYS * 86400,
+            max_per_person=SHARES_PER_PERSON,
+            evict_others=False,
         )
     except (OSError, ValueError, ImportError) as exc:
         # an unusable SBLR_SHARE_DIR (unknown protocol, a path under /proc, a file system
@@ -152,40 +156,50 @@ def share_store():
 
 
 def _share(digest, data, name, xml, n_labels, target, drop=None):
-    """Keep an upload in the share store; ``(id, owner key)``, or ``(None, None)`` if the store
-    cannot take it.
+    """Keep an upload in the share store: ``(id, owner key, None)``, or ``(None, None,
+    reason)`` if the store cannot take it.
 
     The same bytes and options loaded again in this session keep their link (no second
-    copy); a session holds at most ``SHARES_PER_SESSION`` links, its oldest removed first.
+    copy); one person (:func:`person`) holds at most ``SHARES_PER_PERSON`` links, their oldest
+    removed first, and a full store refuses the link rather than remove anybody else's.
     """
+    from sblr.sharing import StoreFull
+
     mine = st.session_state.setdefault("_my_shares", [])  # [(digest, id, owner key)], oldest first
     store = share_store()
     if store is None:  # no usable store: this upload has no link
-        return None, None
+        return None, None, "this server keeps no links"
     for i, (d, token, owner_key) in enumerate(mine):
         if d == digest:
             del mine[i]
             if store.expires_at(token) is not None:  # still there: the same link again
                 mine.append((d, token, owner_key))
-                return token, owner_key
+                return token, owner_key, None
             break
     parts = {"data": data} if xml is None else {"data": data, "xml": xml}
     meta = {"name": name, "n_labels": n_labels, "target": target}
     if drop:
         meta["drop"] = list(drop)
     try:
-        token, owner_key = store.put(parts, meta)
+        token, owner_key = store.put(parts, meta, person=person())
+    except StoreFull as exc:
+        return None, None, str(exc)
     except (DataError, OSError):
         _log.exception("could not keep an upload for a shared link")
-        return None, None
+        return None, None, "the server could not keep it"
     mine.append((digest, token, owner_key))
-    while len(mine) > SHARES_PER_SESSION:
-        _, old, old_key = mine.pop(0)
-        try:
-            store.delete(old, old_key)
-        except OSError:
-            _log.exception("could not remove a session's older link")
-    return token, owner_key
+    del mine[:-SHARES_PER_PERSON]  # the store removed the person's older ones
+    return token, owner_key, None
+
+
+def person() -> str:
+    """Whom an upload's link counts for: a digest of the browser's cookie (every session and
+    tab of one browser), else of the session."""
+    import hashlib
+
+    from pages._shared.server import current_user
+
+    return hashlib.sha256(repr(current_user()).encode()).hexdigest()
 
 
 def open_shared(token, owner_key=None):
@@ -327,9 +341,9 @@ def try_upload(data: bytes, name: str, xml: bytes | None, n_labels, target, shar
     if ds.n_samples > MAX_ROWS:
         return rows_problem(ds.n_samples)
     share_id = share if isinstance(share, str) else None
-    owner_key = None
+    owner_key = no_link = None
     if share is True:
-        share_id, owner_key = _share(
+        share_id, owner_key, no_link = _share(
             key,
             data,
             name,
@@ -346,6 +360,7 @@ def try_upload(data: bytes, name: str, xml: bytes | None, n_labels, target, shar
         "dataset": ds,
         "share_id": share_id,
         "owner_key": owner_key,
+        "no_link": no_link,
         "expires": share_store().expires_at(share_id)
         if share is True and share_id and share_store() is not None
         else None,
