@@ -5,6 +5,7 @@ import pandas as pd
 import streamlit as st
 
 from pages import common
+from pages._shared.lesson import panel_slot, panel_waterfall
 from sblr import plots
 from sblr.attribution import nearest_contrast
 from sblr.interpret import evidence_sd, instance_contributions, select_rows
@@ -167,6 +168,54 @@ MAX_LISTED = min(100, ds.n_features)
 if not 1 <= st.session_state.get("explain_n_edit", 1) <= MAX_LISTED:  # other data before
     st.session_state["explain_n_edit"] = min(10, MAX_LISTED)
 st.session_state.setdefault("explain_n_edit", min(10, MAX_LISTED))
+names = ds.feature_names
+prefix = f"explain_whatif_{key}_{row}_"
+inputs = common.feature_inputs_cached(ds)
+x = x_row.copy()
+done_groups = set()
+
+
+def whatif_input(col, i):
+    """Feature i's what-if widget in ``col``, its value written into x (a nominal column's
+    one-hot group once, as one choice)."""
+    name = str(names[i])
+    g = int(inputs.group_of[i])
+    if g >= 0:  # a nominal column's one-hot group: one choice among its values
+        if g in done_groups:
+            return
+        done_groups.add(g)
+        attr, members = inputs.groups[g]
+        values = [str(names[c]).split("=", 1)[1] for c in members]
+        current = int(np.argmax(x_row[members]))
+        choice = col.selectbox(
+            common.esc_md(attr),
+            range(len(members)),
+            index=current,
+            format_func=lambda v, values=values: values[v],
+            key=prefix + "group_" + str(g),
+        )
+        x[members] = 0.0
+        x[members[choice]] = 1.0
+    elif inputs.binary[i]:  # a 0/1 flag: yes or no, never 0.5
+        x[i] = float(col.checkbox(common.esc_md(name), value=bool(x_row[i]), key=prefix + str(i)))
+    else:
+        lo, hi = inputs.low[i], inputs.high[i]
+        x[i] = col.number_input(
+            f"{common.esc_md(name)} (training {lo:.4g} … {hi:.4g})",
+            value=float(x_row[i]),
+            format="%g",
+            key=prefix + str(i),
+        )
+
+
+# lesson step 7: the features that matter most are edited in the lesson panel, beside its
+# waterfall of this very row (the rest stay in the expander below)
+panel = panel_slot("waterfall")
+in_panel = [int(i) for i in original_fa.top(min(3, MAX_LISTED))] if panel else []
+if panel:
+    with panel.inputs:
+        for col, i in zip(st.columns(len(in_panel)), in_panel, strict=True):
+            whatif_input(col, i)
 with st.expander("What if? Edit the values of the features that matter most"):
     n_list = st.number_input(
         "Features listed (largest credit for this class first)",
@@ -174,48 +223,13 @@ with st.expander("What if? Edit the values of the features that matter most"):
         max_value=MAX_LISTED,
         key="explain_n_edit",
     )
-    listed = original_fa.top(n_list)
-    names = ds.feature_names
-    prefix = f"explain_whatif_{key}_{row}_"
-
-    inputs = common.feature_inputs_cached(ds)
+    listed = [int(i) for i in original_fa.top(n_list) if int(i) not in in_panel]
     cols = st.columns(2)
-    x = x_row.copy()
-    done_groups = set()
     for j, i in enumerate(listed):
-        col, name = cols[j % 2], str(names[i])
-        g = int(inputs.group_of[i])
-        if g >= 0:  # a nominal column's one-hot group: one choice among its values
-            if g in done_groups:
-                continue
-            done_groups.add(g)
-            attr, members = inputs.groups[g]
-            values = [str(names[c]).split("=", 1)[1] for c in members]
-            current = int(np.argmax(x_row[members]))
-            choice = col.selectbox(
-                common.esc_md(attr),
-                range(len(members)),
-                index=current,
-                format_func=lambda v, values=values: values[v],
-                key=prefix + "group_" + str(g),
-            )
-            x[members] = 0.0
-            x[members[choice]] = 1.0
-        elif inputs.binary[i]:  # a 0/1 flag: yes or no, never 0.5
-            x[i] = float(
-                col.checkbox(common.esc_md(name), value=bool(x_row[i]), key=prefix + str(i))
-            )
-        else:
-            lo, hi = inputs.low[i], inputs.high[i]
-            x[i] = col.number_input(
-                f"{common.esc_md(name)} (training {lo:.4g} … {hi:.4g})",
-                value=float(x_row[i]),
-                format="%g",
-                key=prefix + str(i),
-            )
+        whatif_input(cols[j % 2], i)
 
     def _reset():
-        for i in listed:
+        for i in [*in_panel, *listed]:
             st.session_state.pop(prefix + str(i), None)
         for g in done_groups:
             st.session_state.pop(prefix + "group_" + str(g), None)
@@ -258,6 +272,8 @@ if is_edited:
 else:
     evidence = F_train[row]
 ic = instance_contributions(model, evidence=evidence)
+if panel:
+    panel_waterfall(panel, ds, model, evidence, F_train, row, k, edited=is_edited)
 proba = model.proba_from_evidence(evidence[None, :])[0]
 st.plotly_chart(
     plots.probability_bars(

@@ -291,6 +291,40 @@ def test_step_four_starts_with_weights_to_empty_and_its_lambda_moves_the_panel()
     assert at.query_params["lam"] == "0.003162"  # the sidebar's λ moved with it
 
 
+def test_step_seven_edits_the_row_in_the_panel_and_its_waterfall_follows_the_page():
+    """Issue #38 row 1: after a what-if edit Explain said "π = 0.023 for thunder" while the
+    lesson panel above still said "π = 0.858 … the waterfall here follows", and the what-if
+    inputs were 1,500 px below the panel asking the question. Now the three features with the
+    largest credit are edited in the panel, and its waterfall is the page's row, edited.
+    Oracle: SparseSBLR at the step's settings, predict_proba of the edited row."""
+    from pages._shared.lesson import STEPS
+    from sblr.samples import load_sample
+
+    ds = load_sample("planted")
+    view = STEPS[6]["view"]
+    at = goto(start({"step": "7"}), "pages/lesson.py")
+    _show_step(at, 7)
+    model = SparseSBLRClassifier(gamma=view["gamma"], lam=view["lam"]).fit(ds.X, ds.y)
+    k, row = view["k"], 0
+    captions = html.unescape(" ".join(c.value for c in at.caption))
+    p0 = model.proba_from_evidence(model.featurizer_.training_evidence()[row : row + 1])[0, k]
+    assert f"π = {p0:.3f} for thunder on row 0, as on the page below" in captions, captions
+    numbers = [w for w in at.number_input if str(w.key).startswith("explain_whatif_")]
+    assert numbers, "no what-if input"
+    # the panel's inputs come first on the page: the three largest credits
+    first = numbers[0]
+    j = int(str(first.key).rsplit("_", 1)[1])
+    x = ds.X[row].astype(float).copy()
+    x[j] = float(ds.X[:, j].max())
+    first.set_value(x[j])
+    rerun(at)
+    p1 = model.predict_proba(x[None, :])[0, k]
+    captions = html.unescape(" ".join(c.value for c in at.caption))
+    assert f"π = {p1:.3f} for thunder on row 0 (edited), as on the page below" in captions
+    page = html.unescape(" ".join(m.value for m in at.markdown))
+    assert f"(π = {p1:.3f})" in page  # the page's own line says the same
+
+
 def test_the_home_page_links_the_lesson():
     at = start()
     links = [p for p in at.get("page_link")]

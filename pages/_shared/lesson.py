@@ -9,6 +9,8 @@ SparseSBLR heatmap), all on the first screen at 1024×768, before the page's own
 from __future__ import annotations
 
 import math
+import threading
+from dataclasses import dataclass
 
 import numpy as np
 import streamlit as st
@@ -26,7 +28,15 @@ from pages._shared.data import cached_sample, dataset_key
 from pages._shared.formatting import esc_md, fmt_value
 from pages._shared.state import K_LOG_LAM, LOG_GRID, log_label, show_view
 
-__all__ = ["STEPS", "lesson_panel", "open_step", "remembered_step"]
+__all__ = [
+    "STEPS",
+    "PanelSlot",
+    "lesson_panel",
+    "open_step",
+    "panel_slot",
+    "panel_waterfall",
+    "remembered_step",
+]
 
 #: The height of a table or a heatmap of β in the panel: with the question and the buttons it
 #: stays on the first screen at 1024×768 (the β heatmap's own 545 px ended 100 px below it).
@@ -180,9 +190,32 @@ def _close():
     st.session_state["_lesson_active"] = None
 
 
+@dataclass(frozen=True)
+class PanelSlot:
+    """The panel's room for a figure the page draws itself, from its own state: ``figure``
+    (the figure and its caption) and, under it, ``inputs`` (the controls that move it)."""
+
+    figure: object
+    inputs: object
+
+
+_run = threading.local()  # this script run's panel slot (a run is one thread)
+
+
+def panel_slot(figure: str) -> PanelSlot | None:
+    """The lesson panel's slot for ``figure`` on this run (the page draws it there), or None
+    when no lesson panel for that figure is on the page.
+
+    Step 7's waterfall is drawn by Explain itself: the panel above the page drew the row as it
+    was before the page's what-if edits, and said "π = 0.858" while the page said 0.023."""
+    slot = getattr(_run, "slot", None)
+    return slot[1] if slot is not None and slot[0] == figure else None
+
+
 def lesson_panel(page_path: str):
     """At the top of the page a lesson step opened: the step's question, ◀ step · next ▶, and
     the figure the step talks about with its control. Nothing on any other page."""
+    _run.slot = None
     step = st.session_state.get("_lesson_active")
     if not isinstance(step, int) or not 1 <= step <= len(STEPS):
         return
@@ -208,7 +241,10 @@ def lesson_panel(page_path: str):
                 open_step(step)
             return
         with st.container(key="lesson_figure"):
-            FIGURES[info["figure"]](st.session_state["_settings"])
+            if info["figure"] in DRAWN_BY_THE_PAGE:
+                _run.slot = (info["figure"], PanelSlot(st.container(), st.container()))
+            else:
+                FIGURES[info["figure"]](st.session_state["_settings"])
 
 
 def _stem(path: str) -> str:
@@ -308,28 +344,25 @@ def _stability(s):
     st.plotly_chart(fig, key="lesson_chart", width="content")
 
 
-def _waterfall(s):
+def panel_waterfall(slot, ds, model, evidence, F, row, k, *, edited):
+    """Step 7's figure, drawn by Explain into the panel's slot: the class waterfall of the row
+    the page explains (its what-if edits included, marked "edited")."""
     from sblr import plots
     from sblr.interpret import evidence_sd, instance_contributions
 
-    ds = _planted()
-    model = cached_fit(ds, "SparseSBLR", s.gamma, s.lam)
-    F = training_evidence(ds, s.gamma)
-    row = st.session_state.get("explain_row", 0)
-    row = row if isinstance(row, int) and 0 <= row < ds.n_samples else 0
-    k = s.k
-    ic = instance_contributions(model, evidence=F[row])
+    ic = instance_contributions(model, evidence=evidence)
     table = ic.waterfall(k, ds.class_names, evidence_sd=evidence_sd(F))
-    fig = plots.waterfall(
-        table, title=f"row {row}: logit of {ds.class_names[k]} = {ic.logits[k]:.3f}"
-    )
+    what = f"row {row}" + (" (edited)" if edited else "")
+    fig = plots.waterfall(table, title=f"{what}: logit of {ds.class_names[k]} = {ic.logits[k]:.3f}")
     fig.layout.height = PANEL_HEATMAP_HEIGHT
-    st.plotly_chart(fig, key="lesson_chart")
-    p = 1.0 / (1.0 + math.exp(-float(np.clip(ic.logits[k], -700, 700))))
-    st.caption(
-        f"π = {p:.3f} for {esc_md(ds.class_names[k])} on row {row}; choose another row below (the "
-        "row picker), and the waterfall here follows."
-    )
+    with slot.figure:
+        st.plotly_chart(fig, key="lesson_chart")
+        p = 1.0 / (1.0 + math.exp(-float(np.clip(ic.logits[k], -700, 700))))
+        st.caption(
+            f"π = {p:.3f} for {esc_md(ds.class_names[k])} on {what}, as on the page below. "
+            "Change a feature here (the ones with the largest credit) or pick another row "
+            "below: the waterfall follows."
+        )
 
 
 FIGURES = {
@@ -338,5 +371,6 @@ FIGURES = {
     "sblr": _sblr,
     "sparse": _sparse,
     "stability": _stability,
-    "waterfall": _waterfall,
 }
+#: Figures the step's page draws into the panel (:func:`panel_slot`), from the page's own state.
+DRAWN_BY_THE_PAGE = ("waterfall",)
