@@ -277,6 +277,7 @@ pages = [
     st.Page("pages/predict.py", title="Predict a file", icon=":material/upload_file:"),
     st.Page("pages/path.py", title="Regularization path", icon=":material/timeline:"),
     st.Page("pages/lesson.py", title="Lesson: the planted data", icon=":material/school:"),
+    st.Page("pages/playground.py", title="Playground", icon=":material/draw:"),
 ]
 page = st.navigation(pages)
 # One error boundary per part of every run: a file or a computation that fails shows its

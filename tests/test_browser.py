@@ -59,6 +59,7 @@ PAGES = {
     "Predict a file": ("predict", "Predict a file"),
     "Regularization path": ("path", None),
     "Lesson: the planted data": ("lesson", "Lesson: what the planted data hides"),
+    "Playground": ("playground", "Playground"),
 }
 
 
@@ -1113,3 +1114,89 @@ def test_compare_forecasts_method_by_method_and_cancel_stops_the_run(server_url,
     assert shown and 0 < int(shown[1]) < int(shown[2]), cancelled.inner_text()
     assert pg.get_by_role("button", name="Cancel").count() == 0
     assert_no_errors(pg, "Compare after Cancel")
+
+
+def test_the_playground_draws_clicks_moves_lambda_travels_by_link_and_sends_its_points(
+    server_url, browser
+):
+    """Issue #36: points of two classes clicked into an empty plane make a region; λ moved
+    empties β cells; the address opened in a fresh browser shows the same picture; the points
+    go to Coefficients on request."""
+    context = browser.new_context(viewport={"width": 1440, "height": 900})
+    context.set_default_timeout(TIMEOUT_MS)
+    pg = watched_page(context)
+    pg.goto(server_url + "/playground")
+    pg.get_by_role("heading", name="Playground").wait_for()
+    wait_idle(pg)
+    pg.get_by_role("button", name="Clear").click()
+    caption = pg.locator('[data-testid="stCaptionContainer"]').filter(has_text="held out")
+    caption.filter(has_text=re.compile(r"^0 points")).wait_for()
+    wait_idle(pg)
+    plane = pg.locator("[class*='st-key-pg_plane_'] .js-plotly-plot")
+
+    def click(fx, fy, points):
+        box = plane.locator(".nsewdrag").first.bounding_box()
+        pg.mouse.click(box["x"] + fx * box["width"], box["y"] + (1 - fy) * box["height"])
+        caption.filter(has_text=re.compile(rf"^{points} points")).wait_for()
+        wait_idle(pg)
+
+    def region():
+        return plane.first.evaluate(
+            "(el) => el._fullData.filter(t => t.type === 'heatmap' || t.type === 'contour')"
+            ".map(t => Array.from(t.z, r => Array.from(r)))"
+        )
+
+    pg.get_by_text("adds 20 around").click()
+    wait_idle(pg)
+    click(0.25, 0.25, 20)  # class A, lower left
+    assert not region()  # one class: no model, no region
+    assert "two classes" in pg.locator('[data-testid="stAlertContentInfo"]').inner_text()
+    pg.get_by_text("B (red)").click()
+    wait_idle(pg)
+    click(0.75, 0.75, 40)  # class B, upper right
+    first = region()
+    assert first, "no region drawn for two classes"
+    click(0.25, 0.75, 60)  # more B, upper left: the region moves
+    assert region() != first
+    screenshot(pg, "playground_clicked")
+
+    zeros = re.compile(r"(\d+) of 4 exactly 0")
+    beta = pg.locator('[data-testid="stCaptionContainer"]').filter(has_text=zeros)
+    before = int(zeros.search(beta.inner_text())[1])
+    slider = pg.get_by_role("slider", name="Playground λ (log₁₀)")
+    slider.focus()
+    pg.keyboard.press("End")  # the largest λ
+    assert slider.get_attribute("aria-valuetext") == "1e0"
+    more = "|".join(str(n) for n in range(before + 1, 5))
+    beta.filter(has_text=re.compile(rf"(?:{more}) of 4 exactly 0")).wait_for()
+    wait_idle(pg)
+
+    link = pg.url
+    shown = region()
+    other = browser.new_context(viewport={"width": 1440, "height": 900})
+    other.set_default_timeout(TIMEOUT_MS)
+    try:
+        fresh = watched_page(other)
+        fresh.goto(link)
+        fresh.get_by_role("heading", name="Playground").wait_for()
+        wait_idle(fresh)
+        fresh_caption = fresh.locator('[data-testid="stCaptionContainer"]').filter(
+            has_text="held out"
+        )
+        assert fresh_caption.inner_text().startswith("60 points")
+        fresh_plane = fresh.locator("[class*='st-key-pg_plane_'] .js-plotly-plot").first
+        fresh_plane.locator(".nsewdrag").first.wait_for()
+        again = fresh_plane.evaluate(
+            "(el) => el._fullData.filter(t => t.type === 'heatmap' || t.type === 'contour')"
+            ".map(t => Array.from(t.z, r => Array.from(r)))"
+        )
+        assert again == shown
+    finally:
+        other.close()
+
+    pg.get_by_role("button", name="Use these points as the data").click()
+    pg.get_by_role("heading", name="Coefficients β").first.wait_for()
+    wait_idle(pg)
+    assert "playground" in pg.locator('[data-testid="stSidebarUserContent"]').inner_text()
+    assert_no_errors(pg, "Coefficients on the playground's points")
+    context.close()

@@ -29,6 +29,7 @@ MODULES = (
     "sblr.stats",
     "sblr.stability",
     "sblr.logistic",
+    "sblr.playground",
 )
 
 EXEMPT = {
@@ -61,6 +62,21 @@ EXEMPT = {
     "sblr.logistic.constant_intercept": "called once per class by the layer, on checked data",
     "sblr.logistic.prepare_compiled_solver": "takes no parameters",
     "sblr.logistic.compiled_solver_ready": "takes no parameters",
+    **{
+        f"sblr.playground.{name}": (
+            "takes a Board, which checks itself (DataError naming what is wrong), or link "
+            "text, which decode_board checks field by field"
+        )
+        for name in (
+            "board_csv",
+            "board_scores",
+            "decode_board",
+            "encode_board",
+            "fit_board",
+            "preset",
+            "surface",
+        )
+    },
 }
 
 
@@ -196,6 +212,7 @@ CASES = [
     ("sblr.stats.cd_diagram", (pd.Series([1.0, 2.0]), 1.0), {"labels": "x"}, "labels"),
     ("sblr.stats.markdown_table", (S,), {}, "df"),
     ("sblr.stats.leaders", ("x",), {}, "values"),
+    ("sblr.stats.fold_forecast", ([], {}), {}, "timed"),
     ("sblr.stats.paper_tables_markdown", (RESULTS,), {"alpha": 1.0}, "alpha"),
     ("sblr.stability.bootstrap_coefficients", (None, S), {"n_resamples": 1}, "n_resamples"),
 ]

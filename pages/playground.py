@@ -1,0 +1,438 @@
+"""Playground: draw points in the plane and watch the similarity models think.
+
+The page keeps its own data (a :class:`sblr.playground.Board`) and its own model settings;
+the data in use elsewhere changes only when asked ("Use these points as the data"). The
+points, the classes, the model, γ, λ and the class shown live in the address (``pts``,
+``pm``, ``pgamma``, ``plam``, ``pk``), so a link shows everyone the same picture. A click on
+the plane places a point of the chosen class (or, on a point, adds that class to it or
+removes it); every figure is drawn from arrays: the region and the evidence as one contour,
+the points as two traces, the clickable cells as one.
+"""
+
+import numpy as np
+import streamlit as st
+
+from pages import common
+from sblr import playground as pg
+from sblr import plots
+from sblr.exceptions import DataError
+
+ds, s, key = common.page_context(__file__)  # the data in use (untouched here)
+
+K_BOARD, K_UNDO, K_CLICKS, K_NOTE = "_pg_board", "_pg_undo", "_pg_clicks", "_pg_note"
+COLOURS = plots.class_colors(pg.MAX_CLASSES)
+COLOUR_NAMES = ("blue", "red", "green", "purple", "orange", "cyan")
+MODELS = ("SparseSBLR", "SBLR", "SML")
+LOG_GAMMAS = [round(v, 2) for v in np.arange(-1.0, 2.01, 0.25)]
+LOG_LAMS = [round(v, 2) for v in np.arange(-5.0, 0.01, 0.5)]
+GRID = 60  # the region's resolution
+CELLS = 41  # clickable cells per axis
+UNDO_STEPS = 50
+DEFAULT_PRESET = "two blobs"
+
+
+def _number(text, choices, default):
+    try:
+        value = round(float(text), 2)
+    except (TypeError, ValueError):
+        return default
+    return value if value in choices else default
+
+
+def _first_board():
+    """The link's points, else the default preset; a broken link: a note and an empty plane."""
+    text = st.query_params.get("pts")
+    if text is None:
+        return pg.preset(DEFAULT_PRESET), None
+    try:
+        return pg.decode_board(text), None
+    except DataError as exc:
+        return pg.Board.empty(
+            2
+        ), f"The link's points could not be read ({exc}); the plane is empty."
+
+
+if K_BOARD not in st.session_state:
+    st.session_state[K_BOARD], st.session_state[K_NOTE] = _first_board()
+    q = st.query_params
+    st.session_state["pg_model"] = q.get("pm") if q.get("pm") in MODELS else MODELS[0]
+    st.session_state["pg_gamma"] = _number(q.get("pgamma"), LOG_GAMMAS, 0.0)
+    st.session_state["pg_lam"] = _number(q.get("plam"), LOG_LAMS, -3.0)
+    st.session_state["_pg_k"] = q.get("pk")
+board: pg.Board = st.session_state[K_BOARD]
+
+
+def _set_board(new):
+    undo = st.session_state.setdefault(K_UNDO, [])
+    undo.append(pg.encode_board(st.session_state[K_BOARD]))
+    del undo[:-UNDO_STEPS]
+    st.session_state[K_BOARD] = new
+    st.session_state[K_CLICKS] = (
+        st.session_state.get(K_CLICKS, 0) + 1
+    )  # a fresh plane: no selection
+
+
+def _undo():
+    undo = st.session_state.get(K_UNDO)
+    if undo:
+        st.session_state[K_BOARD] = pg.decode_board(undo.pop())
+        st.session_state[K_CLICKS] = st.session_state.get(K_CLICKS, 0) + 1
+
+
+def _load_preset():
+    _set_board(pg.preset(st.session_state["pg_preset"]))
+
+
+def _clear():
+    _set_board(pg.Board.empty(st.session_state[K_BOARD].n_classes))
+
+
+def _classes_changed():
+    _set_board(st.session_state[K_BOARD].with_classes(int(st.session_state["pg_classes"])))
+
+
+def _class_label(c):
+    return f"{pg.CLASS_NAMES[c]} ({COLOUR_NAMES[c]})"
+
+
+st.header("Playground", anchor=False)
+st.caption(
+    "Click the plane to place points of a class; the models refit at once. The data in use "
+    f"elsewhere ({common.esc_md(ds.name)}) changes only if you send these points there."
+)
+note = st.session_state.pop(K_NOTE, None)
+if note:
+    st.warning(common.esc_md(note), icon=":material/link_off:")
+
+# ----------------------------------------------------------------------------- controls
+st.session_state.setdefault("pg_classes", board.n_classes)
+left, right = st.columns([3, 2])
+with right:
+    knobs = st.columns([3, 2])
+    model_name = knobs[0].selectbox("Playground model", MODELS, key="pg_model")
+    k_options = ["all classes"] + [pg.CLASS_NAMES[c] for c in range(board.n_classes)]
+    wanted_k = st.session_state.pop("_pg_k", None)
+    if wanted_k is not None and wanted_k in k_options:
+        st.session_state["pg_show_k"] = wanted_k
+    if st.session_state.get("pg_show_k") not in k_options:
+        st.session_state["pg_show_k"] = k_options[1] if board.multilabel else k_options[0]
+    shown_k = knobs[1].selectbox("Region of", k_options, key="pg_show_k")
+    log_gamma = st.select_slider(
+        "Playground γ (log₁₀)",
+        LOG_GAMMAS,
+        key="pg_gamma",
+        format_func=lambda v: f"{10**v:.3g}",
+        help="The RBF width of the playground's model (the sidebar's is for the data in use).",
+    )
+    log_lam = st.select_slider(
+        "Playground λ (log₁₀)",
+        LOG_LAMS,
+        key="pg_lam",
+        format_func=lambda v: f"1e{v:g}" if float(v).is_integer() else f"{10**v:.2g}",
+        disabled=model_name != "SparseSBLR",
+        help="SparseSBLR's L1 penalty on β (SML and SBLR have none); the sidebar's λ is for "
+        "the data in use.",
+    )
+    layer = st.radio(
+        "Colour the plane by",
+        ("πₖ", "evidence f̄ₖ"),
+        horizontal=True,
+        key="pg_layer",
+        help="πₖ: the model's probability of the class; f̄ₖ: the class's evidence, a sum of "
+        "bumps around its points.",
+    )
+with left:
+    tools = st.columns([2, 3])
+    tools[0].radio(
+        "Class to place",
+        range(board.n_classes),
+        format_func=_class_label,
+        horizontal=True,
+        key="pg_class",
+    )
+    tools[1].radio(
+        "A click on the plane",
+        ("adds a point", "adds 20 around", "removes a point"),
+        horizontal=True,
+        key="pg_action",
+        help="On an existing point, “adds a point” gives it the chosen class too (a point of "
+        "two classes makes the board multi-label); “adds 20 around” scatters 20 points of the "
+        "class around the click.",
+    )
+gamma, lam = 10.0**log_gamma, 10.0**log_lam
+k = None if shown_k == "all classes" else k_options.index(shown_k) - 1
+if k is None and board.multilabel:
+    k = 0  # a multi-label board has no one most probable class: a class's region
+
+# ----------------------------------------------------------------------------- the model
+model, problem = None, None
+try:
+    model = pg.fit_board(board, model_name, gamma=gamma, lam=lam)
+except DataError as exc:
+    problem = str(exc)
+
+
+def _plane():
+    import plotly.graph_objects as go
+
+    traces = []
+    if model is not None:
+        what = "evidence" if layer.startswith("evidence") and k is not None else "proba"
+        xs, Z = pg.surface(model, board, k, GRID, what=what)
+        if k is None:  # multi-class: every class coloured where it is the most probable
+            m = board.n_classes
+            scale = [[edge, COLOURS[c]] for c in range(m) for edge in (c / m, (c + 1) / m)]
+            traces.append(
+                go.Heatmap(
+                    x=xs,
+                    y=xs,
+                    z=Z,
+                    zmin=-0.5,
+                    zmax=m - 0.5,
+                    colorscale=scale,
+                    opacity=0.35,
+                    showscale=False,
+                    hoverinfo="skip",
+                )
+            )
+        else:
+            top_value = 1.0 if what == "proba" else max(float(Z.max()), 1e-12)
+            traces.append(
+                go.Contour(
+                    x=xs,
+                    y=xs,
+                    z=Z,
+                    zmin=0.0,
+                    zmax=top_value,
+                    colorscale=[[0.0, "#ffffff"], [1.0, COLOURS[k]]],
+                    opacity=0.55,
+                    contours={"coloring": "fill", "showlines": False},
+                    colorbar={"title": {"text": "π" if what == "proba" else "f̄"}, "len": 0.6},
+                    hoverinfo="skip",
+                )
+            )
+            if what == "proba":
+                cut = getattr(model, "threshold_", None)
+                level = float(np.ravel(cut)[k]) if cut is not None and board.multilabel else 0.5
+                traces.append(
+                    go.Contour(
+                        x=xs,
+                        y=xs,
+                        z=Z,
+                        showscale=False,
+                        hoverinfo="skip",
+                        contours={"coloring": "none", "start": level, "end": level, "size": 1},
+                        line={"color": "#222222", "width": 2, "dash": "dash"},
+                        name=f"π = {level:.2f}",
+                    )
+                )
+    cells = np.linspace(-1.0, 1.0, CELLS)
+    cx, cy = np.meshgrid(cells, cells)
+    traces.append(
+        go.Scatter(
+            x=cx.ravel(),
+            y=cy.ravel(),
+            mode="markers",
+            name="cells",
+            marker={"size": 11, "color": "rgba(0,0,0,0.01)", "symbol": "square"},
+            hovertemplate="click: place here (%{x:.2f}, %{y:.2f})<extra></extra>",
+            showlegend=False,
+        )
+    )
+    if len(board):
+        # each point's first and second class (the second is the first for a one-class point)
+        order = np.argsort(~board.labels, axis=1, kind="stable")
+        first = order[:, 0]
+        second = np.where(board.labels.sum(axis=1) > 1, order[:, 1], first)
+        held = board.held_out
+        names = [" + ".join(pg.CLASS_NAMES[c] for c in np.flatnonzero(r)) for r in board.labels]
+        palette = np.array(COLOURS)
+        fill = palette[first]
+        edge = np.where(second != first, palette[second], "#222222")
+        width = np.where(second != first, 3.5, 0.8)
+        traces.append(
+            go.Scatter(
+                x=board.points[:, 0],
+                y=board.points[:, 1],
+                mode="markers",
+                name="points",
+                marker={
+                    "size": np.where(second != first, 12, 10),
+                    "color": np.where(held, "rgba(255,255,255,0.9)", fill),
+                    "line": {
+                        "color": np.where(held, fill, edge),
+                        "width": np.where(held, 2.5, width),
+                    },
+                },
+                customdata=np.c_[np.arange(len(board)), np.where(held, "held out", "training")],
+                text=names,
+                hovertemplate="%{text} · %{customdata[1]} point (%{x:.2f}, %{y:.2f})"
+                "<extra></extra>",
+                showlegend=False,
+            )
+        )
+    title = (
+        f"{model_name}: where it predicts each class"
+        if k is None
+        else f"{model_name}: {'π' if not layer.startswith('evidence') else 'f̄'} of class "
+        f"{pg.CLASS_NAMES[k]} (dashed: where it decides)"
+    )
+    fig = go.Figure(traces)
+    fig.update_layout(
+        title={"text": title, "font": {"size": 15}},
+        xaxis={"range": [-1.05, 1.05], "title": {"text": "x₁"}, "constrain": "domain"},
+        yaxis={
+            "range": [-1.05, 1.05],
+            "title": {"text": "x₂"},
+            "scaleanchor": "x",
+            "constrain": "domain",
+        },
+        height=470,
+        margin={"l": 40, "r": 10, "t": 40, "b": 36},
+        plot_bgcolor="white",
+        clickmode="event+select",
+        dragmode=False,
+        hovermode="closest",
+    )
+    return fig
+
+
+with left:
+    event = st.plotly_chart(
+        _plane(),
+        key=f"pg_plane_{st.session_state.get(K_CLICKS, 0)}",
+        on_select="rerun",
+        selection_mode=("points",),
+        config={"displayModeBar": False},
+    )
+    clicked = (event or {}).get("selection", {}).get("points", []) if event else []
+    if clicked:
+        point = clicked[0]
+        x, y = float(point["x"]), float(point["y"])
+        c = int(st.session_state["pg_class"])
+        action = st.session_state["pg_action"]
+        on_point = point.get("curve_number") is not None and point.get("customdata")
+        try:
+            if action == "removes a point":
+                i = board.nearest(x, y, radius=0.06)
+                if i is not None:
+                    _set_board(board.remove(i))
+            elif action == "adds 20 around":
+                _set_board(board.add_cluster(x, y, c, seed=len(board)))
+            elif len(board) < pg.MAX_POINTS or on_point:
+                _set_board(board.add(x, y, c))
+            else:
+                st.warning(f"The board is full ({pg.MAX_POINTS} points).")
+        except DataError as exc:
+            st.warning(common.esc_md(exc))
+        st.rerun()
+    st.caption(
+        f"{len(board)} point{'' if len(board) == 1 else 's'} "
+        f"({int(board.held_out.sum())} held out, hollow), "
+        f"{board.n_classes} classes, {'multi-label' if board.multilabel else 'multi-class'}. "
+        "Filled colour: a point's class; a coloured ring: its second class."
+    )
+    row = st.columns([3, 2, 2, 2, 2], vertical_alignment="bottom")
+    row[0].selectbox("Preset", list(pg.PRESETS), key="pg_preset")
+    row[1].button("Load", on_click=_load_preset, key="pg_load")
+    row[2].button("Undo", on_click=_undo, key="pg_undo", disabled=not st.session_state.get(K_UNDO))
+    row[3].button("Clear", on_click=_clear, key="pg_clear")
+    row[4].number_input(
+        "Classes",
+        min_value=2,
+        max_value=pg.MAX_CLASSES,
+        key="pg_classes",
+        on_change=_classes_changed,
+    )
+
+with right:
+    if problem:
+        st.info(common.esc_md(problem))
+    else:
+        scores = pg.board_scores(model, board)
+        cols = st.columns(2)
+        for col, part, label in ((cols[0], "train", "Train"), (cols[1], "test", "Test")):
+            sc = scores[part]
+            if sc is None:
+                col.metric(f"{label} error", "–")
+                continue
+            col.metric(
+                f"{label} error",
+                f"{sc['error']:.1%}",
+                f"micro-F1 {sc['micro_f1']:.2f}" if "micro_f1" in sc else None,
+                delta_color="off",
+                help=f"On the {sc['points']} {part} points"
+                + (": the share of wrong label decisions" if board.multilabel else ""),
+            )
+        if model_name == "SML":
+            st.caption("SML decides from the evidence alone: it has no β.")
+        else:
+            names = list(pg.CLASS_NAMES[: board.n_classes])
+            coef = np.zeros((board.n_classes, board.n_classes))
+            cols_of = pg._board_columns(model, board)
+            for a, ja in enumerate(cols_of):
+                for b, jb in enumerate(cols_of):
+                    if ja is not None and jb is not None and ja < model.coef_.shape[0]:
+                        coef[a, b] = model.coef_[ja, jb]
+            label = model_name + (f", λ = {lam:.2g}" if model_name == "SparseSBLR" else "")
+            fig_beta = plots.beta_heatmaps(
+                {label: coef}, names, lams={label: lam} if model_name == "SparseSBLR" else None
+            )
+            fig_beta.layout.height = 300
+            fig_beta.update_layout(title={"text": "β: class t's evidence (column) in class k"})
+            st.plotly_chart(fig_beta, key="pg_beta")
+            zeros = int((coef == 0).sum())
+            st.caption(
+                f"β[k, t]: how class t's evidence moves class k's logit; {zeros} of "
+                f"{coef.size} exactly 0 (white)."
+            )
+        if board.n_classes >= 2 and len(board):
+            t1, t2 = (k, (k + 1) % board.n_classes) if k is not None else (0, 1)
+            F = model.evidence(board.points)  # held-out points: as new queries
+            # training points without their own similarity, as the model saw them
+            F[~board.held_out] = model.featurizer_.training_evidence()
+            F_board = np.zeros((len(board), board.n_classes))
+            for c, j in enumerate(pg._board_columns(model, board)):
+                if j is not None and j < F.shape[1]:
+                    F_board[:, c] = F[:, j]
+            fig_space = plots.evidence_scatter(
+                F_board,
+                t1,
+                t2,
+                board.labels[:, k if k is not None else 0],
+                list(pg.CLASS_NAMES[: board.n_classes]),
+                k=k if k is not None else 0,
+            )
+            fig_space.layout.height = 280
+            st.plotly_chart(fig_space, key="pg_space")
+
+# ----------------------------------------------------------------------------- share, send
+actions = st.columns(3)
+if actions[0].button("Use these points as the data", key="pg_use", disabled=len(board) < 4):
+    names = list(pg.CLASS_NAMES[: board.n_classes])
+    target = names if board.multilabel else "class"
+    error = common.try_upload(pg.board_csv(board), "playground.csv", None, None, target)
+    if error:
+        st.error(common.esc_md(error))
+    else:
+        st.switch_page("pages/coefficients.py")
+actions[1].download_button(
+    "Download as CSV",
+    pg.board_csv(board),
+    file_name="playground.csv",
+    mime="text/csv",
+    key="pg_download",
+)
+actions[2].caption("The address bar holds these points and settings: send it as a link.")
+
+for name, value in {
+    "pts": pg.encode_board(board),
+    "pm": model_name,
+    "pgamma": f"{log_gamma:g}",
+    "plam": f"{log_lam:g}",
+    "pk": shown_k,
+}.items():
+    if value is None:
+        st.query_params.pop(name, None)
+    elif st.query_params.get(name) != value:
+        st.query_params[name] = value

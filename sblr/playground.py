@@ -1,0 +1,420 @@
+"""The playground's data: points drawn in the plane, and what the models make of them.
+
+A :class:`Board` holds up to :data:`MAX_POINTS` points (x₁, x₂) in [-1, 1]², each with one or
+more of up to :data:`MAX_CLASSES` classes (a point with two classes makes the board
+multi-label). Every fourth point (by position) is held out: the models never see it, and it
+measures the test error. A board travels in a link as a short text (:func:`encode_board`: three
+bytes a point, base64url), read back by :func:`decode_board`, which refuses anything malformed
+or oversized with a :class:`~sblr.exceptions.DataError` that says what is wrong.
+
+:func:`fit_board` fits SML, SBLR or SparseSBLR on the training points; :func:`surface` evaluates
+a fitted model over a grid of the plane (πₖ, or the evidence f̄ₖ), one array for the page to
+draw; :func:`board_scores` gives training and test error (multi-label: micro-F1 too).
+Nothing here imports Streamlit.
+
+Examples
+--------
+>>> board = preset("two blobs")
+>>> board.n_classes, len(board) > 50
+(2, True)
+>>> decode_board(encode_board(board)) == board
+True
+>>> model = fit_board(board, "SBLR", gamma=1.0)
+>>> xs, Z = surface(model, board, k=0, n=5)
+>>> Z.shape
+(5, 5)
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import io
+from dataclasses import dataclass
+
+import numpy as np
+
+from sblr.exceptions import DataError
+
+__all__ = [
+    "CLASS_NAMES",
+    "MAX_CLASSES",
+    "MAX_POINTS",
+    "PRESETS",
+    "Board",
+    "board_csv",
+    "board_scores",
+    "decode_board",
+    "encode_board",
+    "fit_board",
+    "preset",
+    "surface",
+]
+
+#: Classes a board may have (a palette of this many colours).
+MAX_CLASSES = 6
+#: Points a board may hold (and a link carry).
+MAX_POINTS = 400
+#: Class names, in palette order.
+CLASS_NAMES = ("A", "B", "C", "D", "E", "F")
+#: Coordinates are kept on a grid of this many values per axis (one byte each in a link).
+LEVELS = 256
+_VERSION = 1
+#: Longest link text :func:`decode_board` reads (a full board and its header).
+MAX_ENCODED = 4 * ((2 + 3 * MAX_POINTS + 2) // 3)
+
+
+def _snap(v) -> np.ndarray:
+    """Coordinates onto the board's grid (what a link can carry), clipped to [-1, 1]."""
+    q = np.rint((np.clip(np.asarray(v, dtype=float), -1.0, 1.0) + 1.0) / 2.0 * (LEVELS - 1))
+    return q / (LEVELS - 1) * 2.0 - 1.0
+
+
+@dataclass(frozen=True, eq=False)
+class Board:
+    """Points in [-1, 1]² and their classes.
+
+    Parameters
+    ----------
+    points : array-like of shape (n, 2)
+        Snapped to the board's grid of :data:`LEVELS` values per axis.
+    labels : array-like of shape (n, m), bool
+        ``labels[i, c]``: point i carries class c; every point carries at least one.
+    """
+
+    points: np.ndarray
+    labels: np.ndarray
+
+    def __post_init__(self):
+        points = np.asarray(self.points, dtype=float).reshape(-1, 2)
+        labels = np.asarray(self.labels, dtype=bool)
+        if labels.ndim != 2 or labels.shape[0] != points.shape[0]:
+            raise DataError(
+                f"A board needs one row of classes per point; got {labels.shape} for "
+                f"{points.shape[0]} points."
+            )
+        if not 1 <= labels.shape[1] <= MAX_CLASSES:
+            raise DataError(f"A board has 1 to {MAX_CLASSES} classes; got {labels.shape[1]}.")
+        if points.shape[0] > MAX_POINTS:
+            raise DataError(f"A board holds at most {MAX_POINTS} points; got {points.shape[0]}.")
+        if not np.isfinite(points).all():
+            raise DataError("A board's points must be finite numbers.")
+        if len(labels) and not labels.any(axis=1).all():
+            raise DataError("Every point of a board carries at least one class.")
+        object.__setattr__(self, "points", _snap(points))
+        object.__setattr__(self, "labels", labels.copy())
+
+    @classmethod
+    def empty(cls, n_classes: int = 2) -> Board:
+        return cls(np.zeros((0, 2)), np.zeros((0, n_classes), dtype=bool))
+
+    def __len__(self) -> int:
+        return self.points.shape[0]
+
+    def __eq__(self, other) -> bool:
+        return (
+            isinstance(other, Board)
+            and self.labels.shape == other.labels.shape
+            and np.array_equal(self.points, other.points)
+            and np.array_equal(self.labels, other.labels)
+        )
+
+    __hash__ = None
+
+    @property
+    def n_classes(self) -> int:
+        return self.labels.shape[1]
+
+    @property
+    def multilabel(self) -> bool:
+        """Whether some point carries two or more classes."""
+        return bool(len(self)) and bool((self.labels.sum(axis=1) > 1).any())
+
+    @property
+    def held_out(self) -> np.ndarray:
+        """Every fourth point (positions 3, 7, 11, …): never fitted on, it measures the test
+        error."""
+        return np.arange(len(self)) % 4 == 3
+
+    def with_classes(self, m: int) -> Board:
+        """The board with ``m`` classes: new ones empty; points left with no class dropped."""
+        if not 1 <= m <= MAX_CLASSES:
+            raise DataError(f"A board has 1 to {MAX_CLASSES} classes; got {m}.")
+        labels = np.zeros((len(self), m), dtype=bool)
+        keep = min(m, self.n_classes)
+        labels[:, :keep] = self.labels[:, :keep]
+        kept = labels.any(axis=1)
+        return Board(self.points[kept], labels[kept])
+
+    def add(self, x: float, y: float, k: int) -> Board:
+        """A point of class ``k`` at (x, y); on an existing point (the same grid cell), class
+        ``k`` is added to it (a second class makes the board multi-label)."""
+        self._check_class(k)
+        at = self.nearest(x, y, radius=1.5 / (LEVELS - 1))
+        if at is not None:
+            labels = self.labels.copy()
+            labels[at, k] = True
+            return Board(self.points, labels)
+        row = np.zeros((1, self.n_classes), dtype=bool)
+        row[0, k] = True
+        return Board(np.vstack([self.points, [[x, y]]]), np.vstack([self.labels, row]))
+
+    def add_cluster(
+        self, x: float, y: float, k: int, n: int = 20, spread: float = 0.12, seed: int = 0
+    ) -> Board:
+        """``n`` points of class ``k`` scattered (normal, sd ``spread``) around (x, y)."""
+        self._check_class(k)
+        n = max(0, min(int(n), MAX_POINTS - len(self)))
+        rng = np.random.default_rng(seed)
+        new = np.clip(rng.normal(loc=(x, y), scale=spread, size=(n, 2)), -1.0, 1.0)
+        row = np.zeros((n, self.n_classes), dtype=bool)
+        row[:, k] = True
+        return Board(np.vstack([self.points, new]), np.vstack([self.labels, row]))
+
+    def remove(self, i: int) -> Board:
+        """The board without point ``i``."""
+        keep = np.arange(len(self)) != int(i)
+        return Board(self.points[keep], self.labels[keep])
+
+    def nearest(self, x: float, y: float, radius: float) -> int | None:
+        """The point within ``radius`` of (x, y) (the nearest), or None."""
+        if not len(self):
+            return None
+        d = np.hypot(self.points[:, 0] - x, self.points[:, 1] - y)
+        i = int(np.argmin(d))
+        return i if d[i] <= radius else None
+
+    def _check_class(self, k):
+        if not 0 <= int(k) < self.n_classes:
+            raise DataError(f"Class {k} is not one of this board's {self.n_classes} classes.")
+
+
+# ----------------------------------------------------------------------------- link text
+def encode_board(board: Board) -> str:
+    """The board as a short text for a link: a version byte, the number of classes, then three
+    bytes a point (x₁ and x₂ on the grid, the classes as bits), base64url without padding.
+
+    >>> encode_board(Board([[-1.0, 1.0]], [[False, True]]))
+    'AQIA_wI'
+    """
+    q = np.rint((board.points + 1.0) / 2.0 * (LEVELS - 1)).astype(np.uint8)
+    bits = (board.labels * (1 << np.arange(board.n_classes))).sum(axis=1).astype(np.uint8)
+    body = np.column_stack([q, bits]).astype(np.uint8).tobytes()
+    raw = bytes([_VERSION, board.n_classes]) + body
+    return base64.urlsafe_b64encode(raw).decode("ascii").rstrip("=")
+
+
+def decode_board(text) -> Board:
+    """The board a link's text holds (:func:`encode_board`).
+
+    Raises
+    ------
+    DataError
+        The text is too long, not base64url, of another version, or holds a point with no
+        class or a class the board does not have.
+    """
+    if not isinstance(text, str):
+        raise DataError("The link's points are not text.")
+    if len(text) > MAX_ENCODED:
+        raise DataError(
+            f"The link's points are {len(text):,} characters; a board of at most "
+            f"{MAX_POINTS} points takes at most {MAX_ENCODED:,}."
+        )
+    text = text.rstrip("=")  # padding, if a link kept it
+    if not text or not set(text) <= set(
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+    ):
+        raise DataError("The link's points are not in the playground's code (base64url).")
+    try:
+        raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+    except (binascii.Error, ValueError):
+        raise DataError("The link's points are not in the playground's code (base64url).") from None
+    if len(raw) < 2 or raw[0] != _VERSION:
+        raise DataError("The link's points were written by another version of the playground.")
+    m = raw[1]
+    if not 1 <= m <= MAX_CLASSES:
+        raise DataError(f"The link names {m} classes; a board has 1 to {MAX_CLASSES}.")
+    body = raw[2:]
+    if len(body) % 3:
+        raise DataError("The link's points are cut short (three bytes a point).")
+    cells = np.frombuffer(body, dtype=np.uint8).reshape(-1, 3)
+    bits = cells[:, 2].astype(int)
+    if (bits == 0).any() or (bits >= 1 << m).any():
+        raise DataError("A point in the link has no class, or a class the board does not have.")
+    labels = ((bits[:, None] >> np.arange(m)) & 1).astype(bool)
+    points = cells[:, :2].astype(float) / (LEVELS - 1) * 2.0 - 1.0
+    return Board(points, labels)
+
+
+# ----------------------------------------------------------------------------- presets
+def _blob(rng, center, n, sd):
+    return np.clip(rng.normal(loc=center, scale=sd, size=(n, 2)), -1.0, 1.0)
+
+
+def _two_blobs(rng):
+    pts = np.vstack([_blob(rng, (-0.45, -0.3), 40, 0.2), _blob(rng, (0.45, 0.3), 40, 0.2)])
+    return pts, np.repeat(np.eye(2, dtype=bool), 40, axis=0)
+
+
+def _xor(rng):
+    centers = [(-0.5, -0.5), (0.5, 0.5), (-0.5, 0.5), (0.5, -0.5)]
+    pts = np.vstack([_blob(rng, c, 25, 0.15) for c in centers])
+    return pts, np.repeat(np.eye(2, dtype=bool)[[0, 0, 1, 1]], 25, axis=0)
+
+
+def _rings(rng):
+    n = 60
+    r = np.r_[rng.uniform(0.0, 0.35, n), rng.uniform(0.65, 0.9, n)]
+    a = rng.uniform(0, 2 * np.pi, 2 * n)
+    pts = np.c_[r * np.cos(a), r * np.sin(a)]
+    return pts, np.repeat(np.eye(2, dtype=bool), n, axis=0)
+
+
+def _overlap(rng):
+    """A and B two wide bands that overlap in the middle; C exactly where both are."""
+    pts = np.c_[rng.uniform(-0.9, 0.9, 150), rng.uniform(-0.6, 0.6, 150)]
+    a, b = pts[:, 0] < 0.25, pts[:, 0] > -0.25
+    return pts, np.c_[a, b, a & b]
+
+
+def _noisy(rng):
+    pts, labels = _two_blobs(rng)
+    flip = rng.random(len(pts)) < 0.15
+    labels[flip] = ~labels[flip]
+    return pts, labels
+
+
+PRESETS = {
+    "two blobs": _two_blobs,
+    "XOR": _xor,
+    "rings": _rings,
+    "C where A and B overlap": _overlap,
+    "noisy labels": _noisy,
+}
+
+
+def preset(name: str, seed: int = 0) -> Board:
+    """One of :data:`PRESETS` (seeded: the same board for everyone)."""
+    if name not in PRESETS:
+        raise DataError(f"Unknown preset {name!r}; one of {', '.join(PRESETS)}.")
+    pts, labels = PRESETS[name](np.random.default_rng(seed))
+    return Board(pts, labels)
+
+
+# ----------------------------------------------------------------------------- models
+def _training(board: Board):
+    """The training points and their targets: the 0/1 matrix (multi-label) or class codes."""
+    train = ~board.held_out
+    X = board.points[train]
+    if board.multilabel:
+        return X, board.labels[train].astype(int)
+    return X, np.argmax(board.labels[train], axis=1)
+
+
+def fit_board(board: Board, model: str = "SparseSBLR", *, gamma=1.0, lam=1e-3):
+    """``model`` ("SML", "SBLR" or "SparseSBLR") fitted on the board's training points.
+
+    Multi-label when a point carries two classes, else multi-class on the class codes; the
+    decision is the model's own (multi-label: its fitted cut). Classes with no training point
+    are not known to the model (:func:`surface` gives them 0).
+
+    Raises
+    ------
+    DataError
+        Fewer than two training points, or fewer than two classes among them.
+    """
+    from sblr.models import SBLRClassifier, SMLClassifier, SparseSBLRClassifier
+
+    X, y = _training(board)
+    classes = np.unique(y) if y.ndim == 1 else np.flatnonzero(y.any(axis=0))
+    if len(X) < 2 or len(classes) < 2:
+        raise DataError("Place points of at least two classes (two or more training points).")
+    if y.ndim == 2 and (y.all(axis=0)).any():
+        raise DataError("A class is on every training point: give some points no such class.")
+    if model == "SML":
+        est = SMLClassifier(gamma=gamma)
+    elif model == "SBLR":
+        est = SBLRClassifier(gamma=gamma)
+    elif model == "SparseSBLR":
+        est = SparseSBLRClassifier(gamma=gamma, lam=lam)
+    else:
+        raise DataError(f"Unknown model {model!r}; one of SML, SBLR, SparseSBLR.")
+    return est.fit(X, y)
+
+
+def _board_columns(model, board: Board):
+    """For each board class, its column in the model's outputs (None: the model lacks it)."""
+    classes = list(getattr(model, "classes_", range(board.n_classes)))
+    if board.multilabel:
+        return list(range(board.n_classes))
+    return [classes.index(c) if c in classes else None for c in range(board.n_classes)]
+
+
+def _class_outputs(model, board: Board, X, what: str) -> np.ndarray:
+    """(n, m) outputs for the board's classes: π (``"proba"``) or f̄ (``"evidence"``)."""
+    out = model.predict_proba(X) if what == "proba" else model.evidence(X)
+    out = np.asarray(out, dtype=float)
+    cols = _board_columns(model, board)
+    full = np.zeros((X.shape[0], board.n_classes))
+    for c, j in enumerate(cols):
+        if j is not None and j < out.shape[1]:
+            full[:, c] = out[:, j]
+    return full
+
+
+def surface(model, board: Board, k: int | None, n: int = 60, *, what: str = "proba"):
+    """The model over an ``n`` × ``n`` grid of the plane.
+
+    Returns ``(xs, Z)``: the grid's coordinates on each axis (``n`` values from -1 to 1) and
+    ``Z[i, j]`` at (x₁, x₂) = (xs[j], xs[i]): class ``k``'s πₖ (``what="proba"``) or evidence
+    f̄ₖ (``"evidence"``); with ``k=None`` the most probable class's index (multi-class maps).
+    """
+    xs = np.linspace(-1.0, 1.0, int(n))
+    gx, gy = np.meshgrid(xs, xs)
+    grid = np.c_[gx.ravel(), gy.ravel()]
+    out = _class_outputs(model, board, grid, what)
+    Z = np.argmax(out, axis=1) if k is None else out[:, int(k)]
+    return xs, Z.reshape(len(xs), len(xs))
+
+
+def board_scores(model, board: Board) -> dict:
+    """Training and test error of ``model`` on the board (multi-label: the share of wrong
+    label decisions, and micro-F1), with the number of points of each."""
+    from sklearn.metrics import f1_score
+
+    held = board.held_out
+    scores = {}
+    for part, rows in (("train", ~held), ("test", held)):
+        if not rows.any():
+            scores[part] = None
+            continue
+        X = board.points[rows]
+        pred = np.asarray(model.predict(X))
+        if board.multilabel:
+            truth = board.labels[rows].astype(int)
+            scores[part] = {
+                "points": int(rows.sum()),
+                "error": float((pred != truth).mean()),
+                "micro_f1": float(f1_score(truth, pred, average="micro", zero_division=0)),
+            }
+        else:
+            truth = np.argmax(board.labels[rows], axis=1)
+            scores[part] = {"points": int(rows.sum()), "error": float((pred != truth).mean())}
+    return scores
+
+
+def board_csv(board: Board) -> bytes:
+    """The board as a CSV the dashboard loads back: ``x1, x2`` and, multi-label, one 0/1
+    column per class (choose them as the labels); multi-class, a ``class`` column."""
+    import pandas as pd
+
+    frame = pd.DataFrame(board.points, columns=["x1", "x2"])
+    names = CLASS_NAMES[: board.n_classes]
+    if board.multilabel:
+        for c, name in enumerate(names):
+            frame[name] = board.labels[:, c].astype(int)
+    else:
+        frame["class"] = [names[c] for c in np.argmax(board.labels, axis=1)]
+    buf = io.StringIO()
+    frame.to_csv(buf, index=False, float_format="%.6g")
+    return buf.getvalue().encode()

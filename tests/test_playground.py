@@ -1,0 +1,122 @@
+"""The playground's board (sblr.playground): its link text, its presets, and what is drawn.
+Oracles: the fitted model's own predict_proba at the grid's points, the link text decoded by
+hand, the CSV read back by the loader."""
+
+from __future__ import annotations
+
+import base64
+
+import numpy as np
+import pytest
+
+from sblr.exceptions import DataError
+from sblr.io import load_dataset
+from sblr.playground import (
+    MAX_ENCODED,
+    MAX_POINTS,
+    PRESETS,
+    Board,
+    board_csv,
+    board_scores,
+    decode_board,
+    encode_board,
+    fit_board,
+    preset,
+    surface,
+)
+
+
+@pytest.mark.parametrize("name", list(PRESETS))
+def test_every_preset_travels_through_its_link_text_unchanged(name):
+    board = preset(name)
+    text = encode_board(board)
+    assert len(text) <= MAX_ENCODED and decode_board(text) == board
+    raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))  # by hand: 3 bytes a point
+    assert raw[:2] == bytes([1, board.n_classes]) and len(raw) == 2 + 3 * len(board)
+
+
+@pytest.mark.parametrize(
+    "text, says",
+    [
+        ("A" * (MAX_ENCODED + 1), "at most"),
+        ("AQI*", "base64url"),
+        ("", "base64url"),
+        (base64.urlsafe_b64encode(bytes([2, 2, 0, 0, 1])).decode(), "another version"),
+        (base64.urlsafe_b64encode(bytes([1, 9, 0, 0, 1])).decode(), "9 classes"),
+        (base64.urlsafe_b64encode(bytes([1, 2, 0, 0])).decode(), "cut short"),
+        (base64.urlsafe_b64encode(bytes([1, 2, 0, 0, 0])).decode(), "no class"),
+        (base64.urlsafe_b64encode(bytes([1, 2, 0, 0, 4])).decode(), "no class"),
+        (None, "not text"),
+    ],
+)
+def test_a_broken_or_oversized_link_is_a_clear_data_error(text, says):
+    with pytest.raises(DataError, match=says):
+        decode_board(text)
+
+
+def test_a_board_checks_itself():
+    with pytest.raises(DataError, match="at least one class"):
+        Board([[0.0, 0.0]], [[False, False]])
+    with pytest.raises(DataError, match="finite"):
+        Board([[np.nan, 0.0]], [[True, False]])
+    with pytest.raises(DataError, match=f"at most {MAX_POINTS}"):
+        Board(np.zeros((MAX_POINTS + 1, 2)), np.ones((MAX_POINTS + 1, 1), dtype=bool))
+    full = preset("two blobs")
+    assert len(full.add_cluster(0, 0, 0, n=10_000)) == MAX_POINTS  # bounded, not refused
+
+
+def test_a_second_class_on_a_point_makes_the_board_multilabel_and_removal_undoes_it():
+    board = Board.empty(3).add(0.5, 0.5, 0).add(-0.5, -0.5, 1)
+    assert not board.multilabel and len(board) == 2
+    board = board.add(0.5, 0.5, 2)  # the same spot: class C added to the point
+    assert len(board) == 2 and board.multilabel
+    assert board.labels[0].tolist() == [True, False, True]
+    assert not board.remove(0).multilabel
+    assert board.with_classes(2).labels.tolist() == [[True, False], [False, True]]
+
+
+@pytest.mark.parametrize("name, k", [("C where A and B overlap", 2), ("XOR", 1), ("rings", 0)])
+@pytest.mark.parametrize("model", ["SML", "SBLR", "SparseSBLR"])
+def test_the_region_drawn_at_a_grid_point_is_the_models_probability_there(name, k, model):
+    board = preset(name)
+    fitted = fit_board(board, model, gamma=2.0, lam=1e-3)
+    xs, Z = surface(fitted, board, k, n=7)
+    i, j = 2, 5  # the point (x1, x2) = (xs[5], xs[2])
+    proba = np.asarray(fitted.predict_proba(np.array([[xs[j], xs[i]]])))
+    column = k if board.multilabel else list(fitted.classes_).index(k)
+    assert Z[i, j] == pytest.approx(proba[0, column], abs=1e-12)
+    if not board.multilabel:  # the map of all classes: the most probable one
+        _, M = surface(fitted, board, None, n=7)
+        assert M[i, j] == fitted.classes_[int(np.argmax(proba[0]))]
+
+
+def test_the_held_out_points_measure_the_test_error():
+    board = preset("noisy labels")
+    fitted = fit_board(board, "SBLR", gamma=1.0)
+    held = board.held_out
+    assert held.sum() == len(board) // 4 and not held[:3].any() and held[3]
+    scores = board_scores(fitted, board)
+    truth = np.argmax(board.labels[held], axis=1)
+    assert scores["test"]["error"] == pytest.approx(
+        float((fitted.predict(board.points[held]) != truth).mean())
+    )
+    assert scores["test"]["points"] == int(held.sum())
+
+
+def test_too_few_points_or_classes_say_what_to_place():
+    with pytest.raises(DataError, match="at least two classes"):
+        fit_board(Board.empty(2).add(0, 0, 0).add(0.5, 0.5, 0), "SBLR")
+
+
+@pytest.mark.parametrize("name", ["two blobs", "C where A and B overlap"])
+def test_the_downloaded_csv_loads_back_as_the_same_points_and_classes(name):
+    board = preset(name)
+    data = board_csv(board)
+    names = ["A", "B", "C"][: board.n_classes]
+    target = names if board.multilabel else "class"
+    ds = load_dataset(data, name="playground.csv", target=target)
+    np.testing.assert_allclose(ds.X, board.points, atol=1e-6)
+    if board.multilabel:
+        assert ds.label_matrix().tolist() == board.labels.astype(int).tolist()
+    else:
+        assert list(ds.y) == [names[c] for c in np.argmax(board.labels, axis=1)]

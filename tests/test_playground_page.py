@@ -1,0 +1,50 @@
+"""The Playground page (issue #36): its own board and settings, carried by the link, and sent
+to the rest of the dashboard on request. Oracles: sblr.playground on the same board."""
+
+from __future__ import annotations
+
+import html
+
+import pytest
+from apptest_helpers import assert_clean, goto, start, texts
+
+from sblr.playground import board_scores, encode_board, fit_board, preset
+
+pytestmark = [pytest.mark.usefixtures("navigation_mode", "private_share_store"), pytest.mark.slow]
+
+
+def _open(query):
+    return goto(start(query), "pages/playground.py")
+
+
+def test_a_link_brings_back_the_points_and_the_settings():
+    board = preset("C where A and B overlap")
+    at = _open({"pts": encode_board(board), "pm": "SBLR", "pgamma": "0.5", "plam": "-2", "pk": "C"})
+    assert at.selectbox(key="pg_model").value == "SBLR"
+    assert at.select_slider(key="pg_gamma").value == 0.5
+    assert at.selectbox(key="pg_show_k").value == "C"
+    assert f"{len(board)} points" in texts(at.caption) and "multi-label" in texts(at.caption)
+    # the test error shown is the model's on the held-out points (oracle: the library)
+    expected = board_scores(fit_board(board, "SBLR", gamma=10**0.5), board)["test"]
+    (test_metric,) = [m for m in at.metric if m.label == "Test error"]
+    assert test_metric.value == f"{expected['error']:.1%}"
+    assert at.query_params["pts"] == encode_board(board)  # the address keeps the board
+    assert at.query_params["pk"] == "C" and at.query_params["pm"] == "SBLR"
+
+
+def test_a_broken_link_gives_a_note_and_an_empty_plane():
+    at = _open({"pts": "AQI*not-a-board"})
+    assert "could not be read" in html.unescape(texts(at.warning))
+    assert "0 points" in texts(at.caption)
+    assert "two classes" in texts(at.info)  # what to do next, instead of a model
+
+
+def test_the_points_become_the_data_of_the_other_pages_on_request():
+    at = _open({"pts": encode_board(preset("two blobs"))})
+    sidebar = texts(at.sidebar.markdown)
+    assert "planted" in sidebar  # the playground leaves the data in use alone
+    at.button(key="pg_use").click()
+    at.run()
+    assert_clean(at)
+    sidebar = texts(at.sidebar.markdown)
+    assert "playground" in sidebar and "80 × 2" in sidebar, sidebar
