@@ -172,6 +172,23 @@ except DataError as exc:
     problem = str(exc)
 
 
+def _act(x, y, *, on_point):
+    """What a click at (x, y) does, by the chosen action and class."""
+    c = int(st.session_state["pg_class"])
+    action = st.session_state["pg_action"]
+    try:
+        if action == "removes a point":
+            i = board.nearest(x, y, radius=0.06)
+            if i is not None:
+                _set_board(board.remove(i))
+        elif action == "adds 20 around":
+            _set_board(board.add_cluster(x, y, c, seed=len(board)))
+        elif len(board) < pg.MAX_POINTS or on_point:
+            _set_board(board.add(x, y, c))
+    except DataError as exc:
+        st.session_state[K_NOTE] = str(exc)
+
+
 def _plane():
     import plotly.graph_objects as go
 
@@ -308,23 +325,8 @@ with left:
     clicked = (event or {}).get("selection", {}).get("points", []) if event else []
     if clicked:
         point = clicked[0]
-        x, y = float(point["x"]), float(point["y"])
-        c = int(st.session_state["pg_class"])
-        action = st.session_state["pg_action"]
         on_point = point.get("curve_number") is not None and point.get("customdata")
-        try:
-            if action == "removes a point":
-                i = board.nearest(x, y, radius=0.06)
-                if i is not None:
-                    _set_board(board.remove(i))
-            elif action == "adds 20 around":
-                _set_board(board.add_cluster(x, y, c, seed=len(board)))
-            elif len(board) < pg.MAX_POINTS or on_point:
-                _set_board(board.add(x, y, c))
-            else:
-                st.warning(f"The board is full ({pg.MAX_POINTS} points).")
-        except DataError as exc:
-            st.warning(common.esc_md(exc))
+        _act(float(point["x"]), float(point["y"]), on_point=bool(on_point))
         st.rerun()
     st.caption(
         f"{len(board)} point{'' if len(board) == 1 else 's'} "
@@ -332,6 +334,13 @@ with left:
         f"{board.n_classes} classes, {'multi-label' if board.multilabel else 'multi-class'}. "
         "Filled colour: a point's class; a coloured ring: its second class."
     )
+    with st.expander("Place or remove a point by its coordinates (keyboard)"):
+        typed = st.columns([2, 2, 2], vertical_alignment="bottom")
+        tx = typed[0].number_input("x₁", -1.0, 1.0, 0.0, 0.05, key="pg_type_x")
+        ty = typed[1].number_input("x₂", -1.0, 1.0, 0.0, 0.05, key="pg_type_y")
+        if typed[2].button("Do it", key="pg_type_go", help="What a click there would do."):
+            _act(float(tx), float(ty), on_point=False)
+            st.rerun()
     row = st.columns([3, 2, 2, 2, 2], vertical_alignment="bottom")
     row[0].selectbox("Preset", list(pg.PRESETS), key="pg_preset")
     row[1].button("Load", on_click=_load_preset, key="pg_load")

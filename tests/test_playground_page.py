@@ -48,3 +48,26 @@ def test_the_points_become_the_data_of_the_other_pages_on_request():
     assert_clean(at)
     sidebar = texts(at.sidebar.markdown)
     assert "playground" in sidebar and "80 × 2" in sidebar, sidebar
+
+
+def test_points_can_be_placed_and_removed_from_the_keyboard():
+    """The plane takes clicks; the same actions by typed coordinates, for a keyboard user.
+    Oracle: the board the address carries, decoded."""
+    from sblr.playground import decode_board
+
+    board = preset("two blobs")
+    at = _open({"pts": encode_board(board)})
+    at.radio(key="pg_class").set_value(1)
+    at.number_input(key="pg_type_x").set_value(0.3)
+    at.number_input(key="pg_type_y").set_value(-0.2)
+    at.button(key="pg_type_go").click()
+    at.run()
+    assert_clean(at)
+    placed = decode_board(at.query_params["pts"])
+    assert len(placed) == len(board) + 1
+    assert placed.labels[-1].tolist() == [False, True]
+    assert placed.points[-1] == pytest.approx([0.3, -0.2], abs=1 / 255)
+    at.radio(key="pg_action").set_value("removes a point")
+    at.button(key="pg_type_go").click()
+    at.run()
+    assert decode_board(at.query_params["pts"]) == board
