@@ -1018,3 +1018,21 @@ def test_matrix_column_names_are_flat_when_they_fit_else_upright():
     long = cooccurrence_heatmap(np.eye(19, dtype=int) * 4, names)
     assert long.layout.xaxis.tickangle == -90
     assert confusion_matrix_figure(np.eye(19, dtype=int), names).layout.xaxis.tickangle == -90
+
+
+def test_selection_frequencies_are_printed_in_the_cells_of_a_small_matrix():
+    """Issue #38: lesson step 6 asks which weights are selected in at least 90% of the
+    resamples, and the heatmap had no numbers. Up to 12 classes each cell prints its share;
+    174 classes stay unprinted (hover)."""
+    from sblr.plots import selection_frequency_heatmap
+
+    S = np.array([[1.0, 0.9, 0.0], [0.12, 1.0, 0.895], [0.5, 0.0, 1.0]])
+    trace = selection_frequency_heatmap(S, ["a", "b", "c"]).data[0]
+    assert [list(r) for r in trace.text] == [
+        ["100%", "90%", "0%"],
+        ["12%", "100%", "89%"],  # rounded down: 89.5% is not "at least 90%"
+        ["50%", "0%", "100%"],
+    ]
+    assert trace.texttemplate == "%{text}"
+    big = selection_frequency_heatmap(np.eye(174), [f"c{i}" for i in range(174)]).data[0]
+    assert big.text is None

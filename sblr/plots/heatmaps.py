@@ -454,6 +454,10 @@ def cooccurrence_heatmap(
     return go.Figure(data=[heatmap], layout=layout)
 
 
+#: Up to this many classes, the selection-frequency heatmap prints each cell's share.
+CELL_TEXT_CLASSES = 12
+
+
 def selection_frequency_heatmap(
     frequency,
     class_names: Sequence[str] | None = None,
@@ -478,13 +482,16 @@ def selection_frequency_heatmap(
     Returns
     -------
     plotly.graph_objects.Figure
-        One heatmap, rows = class k, columns = evidence class t, 0 white to 1 dark.
+        One heatmap, rows = class k, columns = evidence class t, 0 white to 1 dark; up to
+        :data:`CELL_TEXT_CLASSES` classes each cell prints its share.
 
     Examples
     --------
     >>> fig = selection_frequency_heatmap([[1.0, 0.2], [0.0, 0.9]], ["wren", "jay"])
     >>> fig.data[0].zmax, fig.data[0].x
     (1.0, ('wren', 'jay'))
+    >>> fig.data[0].text
+    (['100%', '20%'], ['0%', '90%'])
     """
     import plotly.graph_objects as go
 
@@ -510,6 +517,13 @@ def selection_frequency_heatmap(
         hovertemplate="class k: %{y}<br>evidence of t: %{x}<br>β ≠ 0 in %{z:.0%} of "
         "resamples<extra></extra>",
     )
+    if m <= CELL_TEXT_CLASSES:  # the share in each cell: "≥ 90%" is read off, not guessed
+        heatmap.update(
+            # rounded down: 89.5% must not read as the "90%" a question asks for
+            text=[[f"{int(np.floor(v * 100 + 1e-9))}%" for v in row] for row in S],
+            texttemplate="%{text}",
+            textfont={"size": 11 if m <= 8 else 9},
+        )
     times = f" ({n_resamples} bootstrap resamples)" if n_resamples else ""
     sub = "how often β[k, t] ≠ 0 when the rows are resampled; dark = always used"
     if m < m_all:
