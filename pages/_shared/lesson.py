@@ -18,6 +18,7 @@ import streamlit as st
 from pages._shared.cache import (
     N_RESAMPLES,
     cached_fit,
+    decision_cuts,
     held_out_cuts,
     held_out_probabilities,
     stability_with_progress,
@@ -42,6 +43,8 @@ __all__ = [
 #: stays on the first screen at 1024×768 (the β heatmap's own 545 px ended 100 px below it).
 PANEL_FIGURE_HEIGHT = 300
 PANEL_HEATMAP_HEIGHT = 400
+#: Step 7's waterfall, lower: the what-if inputs sit under it in the panel.
+PANEL_WATERFALL_HEIGHT = 280
 
 #: One step: title, what to read, the question for the class, the view "Show me" opens, and
 #: the figure the panel shows there.
@@ -353,15 +356,17 @@ def panel_waterfall(slot, ds, model, evidence, F, row, k, *, edited):
     ic = instance_contributions(model, evidence=evidence)
     table = ic.waterfall(k, ds.class_names, evidence_sd=evidence_sd(F))
     what = f"row {row}" + (" (edited)" if edited else "")
-    fig = plots.waterfall(table, title=f"{what}: logit of {ds.class_names[k]} = {ic.logits[k]:.3f}")
-    fig.layout.height = PANEL_HEATMAP_HEIGHT
+    cut = decision_cuts(model, ds.n_classes)[k] if ds.task == "multilabel" else None
+    fig = plots.waterfall(
+        table, title=f"{what}: logit of {ds.class_names[k]} = {ic.logits[k]:.3f}", cut=cut
+    )  # the model's cut drawn, as on the page below
+    fig.layout.height = PANEL_WATERFALL_HEIGHT
     with slot.figure:
         st.plotly_chart(fig, key="lesson_chart")
         p = 1.0 / (1.0 + math.exp(-float(np.clip(ic.logits[k], -700, 700))))
         st.caption(
             f"π = {p:.3f} for {esc_md(ds.class_names[k])} on {what}, as on the page below. "
-            "Change a feature here (the ones with the largest credit) or pick another row "
-            "below: the waterfall follows."
+            "Change a feature here (largest credits first) or the row below: it follows."
         )
 
 
