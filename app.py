@@ -294,3 +294,5 @@ with common.error_boundary():
 common.settle_garbage_collector()
 # SparseSBLR's compiled solver, compiled (a fresh install) or loaded in the background, once
 common.compiled_solver()
+# what the lesson shows, fitted once per server in the background (in job slots, after users)
+common.warm_lesson()

@@ -86,7 +86,7 @@ from pages._shared.formatting import (
     safe_filename,
     to_csv_bytes,
 )
-from pages._shared.lesson import lesson_panel
+from pages._shared.lesson import lesson_panel, warm_lesson
 from pages._shared.server import (
     MAX_JOBS,
     ServerBusy,
@@ -126,6 +126,7 @@ from sblr import DataError
 
 __all__ = [
     "lesson_panel",
+    "warm_lesson",
     "APPLY_GAMMA_CLASSES",
     "BETA_VIEWS",
     "DataError",

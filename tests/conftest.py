@@ -11,6 +11,10 @@ import pytest
 # The dashboard keeps uploads for their links in SBLR_SHARE_DIR: during the tests, a folder of
 # this run, not the machine's shared one (the browser tests' servers inherit it).
 os.environ.setdefault("SBLR_SHARE_DIR", tempfile.mkdtemp(prefix="sblr-test-shared-"))
+# The lesson's warm start fits in the background of every fresh server: the suite's sessions
+# clear the caches again and again, and each would start it anew beside the tests (its own
+# test runs it in the foreground: tests/test_teaching_pages.py).
+os.environ.setdefault("SBLR_WARM_LESSON", "0")
 
 # Plain ``assert`` in the helpers gets pytest's detailed messages, as in a test module (must
 # run before the first import of the module).

@@ -766,3 +766,25 @@ def test_the_credit_sum_caption_reads_as_arithmetic():
     assert all(len(digits) <= 4 for digits in mantissas), found.groups()  # as the charts
     assert out - base == pytest.approx(diff, rel=2e-3, abs=2e-3)
     assert total == pytest.approx(diff, rel=2e-3, abs=2e-3)
+
+
+def test_the_lesson_is_warmed_before_the_class_arrives():
+    """Issue #38 item 5: a fresh student session's first lesson step took 34.5 s, fitted in
+    front of the class. The server's warm start fits every step's view once; afterwards a
+    step's page finds each of them stored. Oracle: the steps' own views, as the sidebar sets
+    them, looked up in the fits store without fitting."""
+    import logging
+
+    from pages._shared import cache, lesson
+
+    st_clear = __import__("streamlit").cache_resource.clear
+    st_clear()
+    ds = lesson._planted()
+    views = lesson.lesson_views()
+    assert ("SML", "scale", 1e-3) in views and len(views) == 5
+    stored = lambda m, g, lam: cache._fits().get((ds.fingerprint, cache.Spec.of(m, g, lam)))  # noqa: E731
+    assert stored("SparseSBLR", 1.0, views[-1][2]) is None
+    lesson._warm(logging.getLogger("test"))
+    for _model, gamma, lam in views:  # as the sidebar passes γ: "scale" or a value
+        for name in ("SML", "SBLR", "SparseSBLR"):
+            assert stored(name, gamma, lam) is not None, (name, gamma, lam)

@@ -26,7 +26,7 @@ from pages._shared.cache import (
     training_evidence,
 )
 from pages._shared.data import cached_sample, dataset_key
-from pages._shared.formatting import esc_md, fmt_value
+from pages._shared.formatting import esc_md, fmt_value, grid_value, nearest_point
 from pages._shared.state import K_LOG_LAM, LOG_GRID, log_label, show_view
 
 __all__ = [
@@ -37,6 +37,7 @@ __all__ = [
     "panel_slot",
     "panel_waterfall",
     "remembered_step",
+    "warm_lesson",
 ]
 
 #: The height of a table or a heatmap of β in the panel: with the question and the buttons it
@@ -379,3 +380,75 @@ FIGURES = {
 }
 #: Figures the step's page draws into the panel (:func:`panel_slot`), from the page's own state.
 DRAWN_BY_THE_PAGE = ("waterfall",)
+
+
+# ----------------------------------------------------------------------------- warm start
+def lesson_views():
+    """The (model, γ, λ) of every step's view, as the sidebar sets them (λ on its grid)."""
+    views = []
+    for info in STEPS:
+        view = info["view"]
+        lam = grid_value(nearest_point(math.log10(view["lam"])))
+        gamma = view["gamma"]
+        if gamma != "scale":
+            gamma = grid_value(nearest_point(math.log10(gamma)))
+        views.append((view["model"], gamma, lam))
+    return list(dict.fromkeys(views))
+
+
+def _warm(log):
+    """Fit what the lesson's steps show, once per server, before the class arrives: the
+    evidence at each step's γ, the three models at each step's view and step 2's held-out
+    probabilities. Each piece takes a job slot and waits while users compute, so a visitor's
+    own view never queues behind it."""
+    import time
+
+    from pages._shared.cache import _stored_fit
+    from pages._shared.server import compiled_solver, job_slots
+
+    compiled_solver().join()  # SparseSBLR's solver first (compiled or loaded)
+    ds = _planted()
+    slots = job_slots()
+    pieces = []
+    for model, g, lam in lesson_views():  # γ as the pages ask for it ("scale" or a value)
+        pieces.append(("evidence", lambda g=g: training_evidence(ds, g)))
+        for name in ("SML", "SBLR", "SparseSBLR"):  # every page shows the three
+            pieces.append((name, lambda n=name, g=g, lam=lam: _stored_fit(ds, n, g, lam)))
+        if model == "SML":  # step 2: the per-class table of the hold-out rows
+            pieces.append(
+                (
+                    "held-out",
+                    lambda g=g, lam=lam: held_out_cuts(ds, "SML", g, lam, "holdout", 0.25, 5),
+                )
+            )
+    started = time.monotonic()
+    for what, piece in pieces:
+        deadline = time.monotonic() + 30.0
+        while not slots.idle() and time.monotonic() < deadline:
+            time.sleep(0.2)  # users first
+        try:
+            piece()
+        except Exception:  # a page computes it again when asked, and shows what fails
+            log.exception("warming the lesson's %s failed", what)
+    log.info("the lesson's views are warm (%.1f s)", time.monotonic() - started)
+
+
+@st.cache_resource
+def warm_lesson() -> threading.Thread | None:
+    """A thread, started once per server (app.py, after the first run), that computes what
+    the lesson shows: a class's first "Show me" and a student's first link then find it done
+    (cold, a fresh session's first step took 34.5 s in front of the class). Off with
+    ``SBLR_WARM_LESSON=0`` (the test suite, whose sessions clear the caches again and again)."""
+    import logging
+    import os
+
+    if os.environ.get("SBLR_WARM_LESSON", "1").strip() == "0":
+        return None
+    thread = threading.Thread(
+        target=_warm,
+        args=(logging.getLogger("sblr.dashboard"),),
+        name="sblr-warm-lesson",
+        daemon=True,
+    )
+    thread.start()
+    return thread

@@ -110,6 +110,11 @@ class FairSlots:
                     del self._held[user]
             self._cond.notify_all()
 
+    def idle(self) -> bool:
+        """Whether no slot is held and nobody waits: background work may start a piece."""
+        with self._cond:
+            return self._busy == 0 and not self._queue
+
     def waiting(self) -> int:
         """Callers waiting for a slot."""
         with self._cond:
