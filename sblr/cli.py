@@ -389,24 +389,32 @@ def _dashboard(args):
     extra = list(args.streamlit_args)
     if extra[:1] == ["--"]:  # argparse keeps it on some Python versions
         extra = extra[1:]
-    # From the checkout, so that Streamlit reads its .streamlit/config.toml.
-    process = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", str(app), *extra], cwd=app.parent
-    )
+    # a service manager stops `sblr dashboard` with SIGTERM: the child must stop with it (it
+    # kept serving, found by an audit). The handler is in place before the child starts: a
+    # SIGTERM while it was being started killed this process with the default action and left
+    # the child serving (a loaded CI machine); one that comes before the child exists is
+    # noted and acted on as soon as it does.
+    state = {"process": None, "terminated": False}
 
     def _on_term(signum, frame):
-        raise _Terminated
+        state["terminated"] = True
+        if state["process"] is not None:
+            raise _Terminated
 
-    # a service manager stops `sblr dashboard` with SIGTERM: the child must stop with it (it
-    # kept serving, found by an audit)
     previous = signal.signal(signal.SIGTERM, _on_term)
     try:
+        # From the checkout, so that Streamlit reads its .streamlit/config.toml.
+        process = state["process"] = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", str(app), *extra], cwd=app.parent
+        )
+        if state["terminated"]:
+            raise _Terminated
         return process.wait()
     except KeyboardInterrupt:  # Ctrl-C reached Streamlit too; let it shut down
-        return _stop(process, 130)
+        return _stop(state["process"], 130) if state["process"] is not None else 130
     except _Terminated:
-        process.terminate()
-        return _stop(process, 143)
+        state["process"].terminate()
+        return _stop(state["process"], 143)
     finally:
         signal.signal(signal.SIGTERM, previous)
 
