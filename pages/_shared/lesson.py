@@ -433,6 +433,9 @@ def _warm(log):
     log.info("the lesson's views are warm (%.1f s)", time.monotonic() - started)
 
 
+WARM_THREAD = "sblr-warm-lesson"
+
+
 @st.cache_resource
 def warm_lesson() -> threading.Thread | None:
     """A thread, started once per server (app.py, after the first run), that computes what
@@ -444,10 +447,15 @@ def warm_lesson() -> threading.Thread | None:
 
     if os.environ.get("SBLR_WARM_LESSON", "1").strip() == "0":
         return None
+    # the cached functions it calls look for a session and warn, once a call, that this
+    # thread has none ("missing ScriptRunContext"): true and harmless here, so not logged
+    logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context").addFilter(
+        lambda record: threading.current_thread().name != WARM_THREAD
+    )
     thread = threading.Thread(
         target=_warm,
         args=(logging.getLogger("sblr.dashboard"),),
-        name="sblr-warm-lesson",
+        name=WARM_THREAD,
         daemon=True,
     )
     thread.start()
