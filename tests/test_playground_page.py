@@ -43,6 +43,7 @@ def test_the_points_become_the_data_of_the_other_pages_on_request():
     at = _open({"pts": encode_board(preset("two blobs"))})
     sidebar = texts(at.sidebar.markdown)
     assert "planted" in sidebar  # the playground leaves the data in use alone
+    assert "the page's own" in texts(at.sidebar.caption)  # and says whose settings are whose
     at.button(key="pg_use").click()
     at.run()
     assert_clean(at)
