@@ -108,6 +108,40 @@ note = st.session_state.pop(K_NOTE, None)
 if note:
     st.warning(common.esc_md(note), icon=":material/link_off:")
 
+# ----------------------------------------------------------------------------- a short lesson
+OVERLAP = "C where A and B overlap"
+
+
+def _lesson(step):
+    """Set the board and the page's settings for a step of the short lesson."""
+    if step in (1, 3):
+        board = pg.preset(OVERLAP)
+        _set_board(pg.with_label_noise(board, 0.15, seed=0) if step == 3 else board)
+        st.session_state["pg_classes"] = 3
+    st.session_state["pg_model"] = "SparseSBLR"
+    st.session_state["pg_gamma"] = 0.0
+    st.session_state["pg_lam"] = -2.0 if step == 2 else -3.0
+    st.session_state["pg_show_k"] = "C"
+    st.session_state["pg_layer"] = "πₖ"
+
+
+with st.expander("A short lesson: a class that lives where two others overlap"):
+    steps = st.columns(3)
+    steps[0].button(
+        "1 · C only where A and B overlap", key="pg_lesson_1", on_click=_lesson, args=(1,)
+    )
+    steps[1].button("2 · raise λ to 1e-2", key="pg_lesson_2", on_click=_lesson, args=(2,))
+    steps[2].button("3 · 15% of the labels flipped", key="pg_lesson_3", on_click=_lesson, args=(3,))
+    st.markdown(
+        "**1.** Every point of C is also a point of A and of B: C occurs only with them. "
+        "*Predict:* in C's row of β (the heatmap, row C), which weights are non-zero — C's own "
+        "evidence, A's, B's? **2.** Raise λ: which of C's weights survive? C's own evidence "
+        "says “near C's points” directly; A's and B's help only at C's edges (“A without B is "
+        "not C”: a negative weight), and the L1 penalty drops what adds least — co-occurring "
+        "is not the same as being needed. **3.** Flip 15% of the labels at random: move λ and "
+        "watch the test error and which weights come and go."
+    )
+
 # ----------------------------------------------------------------------------- controls
 st.session_state.setdefault("pg_classes", board.n_classes)
 left, right = st.columns([3, 2])

@@ -49,6 +49,7 @@ __all__ = [
     "fit_board",
     "preset",
     "surface",
+    "with_label_noise",
 ]
 
 #: Classes a board may have (a palette of this many colours).
@@ -299,6 +300,24 @@ def preset(name: str, seed: int = 0) -> Board:
         raise DataError(f"Unknown preset {name!r}; one of {', '.join(PRESETS)}.")
     pts, labels = PRESETS[name](np.random.default_rng(seed))
     return Board(pts, labels)
+
+
+def with_label_noise(board: Board, share: float, seed: int = 0) -> Board:
+    """The board with about ``share`` of its (point, class) labels flipped at random (seeded);
+    a point left with no class keeps its first one.
+
+    >>> board = preset("two blobs")
+    >>> noisy = with_label_noise(board, 0.2, seed=1)
+    >>> 0 < int((noisy.labels != board.labels).sum()) < board.labels.size
+    True
+    """
+    if not 0.0 <= float(share) <= 1.0:
+        raise DataError(f"The share of labels to flip is between 0 and 1; got {share}.")
+    rng = np.random.default_rng(seed)
+    labels = board.labels ^ (rng.random(board.labels.shape) < float(share))
+    empty = ~labels.any(axis=1)
+    labels[empty, np.argmax(board.labels[empty], axis=1)] = True
+    return Board(board.points, labels)
 
 
 # ----------------------------------------------------------------------------- models

@@ -72,3 +72,30 @@ def test_points_can_be_placed_and_removed_from_the_keyboard():
     at.button(key="pg_type_go").click()
     at.run()
     assert decode_board(at.query_params["pts"]) == board
+
+
+def test_the_short_lesson_sets_the_overlap_and_its_lambda_empties_c_of_a_and_b():
+    """Issue #36 item 5: place C only where A and B overlap, predict which β of C are
+    non-zero, check with λ, then break it with noise. Oracle: SparseSBLR fitted by the
+    library on the same board at each step's settings."""
+    from sblr.playground import decode_board, with_label_noise
+
+    at = _open({})
+    at.button(key="pg_lesson_1").click()
+    at.run()
+    assert_clean(at)
+    board = decode_board(at.query_params["pts"])
+    assert board == preset("C where A and B overlap")
+    assert at.query_params["pk"] == "C" and at.query_params["pm"] == "SparseSBLR"
+    small = fit_board(board, "SparseSBLR", gamma=1.0, lam=1e-3).coef_[2]
+    assert (small != 0).all()  # at λ = 1e-3 C uses A's, B's and its own evidence
+    at.button(key="pg_lesson_2").click()
+    at.run()
+    assert at.query_params["plam"] == "-2"
+    large = fit_board(board, "SparseSBLR", gamma=1.0, lam=1e-2).coef_[2]
+    assert large[0] == 0 and large[1] == 0 and large[2] != 0  # only C's own survives
+    zeros = int((fit_board(board, "SparseSBLR", gamma=1.0, lam=1e-2).coef_ == 0).sum())
+    assert f"{zeros} of 9 exactly 0" in texts(at.caption)
+    at.button(key="pg_lesson_3").click()
+    at.run()
+    assert decode_board(at.query_params["pts"]) == with_label_noise(board, 0.15, seed=0)

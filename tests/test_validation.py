@@ -75,6 +75,7 @@ EXEMPT = {
             "fit_board",
             "preset",
             "surface",
+            "with_label_noise",
         )
     },
 }
