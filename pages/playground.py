@@ -114,6 +114,7 @@ OVERLAP = "C where A and B overlap"
 
 def _lesson(step):
     """Set the board and the page's settings for a step of the short lesson."""
+    st.session_state["_pg_lesson"] = step
     if step in (1, 3):
         board = pg.preset(OVERLAP)
         _set_board(pg.with_label_noise(board, 0.15, seed=0) if step == 3 else board)
@@ -125,22 +126,22 @@ def _lesson(step):
     st.session_state["pg_layer"] = "πₖ"
 
 
+LESSON = {
+    0: "Three steps on a class that lives where two others overlap. Press 1 to begin.",
+    1: "**1.** Every point of C is also a point of A and of B: C occurs only with them. "
+    "*Predict:* in C's row of β (the heatmap, row C), which weights are non-zero — C's own "
+    "evidence, A's, B's? Then press 2.",
+    2: "**2.** λ raised to 1e-2: which of C's weights survive? C's own evidence says “near C's "
+    "points” directly; A's and B's only help at C's edges (“A without B is not C”: a negative "
+    "weight), and the L1 penalty drops what adds least. Co-occurring is not being needed.",
+    3: "**3.** 15% of all labels flipped at random: move λ and watch the test error and which "
+    "of C's weights come and go.",
+}
 with st.expander("A short lesson: a class that lives where two others overlap"):
     steps = st.columns(3)
-    steps[0].button(
-        "1 · C only where A and B overlap", key="pg_lesson_1", on_click=_lesson, args=(1,)
-    )
-    steps[1].button("2 · raise λ to 1e-2", key="pg_lesson_2", on_click=_lesson, args=(2,))
-    steps[2].button("3 · 15% of the labels flipped", key="pg_lesson_3", on_click=_lesson, args=(3,))
-    st.markdown(
-        "**1.** Every point of C is also a point of A and of B: C occurs only with them. "
-        "*Predict:* in C's row of β (the heatmap, row C), which weights are non-zero — C's own "
-        "evidence, A's, B's? **2.** Raise λ: which of C's weights survive? C's own evidence "
-        "says “near C's points” directly; A's and B's help only at C's edges (“A without B is "
-        "not C”: a negative weight), and the L1 penalty drops what adds least — co-occurring "
-        "is not the same as being needed. **3.** Flip 15% of the labels at random: move λ and "
-        "watch the test error and which weights come and go."
-    )
+    for n, label in enumerate(("1 · C inside A ∩ B", "2 · λ = 1e-2", "3 · 15% noise"), 1):
+        steps[n - 1].button(label, key=f"pg_lesson_{n}", on_click=_lesson, args=(n,))
+    st.markdown(LESSON[st.session_state.get("_pg_lesson", 0)])
 
 # ----------------------------------------------------------------------------- controls
 st.session_state.setdefault("pg_classes", board.n_classes)
@@ -231,6 +232,7 @@ def _plane():
     import plotly.graph_objects as go
 
     traces = []
+    cut_level = 0.5
     if model is not None:
         what = "evidence" if layer.startswith("evidence") and k is not None else "proba"
         xs, Z = pg.surface(model, board, k, GRID, what=what)
@@ -269,6 +271,7 @@ def _plane():
             if what == "proba":
                 cut = getattr(model, "threshold_", None)
                 level = float(np.ravel(cut)[k]) if cut is not None and board.multilabel else 0.5
+                cut_level = level
                 traces.append(
                     go.Contour(
                         x=xs,
@@ -279,6 +282,7 @@ def _plane():
                         contours={"coloring": "none", "start": level, "end": level, "size": 1},
                         line={"color": "#222222", "width": 2, "dash": "dash"},
                         name=f"π = {level:.2f}",
+                        showlegend=False,
                     )
                 )
     cells = np.linspace(-1.0, 1.0, CELLS)
@@ -329,8 +333,8 @@ def _plane():
     title = (
         f"{model_name}: where it predicts each class"
         if k is None
-        else f"{model_name}: {'π' if not layer.startswith('evidence') else 'f̄'} of class "
-        f"{pg.CLASS_NAMES[k]} (dashed: where it decides)"
+        else f"{model_name}: {'π' if not layer.startswith('evidence') else 'f̄'} of "
+        f"{pg.CLASS_NAMES[k]} (dashed: π = {cut_level:.2f}, the decision)"
     )
     fig = go.Figure(traces)
     fig.update_layout(
