@@ -446,7 +446,9 @@ st.caption(
     f"(rounding error {abs(fa.gap):.1e})."
 )
 RANKS = ["largest", "2nd", "3rd", "4th", "5th"]
-rows = []
+# one column per model, one row per rank: with a row per model, five long feature names side
+# by side ran off the right edge of the page
+columns = {"rank": RANKS}
 for other, other_fa in by_model.items():
     top = other_fa.table(len(RANKS))
     # credits below the display's precision (three digits of the largest) are 0 to a reader,
@@ -457,12 +459,10 @@ for other, other_fa in by_model.items():
         RANKS[i]: f"{name} ({a:+.3g})"
         for i, (name, a) in enumerate(zip(top["feature"], top["attribution"], strict=True))
     }
-    rows.append(
-        {"model": other, "credited": "evidence" if other == "SML" else "logit"}
-        | {rank: cells.get(rank, "") for rank in RANKS}
-        | ({} if cells else {RANKS[0]: "none: no feature moves it"})
-    )
-st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", key="explain_top_features")
+    cells = cells or {RANKS[0]: "none: no feature moves it"}
+    credited = "evidence" if other == "SML" else "logit"
+    columns[f"{other} ({credited})"] = [cells.get(rank, "") for rank in RANKS]
+st.dataframe(pd.DataFrame(columns), hide_index=True, width="stretch", key="explain_top_features")
 st.caption(
     "The three models on the same row and baseline: the features with the largest credit "
     "(signed: + raises the class's logit or evidence, − lowers it)."

@@ -476,9 +476,9 @@ def test_feature_credits_and_what_if():
         f"{values[0]:.3f} (π = {sig[1]:.3f})"
     ]
     assert list(trace["y"])[1:-1] != [] and len(trace["y"]) == ds.n_features + 2
-    top = [d.value for d in at.dataframe if "credited" in d.value.columns][0]
-    assert list(top["model"]) == ["SML", "SBLR", "SparseSBLR"]
-    assert top.iloc[2]["largest"].startswith(list(trace["y"])[1] + " (")
+    top = [d.value for d in at.dataframe if "rank" in d.value.columns][0].set_index("rank")
+    assert list(top.columns) == ["SML (evidence)", "SBLR (logit)", "SparseSBLR (logit)"]
+    assert top.loc["largest", "SparseSBLR (logit)"].startswith(list(trace["y"])[1] + " (")
 
     # the average row as the baseline
     keyed(at.radio, "explain_baseline").set_value("mean")
@@ -519,9 +519,9 @@ def test_feature_credits_say_when_the_logit_ignores_the_row():
     assert said.count("keeps no class for “thunder”") == 2
     assert f"the intercept β₀ = {oracle.intercept_[3]:.3f} for every row" in said
     assert not [c for c in at.get("plotly_chart") if c.proto.id.endswith("waterfall")]
-    top = [d.value for d in at.dataframe if "credited" in d.value.columns][0].set_index("model")
-    assert top.loc["SparseSBLR", "largest"] == "none: no feature moves it"
-    assert top.loc["SBLR", "largest"].endswith(")")  # SBLR's dense β: features at work
+    top = [d.value for d in at.dataframe if "rank" in d.value.columns][0].set_index("rank")
+    assert top.loc["largest", "SparseSBLR (logit)"] == "none: no feature moves it"
+    assert top.loc["largest", "SBLR (logit)"].endswith(")")  # SBLR's dense β: features at work
 
 
 # ----------------------------------------------------------------------------- evidence space
