@@ -106,3 +106,26 @@ def test_the_report_is_small_names_models_as_the_dashboard_and_carries_its_warni
 
     visible = re.sub(r"<script>.*?</script>", "", text, flags=re.S)
     assert not re.search(r"\bnan\b|\bNone\b", visible)
+
+
+def test_the_reports_heatmaps_are_seen_at_once_as_a_still_picture():
+    """Issue #38 row 10: the report's first figure appeared 14.6 s after opening (plotly.js is
+    unpacked and run first). Each heatmap now comes with an inline SVG of its cells, which the
+    interactive figure replaces. Oracle: plotly's own colour scale sampled at the cell values."""
+    import re
+
+    from sblr.plots import BETA_COLORSCALE, beta_heatmaps
+
+    B = np.array([[2.0, 0.0, -1.0], [0.5, 1.0, 0.0], [0.0, -2.0, 1.5]])
+    fig = beta_heatmaps({"SparseSBLR": B}, ["a", "b", "<c>"])
+    page = html_report("r", {}, [("β", fig)])
+    svg = re.search(r"<svg.*?</svg>", page, re.S).group(0)
+    fills = re.findall(r'<rect [^>]*fill="([^"]+)"', svg)
+    assert len(fills) == 9
+    assert fig.layout.coloraxis.cmax == B[0, 0]  # the top of the scale: its last colour
+    top = BETA_COLORSCALE[-1][1]
+    assert fills[0] == "rgb({},{},{})".format(*(int(top[i : i + 2], 16) for i in (1, 3, 5)))
+    assert fills[1] == "rgb(255,255,255)"  # an exact zero is a gap: white, as plotly draws it
+    assert "<c>" not in svg  # a name is text, never markup
+    # the script clears the picture before drawing the interactive figure into the same place
+    assert "el.innerHTML = ''" in page and page.index("<svg") < page.index("newPlot")

@@ -88,9 +88,99 @@ def figure_div(fig, element_id: str) -> str:
     spec = pio.to_json(fig, validate=False).replace("</", "<\\/")
     height = fig.layout.height or 450
     safe_id = html.escape(element_id, quote=True)
+    # a static picture of the heatmaps until plotly.js (2 MB, unpacked in the browser) has
+    # drawn the interactive figure over it: the report's first figure took 14.6 s to appear
     return (
-        f'<div id="{safe_id}" style="width: 100%; height: {int(height)}px"></div>'
+        f'<div id="{safe_id}" style="width: 100%; min-height: {int(height)}px">'
+        f"{static_preview(fig)}</div>"
         f"<script>window.sblrPlotly.then(P => {{ if (!P) return; const f = {spec};"
-        f"P.newPlot({json.dumps(element_id)}, f.data, f.layout, {{responsive: true}}); }});"
+        f"const el = document.getElementById({json.dumps(element_id)});"
+        "el.innerHTML = ''; el.style.height = el.style.minHeight;"
+        f"P.newPlot(el, f.data, f.layout, {{responsive: true}}); }});"
         "</script>"
     )
+
+
+def _rgb(colour: str):
+    """(r, g, b) of a colour as plotly's scales write it: "#rrggbb" or "rgb(r, g, b)"."""
+    text = str(colour).strip()
+    if text.startswith("#") and len(text) == 7:
+        return tuple(int(text[i : i + 2], 16) for i in (1, 3, 5))
+    inside = text[text.index("(") + 1 : text.rindex(")")]
+    return tuple(float(v) for v in inside.split(",")[:3])
+
+
+def _trace_colours(fig, trace, z):
+    """The fill colour of every cell of a heatmap trace, as plotly picks it (its own colour
+    scale and range, or its colour axis's; linear between the scale's stops); NaN cells
+    (gaps) white."""
+    import numpy as np
+    from plotly.colors import get_colorscale
+
+    axis = getattr(fig.layout, trace.coloraxis) if trace.coloraxis else None
+    scale = (axis.colorscale if axis is not None else None) or trace.colorscale or "Viridis"
+    if isinstance(scale, str):
+        scale = get_colorscale(scale)
+    stops = np.array([float(position) for position, _ in scale])
+    channels = np.array([_rgb(colour) for _, colour in scale], dtype=float)
+    lo = axis.cmin if axis is not None else trace.zmin
+    hi = axis.cmax if axis is not None else trace.zmax
+    finite = z[np.isfinite(z)]
+    lo = float(finite.min()) if lo is None and finite.size else float(lo or 0.0)
+    hi = float(finite.max()) if hi is None and finite.size else float(hi or 1.0)
+    t = np.clip((np.nan_to_num(z, nan=lo) - lo) / (hi - lo if hi > lo else 1.0), 0.0, 1.0)
+    rgb = np.stack([np.interp(t, stops, channels[:, c]) for c in range(3)], axis=-1)
+    out = np.empty(z.shape, dtype=object)
+    for index in np.ndindex(z.shape):
+        r, g, b = (int(round(v)) for v in rgb[index])
+        out[index] = f"rgb({r},{g},{b})" if np.isfinite(z[index]) else "rgb(255,255,255)"
+    return out
+
+
+def static_preview(fig) -> str:
+    """An inline SVG of a figure's heatmaps (each panel a grid of coloured cells, its title
+    above), or "" for a figure without one: what a reader sees before plotly.js has loaded.
+
+    >>> import plotly.graph_objects as go
+    >>> svg = static_preview(go.Figure(go.Heatmap(z=[[0.0, 1.0]], zmin=0, zmax=1)))
+    >>> svg.count("<rect"), "rgb(" in svg
+    (2, True)
+    >>> static_preview(go.Figure(go.Bar(y=[1, 2])))
+    ''
+    """
+    import numpy as np
+
+    panels = []
+    for trace in fig.data:
+        if trace.type != "heatmap" or trace.z is None:
+            continue
+        z = np.asarray(trace.z, dtype=float)
+        if z.ndim != 2 or z.size == 0 or z.size > 40_000:
+            continue
+        panels.append((trace, z, _trace_colours(fig, trace, z)))
+    if not panels:
+        return ""
+    cell, gap, top = 14, 24, 18
+    width = sum(z.shape[1] * cell for _, z, _ in panels) + gap * (len(panels) - 1)
+    height = top + max(z.shape[0] * cell for _, z, _ in panels)
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
+        f'style="max-width: {min(width * 2, 900)}px; width: 100%" role="img" '
+        'aria-label="static preview of the figure">'
+    ]
+    x0 = 0
+    for trace, z, colours in panels:
+        name = html.escape(html.unescape(str(trace.name or "")))
+        parts.append(f'<text x="{x0}" y="12" font-size="11" font-family="sans-serif">{name}</text>')
+        for i in range(z.shape[0]):
+            for j in range(z.shape[1]):
+                parts.append(
+                    f'<rect x="{x0 + j * cell}" y="{top + i * cell}" width="{cell - 1}" '
+                    f'height="{cell - 1}" fill="{colours[i, j]}"/>'
+                )
+        x0 += z.shape[1] * cell + gap
+    parts.append(
+        "</svg><p style='font: 12px sans-serif; color: #555'>A still picture: the interactive "
+        "figure (names, values, zoom) replaces it in a moment.</p>"
+    )
+    return "".join(parts)
