@@ -67,15 +67,16 @@ def _set_board(new):
     undo.append(pg.encode_board(st.session_state[K_BOARD]))
     del undo[:-UNDO_STEPS]
     st.session_state[K_BOARD] = new
-    st.session_state[K_CLICKS] = (
-        st.session_state.get(K_CLICKS, 0) + 1
-    )  # a fresh plane: no selection
+    st.session_state["pg_classes"] = new.n_classes  # the "Classes" box follows a preset
+    # a new chart key: a fresh plane, without the selection the click left
+    st.session_state[K_CLICKS] = st.session_state.get(K_CLICKS, 0) + 1
 
 
 def _undo():
     undo = st.session_state.get(K_UNDO)
     if undo:
         st.session_state[K_BOARD] = pg.decode_board(undo.pop())
+        st.session_state["pg_classes"] = st.session_state[K_BOARD].n_classes
         st.session_state[K_CLICKS] = st.session_state.get(K_CLICKS, 0) + 1
 
 

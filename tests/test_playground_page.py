@@ -99,3 +99,17 @@ def test_the_short_lesson_sets_the_overlap_and_its_lambda_empties_c_of_a_and_b()
     at.button(key="pg_lesson_3").click()
     at.run()
     assert decode_board(at.query_params["pts"]) == with_label_noise(board, 0.15, seed=0)
+
+
+def test_a_preset_and_undo_keep_the_classes_box_in_step_with_the_board():
+    at = _open({"pts": encode_board(preset("two blobs"))})
+    assert at.number_input(key="pg_classes").value == 2
+    at.selectbox(key="pg_preset").set_value("C where A and B overlap")
+    at.button(key="pg_load").click()
+    at.run()
+    assert at.number_input(key="pg_classes").value == 3
+    assert len(at.radio(key="pg_class").options) == 3
+    at.button(key="pg_undo").click()
+    at.run()
+    assert at.number_input(key="pg_classes").value == 2
+    assert at.query_params["pts"] == encode_board(preset("two blobs"))
