@@ -251,27 +251,27 @@ def _evidence_that_counted(est, X, scores, names, n=3):
     return out
 
 
-def _check_unpacked_sizes(data, name):
+def _check_unpacked_sizes(data, name, max_mb=MAX_UNPACKED_MB):
     """Refuse an archive whose directory promises more than the limits (a zip bomb), before
     any member is unpacked."""
     try:
         members = zipfile.ZipFile(io.BytesIO(data)).infolist()
     except (zipfile.BadZipFile, OSError, ValueError) as exc:
         raise ModelFileError(f"{name} is damaged or truncated ({exc}).") from None
-    limit = MAX_UNPACKED_MB * 2**20
+    limit = max_mb * 2**20
     total = 0
     for member in members:
         if member.file_size > limit:
             raise ModelFileError(
                 f"{name} holds a part ({member.filename[:60]!r}) that would unpack to "
                 f"{member.file_size / 2**20:,.0f} MB; a model file may unpack to at most "
-                f"{MAX_UNPACKED_MB:,} MB. It is not opened."
+                f"{max_mb:,.0f} MB. It is not opened."
             )
         total += member.file_size
     if total > limit:
         raise ModelFileError(
             f"{name} would unpack to {total / 2**20:,.0f} MB; a model file may unpack to at "
-            f"most {MAX_UNPACKED_MB:,} MB. It is not opened."
+            f"most {max_mb:,.0f} MB. It is not opened."
         )
     if total > RATIO_FREE_MB * 2**20 and total > MAX_RATIO * len(data):
         raise ModelFileError(
@@ -572,10 +572,12 @@ def model_bytes(estimator, *, dataset=None) -> bytes:
     return sio.dumps(_content(estimator, dataset))
 
 
-def load_model(path) -> SavedModel:
+def load_model(path, *, max_unpacked_mb: float = MAX_UNPACKED_MB) -> SavedModel:
     """Open a model file written by :func:`save_model`; refuse anything else unrun.
 
-    ``path`` may also be the file's bytes (an upload).
+    ``path`` may also be the file's bytes (an upload). ``max_unpacked_mb``: the most the file
+    may unpack to (the dashboard, whose sessions share one process, passes less than the
+    library's :data:`MAX_UNPACKED_MB`).
 
     Raises
     ------
@@ -616,7 +618,7 @@ def load_model(path) -> SavedModel:
             "sblr.save_model or the dashboard) are opened. Pickles are never opened: loading "
             "one runs whatever code it holds."
         )
-    _check_unpacked_sizes(data, path.name)
+    _check_unpacked_sizes(data, path.name, min(float(max_unpacked_mb), MAX_UNPACKED_MB))
     try:
         untrusted = sio.get_untrusted_types(data=data)
     except Exception as exc:  # a damaged archive: its schema cannot be read

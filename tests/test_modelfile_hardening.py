@@ -270,3 +270,20 @@ def test_a_model_whose_arrays_or_names_disagree_is_refused_when_opened():
     bad.coef_ = bad.coef_[:, :2]
     with pytest.raises(ModelFileError, match="does not apply to a row"):
         load_model(model_bytes(bad))
+
+
+def test_a_caller_may_allow_less_unpacking_and_the_dashboard_does(monkeypatch):
+    """Issue #35: the dashboard's sessions share one process, which keeps the last model files
+    opened: there a file may unpack to MODEL_FILE_BUDGET_MB, not the library's 1,024 MB."""
+    import streamlit as st
+
+    import sblr.modelfile as mf
+    from pages._shared import cache
+
+    assert 0 < cache.MODEL_FILE_BUDGET_MB < mf.MAX_UNPACKED_MB
+    with pytest.raises(ModelFileError, match="at most 2 MB"):
+        load_model(_bomb(3), max_unpacked_mb=2)
+    monkeypatch.setattr(cache, "MODEL_FILE_BUDGET_MB", 2)
+    st.cache_resource.clear()
+    with pytest.raises(ModelFileError, match="at most 2 MB"):
+        cache.open_model_file(_bomb(3))

@@ -586,12 +586,18 @@ def _cached_test_scores(_fitted, ds, test, model, gamma, lam):
         return result, y, P, yard
 
 
-@st.cache_resource(max_entries=8, show_spinner="Opening the model file…")
+#: The most a model file opened in the dashboard may unpack to (MB): its sessions share one
+#: process, which keeps the last few files opened; the library allows 1,024 MB (a 50 MB upload
+#: could otherwise hold 1 GB in the server, four of them 4 GB).
+MODEL_FILE_BUDGET_MB = 256
+
+
+@st.cache_resource(max_entries=4, show_spinner="Opening the model file…")
 def _cached_model_file(digest, _data: bytes):
     from sblr.modelfile import load_model
 
     with job_slot():
-        return load_model(_data)
+        return load_model(_data, max_unpacked_mb=MODEL_FILE_BUDGET_MB)
 
 
 def open_model_file(data: bytes):
