@@ -196,8 +196,9 @@ with left:
         horizontal=True,
         key="pg_action",
         help="On an existing point, “adds a point” gives it the chosen class too (a point of "
-        "two classes makes the board multi-label); “adds 20 around” scatters 20 points of the "
-        "class around the click.",
+        "two classes makes the board multi-label), or takes it off when the point has it (the "
+        "point goes with its last class); “adds 20 around” scatters 20 points of the class "
+        "around the click.",
     )
 gamma, lam = 10.0**log_gamma, 10.0**log_lam
 k = None if shown_k == "all classes" else k_options.index(shown_k) - 1

@@ -148,13 +148,17 @@ class Board:
         return Board(self.points[kept], labels[kept])
 
     def add(self, x: float, y: float, k: int) -> Board:
-        """A point of class ``k`` at (x, y); on an existing point (the same grid cell), class
-        ``k`` is added to it (a second class makes the board multi-label)."""
+        """What a click of class ``k`` at (x, y) does: a new point of class ``k``; on an
+        existing point (the same grid cell), class ``k`` added to it (a second class makes the
+        board multi-label), or taken off it when it has it (the point goes with its last
+        class)."""
         self._check_class(k)
         at = self.nearest(x, y, radius=1.5 / (LEVELS - 1))
         if at is not None:
+            if self.labels[at, k] and self.labels[at].sum() == 1:
+                return self.remove(at)
             labels = self.labels.copy()
-            labels[at, k] = True
+            labels[at, k] = not labels[at, k]
             return Board(self.points, labels)
         row = np.zeros((1, self.n_classes), dtype=bool)
         row[0, k] = True

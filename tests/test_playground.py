@@ -73,6 +73,9 @@ def test_a_second_class_on_a_point_makes_the_board_multilabel_and_removal_undoes
     assert board.labels[0].tolist() == [True, False, True]
     assert not board.remove(0).multilabel
     assert board.with_classes(2).labels.tolist() == [[True, False], [False, True]]
+    # a click of a class the point has takes it off; of its only class, the point goes
+    assert board.add(0.5, 0.5, 2).labels[0].tolist() == [True, False, False]
+    assert len(board.add(0.5, 0.5, 2).add(0.5, 0.5, 0)) == 1
 
 
 @pytest.mark.parametrize("name, k", [("C where A and B overlap", 2), ("XOR", 1), ("rings", 0)])
