@@ -119,7 +119,6 @@ def _lesson(step):
     if step in (1, 3):
         board = pg.preset(OVERLAP)
         _set_board(pg.with_label_noise(board, 0.15, seed=0) if step == 3 else board)
-        st.session_state["pg_classes"] = 3
     st.session_state["pg_model"] = "SparseSBLR"
     st.session_state["pg_gamma"] = 0.0
     st.session_state["pg_lam"] = -2.0 if step == 2 else -3.0
@@ -421,12 +420,7 @@ with right:
             st.caption("SML decides from the evidence alone: it has no β.")
         else:
             names = list(pg.CLASS_NAMES[: board.n_classes])
-            coef = np.zeros((board.n_classes, board.n_classes))
-            cols_of = pg._board_columns(model, board)
-            for a, ja in enumerate(cols_of):
-                for b, jb in enumerate(cols_of):
-                    if ja is not None and jb is not None and ja < model.coef_.shape[0]:
-                        coef[a, b] = model.coef_[ja, jb]
+            coef = pg.board_beta(model, board)
             label = model_name + (f", λ = {lam:.2g}" if model_name == "SparseSBLR" else "")
             fig_beta = plots.beta_heatmaps(
                 {label: coef}, names, lams={label: lam} if model_name == "SparseSBLR" else None
@@ -441,15 +435,8 @@ with right:
             )
         if board.n_classes >= 2 and len(board):
             t1, t2 = (k, (k + 1) % board.n_classes) if k is not None else (0, 1)
-            F = model.evidence(board.points)  # held-out points: as new queries
-            # training points without their own similarity, as the model saw them
-            F[~board.held_out] = model.featurizer_.training_evidence()
-            F_board = np.zeros((len(board), board.n_classes))
-            for c, j in enumerate(pg._board_columns(model, board)):
-                if j is not None and j < F.shape[1]:
-                    F_board[:, c] = F[:, j]
             fig_space = plots.evidence_scatter(
-                F_board,
+                pg.board_evidence(model, board),
                 t1,
                 t2,
                 board.labels[:, k if k is not None else 0],

@@ -42,7 +42,9 @@ __all__ = [
     "MAX_POINTS",
     "PRESETS",
     "Board",
+    "board_beta",
     "board_csv",
+    "board_evidence",
     "board_scores",
     "decode_board",
     "encode_board",
@@ -346,7 +348,7 @@ def fit_board(board: Board, model: str = "SparseSBLR", *, gamma=1.0, lam=1e-3):
     DataError
         Fewer than two training points, or fewer than two classes among them.
     """
-    from sblr.models import SBLRClassifier, SMLClassifier, SparseSBLRClassifier
+    from sblr.models import make_model
 
     X, y = _training(board)
     classes = np.unique(y) if y.ndim == 1 else np.flatnonzero(y.any(axis=0))
@@ -354,15 +356,9 @@ def fit_board(board: Board, model: str = "SparseSBLR", *, gamma=1.0, lam=1e-3):
         raise DataError("Place points of at least two classes (two or more training points).")
     if y.ndim == 2 and (y.all(axis=0)).any():
         raise DataError("A class is on every training point: give some points no such class.")
-    if model == "SML":
-        est = SMLClassifier(gamma=gamma)
-    elif model == "SBLR":
-        est = SBLRClassifier(gamma=gamma)
-    elif model == "SparseSBLR":
-        est = SparseSBLRClassifier(gamma=gamma, lam=lam)
-    else:
+    if model not in ("SML", "SBLR", "SparseSBLR"):
         raise DataError(f"Unknown model {model!r}; one of SML, SBLR, SparseSBLR.")
-    return est.fit(X, y)
+    return make_model(model, gamma=gamma, lam=lam).fit(X, y)
 
 
 def _board_columns(model, board: Board):
@@ -373,16 +369,47 @@ def _board_columns(model, board: Board):
     return [classes.index(c) if c in classes else None for c in range(board.n_classes)]
 
 
+def _in_board_order(model, board: Board, out, axes=(1,)) -> np.ndarray:
+    """``out`` (columns in the model's class order, on each axis of ``axes``) in the board's
+    class order; a class the model lacks (no training point) is 0."""
+    out = np.asarray(out, dtype=float)
+    cols = _board_columns(model, board)
+    have = [c for c, j in enumerate(cols) if j is not None and j < out.shape[axes[0]]]
+    index = [cols[c] for c in have]
+    shape = list(out.shape)
+    for axis in axes:
+        shape[axis] = board.n_classes
+    full = np.zeros(shape)
+    if len(axes) == 1:
+        full[:, have] = out[:, index]
+    else:
+        full[np.ix_(have, have)] = out[np.ix_(index, index)]
+    return full
+
+
 def _class_outputs(model, board: Board, X, what: str) -> np.ndarray:
     """(n, m) outputs for the board's classes: π (``"proba"``) or f̄ (``"evidence"``)."""
     out = model.predict_proba(X) if what == "proba" else model.evidence(X)
-    out = np.asarray(out, dtype=float)
-    cols = _board_columns(model, board)
-    full = np.zeros((X.shape[0], board.n_classes))
-    for c, j in enumerate(cols):
-        if j is not None and j < out.shape[1]:
-            full[:, c] = out[:, j]
-    return full
+    return _in_board_order(model, board, out)
+
+
+def board_beta(model, board: Board) -> np.ndarray:
+    """β[k, t] of a fitted SBLR / SparseSBLR in the board's class order (m × m; a class the
+    model lacks has zeros).
+
+    >>> board = preset("two blobs")
+    >>> board_beta(fit_board(board, "SBLR"), board).shape
+    (2, 2)
+    """
+    return _in_board_order(model, board, model.coef_, axes=(0, 1))
+
+
+def board_evidence(model, board: Board) -> np.ndarray:
+    """The evidence f̄ of every point of the board (n × m, board class order): a training point
+    without its own similarity, as the model saw it; a held-out point as a new query."""
+    F = np.asarray(model.evidence(board.points), dtype=float)
+    F[~board.held_out] = model.featurizer_.training_evidence()
+    return _in_board_order(model, board, F)
 
 
 def surface(model, board: Board, k: int | None, n: int = 60, *, what: str = "proba"):

@@ -123,3 +123,24 @@ def test_the_downloaded_csv_loads_back_as_the_same_points_and_classes(name):
         assert ds.label_matrix().tolist() == board.labels.astype(int).tolist()
     else:
         assert list(ds.y) == [names[c] for c in np.argmax(board.labels, axis=1)]
+
+
+def test_beta_and_evidence_come_in_the_boards_class_order_with_a_class_the_model_lacks():
+    """A class whose only point is held out is unknown to the model: its β row and column and
+    its evidence are 0, the others are the model's own, in the board's order. Oracle: the
+    fitted model's coef_ and its leave-one-out training evidence."""
+    from sblr.playground import board_beta, board_evidence
+
+    base = preset("two blobs").with_classes(3)
+    pts = np.vstack([base.points[:3], [[0.0, 0.9]], base.points[3:]])
+    labels = np.vstack([base.labels[:3], [[False, False, True]], base.labels[3:]])
+    board = Board(pts, labels)  # the C point sits at position 3: held out
+    assert board.held_out[3] and not board.multilabel
+    model = fit_board(board, "SBLR", gamma=1.0)
+    assert list(model.classes_) == [0, 1]
+    B = board_beta(model, board)
+    np.testing.assert_array_equal(B[:2, :2], model.coef_)
+    assert not B[2].any() and not B[:, 2].any()
+    F = board_evidence(model, board)
+    np.testing.assert_allclose(F[~board.held_out, :2], model.featurizer_.training_evidence())
+    assert not F[:, 2].any()
