@@ -26,7 +26,7 @@ MODELS = ("SparseSBLR", "SBLR", "SML")
 LOG_GAMMAS = [round(v, 2) for v in np.arange(-1.0, 2.01, 0.25)]
 LOG_LAMS = [round(v, 2) for v in np.arange(-5.0, 0.01, 0.5)]
 GRID = 60  # the region's resolution
-CELLS = 41  # clickable cells per axis
+CELLS = 29  # clickable cells per axis (841 SVG markers; 41 × 41 cost ~0.1 s a redraw in Chromium)
 UNDO_STEPS = 50
 DEFAULT_PRESET = "two blobs"
 
@@ -102,8 +102,8 @@ st.sidebar.caption(
 )
 st.header("Playground", anchor=False)
 st.caption(
-    "Click the plane to place points of a class; the models refit at once. The data in use "
-    f"elsewhere ({common.esc_md(ds.name)}) changes only if you send these points there."
+    "Click the plane to place points; the model refits at once. The data in use elsewhere "
+    f"({common.esc_md(ds.name)}) changes only if you send these points there."
 )
 note = st.session_state.pop(K_NOTE, None)
 if note:
@@ -128,9 +128,8 @@ def _lesson(step):
 
 LESSON = {
     0: "Three steps on a class that lives where two others overlap. Press 1 to begin.",
-    1: "**1.** Every point of C is also a point of A and of B: C occurs only with them. "
-    "*Predict:* in C's row of β (the heatmap, row C), which weights are non-zero — C's own "
-    "evidence, A's, B's? Then press 2.",
+    1: "**1.** Every point of C is also a point of A and of B. *Predict:* in row C of β (the "
+    "heatmap at the right), which weights are non-zero: C's own, A's, B's? Then press 2.",
     2: "**2.** λ raised to 1e-2: which of C's weights survive? C's own evidence says “near C's "
     "points” directly; A's and B's only help at C's edges (“A without B is not C”: a negative "
     "weight), and the L1 penalty drops what adds least. Co-occurring is not being needed.",
@@ -180,25 +179,6 @@ with right:
         help="πₖ: the model's probability of the class; f̄ₖ: the class's evidence, a sum of "
         "bumps around its points.",
     )
-with left:
-    tools = st.columns([2, 3])
-    tools[0].radio(
-        "Class to place",
-        range(board.n_classes),
-        format_func=_class_label,
-        horizontal=True,
-        key="pg_class",
-    )
-    tools[1].radio(
-        "A click on the plane",
-        ("adds a point", "adds 20 around", "removes a point"),
-        horizontal=True,
-        key="pg_action",
-        help="On an existing point, “adds a point” gives it the chosen class too (a point of "
-        "two classes makes the board multi-label), or takes it off when the point has it (the "
-        "point goes with its last class); “adds 20 around” scatters 20 points of the class "
-        "around the click.",
-    )
 gamma, lam = 10.0**log_gamma, 10.0**log_lam
 k = None if shown_k == "all classes" else k_options.index(shown_k) - 1
 if k is None and board.multilabel:
@@ -214,8 +194,10 @@ except DataError as exc:
 
 def _act(x, y, *, on_point):
     """What a click at (x, y) does, by the chosen action and class."""
-    c = int(st.session_state["pg_class"])
-    action = st.session_state["pg_action"]
+    # the tools are drawn under the plane: on a first run they have no state yet
+    board = st.session_state[K_BOARD]  # a callback: the board of the session, not of a run
+    c = int(st.session_state.get("pg_class", 0))
+    action = st.session_state.get("pg_action", "adds a point")
     try:
         if action == "removes a point":
             i = board.nearest(x, y, radius=0.06)
@@ -227,6 +209,25 @@ def _act(x, y, *, on_point):
             _set_board(board.add(x, y, c))
     except DataError as exc:
         st.session_state[K_NOTE] = str(exc)
+
+
+def _plane_key():
+    return f"pg_plane_{st.session_state.get(K_CLICKS, 0)}"
+
+
+def _clicked():
+    """The plane's selection callback: a click acts before the script runs (one run a click);
+    the acting board change gives the plane a new key, so the next plane has no selection."""
+    event = st.session_state.get(_plane_key()) or {}
+    points = event.get("selection", {}).get("points", [])
+    if points:
+        point = points[0]
+        on_point = point.get("curve_number") is not None and point.get("customdata")
+        _act(float(point["x"]), float(point["y"]), on_point=bool(on_point))
+
+
+def _typed():
+    _act(float(st.session_state["pg_type_x"]), float(st.session_state["pg_type_y"]), on_point=False)
 
 
 def _plane():
@@ -265,7 +266,13 @@ def _plane():
                     colorscale=[[0.0, "#ffffff"], [1.0, COLOURS[k]]],
                     opacity=0.55,
                     contours={"coloring": "fill", "showlines": False},
-                    colorbar={"title": {"text": "π" if what == "proba" else "f̄"}, "len": 0.6},
+                    colorbar={
+                        "title": {"text": "π" if what == "proba" else "f̄"},
+                        "len": 0.6,
+                        "thickness": 12,
+                        "yanchor": "top",
+                        "y": 1.0,
+                    },
                     hoverinfo="skip",
                 )
             )
@@ -294,7 +301,7 @@ def _plane():
             y=cy.ravel(),
             mode="markers",
             name="cells",
-            marker={"size": 11, "color": "rgba(0,0,0,0.01)", "symbol": "square"},
+            marker={"size": 14, "color": "rgba(0,0,0,0.01)", "symbol": "square"},
             hovertemplate="click: place here (%{x:.2f}, %{y:.2f})<extra></extra>",
             showlegend=False,
         )
@@ -331,12 +338,12 @@ def _plane():
                 showlegend=False,
             )
         )
-    title = (
-        f"{model_name}: where it predicts each class"
-        if k is None
-        else f"{model_name}: {'π' if not layer.startswith('evidence') else 'f̄'} of "
-        f"{pg.CLASS_NAMES[k]} (dashed: π = {cut_level:.2f}, the decision)"
-    )
+    if k is None:
+        title = f"{model_name}: where it predicts each class"
+    elif layer.startswith("evidence"):
+        title = f"{model_name}: evidence f̄ of {pg.CLASS_NAMES[k]}"
+    else:
+        title = f"{model_name}: π of {pg.CLASS_NAMES[k]} (dashed: π = {cut_level:.2f})"
     fig = go.Figure(traces)
     fig.update_layout(
         title={"text": title, "font": {"size": 15}},
@@ -346,6 +353,7 @@ def _plane():
             "title": {"text": "x₂"},
             "scaleanchor": "x",
             "constrain": "domain",
+            "constraintoward": "top",  # a narrow column: the square right under the title
         },
         height=470,
         margin={"l": 40, "r": 10, "t": 40, "b": 36},
@@ -358,19 +366,32 @@ def _plane():
 
 
 with left:
-    event = st.plotly_chart(
+    st.plotly_chart(
         _plane(),
-        key=f"pg_plane_{st.session_state.get(K_CLICKS, 0)}",
-        on_select="rerun",
+        key=_plane_key(),
+        on_select=_clicked,
         selection_mode=("points",),
         config={"displayModeBar": False},
     )
-    clicked = (event or {}).get("selection", {}).get("points", []) if event else []
-    if clicked:
-        point = clicked[0]
-        on_point = point.get("curve_number") is not None and point.get("customdata")
-        _act(float(point["x"]), float(point["y"]), on_point=bool(on_point))
-        st.rerun()
+    # the tools under the plane: the plane itself stays on a 1024×768 first screen
+    tools = st.columns([2, 3])
+    tools[0].radio(
+        "Class to place",
+        range(board.n_classes),
+        format_func=_class_label,
+        horizontal=True,
+        key="pg_class",
+    )
+    tools[1].radio(
+        "A click on the plane",
+        ("adds a point", "adds 20 around", "removes a point"),
+        horizontal=True,
+        key="pg_action",
+        help="On an existing point, “adds a point” gives it the chosen class too (a point of "
+        "two classes makes the board multi-label), or takes it off when the point has it (the "
+        "point goes with its last class); “adds 20 around” scatters 20 points of the class "
+        "around the click.",
+    )
     st.caption(
         f"{len(board)} point{'' if len(board) == 1 else 's'} "
         f"({int(board.held_out.sum())} held out, hollow), "
@@ -379,11 +400,11 @@ with left:
     )
     with st.expander("Place or remove a point by its coordinates (keyboard)"):
         typed = st.columns([2, 2, 2], vertical_alignment="bottom")
-        tx = typed[0].number_input("x₁", -1.0, 1.0, 0.0, 0.05, key="pg_type_x")
-        ty = typed[1].number_input("x₂", -1.0, 1.0, 0.0, 0.05, key="pg_type_y")
-        if typed[2].button("Do it", key="pg_type_go", help="What a click there would do."):
-            _act(float(tx), float(ty), on_point=False)
-            st.rerun()
+        typed[0].number_input("x₁", -1.0, 1.0, 0.0, 0.05, key="pg_type_x")
+        typed[1].number_input("x₂", -1.0, 1.0, 0.0, 0.05, key="pg_type_y")
+        typed[2].button(
+            "Do it", key="pg_type_go", on_click=_typed, help="What a click there would do."
+        )
     row = st.columns([3, 2, 2, 2, 2], vertical_alignment="bottom")
     row[0].selectbox("Preset", list(pg.PRESETS), key="pg_preset")
     row[1].button("Load", on_click=_load_preset, key="pg_load")
@@ -434,14 +455,26 @@ with right:
                 f"{coef.size} exactly 0 (white)."
             )
         if board.n_classes >= 2 and len(board):
-            t1, t2 = (k, (k + 1) % board.n_classes) if k is not None else (0, 1)
+            t1, t2 = pg.evidence_pair(model, board, k)
+            others = [t for t in range(board.n_classes) if t != t1]
+            t2 = st.selectbox(
+                f"Evidence space: {pg.CLASS_NAMES[t1]}'s evidence against",
+                others,
+                index=others.index(t2),
+                format_func=_class_label,
+                # keyed by the class and the model: a change of either starts from its own pair
+                key=f"pg_space_t2:{t1}:{model_name}",
+                help="Each point at (its evidence of the first class, of this class); the "
+                "default is the class that moves the first one most (the largest |β|, or for "
+                "SML the evidence largest at its points).",
+            )
             fig_space = plots.evidence_scatter(
                 pg.board_evidence(model, board),
                 t1,
                 t2,
-                board.labels[:, k if k is not None else 0],
+                board.labels[:, t1],
                 list(pg.CLASS_NAMES[: board.n_classes]),
-                k=k if k is not None else 0,
+                k=t1,
             )
             fig_space.layout.height = 280
             st.plotly_chart(fig_space, key="pg_space")

@@ -48,6 +48,7 @@ __all__ = [
     "board_scores",
     "decode_board",
     "encode_board",
+    "evidence_pair",
     "fit_board",
     "preset",
     "surface",
@@ -410,6 +411,38 @@ def board_evidence(model, board: Board) -> np.ndarray:
     F = np.asarray(model.evidence(board.points), dtype=float)
     F[~board.held_out] = model.featurizer_.training_evidence()
     return _in_board_order(model, board, F)
+
+
+def evidence_pair(model, board: Board, k: int | None) -> tuple[int, int]:
+    """The two classes whose evidence best shows class ``k``'s decision: ``k`` itself and the
+    other class that moves ``k`` most.
+
+    For SBLR / SparseSBLR the other class is the one with the largest ``|β[k, t]|`` (t ≠ k);
+    for SML (no β) the one whose evidence is largest, on average, at ``k``'s training points;
+    ties go to the first class. ``k=None`` (the multi-class map of every class) shows classes
+    0 and 1. A board of one class gives ``(k, k)``.
+
+    >>> board = preset("C where A and B overlap")
+    >>> evidence_pair(fit_board(board, "SBLR"), board, 2)[0]
+    2
+    >>> evidence_pair(fit_board(preset("two blobs"), "SML"), preset("two blobs"), None)
+    (0, 1)
+    """
+    m = board.n_classes
+    if k is None:
+        return (0, 1) if m > 1 else (0, 0)
+    k = int(k)
+    board._check_class(k)
+    others = [t for t in range(m) if t != k]
+    if not others:
+        return k, k
+    if hasattr(model, "coef_"):
+        weight = np.abs(board_beta(model, board)[k])
+    else:
+        F = board_evidence(model, board)
+        rows = board.labels[:, k] & ~board.held_out
+        weight = F[rows].mean(axis=0) if rows.any() else np.zeros(m)
+    return k, max(others, key=lambda t: (weight[t], -t))
 
 
 def surface(model, board: Board, k: int | None, n: int = 60, *, what: str = "proba"):

@@ -144,3 +144,28 @@ def test_beta_and_evidence_come_in_the_boards_class_order_with_a_class_the_model
     F = board_evidence(model, board)
     np.testing.assert_allclose(F[~board.held_out, :2], model.featurizer_.training_evidence())
     assert not F[:, 2].any()
+
+
+def test_the_evidence_space_pairs_a_class_with_the_class_that_moves_it_most():
+    """Planted: A's points sit at (-0.6, 0), C's right beside them at (-0.4, 0), B's far away at
+    (0.8, 0). SML (no β): at A's points C's evidence is the larger, so A is shown against C.
+    SBLR: the other class with the largest |β[k, t]|, read from a β set by hand (a negative
+    weight counts by its size)."""
+    from sblr.playground import evidence_pair
+
+    rng = np.random.default_rng(0)
+    pts, labels = [], []
+    for c, centre in enumerate(([-0.6, 0.0], [0.8, 0.0], [-0.4, 0.0])):
+        pts.append(np.asarray(centre) + rng.normal(0.0, 0.03, size=(12, 2)))
+        labels.append(np.eye(3, dtype=bool)[[c] * 12])
+    board = Board(np.vstack(pts), np.vstack(labels))
+    assert evidence_pair(fit_board(board, "SML", gamma=1.0), board, 0) == (0, 2)
+    assert evidence_pair(fit_board(board, "SML", gamma=1.0), board, 1)[0] == 1
+    model = fit_board(board, "SBLR", gamma=1.0)
+    model.coef_ = np.array([[1.0, 0.2, -3.0], [0.0, 1.0, 0.5], [-0.1, 4.0, 1.0]])
+    assert evidence_pair(model, board, 0) == (0, 2)  # |-3| > |0.2|
+    assert evidence_pair(model, board, 1) == (1, 2)
+    assert evidence_pair(model, board, 2) == (2, 1)
+    assert evidence_pair(model, board, None) == (0, 1)
+    with pytest.raises(DataError, match="not one of"):
+        evidence_pair(model, board, 5)

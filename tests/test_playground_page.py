@@ -113,3 +113,36 @@ def test_a_preset_and_undo_keep_the_classes_box_in_step_with_the_board():
     at.run()
     assert at.number_input(key="pg_classes").value == 2
     assert at.query_params["pts"] == encode_board(preset("two blobs"))
+
+
+def _space_axes(at):
+    import json
+
+    layout = json.loads(at.get("plotly_chart")[-1].proto.spec)["layout"]
+    return layout["xaxis"]["title"]["text"], layout["yaxis"]["title"]["text"]
+
+
+def test_the_evidence_space_shows_the_class_against_the_one_that_moves_it_and_follows_k():
+    """The small evidence-space plot pairs the shown class with the class that moves it most
+    (oracle: sblr.playground.evidence_pair on the same fit); a change of the class shown moves
+    the pair and the axes, and the reader may choose the other class."""
+    from sblr.playground import evidence_pair
+
+    board = preset("C where A and B overlap")
+    at = _open({"pts": encode_board(board), "pm": "SBLR", "pgamma": "0", "pk": "C"})
+    model = fit_board(board, "SBLR", gamma=1.0)
+    names = "ABC"
+    for k in (2, 0):
+        if k != 2:
+            at.selectbox(key="pg_show_k").set_value(names[k])
+            at.run()
+        (box,) = [b for b in at.selectbox if b.label.startswith("Evidence space")]
+        t2 = evidence_pair(model, board, k)[1]
+        assert box.label == f"Evidence space: {names[k]}'s evidence against"
+        assert box.value == t2
+        assert _space_axes(at) == (f"f̄ of {names[k]}", f"f̄ of {names[t2]}")
+    other = next(t for t in (1, 2) if t != box.value)
+    box.set_value(other)
+    at.run()
+    assert_clean(at)
+    assert _space_axes(at) == ("f̄ of A", f"f̄ of {names[other]}")
