@@ -1181,7 +1181,7 @@ def test_the_playground_draws_clicks_moves_lambda_travels_by_link_and_sends_its_
 
     link = pg.url
     shown = region()
-    other = browser.new_context(viewport={"width": 1440, "height": 900})
+    other = browser.new_context(viewport={"width": 1024, "height": 768})
     other.set_default_timeout(TIMEOUT_MS)
     try:
         fresh = watched_page(other)
@@ -1199,6 +1199,14 @@ def test_the_playground_draws_clicks_moves_lambda_travels_by_link_and_sends_its_
             ".map(t => Array.from(t.z, r => Array.from(r)))"
         )
         assert again == shown
+        # at 1024×768, with the short lesson open, the whole plane is on the first screen
+        fresh.get_by_text("A short lesson").click()
+        fresh.get_by_role("button", name="1 · C inside A ∩ B").click()
+        wait_idle(fresh)
+        fresh.get_by_text("Every point of C is also a point of A and of B").wait_for()
+        fresh.evaluate("() => window.scrollTo(0, 0)")
+        box = fresh_plane.locator(".nsewdrag").first.bounding_box()
+        assert box and box["y"] >= 0 and box["y"] + box["height"] <= 768, box
     finally:
         other.close()
 
