@@ -20,6 +20,7 @@ from sblr.exceptions import DataError
 ds, s, key = common.page_context(__file__)  # the data in use (untouched here)
 
 K_BOARD, K_UNDO, K_CLICKS, K_NOTE = "_pg_board", "_pg_undo", "_pg_clicks", "_pg_note"
+K_CLEAN = "_pg_clean"  # the board before the noise slider's flips
 COLOURS = plots.class_colors(pg.MAX_CLASSES)
 COLOUR_NAMES = ("blue", "red", "green", "purple", "orange", "cyan")
 MODELS = ("SparseSBLR", "SBLR", "SML")
@@ -62,7 +63,12 @@ if K_BOARD not in st.session_state:
 board: pg.Board = st.session_state[K_BOARD]
 
 
-def _set_board(new):
+def _set_board(new, *, noisy=False):
+    """Make ``new`` the board (undo keeps the old); a change other than the noise slider's
+    makes the new board the clean one (the slider back to 0 %)."""
+    if not noisy:
+        st.session_state.pop(K_CLEAN, None)
+        st.session_state["pg_noise"] = 0
     undo = st.session_state.setdefault(K_UNDO, [])
     undo.append(pg.encode_board(st.session_state[K_BOARD]))
     del undo[:-UNDO_STEPS]
@@ -75,9 +81,19 @@ def _set_board(new):
 def _undo():
     undo = st.session_state.get(K_UNDO)
     if undo:
+        st.session_state.pop(K_CLEAN, None)
+        st.session_state["pg_noise"] = 0
         st.session_state[K_BOARD] = pg.decode_board(undo.pop())
         st.session_state["pg_classes"] = st.session_state[K_BOARD].n_classes
         st.session_state[K_CLICKS] = st.session_state.get(K_CLICKS, 0) + 1
+
+
+def _noise_changed():
+    """The noise slider: the clean board with that share of its labels made wrong."""
+    clean = st.session_state.get(K_CLEAN) or st.session_state[K_BOARD]
+    share = st.session_state["pg_noise"] / 100
+    _set_board(pg.with_label_noise(clean, share, seed=0) if share else clean, noisy=True)
+    st.session_state[K_CLEAN] = clean
 
 
 def _load_preset():
@@ -416,6 +432,17 @@ with left:
         max_value=pg.MAX_CLASSES,
         key="pg_classes",
         on_change=_classes_changed,
+    )
+    st.select_slider(
+        "Label noise",
+        list(range(0, 45, 5)),
+        key="pg_noise",
+        format_func=lambda v: f"{v}%",
+        on_change=_noise_changed,
+        help="Makes this share of the labels wrong, at random, on the points as they were "
+        "before the slider moved (multi-class: a point gets another class; multi-label: a "
+        "point's class is flipped on or off). Back at 0% they return; placing or loading "
+        "points starts again from those points.",
     )
 
 with right:

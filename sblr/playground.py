@@ -310,17 +310,24 @@ def preset(name: str, seed: int = 0) -> Board:
 
 
 def with_label_noise(board: Board, share: float, seed: int = 0) -> Board:
-    """The board with about ``share`` of its (point, class) labels flipped at random (seeded);
-    a point left with no class keeps its first one.
+    """The board with noisy labels (seeded): multi-class, about ``share`` of the points get
+    another class, drawn at random (the board stays multi-class); multi-label, about ``share``
+    of its (point, class) labels are flipped, a point left with no class keeping its first.
 
     >>> board = preset("two blobs")
     >>> noisy = with_label_noise(board, 0.2, seed=1)
-    >>> 0 < int((noisy.labels != board.labels).sum()) < board.labels.size
-    True
+    >>> noisy.multilabel, 0 < int((noisy.labels != board.labels).any(axis=1).sum()) < len(board)
+    (False, True)
     """
     if not 0.0 <= float(share) <= 1.0:
         raise DataError(f"The share of labels to flip is between 0 and 1; got {share}.")
     rng = np.random.default_rng(seed)
+    if not board.multilabel:
+        m = board.n_classes
+        codes = np.argmax(board.labels, axis=1)
+        moved = rng.random(len(board)) < float(share)
+        codes[moved] = (codes[moved] + rng.integers(1, max(m, 2), moved.sum())) % m
+        return Board(board.points, np.eye(m, dtype=bool)[codes])
     labels = board.labels ^ (rng.random(board.labels.shape) < float(share))
     empty = ~labels.any(axis=1)
     labels[empty, np.argmax(board.labels[empty], axis=1)] = True

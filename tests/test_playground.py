@@ -169,3 +169,27 @@ def test_the_evidence_space_pairs_a_class_with_the_class_that_moves_it_most():
     assert evidence_pair(model, board, None) == (0, 1)
     with pytest.raises(DataError, match="not one of"):
         evidence_pair(model, board, 5)
+
+
+def test_label_noise_moves_a_share_of_points_to_another_class_or_flips_labels():
+    """Multi-class: about the share of points get another class (never their own), the board
+    stays multi-class; multi-label: about the share of (point, class) bits flip. Oracle:
+    counts against the binomial's spread."""
+    from sblr.playground import with_label_noise
+
+    board = preset("two blobs").with_classes(3)
+    big = board
+    while len(big) < 390:
+        big = big.add_cluster(0.0, 0.0, len(big) % 3, n=20, seed=len(big))
+    noisy = with_label_noise(big, 0.3, seed=4)
+    assert not noisy.multilabel and (noisy.labels.sum(axis=1) == 1).all()
+    moved = (noisy.labels != big.labels).any(axis=1)
+    sd = np.sqrt(len(big) * 0.3 * 0.7)
+    assert abs(moved.sum() - 0.3 * len(big)) < 4 * sd
+    assert (np.argmax(noisy.labels[moved], axis=1) != np.argmax(big.labels[moved], axis=1)).all()
+    assert with_label_noise(big, 0.0) == big
+    multi = preset("C where A and B overlap")
+    flipped = with_label_noise(multi, 0.2, seed=3)
+    bits = int((flipped.labels != multi.labels).sum())
+    sd = np.sqrt(multi.labels.size * 0.2 * 0.8)
+    assert abs(bits - 0.2 * multi.labels.size) < 4 * sd + (~flipped.labels.any(axis=1)).sum()

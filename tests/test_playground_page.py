@@ -146,3 +146,30 @@ def test_the_evidence_space_shows_the_class_against_the_one_that_moves_it_and_fo
     at.run()
     assert_clean(at)
     assert _space_axes(at) == ("f̄ of A", f"f̄ of {names[other]}")
+
+
+def test_the_noise_slider_makes_a_share_of_labels_wrong_and_gives_them_back_at_zero():
+    """Oracle: sblr.playground.with_label_noise on the clean board, and the clean board itself
+    when the slider is back at 0 %; an edit afterwards starts from the noisy points."""
+    from sblr.playground import decode_board, with_label_noise
+
+    board = preset("two blobs")
+    at = _open({"pts": encode_board(board)})
+    at.select_slider(key="pg_noise").set_value(20)
+    at.run()
+    assert_clean(at)
+    noisy = decode_board(at.query_params["pts"])
+    assert noisy == with_label_noise(board, 0.2, seed=0) and noisy != board
+    at.select_slider(key="pg_noise").set_value(0)
+    at.run()
+    assert decode_board(at.query_params["pts"]) == board
+    at.select_slider(key="pg_noise").set_value(30)
+    at.run()
+    at.number_input(key="pg_type_x").set_value(0.95)
+    at.number_input(key="pg_type_y").set_value(-0.95)
+    at.button(key="pg_type_go").click()
+    at.run()
+    assert at.select_slider(key="pg_noise").value == 0  # the noisy points are the new clean ones
+    after = decode_board(at.query_params["pts"])
+    assert len(after) == len(board) + 1
+    assert (after.labels[: len(board)] == with_label_noise(board, 0.3, seed=0).labels).all()
