@@ -8,16 +8,18 @@ as the median of ``--repeats`` reads:
 * a generated CSV of 100,000 rows x 22 columns (20 numbers, one text column, the class):
   ``sblr.load_dataset`` against ``pandas.read_csv`` of the same bytes (pandas only parses;
   sblr also encodes, imputes and checks, so the ratio is what the extra work costs);
-* a generated dense ARFF of 100,000 numeric attributes x 5 rows (``--wide-arff`` alone):
-  ``sblr.load_dataset`` against the same file forced through pandas' parser (what sblr did
-  before wide files were read line by line), CPU seconds;
+* wide files (``--wide`` alone): a generated dense ARFF of 100,000 numeric attributes x 5
+  rows and a CSV of 50,000 numeric columns x 5 rows, ``sblr.load_dataset`` against the same
+  file forced through pandas' parser (what sblr did before wide files were read line by
+  line), CPU seconds and the peak of traced memory (tracemalloc: Python and NumPy
+  allocations);
 * the Mulan ARFF files of ``../shared/datasets/multilabel`` (yeast, scene, genbase,
   emotions; skipped with a note where absent): ``sblr.load_dataset`` (with the label
   file) against ``arff.loads`` of liac-arff (parsing only).
 
 Run from the repo root (with sblr importable: `pip install -e .` in the repository)::
 
-    python benchmarks/io_read.py [--repeats 5] [--wide-arff]
+    python -m benchmarks.io_read [--repeats 5] [--wide]
 """
 
 from __future__ import annotations
@@ -75,31 +77,60 @@ def cpu_seconds(func, repeats):
     return statistics.median(times)
 
 
-def wide_arff(repeats):
-    """The wide dense ARFF, read as sblr reads it and forced through pandas' parser."""
-    import sblr.io._arff as arff_io
+def wide_csv_bytes(n_columns=50_000, n_rows=5, seed=0) -> bytes:
+    rng = np.random.default_rng(seed)
+    lines = [",".join([f"c{i}" for i in range(n_columns)] + ["class"])]
+    for r in range(n_rows):
+        values = ",".join(f"{v:.3f}" for v in rng.random(n_columns))
+        lines.append(values + ("," + ("x" if r % 2 else "y")))
+    return "\n".join(lines).encode()
 
-    data = wide_arff_bytes()
-    ours = cpu_seconds(lambda: load_dataset(data, name="wide.arff"), repeats)
-    saved = arff_io._WIDE_COLUMNS_PER_ROW
-    arff_io._WIDE_COLUMNS_PER_ROW = 10**9  # every file through pandas, as before
+
+def peak_mb(func) -> float:
+    import tracemalloc
+
+    tracemalloc.start()
     try:
-        forced = cpu_seconds(lambda: load_dataset(data, name="wide.arff"), repeats)
+        func()
+        return tracemalloc.get_traced_memory()[1] / 2**20
     finally:
-        arff_io._WIDE_COLUMNS_PER_ROW = saved
-    print(
-        f"dense ARFF 100,000 attributes x 5 rows: {ours:.2f} CPU-s (line by line), "
-        f"{forced:.2f} CPU-s through pandas' parser: {forced / ours:.1f}x"
+        tracemalloc.stop()
+
+
+def wide_files(repeats):
+    """The wide files, read as sblr reads them and forced through pandas' parser."""
+    import sblr.io._arff as arff_io
+    import sblr.io._csv as csv_io
+
+    files = (
+        ("dense ARFF 100,000 attributes x 5 rows", wide_arff_bytes(), "wide.arff", {}),
+        ("CSV 50,000 columns x 5 rows", wide_csv_bytes(), "wide.csv", {"target": "class"}),
     )
+    for label, data, name, options in files:
+
+        def read(data=data, name=name, options=options):
+            load_dataset(data, name=name, **options)
+
+        ours, ours_mb = cpu_seconds(read, repeats), peak_mb(read)
+        saved = arff_io.WIDE_COLUMNS_PER_ROW, csv_io.WIDE_COLUMNS_PER_ROW
+        arff_io.WIDE_COLUMNS_PER_ROW = csv_io.WIDE_COLUMNS_PER_ROW = 10**9  # pandas, as before
+        try:
+            forced, forced_mb = cpu_seconds(read, repeats), peak_mb(read)
+        finally:
+            arff_io.WIDE_COLUMNS_PER_ROW, csv_io.WIDE_COLUMNS_PER_ROW = saved
+        print(
+            f"{label}: {ours:.2f} CPU-s, {ours_mb:.0f} MB peak (line by line); through pandas' "
+            f"parser {forced:.2f} CPU-s, {forced_mb:.0f} MB: {forced / ours:.1f}x the time"
+        )
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--wide-arff", action="store_true")
+    parser.add_argument("--wide", "--wide-arff", action="store_true", help="the wide files")
     args = parser.parse_args()
-    if args.wide_arff:
-        wide_arff(args.repeats)
+    if args.wide:
+        wide_files(args.repeats)
         return
     import arff
     import pandas as pd

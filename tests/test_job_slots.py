@@ -72,6 +72,55 @@ def test_one_user_holds_at_most_its_share_and_others_pass_it():
     assert slots.acquire(blocking=False) and slots.acquire(blocking=False)
 
 
+def test_two_browser_profiles_of_one_address_run_one_long_job_and_leave_a_slot_to_others():
+    """Two browser profiles are two users, but one network address: their two Tune grids held
+    both slots of a 2-core server (another user's cold view waited 76-111 s). Long jobs now
+    count against their address: the second grid waits, a third user's view (another address)
+    starts at once, and short views of the same address are not limited by it."""
+    slots = FairSlots(2, 1, per_address=1)
+    assert slots.acquire(user="profile 1", address="10.0.0.7")  # the first Tune grid
+    served = []
+
+    def wait(name, address=None):
+        slots.acquire(user=name, address=address)
+        served.append(name)
+
+    second_grid = _start(wait, "profile 2", "10.0.0.7")
+    _wait_until(lambda: slots.waiting() == 1)
+    assert served == []  # a slot is free, but not for this address's second long job
+    _start(wait, "other user").join(5)  # a short view of someone else: no wait
+    assert served == ["other user"]
+    slots.release(user="other user")
+    # a short view from the same address (a classmate behind one NAT) is not held back
+    _start(wait, "classmate").join(5)
+    assert served == ["other user", "classmate"]
+    slots.release(user="classmate")
+    assert served == ["other user", "classmate"]
+    slots.release(user="profile 1", address="10.0.0.7")  # the first grid ends
+    second_grid.join(5)
+    assert served[-1] == "profile 2"
+    slots.release(user="profile 2", address="10.0.0.7")
+    assert slots.idle()
+
+
+def test_the_dashboard_counts_a_long_job_against_its_address(monkeypatch):
+    """Oracle: the slots' own count while a long job (job_slot(long=True)) and a short one run
+    for two browsers of one address."""
+    from pages._shared import server
+
+    slots = FairSlots(2, 1, per_address=1)
+    monkeypatch.setattr(server, "job_slots", lambda: slots)
+    monkeypatch.setattr(server, "current_user", lambda: threading.current_thread().name)
+    monkeypatch.setattr(server, "current_address", lambda: "10.0.0.7")
+    with server.job_slot(wait=True, long=True):
+        assert not slots.acquire(blocking=False, user="profile 2", address="10.0.0.7")
+        assert slots.acquire(blocking=False, user="profile 2")  # a short job is free to go
+        slots.release(user="profile 2")
+    assert slots.acquire(blocking=False, user="profile 2", address="10.0.0.7")
+    slots.release(user="profile 2", address="10.0.0.7")
+    assert slots.idle()
+
+
 def test_a_long_job_gives_its_slot_to_a_waiting_user_between_steps(monkeypatch):
     """Tune held a slot for its whole grid (another user's 2-3 s view waited 330 s). With
     take_turn after each step, a view that arrives during the job runs before the job ends,

@@ -807,7 +807,7 @@ def _long_job(job, func, *args, progress=None, **kwargs):
     turns with waiting users at each step."""
     if _runs_on_cluster(job):
         return cluster.run(job, None, func, *args, **kwargs)
-    with job_slot(wait=True):
+    with job_slot(wait=True, long=True):
         return func(*args, progress=_taking_turns(progress), **kwargs)
 
 

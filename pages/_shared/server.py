@@ -19,6 +19,7 @@ __all__ = [
     "MAX_JOBS",
     "PER_USER",
     "FairSlots",
+    "current_address",
     "current_user",
     "take_turn",
     "ServerBusy",
@@ -49,6 +50,14 @@ class ServerBusy(Exception):
 PER_USER = max(1, int(os.environ.get("SBLR_JOBS_PER_USER", 0)) or MAX_JOBS - 1)
 
 
+#: Long jobs (Tune's grid, the stability resamples) that one network address may run at
+#: once, whatever the number of browsers (or browser profiles) behind it: one person with two
+#: profiles held both slots of a 2-core server with two Tune tabs, and another user's cold view
+#: waited 76-111 s (an audit). Short views are not limited by address, so a class behind one
+#: NAT address still has every slot for them.
+LONG_PER_ADDRESS = max(1, int(os.environ.get("SBLR_LONG_JOBS_PER_ADDRESS", 0)) or PER_USER)
+
+
 class FairSlots:
     """The job slots, handed out first come, first served, at most ``per_user`` to one user.
 
@@ -59,55 +68,76 @@ class FairSlots:
     limited, and a non-blocking request never passes anyone waiting. :meth:`waiting` tells a
     new caller its place; :meth:`step_aside` lets a long job (Tune's grid, through
     :func:`take_turn`) leave the machine to other users between two steps.
+
+    A long job also names its network ``address``: one address holds at most
+    ``per_address`` slots for long jobs, however many browsers it has (None: no limit).
     """
 
-    def __init__(self, n: int, per_user: int):
+    def __init__(self, n: int, per_user: int, per_address: int | None = None):
         self.n, self.per_user = int(n), int(per_user)
+        self.per_address = None if per_address is None else int(per_address)
         self._cond = threading.Condition()
         self._busy = 0
         self._held: dict = {}  # user -> slots held
-        self._queue: list = []  # [ticket, user], arrival order
+        self._long: dict = {}  # address -> slots held by its long jobs
+        self._queue: list = []  # [ticket, user, address], arrival order
 
-    def _free_for(self, user) -> bool:
-        return self._busy < self.n and (user is None or self._held.get(user, 0) < self.per_user)
+    def _free_for(self, user, address=None) -> bool:
+        if self._busy >= self.n:
+            return False
+        if user is not None and self._held.get(user, 0) >= self.per_user:
+            return False
+        return (
+            address is None
+            or self.per_address is None
+            or self._long.get(address, 0) < self.per_address
+        )
 
-    def _take(self, user):
-        self._busy += 1
-        if user is not None:
-            self._held[user] = self._held.get(user, 0) + 1
+    @staticmethod
+    def _count(counts: dict, key, step: int) -> None:
+        if key is None:
+            return
+        counts[key] = counts.get(key, 0) + step
+        if counts[key] <= 0:
+            del counts[key]
 
     def _next(self):
         """The first waiting ticket that may take a free slot now, or None."""
-        for ticket, user in self._queue:
-            if self._free_for(user):
+        for ticket, user, address in self._queue:
+            if self._free_for(user, address):
                 return ticket
         return None
 
-    def acquire(self, blocking: bool = True, timeout=None, *, user=None) -> bool:
+    def acquire(self, blocking: bool = True, timeout=None, *, user=None, address=None) -> bool:
         with self._cond:
-            if not self._queue and self._free_for(user):
-                self._take(user)
+            if not self._queue and self._free_for(user, address):
+                self._take(user, address)
                 return True
             if not blocking:
                 return False
             ticket = object()
-            self._queue.append((ticket, user))
+            self._queue.append((ticket, user, address))
             ok = self._cond.wait_for(lambda: self._next() is ticket, timeout)
             self._queue.remove(next(e for e in self._queue if e[0] is ticket))
             if ok:
-                self._take(user)
+                self._take(user, address)
             self._cond.notify_all()  # the next one may be free to go too
             return ok
 
-    def release(self, *, user=None) -> None:
+    def _take(self, user, address=None):
+        self._busy += 1
+        self._count(self._held, user, 1)
+        self._count(self._long, address, 1)
+
+    def release(self, *, user=None, address=None) -> None:
         with self._cond:
             if self._busy <= 0:
                 raise ValueError("released more job slots than were taken")
             self._busy -= 1
             if user is not None and self._held.get(user):
-                self._held[user] -= 1
-                if not self._held[user]:
-                    del self._held[user]
+                self._count(self._held, user, -1)
+            if address is not None and self._long.get(address):
+                self._count(self._long, address, -1)
             self._cond.notify_all()
 
     def idle(self) -> bool:
@@ -125,24 +155,24 @@ class FairSlots:
         with self._cond:
             return bool(self._queue) or self._busy > self._held.get(user, 0)
 
-    def step_aside(self, user, max_wait: float) -> None:
+    def step_aside(self, user, max_wait: float, address=None) -> None:
         """For a long job between two steps: give the slot back and take one again only when
         nobody else holds or waits for one (their short jobs then have the machine, not only
         a slot: a fit uses both cores), or after ``max_wait`` seconds (the long job still
         moves on a busy server)."""
-        self.release(user=user)
+        self.release(user=user, address=address)
         with self._cond:
             self._cond.wait_for(
                 lambda: not self._queue and self._busy <= self._held.get(user, 0), max_wait
             )
-        self.acquire(user=user)
+        self.acquire(user=user, address=address)
 
 
 @st.cache_resource
 def job_slots() -> FairSlots:
     """The server's ``MAX_JOBS`` slots (:class:`FairSlots`; :func:`job_slot` holds one)."""
     # A resource, not a module global: Streamlit may re-import this module, the slots stay one.
-    return FairSlots(MAX_JOBS, PER_USER)
+    return FairSlots(MAX_JOBS, PER_USER, LONG_PER_ADDRESS)
 
 
 def current_user():
@@ -160,17 +190,39 @@ def current_user():
     return ("browser", cookie) if cookie else ("session", ctx.session_id)
 
 
+def current_address():
+    """The network address a computation is for: the first address of the request header
+    named by ``SBLR_CLIENT_ADDRESS_HEADER`` (set it behind a proxy that writes one, e.g.
+    ``X-Forwarded-For``), else the connection's own ("local" for localhost); None outside a
+    session's script."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    if get_script_run_ctx() is None:
+        return None
+    header = os.environ.get("SBLR_CLIENT_ADDRESS_HEADER", "").strip()
+    try:
+        if header:
+            value = (st.context.headers.get(header) or "").split(",")[0].strip()
+            if value:
+                return value
+        return st.context.ip_address or "local"
+    except Exception:  # no request context (tests): every session one address
+        return "local"
+
+
 _held = threading.local()
 
 
 @contextlib.contextmanager
-def job_slot(*, wait: bool = False):
+def job_slot(*, wait: bool = False, long: bool = False):
     """Hold one of the server's ``MAX_JOBS`` job slots for a heavy computation.
 
     Re-entrant per thread (a cached function calling another holds one slot). Without
     ``wait`` it raises :class:`ServerBusy` when every slot is taken (used inside cached
     functions: :func:`waiting_for_worker` retries them, showing that it waits); with
-    ``wait`` it blocks, showing a "waiting for a free worker" spinner.
+    ``wait`` it blocks, showing a "waiting for a free worker" spinner. ``long``: a job of
+    seconds to minutes (Tune, stability), counted against its network address too
+    (``LONG_PER_ADDRESS``), so more browser profiles do not give one person more slots.
     """
     if getattr(_held, "depth", 0):
         _held.depth += 1
@@ -181,16 +233,17 @@ def job_slot(*, wait: bool = False):
         return
     slots = job_slots()
     user = current_user()
-    if not slots.acquire(blocking=False, user=user):
+    address = current_address() if long else None
+    if not slots.acquire(blocking=False, user=user, address=address):
         if not wait:
             raise ServerBusy
-        _wait_for_slot(slots, user)
-    _held.depth, _held.user = 1, user
+        _wait_for_slot(slots, user, address)
+    _held.depth, _held.user, _held.address = 1, user, address
     try:
         yield
     finally:
         _held.depth = 0
-        slots.release(user=user)
+        slots.release(user=user, address=address)
 
 
 def _busy_text(ahead: int) -> str:
@@ -205,7 +258,7 @@ def _busy_text(ahead: int) -> str:
     )
 
 
-def _wait_for_slot(slots, user):
+def _wait_for_slot(slots, user, address=None):
     """Block until ``user`` gets a slot, showing its place in the queue.
 
     The spinner's exit draws (it removes itself), and a script that draws while a rerun is
@@ -215,10 +268,10 @@ def _wait_for_slot(slots, user):
     taken = False
     try:
         with st.spinner(_busy_text(slots.waiting())):  # all of them arrived first
-            taken = slots.acquire(user=user)
+            taken = slots.acquire(user=user, address=address)
     except BaseException:
         if taken:
-            slots.release(user=user)
+            slots.release(user=user, address=address)
         raise
 
 
@@ -237,7 +290,7 @@ def take_turn() -> None:
     slots = job_slots()
     user = getattr(_held, "user", None)
     if slots.others_active(user):
-        slots.step_aside(user, STEP_ASIDE_SECONDS)
+        slots.step_aside(user, STEP_ASIDE_SECONDS, getattr(_held, "address", None))
 
 
 def waiting_for_worker(func):
@@ -253,7 +306,7 @@ def waiting_for_worker(func):
         slots, user = job_slots(), current_user()
         _wait_for_slot(slots, user)
         # the slot is this thread's now: the job_slot inside func takes it over (re-entrant)
-        _held.depth, _held.user = 1, user
+        _held.depth, _held.user, _held.address = 1, user, None
         try:
             return func(*args, **kwargs)
         finally:

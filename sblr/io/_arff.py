@@ -37,6 +37,7 @@ from sblr.io._encoding import (
     _targets_from_spec,
 )
 from sblr.io._limits import (
+    WIDE_COLUMNS_PER_ROW,
     _check_dense,
     _check_sparse,
     _describe,
@@ -107,11 +108,6 @@ _DENSE_FIELD = re.compile(rf"\s*({_VALUE})?\s*(,|$)")
 _SPARSE_PAIR = re.compile(rf"\s*([0-9]+)\s+({_VALUE})\s*(,|$)")
 
 
-#: Columns per row beyond which a dense ARFF is read line by line, not by pandas: pandas
-#: builds one Series per column (about 50 µs each), the line reader costs about 1 µs per
-#: cell, so pandas pays from about 50 rows per column up. 100,000 attributes × 5 rows:
-#: 4.8 CPU-s through pandas, 0.6 line by line (python benchmarks/io_read.py --wide-arff).
-_WIDE_COLUMNS_PER_ROW = 50
 _QUOTE_OR_BRACE = re.compile(r"[\"'{}]")
 
 
@@ -459,7 +455,7 @@ class _ArffData:
         value that is not a number (each such file is read line by line, which says where)."""
         import pandas as pd
 
-        if self.n > _WIDE_COLUMNS_PER_ROW * max(n_rows, 1):
+        if self.n > WIDE_COLUMNS_PER_ROW * max(n_rows, 1):
             return None  # a wide file: pandas' cost per column outweighs its speed per cell
         data = lines[start:]
         text = "\n".join(data)

@@ -36,6 +36,7 @@ from sblr.io._encoding import (
     _targets_from_spec,
 )
 from sblr.io._limits import (
+    WIDE_COLUMNS_PER_ROW,
     _check_dense,
 )
 
@@ -121,7 +122,9 @@ def _read_csv(text: str, *, header: bool, ext: str) -> _Table:
     decimal_comma = layout.sep == ";"
     n_lines = text.count("\n") + text.count("\r") + 1  # at least the number of rows
     _check_dense(n_lines, width, "the CSV data")
-    parsed = _parsed_columns(text, layout, decimal_comma)
+    # a wide file (many columns, few rows): pandas' cost per column outweighs its speed per cell
+    wide = width > WIDE_COLUMNS_PER_ROW * max(n_lines - 1, 1)
+    parsed = None if wide else _parsed_columns(text, layout, decimal_comma)
     if parsed is not None:
         values, texts, line_of = parsed
     else:  # the line-by-line reader: exact messages and notes for unusual files

@@ -25,6 +25,13 @@ MAX_DENSE_MB = 2048
 
 _SPARSE_ENTRY_BYTES = 16
 
+#: Columns per row beyond which a dense file (CSV, dense ARFF) is read line by line, not by
+#: pandas: pandas builds one Series per column (about 50 µs each), the line reader costs about
+#: 1 µs per cell, so pandas pays from about 50 rows per column up. 100,000 attributes × 5 rows
+#: of ARFF: 4.8 CPU-s through pandas, 0.6 line by line; 50,000 CSV columns × 5 rows: 9.7 and
+#: 0.8 (python -m benchmarks.io_read --wide).
+WIDE_COLUMNS_PER_ROW = 50
+
 
 # Failures of parsers on hostile input; the public functions turn them into DataError.
 _PARSER_ERRORS = (
