@@ -188,7 +188,7 @@ def whatif_input(col, i):
         values = [str(names[c]).split("=", 1)[1] for c in members]
         current = int(np.argmax(x_row[members]))
         choice = col.selectbox(
-            common.esc_md(attr),
+            common.esc_md(attr, label=True),  # the label is its accessible name too
             range(len(members)),
             index=current,
             format_func=lambda v, values=values: values[v],
@@ -197,11 +197,12 @@ def whatif_input(col, i):
         x[members] = 0.0
         x[members[choice]] = 1.0
     elif inputs.binary[i]:  # a 0/1 flag: yes or no, never 0.5
-        x[i] = float(col.checkbox(common.esc_md(name), value=bool(x_row[i]), key=prefix + str(i)))
+        flag = col.checkbox(common.esc_md(name, label=True), value=bool(x_row[i]), key=prefix + str(i))
+        x[i] = float(flag)
     else:
         lo, hi = inputs.low[i], inputs.high[i]
         x[i] = col.number_input(
-            f"{common.esc_md(name)} (training {lo:.4g} … {hi:.4g})",
+            f"{common.esc_md(name, label=True)} (training {lo:.4g} … {hi:.4g})",
             value=float(x_row[i]),
             format="%g",
             key=prefix + str(i),

@@ -44,7 +44,7 @@ _FILENAME_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 _PLAIN_NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
 
 
-def escape_markdown(text: object, *, readable: bool = False) -> str:
+def escape_markdown(text: object, *, readable: bool = False, label: bool = False) -> str:
     """``str(text)`` with every ASCII punctuation character written as a character
     reference, so that any Markdown renderer shows it as itself and never as markup.
 
@@ -55,6 +55,12 @@ def escape_markdown(text: object, *, readable: bool = False) -> str:
     ``readable=True`` backslash-escapes instead, for Markdown files people also read as
     text (``tables.md``): safe in CommonMark, but bare URLs may still be linked by GFM.
 
+    ``label=True`` (a widget's label, which Streamlit also gives as the widget's accessible
+    name, unrendered) references only the punctuation that could start markup where it
+    stands, so the usual names read as themselves to a screen reader too: an underscore
+    between two letters or digits, ``-``, ``+``, ``=`` after the first character, ``.``
+    and ``)`` unless after a leading number, and ``,;?'"%/()`` stay as they are.
+
     Examples
     --------
     >>> print(escape_markdown("a_b|c", readable=True))
@@ -64,12 +70,36 @@ def escape_markdown(text: object, *, readable: bool = False) -> str:
     >>> escape_markdown("![x](http://host)") == (
     ...     "&#33;&#91;x&#93;&#40;http" + WORD_JOINER + "&#58;&#47;&#47;host&#41;")
     True
+    >>> escape_markdown("wind_sin (m/s)", label=True), escape_markdown("_a *b*", label=True)
+    ('wind_sin (m/s)', '&#95;a &#42;b&#42;')
     """
     flat = " ".join(str(text).splitlines()) if "\n" in str(text) or "\r" in str(text) else str(text)
     if readable:
         return _MARKDOWN_SPECIAL.sub(r"\\\g<0>", flat)
     flat = _AUTOLINK.sub(WORD_JOINER, flat)
+    if label:
+        return "".join(_label_char(flat, i) for i in range(len(flat)))
     return _MARKDOWN_SPECIAL.sub(lambda m: f"&#{ord(m.group())};", flat)
+
+
+# in a label, punctuation that may start markup wherever it stands
+_LABEL_ALWAYS = frozenset("!#$&*:<>@[\\]^`{|}~")
+
+
+def _label_char(flat: str, i: int) -> str:
+    ch = flat[i]
+    if not _MARKDOWN_SPECIAL.match(ch):
+        return ch
+    inside_word = 0 < i < len(flat) - 1 and flat[i - 1].isalnum() and flat[i + 1].isalnum()
+    leading_number = i > 0 and flat[:i].isdigit()
+    if (
+        ch in _LABEL_ALWAYS
+        or (ch == "_" and not inside_word)
+        or (ch in "-+=" and i == 0)
+        or (ch in ".)" and (i == 0 or leading_number))
+    ):
+        return f"&#{ord(ch)};"
+    return ch
 
 
 def csv_cell(value: object) -> object:

@@ -490,6 +490,11 @@ def test_feature_credits_and_what_if():
     # what if: the top-credited feature gets another value; the page explains the new row
     inputs = [w for w in at.number_input if str(w.key).startswith("explain_whatif_")]
     assert len(inputs) == min(10, ds.n_features)
+    # a label is its widget's accessible name too (Streamlit gives it unrendered): the names
+    # as they are ("wind_sin", not "wind&#95;sin")
+    for w in inputs:
+        name = str(ds.feature_names[int(str(w.key).rsplit("_", 1)[1])])
+        assert w.label.startswith(f"{name} (training "), w.label
     first = inputs[0]
     i = int(str(first.key).rsplit("_", 1)[1])  # explain_whatif_<data>_<row>_<feature>
     x = ds.X[row].astype(float).copy()

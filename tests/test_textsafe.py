@@ -81,6 +81,37 @@ def test_any_name_round_trips_through_markdown(name):
     assert rendered_text(escape_markdown(name)) == name
 
 
+@pytest.mark.parametrize("name", HOSTILE_NAMES)
+def test_escaped_labels_render_as_themselves(name):
+    assert rendered_text(escape_markdown(name, label=True)) == name
+    assert rendered_text(f"{escape_markdown(name, label=True)} (training 0 … 1)") == (
+        f"{name} (training 0 … 1)"
+    )
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.text(
+        alphabet=st.characters(blacklist_categories=("Cc", "Cf", "Cs", "Zl", "Zp"))
+        | st.sampled_from(list("_-.*()[]:1a ")),
+        min_size=1,
+        max_size=40,
+    ).filter(lambda s: s == s.strip() and len(s.splitlines()) == 1)
+)
+def test_any_label_round_trips_through_markdown(name):
+    assert rendered_text(escape_markdown(name, label=True)) == name
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["wind_sin", "Mean_Acc1000_Std_Mem40_Centroid", "x-2.5", "BMI (kg/m2)", "a,b;c?d'e\"f%g"],
+)
+def test_usual_names_are_labels_as_they_are(name):
+    """Streamlit gives a widget's raw label as its accessible name: a screen reader read
+    "wind&#95;sin". The usual names need no reference at all."""
+    assert escape_markdown(name, label=True) == name
+
+
 def test_line_breaks_cannot_start_a_block():
     assert rendered_text(escape_markdown("a\n# b\n\n- c")) == "a # b  - c"
 
