@@ -493,6 +493,14 @@ if st.button(f"Tune {s.model}", key="tune"):
         tune_bar.empty()
     if res is not None:
         st.session_state["tuning_result"] = (key, s.model, test_size, tune_scheme, res)
+        # the headline before tuning: said again beside the button after it (the page stays
+        # scrolled here, the new metrics at its top out of view)
+        first = shown_first[0] if shown_first else summary.index[0]
+        st.session_state["_tuned_from"] = (
+            key,
+            summary.loc[first, "label"],
+            float(summary.loc[first, "mean"]),
+        )
         common.set_tuned(res.best_params["gamma"], res.best_params.get("lam"))
         st.rerun()
 
@@ -509,10 +517,18 @@ if stored and stored[0] == key:
         f"{'γ' if k == 'gamma' else 'λ'} = {common.fmt_value(v)}"
         for k, v in res.best_params.items()
     )
+    now = ""
+    before = st.session_state.get("_tuned_from")
+    if before and before[0] == key and before[1] in set(summary["label"]):
+        row = summary.index[list(summary["label"]).index(before[1])]
+        now = (
+            f" At the top of the page, {evaluation_name}: {before[1].rstrip(' ↑↓')} "
+            f"{float(summary.loc[row, 'mean']):.3f} (before tuning {before[2]:.3f})."
+        )
     st.success(
         f"{model}, {tuned_by}: validation {metrics.METRIC_LABELS[res.metric].rstrip(' ↑↓')} "
         f"{res.best_score:.3f} "
-        f"at {chosen}; the sliders now show it."
+        f"at {chosen}; the sliders now show it.{now}"
     )
     edges = [
         f"{'γ' if k == 'gamma' else 'λ'} = {common.fmt_value(v)} is the grid's "

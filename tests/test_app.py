@@ -343,6 +343,7 @@ def test_tune_moves_the_sliders(model):
     at = start({"model": model})
     goto(at, "pages/model.py")
     assert at.toggle(key="gamma_is_scale").value is True
+    headline_before = at.metric[0].value
     at.button(key="tune").click()
     at.run()
     assert_clean(at)
@@ -373,8 +374,12 @@ def test_tune_moves_the_sliders(model):
     assert ("λ = " in message) == (model == "SparseSBLR")
     if model == "SparseSBLR":
         assert f"λ = {fmt_value(best['lam'])}" in message
-    # The metrics above were recomputed with the tuned values.
+    # The metrics above were recomputed with the tuned values, and the message beside the
+    # button (where the page stays scrolled) gives the new headline and the one before
     assert f"{model} with γ = {fmt_value(best['gamma'])}" in texts(at.markdown)
+    label, value = at.metric[0].label.rstrip(" ↑↓"), at.metric[0].value
+    assert f"At the top of the page, hold-out 25%: {label} {value} " in message
+    assert f"(before tuning {headline_before})" in message
     # the sidebar says where the values came from, and that they were not chosen for other data
     sidebar = texts(at.sidebar.caption)
     assert f"γ = {fmt_value(best['gamma'])}: from Tune." in sidebar
