@@ -230,8 +230,8 @@ cancel_slot.button(
     "Cancel",
     key="compare_cancel",
     on_click=_cancel,
-    help="Stops the run after the fold being computed; the folds done are kept, so running "
-    "again goes on from there.",
+    help="Stops the run at once (inside the fold being computed, at its next grid point); "
+    "the folds done are kept, so running again goes on from there.",
 )
 started = time.monotonic()
 # BR-SVM's first fold can take minutes: until it is timed, the paper grid's estimate

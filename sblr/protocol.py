@@ -334,18 +334,21 @@ def _grid_points(spec, grid):
     return points
 
 
-def _scorer(metric):
+def _scorer(metric, checkpoint=None):
     """``scorer(estimator, X, y)``: ``metric`` on (X, y) as :func:`run_fold` scores a test
-    fold (from ``decision_function`` scores on multi-label data, else from predictions)."""
+    fold (from ``decision_function`` scores on multi-label data, else from predictions);
+    ``checkpoint()`` first, once a grid point of a split."""
 
     def scorer(estimator, X, y):
+        if checkpoint is not None:
+            checkpoint()
         scores = _scores(estimator, X, metrics.is_multilabel(y))
         return metrics.score(metric, y, estimator.predict(X), scores)
 
     return scorer
 
 
-def _search_scores(spec, points, X, y, splits, metric):
+def _search_scores(spec, points, X, y, splits, metric, checkpoint=None):
     """Validation score of every grid point (columns) on every split (rows), by GridSearchCV.
 
     ``splits`` are (fit, validation) row indices, passed as they are rather than as a
@@ -355,18 +358,20 @@ def _search_scores(spec, points, X, y, splits, metric):
     if spec.factory is BRSVMClassifier:
         # one kernel matrix per gamma for every C and class: the same scores, 3-4x faster
         multilabel = metrics.is_multilabel(y)  # scores from decision values, as _scorer does
-        rows = [
-            [
-                metrics.score(metric, y[val], pred, dec if multilabel else None)
-                for pred, dec in brsvm_grid(X[fit], y[fit], X[val], points)
-            ]
-            for fit, val in splits
-        ]
+        rows = []
+        for fit, val in splits:
+            row = []
+            for pred, dec in brsvm_grid(X[fit], y[fit], X[val], points):
+                if checkpoint is not None:
+                    checkpoint()
+                row.append(metrics.score(metric, y[val], pred, dec if multilabel else None))
+            rows.append(row)
         return np.array(rows, dtype=float)
     search = GridSearchCV(
         spec.build(),
         [{name: [value] for name, value in p.items()} for p in points],  # keeps grid order
-        scoring=_scorer(metric),
+        scoring=_scorer(metric, checkpoint),
+        n_jobs=None,  # in this thread: a checkpoint's exception reaches the caller
         cv=splits,
         refit=False,  # run_fold refits the chosen point on the whole training fold
         error_score="raise",
@@ -390,6 +395,7 @@ def select_params(
     random_state=0,
     metric=None,
     threshold=None,
+    checkpoint=None,
 ):
     """Select ``method``'s tuned hyper-parameters on ``(X, y)`` (pass training rows only).
 
@@ -411,6 +417,9 @@ def select_params(
     threshold : float, str or None
         The similarity models' multi-label decision while selecting (see
         :mod:`sblr.decision`); None: the paper's (0.5; SML its own rule).
+    checkpoint : callable, optional
+        Called with no arguments after each grid point of each split; an exception it raises
+        stops the search and reaches the caller (the dashboard's Cancel).
 
     Returns
     -------
@@ -444,6 +453,7 @@ def select_params(
             metric=metric,
             cv=None if selection == "holdout" else inner_folds,
             random_state=random_state,
+            progress=None if checkpoint is None else lambda *_: checkpoint(),
         )
         return dict(res.best_params)
     if selection == "holdout":
@@ -454,7 +464,7 @@ def select_params(
     else:
         splits = make_splits(y, scheme="kfold", n_splits=inner_folds, random_state=random_state)
     points = _grid_points(spec, grid)
-    table = _search_scores(spec, points, X, y, splits, metric)
+    table = _search_scores(spec, points, X, y, splits, metric, checkpoint)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN column stays NaN
         scores = np.nanmean(table, axis=0)
@@ -475,6 +485,7 @@ def run_fold(
     random_state=0,
     metric=None,
     threshold=None,
+    checkpoint=None,
 ):
     """Select on the training fold, refit on it, score the test fold.
 
@@ -495,8 +506,8 @@ def run_fold(
         keep the estimator's defaults).
     random_state : int
         Seed of the validation split(s).
-    metric, threshold
-        See :func:`select_params`.
+    metric, threshold, checkpoint
+        See :func:`select_params` (``checkpoint`` is also called before the refit).
 
     Returns
     -------
@@ -531,9 +542,12 @@ def run_fold(
             random_state=random_state,
             metric=metric,
             threshold=threshold,
+            checkpoint=checkpoint,
         )
     else:
         chosen = {k: float(v) for k, v in params.items()}
+    if checkpoint is not None:
+        checkpoint()
     t1 = time.perf_counter()
     est = spec.build(**chosen, **build_decision(spec, threshold)).fit(X[train], y[train])
     t2 = time.perf_counter()

@@ -312,3 +312,34 @@ def test_the_caches_know_a_data_set_by_its_content_not_by_a_key_beside_it(monkey
     assert len(computed) == 1  # the same content: the cached PCA
     cache.pca_coordinates(other)
     assert len(computed) == 2
+
+
+def test_a_cancel_stops_a_compare_fold_inside_its_grid_search_and_frees_the_slot(monkeypatch):
+    """Compare's Cancel waited for the end of the fold being computed (minutes for BR-SVM on
+    19 labels). The fold now asks Streamlit's own stop/rerun check at every grid point: a
+    rerun requested after the first grid point ends the fold there (nothing cached) and its
+    job slot goes back at once. Oracle: the grid points reached, counted by the check, and the
+    slots' own count."""
+    from pages._shared import cache, server
+    from sblr import load_dataset
+
+    slots = FairSlots(1, 1)
+    monkeypatch.setattr(server, "job_slots", lambda: slots)
+    monkeypatch.setattr(server, "current_user", lambda: "student")
+    checks = []
+
+    def yield_check():
+        checks.append(slots.idle())
+        if len(checks) == 2:  # the user pressed Cancel during the first grid point
+            raise _Rerun
+
+    monkeypatch.setattr(server, "get_run_yield_check", lambda: yield_check)
+    ds = load_dataset("sample_data/wine.csv", target="class")
+    grid = (("C", (1.0, 0.1)), ("gamma", (1.0, 0.1, 0.01)))  # 6 grid points
+    with pytest.raises(_Rerun):
+        cache.cached_compare_fold(ds, "br_svm", 0, 3, grid)
+    assert checks == [False, False]  # the slot was held at each check ...
+    assert slots.idle()  # ... and is free now, after 2 of the fold's 7 checkpoints
+    monkeypatch.setattr(server, "get_run_yield_check", lambda: None)  # no run: no checkpoint
+    res = cache.cached_compare_fold(ds, "br_svm", 0, 3, grid)
+    assert res.params and slots.idle()

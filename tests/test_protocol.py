@@ -142,9 +142,9 @@ def test_other_selections_ignore_poisoned_test_rows(wine, method, selection, mon
     seen = []
     real = protocol._search_scores
 
-    def spy(spec, points, X, y, splits, metric):
+    def spy(spec, points, X, y, splits, metric, checkpoint=None):
         seen.append(np.array(X))
-        return real(spec, points, X, y, splits, metric)
+        return real(spec, points, X, y, splits, metric, checkpoint)
 
     real_tune = protocol.tune
 
@@ -419,3 +419,37 @@ def test_sparse_data_give_the_scores_of_their_dense_copy():
         for ra, rb in zip(a.rows, b.rows, strict=True):
             assert ra["metric"] == rb["metric"]
             assert ra["value"] == pytest.approx(rb["value"], abs=1e-9), (method, ra["metric"])
+
+
+class _Stop(Exception):
+    pass
+
+
+@pytest.mark.parametrize(
+    ("method", "grid", "points"),
+    [("sblr", [1.0, 0.1, 0.01], 3), ("br_svm", [1.0, 0.1], 4)],  # BR-SVM: γ × C
+)
+def test_a_fold_calls_its_checkpoint_at_every_grid_point_and_stops_when_it_raises(
+    method, grid, points
+):
+    """The dashboard's Cancel stops a fold inside its grid search (a BR-SVM fold on 19 labels
+    took minutes, and a Cancel waited for its end). Oracle: the number of grid points of the
+    one validation split, plus one before the refit; an exception from the checkpoint ends
+    the fold at once."""
+    from sblr import load_dataset
+
+    ds = load_dataset("sample_data/wine.csv", target="class")
+    splits = make_splits(ds.y, scheme="kfold", n_splits=3)
+    calls = []
+    res = run_fold(ds, method, 0, splits, grid=grid, checkpoint=lambda: calls.append(1))
+    assert len(calls) == points + 1 and res.params
+    calls.clear()
+
+    def stop_at_second():
+        calls.append(1)
+        if len(calls) == 2:
+            raise _Stop
+
+    with pytest.raises(_Stop):
+        run_fold(ds, method, 0, splits, grid=grid, checkpoint=stop_at_second)
+    assert len(calls) == 2

@@ -29,6 +29,7 @@ from pages._shared.formatting import (
 )
 from pages._shared.server import (
     job_slot,
+    stop_if_rerun_requested,
     take_turn,
     wait_for_compiled_solver,
     waiting_for_worker,
@@ -941,8 +942,10 @@ def cached_compare_fold(ds, method, fold, folds, grid):
         _folds_computed().add((ds.fingerprint, method, fold, folds, grid))
         return result
     splits = _cached_compare_splits(ds, folds)
-    with job_slot():
-        return protocol.run_fold(ds, method, fold, splits, grid=_plain_grid(grid))
+    with job_slot():  # a Cancel stops the fold at its next grid point, the slot goes back
+        return protocol.run_fold(
+            ds, method, fold, splits, grid=_plain_grid(grid), checkpoint=stop_if_rerun_requested
+        )
 
 
 def _plain_grid(grid):

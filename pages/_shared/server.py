@@ -12,6 +12,11 @@ import threading
 
 import streamlit as st
 
+try:  # Streamlit's own stop/rerun check of a run (1.5x and later); without it, no checkpoint
+    from streamlit.runtime.scriptrunner_utils.script_run_context import get_run_yield_check
+except ImportError:  # pragma: no cover - an older Streamlit
+    get_run_yield_check = None
+
 from pages._shared.formatting import esc_md
 from sblr import DataError
 
@@ -28,6 +33,7 @@ __all__ = [
     "job_slot",
     "job_slots",
     "settle_garbage_collector",
+    "stop_if_rerun_requested",
     "wait_for_compiled_solver",
     "waiting_for_worker",
 ]
@@ -273,6 +279,16 @@ def _wait_for_slot(slots, user, address=None):
         if taken:
             slots.release(user=user, address=address)
         raise
+
+
+def stop_if_rerun_requested() -> None:
+    """A checkpoint inside a long computation that draws nothing (a Compare fold's grid
+    search): when the user has asked for another run (Cancel, a widget moved), end this run
+    here, as the next drawing would, so the computation stops at once and its job slot goes
+    back (the ``with job_slot()`` around it exits). Nothing outside a script run."""
+    check = get_run_yield_check() if get_run_yield_check is not None else None
+    if check is not None:
+        check()
 
 
 #: Longest a long job stands aside at one step while other users compute (seconds).
