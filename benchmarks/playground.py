@@ -95,7 +95,9 @@ def _browser(repeats: int) -> float:
         for kind in ("multi-class", "multi-label"):
             page = browser.new_page(viewport={"width": 1440, "height": 900})
             page.goto(f"{server.url}/playground?pts={encode_board(_board(kind))}&pm=SparseSBLR")
-            page.wait_for_function(_REDRAWN.replace("el !== window.__plane ||", ""), timeout=180_000)
+            page.wait_for_function(
+                _REDRAWN.replace("el !== window.__plane ||", ""), timeout=180_000
+            )
             page.wait_for_timeout(1000)
             rng = np.random.default_rng(2)
             times = {"click a point": [], "λ one step": []}

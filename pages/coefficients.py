@@ -91,15 +91,28 @@ classes = common.classes_shown(
     "column. The stability heatmap below shows the same classes.",
 )
 C = cooccurrence(ds.label_matrix())
-fig = plots.beta_heatmaps(
-    shown,
-    ds.class_names,
-    cooccurrence=C,
-    signed=signed,
-    raw=raw if standardized else None,
-    lams={sparse_name: s.lam},
-    shared_scale=shared_scale,
-    classes=classes,
+# one figure for every session showing the same β (a class on the lesson): built once
+fig = common.shared_figure(
+    (
+        "beta",
+        ds.fingerprint,
+        str(s.gamma),
+        float(s.lam),
+        standardized,
+        signed,
+        shared_scale,
+        tuple(int(c) for c in classes) if classes is not None else None,
+    ),
+    lambda: plots.beta_heatmaps(
+        shown,
+        ds.class_names,
+        cooccurrence=C,
+        signed=signed,
+        raw=raw if standardized else None,
+        lams={sparse_name: s.lam},
+        shared_scale=shared_scale,
+        classes=classes,
+    ),
 )
 st.plotly_chart(fig, key="beta_heatmaps")
 if sparse_model.approx_ is not None:

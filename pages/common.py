@@ -39,6 +39,7 @@ from pages._shared.cache import (
     pca_coordinates,
     predictions,
     read_like,
+    shared_figure,
     sml_without_row,
     stability,
     stability_with_progress,
@@ -84,6 +85,7 @@ from pages._shared.formatting import (
     fmt_value,
     index_value,
     safe_filename,
+    text_table,
     to_csv_bytes,
 )
 from pages._shared.lesson import lesson_panel, warm_lesson
@@ -155,6 +157,7 @@ __all__ = [
     "beta_view_choice",
     "cached_compare_fold",
     "cached_fit",
+    "shared_figure",
     "cached_path",
     "cached_sample",
     "cached_upload",
@@ -215,6 +218,7 @@ __all__ = [
     "sml_without_row",
     "stability",
     "stored_stability",
+    "text_table",
     "to_csv_bytes",
     "training_evidence",
     "try_upload",

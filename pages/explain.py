@@ -197,7 +197,9 @@ def whatif_input(col, i):
         x[members] = 0.0
         x[members[choice]] = 1.0
     elif inputs.binary[i]:  # a 0/1 flag: yes or no, never 0.5
-        flag = col.checkbox(common.esc_md(name, label=True), value=bool(x_row[i]), key=prefix + str(i))
+        flag = col.checkbox(
+            common.esc_md(name, label=True), value=bool(x_row[i]), key=prefix + str(i)
+        )
         x[i] = float(flag)
     else:
         lo, hi = inputs.low[i], inputs.high[i]

@@ -196,8 +196,8 @@ if ds.task == "multilabel":
             table = table.assign(LR=lr_summary["mean"].reindex(table.index))
         # an undefined value (a metric with no row to score) is "–", as the captions say,
         # never the "None" a NaN shows as in a table
-        st.dataframe(table.style.format(precision=4, na_rep="–"), width="stretch")
-        st.dataframe(result.per_fold.style.format(precision=4, na_rep="–"), width="stretch")
+        st.dataframe(common.text_table(table, precision=4), width="stretch")
+        st.dataframe(common.text_table(result.per_fold, precision=4), width="stretch")
 else:
     st.plotly_chart(
         plots.confusion_matrix_figure(result.confusion, ds.class_names),
@@ -205,7 +205,7 @@ else:
         width="content",  # the figure's own width: its colour bar beside the square matrix
     )
     with st.expander("Per-fold values"):
-        st.dataframe(result.per_fold.style.format(precision=4, na_rep="–"), width="stretch")
+        st.dataframe(common.text_table(result.per_fold, precision=4), width="stretch")
 st.download_button(
     "Download metrics (CSV)",
     common.to_csv_bytes(summary),
@@ -259,9 +259,7 @@ with st.expander(f"Results of this session ({len(results)})"):
     listed = pd.DataFrame(results).drop(columns="_setting", errors="ignore")
     numeric = [c for c in listed.columns if c not in SETTINGS and listed[c].dtype.kind == "f"]
     st.dataframe(
-        listed.style.format({c: "{:.3f}" for c in numeric}, na_rep="–").format(
-            {"γ value": "{:.4g}"}, na_rep="–"
-        ),
+        common.text_table(listed, formats={c: "{:.3f}" for c in numeric} | {"γ value": "{:.4g}"}),
         hide_index=True,
         width="stretch",
         key="result_list",
@@ -298,7 +296,7 @@ with st.expander(f"Results of this session ({len(results)})"):
             )
     st.download_button(
         "Download the result list (CSV)",
-        common.to_csv_bytes(listed.rename(columns=plain).fillna("–"), index=False),
+        common.to_csv_bytes(listed.rename(columns=plain).astype(object).fillna("–"), index=False),
         file_name=common.safe_filename(ds.name, "result_list", suffix=".csv"),
         mime="text/csv",
         key="result_list_download",
@@ -387,7 +385,7 @@ report = metrics.per_label_report(
     y_held, P_held, threshold=0.5 if threshold is None else threshold, class_names=ds.class_names
 )
 st.dataframe(
-    report.style.format({"precision": "{:.3f}", "recall": "{:.3f}", "f1": "{:.3f}"}, na_rep="–"),
+    common.text_table(report, formats=dict.fromkeys(("precision", "recall", "f1"), "{:.3f}")),
     width="stretch",
     hide_index=True,
     key="per_label",

@@ -160,6 +160,11 @@ def array(value) -> np.ndarray:
     return np.asarray(value)
 
 
+def shown_numbers(column) -> np.ndarray:
+    """A table column as the reader sees its numbers (text, "–" for none) back as floats."""
+    return np.array([np.nan if v == "–" else float(v) for v in column], dtype=float)
+
+
 def button_file(files: dict[str, bytes], button) -> bytes:
     """The bytes a download button offers (``files``: the ``downloads`` fixture), whether
     written at once (the id is in its URL) or made when clicked (its deferred file id)."""

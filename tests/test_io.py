@@ -803,14 +803,14 @@ def test_a_wide_csv_is_read_line_by_line_not_through_pandas(monkeypatch):
 
     calls = []
     real = csv_io._parsed_columns
-    monkeypatch.setattr(
-        csv_io, "_parsed_columns", lambda *a, **k: calls.append(1) or real(*a, **k)
-    )
+    monkeypatch.setattr(csv_io, "_parsed_columns", lambda *a, **k: calls.append(1) or real(*a, **k))
     rng = np.random.default_rng(1)
     n_cols = 3 * WIDE_COLUMNS_PER_ROW
     values = rng.random((2, n_cols)).round(3)
     lines = [",".join([f"c{i}" for i in range(n_cols)] + ["class"])]
-    lines += [",".join(f"{v:.3f}" for v in row) + f",{c}" for row, c in zip(values, "xy", strict=True)]
+    lines += [
+        ",".join(f"{v:.3f}" for v in row) + f",{c}" for row, c in zip(values, "xy", strict=True)
+    ]
     ds = load_dataset("\n".join(lines).encode(), name="wide.csv", target="class")
     np.testing.assert_array_equal(np.asarray(ds.X), values)
     assert list(ds.y) == ["x", "y"] and calls == []

@@ -65,6 +65,7 @@ __all__ = [
     "held_out_probabilities",
     "path_lams",
     "pca_coordinates",
+    "shared_figure",
     "sml_without_row",
     "stability",
     "stored_stability",
@@ -76,6 +77,19 @@ __all__ = [
 #: Streamlit's caches hash a data set by its fingerprint (its content; computed once per data
 #: set), not by its values on every call.
 _BY_DATA = {Dataset: lambda ds: ds.fingerprint}
+
+
+# ----------------------------------------------------------------------------- shared figures
+@st.cache_resource(max_entries=64, show_spinner=False)
+def shared_figure(key: tuple, _build):
+    """The figure ``_build()`` makes, built once per ``key`` in this server and shared by every
+    session that asks with the same key (a class on the lesson: 30 students, one β heatmap).
+
+    ``key`` names everything the figure shows (``ds.fingerprint``, the model's settings, the
+    display choices); ``_build`` is not hashed. The figure is shared: draw it, never change
+    it (a change goes into ``_build``). Building a Plotly figure was a third of a lesson step's
+    run; ``st.plotly_chart`` still copies and serializes it for each session."""
+    return _build()
 
 
 # ----------------------------------------------------------------------------- what is fitted

@@ -19,14 +19,18 @@ from pages._shared.cache import (
     N_RESAMPLES,
     cached_fit,
     decision_cuts,
+    evaluation,
     held_out_cuts,
     held_out_probabilities,
+    lr_yardstick,
+    shared_figure,
     stability_with_progress,
     stored_stability,
     training_evidence,
+    yardstick,
 )
 from pages._shared.data import cached_sample, dataset_key
-from pages._shared.formatting import esc_md, fmt_value, grid_value, nearest_point
+from pages._shared.formatting import esc_md, fmt_value, grid_value, nearest_point, text_table
 from pages._shared.state import K_LOG_LAM, LOG_GRID, log_label, show_view
 
 __all__ = [
@@ -264,21 +268,26 @@ def _cooccurrence(s):
     from sblr.interpret import cooccurrence
 
     ds = _planted()
-    fig = plots.cooccurrence_heatmap(cooccurrence(ds.label_matrix()), ds.class_names)
+    fig = shared_figure(  # every student's is the same: built once
+        ("lesson cooccurrence", ds.fingerprint),
+        lambda: plots.cooccurrence_heatmap(cooccurrence(ds.label_matrix()), ds.class_names),
+    )
     st.plotly_chart(fig, key="lesson_chart", width="content")
+
+
+#: The evaluation the lesson's Model & metrics step shows (the page's defaults).
+HOLDOUT = ("holdout", 0.25, 5)
 
 
 def _per_class(s):
     from sblr import metrics
 
     ds = _planted()
-    y, P = held_out_probabilities(ds, s.model, s.gamma, s.lam, "holdout", 0.25, 5)
-    cuts = held_out_cuts(ds, s.model, s.gamma, s.lam, "holdout", 0.25, 5)  # as the page decides
+    y, P = held_out_probabilities(ds, s.model, s.gamma, s.lam, *HOLDOUT)
+    cuts = held_out_cuts(ds, s.model, s.gamma, s.lam, *HOLDOUT)  # as the page decides
     report = metrics.per_label_report(y, P, threshold=cuts, class_names=ds.class_names)
     st.dataframe(
-        report.style.format(
-            {"precision": "{:.3f}", "recall": "{:.3f}", "f1": "{:.3f}"}, na_rep="–"
-        ),
+        text_table(report, formats=dict.fromkeys(("precision", "recall", "f1"), "{:.3f}")),
         hide_index=True,
         key="lesson_chart",
         height=PANEL_FIGURE_HEIGHT,
@@ -294,13 +303,19 @@ def _heatmap(s, model_name):
     model = cached_fit(ds, model_name, s.gamma, s.lam)
     sd = evidence_sd(training_evidence(ds, s.gamma))
     name = model_name + (f", λ = {fmt_value(s.lam)}" if model_name == "SparseSBLR" else "")
-    fig = plots.beta_heatmaps(
-        {name: standardized_coef(model.coef_, sd=sd)},
-        ds.class_names,
-        lams={name: s.lam} if model_name == "SparseSBLR" else None,
-    )
-    fig.layout.height = PANEL_HEATMAP_HEIGHT
-    return model, fig
+
+    def build():
+        fig = plots.beta_heatmaps(
+            {name: standardized_coef(model.coef_, sd=sd)},
+            ds.class_names,
+            lams={name: s.lam} if model_name == "SparseSBLR" else None,
+        )
+        fig.layout.height = PANEL_HEATMAP_HEIGHT
+        return fig
+
+    # every student at this step sees the same heatmap: built once for the class
+    key = ("lesson beta", ds.fingerprint, model_name, str(s.gamma), float(s.lam))
+    return model, shared_figure(key, build)
 
 
 def _sblr(s):
@@ -414,13 +429,19 @@ def _warm(log):
         pieces.append(("evidence", lambda g=g: training_evidence(ds, g)))
         for name in ("SML", "SBLR", "SparseSBLR"):  # every page shows the three
             pieces.append((name, lambda n=name, g=g, lam=lam: _stored_fit(ds, n, g, lam)))
-        if model == "SML":  # step 2: the per-class table of the hold-out rows
-            pieces.append(
+        if model == "SML":  # step 2: Model & metrics on the hold-out rows, as it opens
+            pieces += [
+                ("scores", lambda g=g, lam=lam: evaluation(ds, "SML", g, lam, *HOLDOUT)),
+                ("held-out", lambda g=g, lam=lam: held_out_cuts(ds, "SML", g, lam, *HOLDOUT)),
                 (
-                    "held-out",
-                    lambda g=g, lam=lam: held_out_cuts(ds, "SML", g, lam, "holdout", 0.25, 5),
-                )
-            )
+                    "probabilities",
+                    lambda g=g, lam=lam: held_out_probabilities(ds, "SML", g, lam, *HOLDOUT),
+                ),
+                # the yardsticks beside every metric (the LR fits took 2 s: a class of 30
+                # waited for them at step 2, p50 2.3 s)
+                ("LR yardstick", lambda: lr_yardstick(ds, *HOLDOUT)),
+                ("yardstick", lambda: yardstick(ds, *HOLDOUT)),
+            ]
     started = time.monotonic()
     for what, piece in pieces:
         deadline = time.monotonic() + 30.0
