@@ -27,6 +27,7 @@ Run from the repo root, as a module (the dashboard's pages/ must be importable; 
     python -m benchmarks.class_load --quick            # 2 and 4 students
     python -m benchmarks.class_load                    # 5, 10, 20, 30 students, both scenarios
     python -m benchmarks.class_load --sizes 30 --scenario upload
+    python -m benchmarks.class_load --sizes 30 --scenario lesson --by-step  # which step waits
 
 Each session is identified as its own user by the job slots (a browser's XSRF cookie on a
 server; here the session's own id).
@@ -55,6 +56,8 @@ ROOT = Path(__file__).resolve().parents[1]
 streamlit.logger.set_log_level("error")
 
 LESSON_BUDGET = 2.0
+#: "step ▶" timed per step ("step 3 ▶"), to find the step a class waits at (--by-step).
+BY_STEP = False
 #: Seconds one script run may take before AppTest gives up on it.
 RUN_TIMEOUT = 300
 
@@ -182,7 +185,7 @@ def lesson(student):
     for step in range(1, len(STEPS)):
         student.pause()
         at.button(key="lesson_next").click()
-        student.run("step ▶", STEPS[step]["page"])
+        student.run(f"step {step + 1} ▶" if BY_STEP else "step ▶", STEPS[step]["page"])
         if [b for b in at.button if b.key == "lesson_stability"]:  # the class clicks it too
             student.pause()
             at.button(key="lesson_stability").click()
@@ -296,7 +299,10 @@ def main(argv=None):
     parser.add_argument("--sizes", type=int, nargs="+", help="class sizes (default 5 10 20 30)")
     parser.add_argument("--scenario", choices=["lesson", "upload", "both"], default="both")
     parser.add_argument("--no-think", action="store_true", help="no reading time between actions")
+    parser.add_argument("--by-step", action="store_true", help="time each lesson step apart")
     args = parser.parse_args(argv)
+    global BY_STEP
+    BY_STEP = args.by_step
     sizes = args.sizes or ([2, 4] if args.quick else [5, 10, 20, 30])
     scenarios = ["lesson", "upload"] if args.scenario == "both" else [args.scenario]
     store = tempfile.TemporaryDirectory(prefix="sblr-class-load-")
