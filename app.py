@@ -253,13 +253,32 @@ def _summary(ds):
     common.label_frequency_chart(ds)
 
 
-def _sidebar(ds):
+#: Pages whose model is their own while the condition holds: the sidebar says so above its
+#: model controls, where a reader looks (a note at its foot was out of sight).
+OWN_MODEL = {
+    "predict": (
+        lambda: st.session_state.get("predict_source") == "file",
+        "Predict a file is using the model file's own model, γ and λ: the settings below are "
+        "for the other pages.",
+    ),
+    "playground": (
+        lambda: True,
+        "On the Playground the model, γ and λ are the page's own (beside the plane); the "
+        "settings below are for the data in use on the other pages.",
+    ),
+}
+
+
+def _sidebar(ds, page_path):
     st.sidebar.markdown(
         f"**Data:** {common.esc_md(ds.name)} · {ds.n_samples:,} × {ds.n_features} · "
         f"{ds.n_classes} {'labels' if ds.task == 'multilabel' else 'classes'}"
     )
     if common.reads_shared():
         st.sidebar.caption("Opened from a shared link: read-only.")
+    own, note = OWN_MODEL.get(page_path, (lambda: False, ""))
+    if own():
+        st.sidebar.info(note, icon=":material/info:")
     st.session_state["_settings"] = common.sidebar_settings(ds)
 
 
@@ -283,7 +302,7 @@ page = st.navigation(pages)
 # One error boundary per part of every run: a file or a computation that fails shows its
 # DataError text (or a generic message, the traceback going to the server log), never a traceback.
 with common.error_boundary(stop=True):
-    _sidebar(common.current_dataset())
+    _sidebar(common.current_dataset(), page.url_path)
 common.follow_redirect()
 with common.error_boundary():
     common.url_notice(common.current_dataset())

@@ -112,10 +112,6 @@ def _class_label(c):
     return f"{pg.CLASS_NAMES[c]} ({COLOUR_NAMES[c]})"
 
 
-st.sidebar.caption(
-    "On the Playground the model, γ and λ are the page's own (beside the plane); the settings "
-    "above are for the data in use on the other pages."
-)
 st.header("Playground", anchor=False)
 st.caption(
     "Click the plane to place points; the model refits at once. The data in use elsewhere "

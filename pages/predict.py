@@ -91,8 +91,9 @@ else:
         + f" fitted on {common.esc_md(info.get('data') or '?')} "
         f"({rows_text}{len(info.get('feature_names') or []):,} features, "
         f"{len(info.get('class_names') or []):,} classes){_decision_text(saved.estimator)}, "
-        f"written by sblr {common.esc_md(info.get('sblr_version'))}. The sidebar's model "
-        "settings are not in use here."
+        f"written by sblr {common.esc_md(info.get('sblr_version'))}"
+        + (f" on {common.esc_md(info['saved_at'])}" if info.get("saved_at") else "")
+        + ". The sidebar's model settings are not in use here."
     )
     for note in saved.notes:
         st.caption(common.esc_md(note))

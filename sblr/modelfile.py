@@ -42,6 +42,7 @@ True
 from __future__ import annotations
 
 import copy
+import datetime
 import io
 import os
 import stat
@@ -296,7 +297,7 @@ def _check_info(info, name):
             isinstance(value, list) and all(isinstance(v, str) for v in value)
         ):
             bad(key, "must be a list of names")
-    for key in ("task", "data", "estimator", "sblr_version"):
+    for key in ("task", "data", "estimator", "sblr_version", "saved_at"):
         value = info.get(key)
         if value is not None and not isinstance(value, str):
             bad(key, "must be text")
@@ -505,6 +506,8 @@ def _content(estimator, dataset) -> dict:
         "kind": _KIND,
         "format": FORMAT,
         "sblr_version": __version__,
+        # when it was written (UTC, to the minute): what a reader of an old file asks first
+        "saved_at": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "estimator": type(estimator).__name__,
         "params": params,
         "feature_names": None if dataset is None else [str(n) for n in dataset.feature_names],

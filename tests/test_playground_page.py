@@ -43,7 +43,8 @@ def test_the_points_become_the_data_of_the_other_pages_on_request():
     at = _open({"pts": encode_board(preset("two blobs"))})
     sidebar = texts(at.sidebar.markdown)
     assert "planted" in sidebar  # the playground leaves the data in use alone
-    assert "the page's own" in texts(at.sidebar.caption)  # and says whose settings are whose
+    # and says whose settings are whose, above the sidebar's model controls
+    assert "the page's own" in texts(at.sidebar.info)
     at.button(key="pg_use").click()
     at.run()
     assert_clean(at)

@@ -118,6 +118,11 @@ def test_predict_a_file_with_the_sidebars_model_then_with_its_downloaded_file(do
     assert f"γ = {fmt_value(model.gamma_)}, λ = 1e-3" in summary, summary
     assert "fitted on wine (178 rows, 13 features, 3 classes)" in summary
     assert "The sidebar's model settings are not in use here." in summary
+    # when the file was written, as the file says (oracle: the file's own info)
+    assert f"written by sblr {saved.info['sblr_version']} on {saved.info['saved_at']}." in summary
+    assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC", saved.info["saved_at"])
+    # the sidebar says so above its model controls, where a reader looks
+    assert "using the model file's own model" in " ".join(i.value for i in fresh.sidebar.info)
     keyed(fresh.get("file_uploader"), "predict_rows_upload").set_value(
         ("new.csv", rows, "text/csv")
     )
