@@ -31,3 +31,14 @@ def test_library_example_runs(tmp_path):
     )
     assert out.returncode == 0, out.stderr
     assert "average_precision" in out.stdout and "cooccurrence" in out.stdout
+
+
+def test_the_readme_links_only_to_pages_that_exist():
+    """The README is the contract; the tour, hosting, evaluation and layout live in docs/
+    pages it links to. A link to a page that is gone is a broken promise."""
+    links = re.findall(r"\]\(([^)#]+)\)", README)
+    assert {"docs/dashboard.md", "docs/hosting.md", "docs/evaluation.md", "docs/layout.md"} <= set(
+        links
+    )
+    missing = [link for link in links if not link.startswith("http") and not (ROOT / link).exists()]
+    assert not missing, missing
