@@ -71,7 +71,6 @@ __all__ = [
     "FoldResult",
     "MethodSpec",
     "collect_results",
-    "dataset_hash",
     "run_benchmark",
     "build_decision",
     "paper_metric",
@@ -577,33 +576,6 @@ def run_fold(
 
 
 # --------------------------------------------------------------------------- benchmark
-def dataset_hash(dataset):
-    """SHA-256 of a data set's content (X, y and task), independent of its name.
-
-    Examples
-    --------
-    >>> ds = Dataset(np.zeros((2, 1)), np.array([0, 1]), "multiclass", ["f"], ["0", "1"])
-    >>> len(dataset_hash(ds))
-    64
-    """
-    h = hashlib.sha256()
-    if sp.issparse(dataset.X):  # hashed as CSR parts: never densified
-        X = sp.csr_matrix(dataset.X, dtype=np.float64)
-        X.sort_indices()
-        h.update(f"{dataset.task}|csr|{X.shape}".encode())
-        for part in (X.indptr, X.indices, X.data):
-            h.update(np.ascontiguousarray(part).tobytes())
-    else:
-        X = np.ascontiguousarray(dataset.X, dtype=np.float64)
-        h.update(f"{dataset.task}|{X.shape}".encode())
-        h.update(X.tobytes())
-    y = np.asarray(dataset.y)
-    y = y.astype(int) if dataset.task == "multilabel" else y.astype(str)
-    h.update(str(y.shape).encode())
-    h.update("\x1f".join(map(str, y.ravel().tolist())).encode())
-    return h.hexdigest()
-
-
 def _cache_path(cache_dir, data_hash, method, fold, settings):
     key = json.dumps(
         {"data": data_hash, "method": method, "fold": fold, **settings}, sort_keys=True
@@ -750,7 +722,8 @@ def run_benchmark(
     tasks, cached = [], {}
     for ds in datasets:
         splits = benchmark_splits(ds, folds, seed)
-        data_hash = dataset_hash(ds) if cache_dir is not None else None
+        # the data set's digest without its name (a renamed file is found in the cache)
+        data_hash = ds.content_fingerprint if cache_dir is not None else None
         for m in methods:
             if not METHODS[m].supports(ds.task):
                 continue
