@@ -1,4 +1,4 @@
-"""Tests of sblr.sharing: the server-side store behind shareable data links."""
+"""Tests of pages._shared.sharing: the server-side store behind shareable data links."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import re
 
 import pytest
 
+from pages._shared.sharing import ID_BYTES, NotOwner, SharedDataMissing, UploadStore, is_share_id
 from sblr.exceptions import DataError
-from sblr.sharing import ID_BYTES, NotOwner, SharedDataMissing, UploadStore, is_share_id
 
 
 class Clock:
@@ -381,7 +381,7 @@ def test_a_new_replica_reads_the_use_order_of_the_store(shared_root):
 
 
 def test_a_url_is_a_store_and_a_file_url_is_a_local_folder(tmp_path):
-    from sblr.sharing import _FsspecFolder, _LocalFolder
+    from pages._shared.sharing import _FsspecFolder, _LocalFolder
 
     assert isinstance(UploadStore(f"file://{tmp_path / 'f'}")._files, _LocalFolder)
     assert (tmp_path / "f").is_dir()
@@ -416,7 +416,7 @@ def test_a_full_store_takes_the_uploaders_own_oldest_then_refuses_rather_than_ev
     """With evict_others=False (the dashboard) a full store removes the uploader's own oldest
     items, and when only others' are left it refuses the upload (StoreFull) instead of
     removing a link somebody else made; the default still evicts the least recently used."""
-    from sblr.sharing import StoreFull
+    from pages._shared.sharing import StoreFull
 
     clock = Clock()
     mb = b"x" * 2**20

@@ -27,10 +27,10 @@ from apptest_helpers import (
 )
 from sklearn.metrics import precision_recall_fscore_support
 
+from pages._shared.sharing import SharedDataMissing
 from sblr import SMLClassifier, SparseSBLRClassifier
 from sblr.evaluation import make_splits
 from sblr.samples import load_sample
-from sblr.sharing import SharedDataMissing
 
 pytestmark = [
     pytest.mark.usefixtures("navigation_mode", "private_share_store"),
@@ -264,7 +264,7 @@ def test_a_link_stored_by_another_replica_opens_here(root, tmp_path, monkeypatch
     import streamlit as st
 
     from pages._shared.data import share_store
-    from sblr.sharing import UploadStore
+    from pages._shared.sharing import UploadStore
 
     if root == "url":
         monkeypatch.setenv("SBLR_SHARE_DIR", f"memory://sblr-replicas-{tmp_path.name}")

@@ -126,12 +126,12 @@ def current_dataset():
 
 @st.cache_resource
 def share_store():
-    """The server's store of uploads behind ``?data=<id>`` links (sblr.sharing):
+    """The server's store of uploads behind ``?data=<id>`` links (pages._shared.sharing):
     ``SBLR_SHARE_DIR`` (a folder, or an fsspec URL that replicas of the dashboard share),
     else a folder per account in the temporary directory."""
     import tempfile
 
-    from sblr.sharing import UploadStore
+    from pages._shared.sharing import UploadStore
 
     # one folder per account: another account's folder of the same name is refused
     owner = f"-{os.getuid()}" if hasattr(os, "getuid") else ""
@@ -163,7 +163,7 @@ def _share(digest, data, name, xml, n_labels, target, drop=None):
     copy); one person (:func:`person`) holds at most ``SHARES_PER_PERSON`` links, their oldest
     removed first, and a full store refuses the link rather than remove anybody else's.
     """
-    from sblr.sharing import StoreFull
+    from pages._shared.sharing import StoreFull
 
     mine = st.session_state.setdefault("_my_shares", [])  # [(digest, id, owner key)], oldest first
     store = share_store()
@@ -209,7 +209,7 @@ def open_shared(token, owner_key=None):
     ``owner_key`` (from the private manage link) makes the session the data's owner when it
     is the key the store gave the uploader; otherwise the session only reads it.
     """
-    from sblr.sharing import SharedDataMissing
+    from pages._shared.sharing import SharedDataMissing
 
     store = share_store()
     if store is None:
@@ -271,7 +271,7 @@ def reads_shared() -> bool:
 def forget_shared():
     """Remove the session's upload from the share store (its link stops working); only the
     owner's session can (:func:`owns_shared`)."""
-    from sblr.sharing import NotOwner
+    from pages._shared.sharing import NotOwner
 
     upload = st.session_state.get("upload")
     if not owns_shared() or share_store() is None:

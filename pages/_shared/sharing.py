@@ -51,7 +51,7 @@ True
 >>> store.delete(token, "a guess")
 Traceback (most recent call last):
 ...
-sblr.sharing.NotOwner: Only the person who shared this data can remove it.
+pages._shared.sharing.NotOwner: Only the person who shared this data can remove it.
 >>> store.delete(token, owner_key)
 True
 """
