@@ -108,17 +108,21 @@ def _browser(repeats: int) -> float:
                 )
                 fx, fy = rng.uniform(0.1, 0.9, 2)
                 page.evaluate(_MARK)
+                before = page.url
                 t0 = time.perf_counter()
                 page.mouse.click(box[0] + fx * box[2], box[1] + fy * box[3])
                 page.wait_for_function(_REDRAWN, polling="raf", timeout=60_000)
                 times["click a point"].append(time.perf_counter() - t0)
+                page.wait_for_function("(u) => location.href !== u", arg=before)  # a new board
                 page.wait_for_timeout(300)
                 slider = page.get_by_role("slider", name="Playground λ (log₁₀)")
                 page.evaluate(_MARK)
+                before = page.url
                 t0 = time.perf_counter()
                 slider.press("ArrowRight" if i % 2 == 0 else "ArrowLeft")
                 page.wait_for_function(_REDRAWN, polling="raf", timeout=60_000)
                 times["λ one step"].append(time.perf_counter() - t0)
+                page.wait_for_function("(u) => location.href !== u", arg=before)  # a new λ
                 page.wait_for_timeout(300)
             for name, values in times.items():
                 p50, p95 = np.percentile(values, [50, 95]) * 1000

@@ -1143,6 +1143,8 @@ def test_the_playground_draws_clicks_moves_lambda_travels_by_link_and_sends_its_
     plane = pg.locator("[class*='st-key-pg_plane_'] .js-plotly-plot")
 
     def click(fx, fy, points):
+        # the buttons under the plane (Clear) scroll the page: the plane back in view first
+        plane.first.evaluate("(el) => el.scrollIntoView({block: 'center'})")
         box = plane.locator(".nsewdrag").first.bounding_box()
         pg.mouse.click(box["x"] + fx * box["width"], box["y"] + (1 - fy) * box["height"])
         caption.filter(has_text=re.compile(rf"^{points} points")).wait_for()
@@ -1158,7 +1160,9 @@ def test_the_playground_draws_clicks_moves_lambda_travels_by_link_and_sends_its_
     wait_idle(pg)
     click(0.25, 0.25, 20)  # class A, lower left
     assert not region()  # one class: no model, no region
-    assert "two classes" in pg.locator('[data-testid="stAlertContentInfo"]').inner_text()
+    # the main area's note (the sidebar has its own box: the page's model is its own)
+    main_info = pg.locator('[data-testid="stMain"] [data-testid="stAlertContentInfo"]')
+    assert "two classes" in main_info.inner_text()
     pg.get_by_text("B (red)").click()
     wait_idle(pg)
     click(0.75, 0.75, 40)  # class B, upper right
