@@ -258,13 +258,13 @@ def _summary(ds):
 OWN_MODEL = {
     "predict": (
         lambda: st.session_state.get("predict_source") == "file",
-        "Predict a file is using the model file's own model, γ and λ: the settings below are "
-        "for the other pages.",
+        "Predict a file is using the model file's own model, γ and λ; these are for the "
+        "other pages.",
     ),
     "playground": (
         lambda: True,
-        "On the Playground the model, γ and λ are the page's own (beside the plane); the "
-        "settings below are for the data in use on the other pages.",
+        "The Playground's model, γ and λ are the page's own (beside the plane); these are "
+        "for the other pages.",
     ),
 }
 

@@ -927,9 +927,9 @@ def test_every_page_has_no_serious_accessibility_violation(server_url, browser):
 def test_a_downloaded_report_opens_offline_and_draws_its_figures(browser, tmp_path):
     """plotly.js is inlined compressed and unpacked by the browser: the file opened from
     disk, with the network cut, draws every figure."""
+    from pages._shared.report import analysis_report
     from sblr import SBLRClassifier, SparseSBLRClassifier
     from sblr.evaluation import evaluate
-    from sblr.report import analysis_report
     from sblr.samples import load_sample
 
     ds = load_sample("planted")

@@ -1,4 +1,5 @@
-"""sblr.report: the standalone HTML file and the analysis report assembled from fitted models."""
+"""pages._shared.report: the standalone HTML file and the analysis report assembled from fitted
+models."""
 
 from __future__ import annotations
 
@@ -9,10 +10,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from pages._shared.report import analysis_report, html_report
 from sblr import DataError
 from sblr.evaluation import evaluate
 from sblr.models import SBLRClassifier, SparseSBLRClassifier
-from sblr.report import analysis_report, html_report
 from sblr.samples import load_sample
 
 

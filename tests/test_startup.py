@@ -48,7 +48,7 @@ def loaded_after(code: str) -> set[str]:
         ("import sblr.scaling", ("sklearn",)),  # the sidebar's "γ = scale is …" on any page
         # the library without drawing; the figure builders import plotly when they draw
         (
-            "import sblr, sblr.stats, sblr.protocol, sblr.models, sblr.plots, sblr.report",
+            "import sblr, sblr.stats, sblr.protocol, sblr.models, sblr.plots, pages._shared.report",
             ("plotly",),
         ),
         ("import sblr.cli", ("plotly", "dask", "distributed", "statsmodels", "scikit_posthocs")),

@@ -1047,11 +1047,11 @@ def _decision_context(fitted):
 
 
 def analysis_report(ds, s, progress=None):
-    """The report of the sidebar's settings as HTML bytes (sblr.report.analysis_report), from
+    """The report of the sidebar's settings as HTML bytes (report.analysis_report), from
     the cached work: metrics on a 25% hold-out split, both models' β̃ fitted on all rows, and
     the Class contributions of the sidebar's class. ``progress(done, total, text)``."""
     wait_for_compiled_solver()  # both models are fitted
-    from sblr.report import analysis_report as html_analysis_report
+    from pages._shared.report import analysis_report as html_analysis_report
 
     def step(i, text):
         if progress:
