@@ -602,7 +602,7 @@ def test_check_claim_permutations_are_the_seeds_whatever_came_before():
     """The permutations are made once per (n, count, seed) and reused: row i must be the
     seed's i-th shuffle of the values (as permuting the values themselves), and a p-value
     must not depend on the calls before it (nor on a Generator seed, which is not stored)."""
-    from sblr import interpret
+    from sblr.interpret import claims as interpret
 
     rng = np.random.default_rng(5)
     w, d = rng.random(30), rng.random(30)

@@ -78,7 +78,10 @@ def _public_functions():
     for name in MODULES:
         module = importlib.import_module(name)
         for attr, obj in vars(module).items():
-            if inspect.isfunction(obj) and obj.__module__ == name and not attr.startswith("_"):
+            # a package's (sblr.interpret) are its modules' functions, by its public path
+            if not inspect.isfunction(obj) or attr.startswith("_"):
+                continue
+            if obj.__module__ == name or obj.__module__.startswith(name + "."):
                 yield f"{name}.{attr}", obj
 
 
