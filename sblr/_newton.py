@@ -2,13 +2,18 @@
 problems, and the exact lasso step (feature-sign search) of each.
 
 :mod:`sblr.logistic` is the layer's public face and its driver (checks, chunks of classes,
-threads, progress, cancellation); this module is the solver those call, readable on its own:
-:func:`_newton` (the problems of a chunk, each with its own Hessian, step and stopping rule),
-:func:`_best_step` (SBLR's step length), :func:`_lasso_qp` (the model's exact minimizer) and
-:func:`_kkt_rows` (the optimality conditions every stop is judged by).
+threads, progress, cancellation); this module is the solver those call, readable on its own,
+in named steps: :func:`_newton` (the loop over the problems of a chunk, each with its own
+Hessian, step and stopping rule), :class:`_Layer` (the objective, its gradient and the work
+arrays), :func:`_targets` (each problem's Newton model and its minimizer:
+:func:`_working_set_target`, :func:`_full_target`), :func:`_line_search` (the step length:
+:func:`_best_step` for SBLR, then sufficient decrease), :func:`_lasso_qp` (the model's exact
+minimizer) and :func:`_kkt_rows` (the optimality conditions every stop is judged by).
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass, field
 
 import numpy as np
 from scipy.linalg import lapack
@@ -39,6 +44,59 @@ def with_intercept(Z):
     return np.asfortranarray(np.hstack([np.ones((len(Z), 1)), Z]))
 
 
+@dataclass
+class _Layer:
+    """What every step of one :func:`_newton` call shares: the design ``Za`` and the terms of
+    the objective (fixed), and the Hessian's work arrays (reused across problems and steps: a
+    fresh array of this size per step costs more in page faults than the product itself)."""
+
+    Za: np.ndarray
+    share: np.ndarray  # (n, 1): each row's share of the loss
+    reg: np.ndarray  # (m + 1,): the ridge, 0 for the intercept
+    pen: np.ndarray  # (m + 1,): the L1 weights, 0 for the intercept
+    lam: float
+    exact_steps: bool
+    gram: np.ndarray | None  # Za' diag(share) Za, made when first needed
+    row_sq: np.ndarray | None  # |row|², for trace(H) = w · row_sq
+    Za32: np.ndarray | None = None  # exact_steps: the scaled float32 design
+    col: np.ndarray | None = None  # exact_steps: its columns' scales
+    work: np.ndarray = field(init=False)
+    H: np.ndarray = field(init=False)
+    H_work: np.ndarray = field(init=False)
+
+    def __post_init__(self):
+        n, p = self.Za.shape
+        self.work = np.empty_like(self.Za)
+        self.H = np.empty((p, p))
+        self.H_work = np.empty(p * p)  # for the working sets
+        # With exact_steps (a start near the optimum) the Hessians are formed in float32
+        # (half the time of the products, a third of the bootstrap's), then used in float64:
+        # an inexact Newton model, but every problem still stops by the same float64 KKT test
+        # (_kkt_rows), so the solution is the same optimum to the same tolerance.  The
+        # columns and the curvatures are scaled to at most 1 in size first (and scaled back
+        # in float64), so that float32's range loses nothing, whatever the scale of the
+        # evidence.  Measured on the bootstrap of 174 labels at λ = 1e-5: 8,936 -> 8,937
+        # Newton steps, 4.4 -> 3.6 s (one thread).
+        if self.exact_steps:
+            col = np.abs(self.Za).max(axis=0)
+            col[~(col > 0)] = 1.0  # (a zero column; a NaN is caught later, as in float64)
+            self.col = col
+            self.Za32 = (self.Za / col).astype(np.float32, order="F")
+
+    def objective(self, eta, theta, y):
+        """Per column: the (weighted) mean of log(1 + e^eta) - y eta, without overflow, plus
+        the ridge and the L1 term."""
+        loss = np.logaddexp(0.0, eta)
+        loss -= y * eta
+        penalty = 0.5 * ((self.reg * theta) * theta).sum(axis=1)
+        penalty += self.lam * np.abs(theta[:, 1:]).sum(1)
+        return self.share[:, 0] @ loss + penalty
+
+    def gradient(self, eta, theta, y):
+        """The smooth part's gradient of each problem (rows), from its linear predictors."""
+        return (self.Za.T @ (self.share * (expit(eta) - y))).T + self.reg * theta
+
+
 def _newton(
     Za,
     Y,
@@ -63,10 +121,11 @@ def _newton(
 
     With an L1 term each Newton step minimizes its quadratic model by feature-sign search:
     exactly once the steps are many, and before that, unless ``exact_steps``, with at most
-    four of its iterations (see below).  ``exact_steps`` pays from a start near the optimum
-    (a bootstrap resample from the fit on all rows: about 5 Newton steps instead of 8, whose
-    first model moves dozens of coefficients in and out of the active set); from a cold
-    start, which must grow the active set by a hundred, the capped steps take fewer solves.
+    four of its iterations (see :func:`_targets`).  ``exact_steps`` pays from a start near
+    the optimum (a bootstrap resample from the fit on all rows: about 5 Newton steps instead
+    of 8, whose first model moves dozens of coefficients in and out of the active set); from
+    a cold start, which must grow the active set by a hundred, the capped steps take fewer
+    solves.
 
     Each problem is solved exactly as alone: its own Hessian, Newton direction, step length
     and stopping rule.  What is shared is the work around them: the gradients, the
@@ -88,54 +147,33 @@ def _newton(
     """
     n, p = Za.shape
     q = Y.shape[1]
-    share = _row_shares(n, weight)[:, None]  # each row's share of the loss
-    theta = np.array(theta, dtype=np.float64).reshape(q, p)
-    reg = np.r_[0.0, ridge]
     pen = np.full(p, float(lam))
     pen[0] = 0.0
-    # The Hessian's work arrays are reused across problems and steps (a fresh array of
-    # this size per step costs more in page faults than the product itself).
-    work = np.empty_like(Za)
-    H = np.empty((p, p))
-    H_diag = H.reshape(-1)[:: p + 1]  # a view of H's diagonal
-    work_flat, H_work = work.reshape(-1), np.empty(p * p)  # for the working sets (below)
-    row_sq = np.einsum("ij,ij->i", Za, Za) if lam or exact_steps else None  # trace(H) = w · row_sq
-    # With exact_steps (a start near the optimum) the Hessians are formed in float32 (half
-    # the time of the products, a third of the bootstrap's), then used in float64: an
-    # inexact Newton model, but every problem still stops by the same float64 KKT test
-    # (_kkt_rows), so the solution is the same optimum to the same tolerance.  The columns
-    # and the curvatures are scaled to at most 1 in size first (and scaled back in float64),
-    # so that float32's range loses nothing, whatever the scale of the evidence.  Measured
-    # on the bootstrap of 174 labels at λ = 1e-5: 8,936 -> 8,937 Newton steps, 4.4 -> 3.6 s
-    # (one thread).
+    layer = _Layer(
+        Za,
+        _row_shares(n, weight)[:, None],
+        np.r_[0.0, ridge],
+        pen,
+        lam,
+        exact_steps,
+        gram,
+        np.einsum("ij,ij->i", Za, Za) if lam or exact_steps else None,
+    )
+    theta = np.array(theta, dtype=np.float64).reshape(q, p)
+    eta = Za @ theta.T  # (n, q), column-major like Y's columns taken below
+    f = layer.objective(eta, theta, Y)
+    n_iter = np.zeros(q, dtype=int)
+    kkt = np.zeros(q)
+    stopped = np.zeros(q, dtype=bool)  # no further progress possible (see _line_search)
     # A problem whose float32 model gives no descent (numerically flat, or no step length
     # decreases the objective: the model's rounding, near a tight tolerance) goes on in
     # float64 (low[k] = False) rather than stopping.
     low = np.full(q, bool(exact_steps))
-    if exact_steps:
-        col = np.abs(Za).max(axis=0)
-        col[~(col > 0)] = 1.0  # (a zero column; a NaN is caught below, as in float64)
-        Za32 = (Za / col).astype(np.float32, order="F")
-
-    def objective(eta, t, y):
-        # per column: (weighted) mean of log(1 + e^eta) - y * eta, computed without
-        # overflow; plus the ridge and the L1 term
-        loss = np.logaddexp(0.0, eta)
-        loss -= y * eta
-        penalty = 0.5 * ((reg * t) * t).sum(axis=1) + lam * np.abs(t[:, 1:]).sum(1)
-        return share[:, 0] @ loss + penalty
-
-    eta = Za @ theta.T  # (n, q), column-major like Y's columns taken below
-    f = objective(eta, theta, Y)
-    n_iter = np.zeros(q, dtype=int)
-    kkt = np.zeros(q)
-    stopped = np.zeros(q, dtype=bool)  # no further progress possible (see below)
 
     def finish(done):
         # KKT of these solutions, from scratch (not from the updated linear predictors)
-        resid = expit(Za @ theta[done].T) - Y[:, done]
-        grad = (Za.T @ (share * resid)).T + reg * theta[done]
-        kkt[done] = _kkt_rows(grad, theta[done], lam)
+        g = layer.gradient(Za @ theta[done].T, theta[done], Y[:, done])
+        kkt[done] = _kkt_rows(g, theta[done], lam)
         if report is not None:
             for j in done:
                 report(j, theta[j], n_iter[j], kkt[j])
@@ -145,118 +183,15 @@ def _newton(
         if cancel is not None and cancel.is_set():
             raise _Cancelled
         y = Y[:, act]
-        g = (Za.T @ (share * (expit(eta[:, act]) - y))).T + reg * theta[act]  # (a, p)
-        viol = _kkt_rows(g, theta[act], lam)
-        going = (viol > tol) & (n_iter[act] < max_iter)
+        g = layer.gradient(eta[:, act], theta[act], y)  # (a, p)
+        going = (_kkt_rows(g, theta[act], lam) > tol) & (n_iter[act] < max_iter)
         if not going.all():
             finish(act[~going])
             act, y, g = act[going], y[:, going], g[going]
             if not act.size:
                 break
         n_iter[act] += 1
-        p_hat = expit(eta[:, act])
-        sqrt_w = np.sqrt(p_hat * (1.0 - p_hat) * share)
-        target = np.empty_like(g)
-        solved = np.zeros(act.size, dtype=np.int64)
-        if exact_steps:
-            # The float32 models (above) of the problems past a cold start, each on its
-            # working set, compiled (sblr._compiled.working_set_steps32): the same steps
-            # as the float64 path below (without an L1 term, the search solves the Newton
-            # system), without Python's per-problem calls, so that the layer's threads are
-            # not held by the GIL (the bootstrap on 174 labels at λ = 1e-5: 11.2 -> 9 s
-            # with two threads).
-            theta_act = theta[act]
-            todo = np.flatnonzero(low[act] & theta_act[:, 1:].any(axis=1))
-            if todo.size:
-                from sblr._compiled import working_set_steps32
-
-                working_set_steps32(
-                    Za32,
-                    col,
-                    np.ascontiguousarray(sqrt_w),
-                    theta_act,
-                    g,
-                    pen,
-                    reg,
-                    row_sq,
-                    float(lam),
-                    _SCREEN,
-                    _DAMPING,
-                    _MAX_ADDED,
-                    todo,
-                    target,
-                    solved,
-                )
-                if (solved < 0).any():
-                    _overflow(Za)
-        for j, k in enumerate(act):
-            if solved[j]:
-                continue
-            if lam and theta[k, 1:].any() and _SCREEN > 0:
-                # Working set: the model is minimized over the intercept, the non-zero
-                # coefficients and those whose gradient exceeds _SCREEN·lam, the others held
-                # at zero.  The Hessian is needed on that set only (n·|C|² multiply-adds
-                # instead of n·(m+1)²); any decrease of the model is still a descent
-                # direction, and a zero coefficient left out has |g| <= lam: it meets its
-                # optimality condition, and if it stops doing so it is in the next step's set.
-                ws = (theta[k] != 0) | (np.abs(g[j]) > _SCREEN * lam)
-                ws[0] = True
-                C = np.flatnonzero(ws)
-                if C.size <= _SET_SHARE * p:  # else its Hessian costs nearly as much
-                    size = C.size
-                    # the set's columns of sqrt(w) Za, in the work array (a fresh array per
-                    # step took 3x as long: page faults)
-                    with np.errstate(over="ignore", invalid="ignore"):  # checked below
-                        H_C = H_work[: size * size].reshape(size, size)
-                        w_C = np.take(Za, C, axis=1, out=work_flat[: n * size].reshape(n, size))
-                        w_C *= sqrt_w[:, j, None]
-                        np.matmul(w_C.T, w_C, out=H_C)
-                        trace = (sqrt_w[:, j] ** 2) @ row_sq  # the whole H's, as below
-                    H_C.reshape(-1)[:: size + 1] += reg[C] + _DAMPING * (1.0 + trace)
-                    if not (np.isfinite(trace) and np.isfinite(g[j]).all()):
-                        _overflow(Za)
-                    target[j] = 0.0
-                    target[j, C] = _lasso_qp(
-                        H_C,
-                        g[j, C] - H_C @ theta[k, C],
-                        pen[C],
-                        theta[k, C],
-                        max_iter=None if exact_steps or n_iter[k] > 10 else 4,
-                    )
-                    continue
-            with np.errstate(over="ignore", invalid="ignore"):  # checked below
-                # H = Za' diag(w r) Za, by NumPy (which, unlike SciPy's BLAS wrappers,
-                # lets other threads run meanwhile: the layer solves its classes in threads)
-                if not theta[k, 1:].any():  # every eta (so every w) is the same
-                    if gram is None:
-                        gram = _gram(Za, share[:, 0])
-                    np.multiply(gram, p_hat[0, j] * (1.0 - p_hat[0, j]), out=H)
-                else:
-                    np.multiply(Za, sqrt_w[:, j, None], out=work)
-                    np.matmul(work.T, work, out=H)
-                trace = H_diag.sum()
-                H_diag += reg + _DAMPING * (1.0 + trace)
-            if not (np.isfinite(trace) and np.isfinite(g[j]).all()):
-                # (an entry of a Gram matrix is at most its diagonal's largest in size, so
-                # a finite trace means a finite H)
-                _overflow(Za)
-            if lam == 0:  # no L1 term (SBLR): the Newton step -H⁻¹g, by Cholesky
-                target[j] = theta[k] - _solve_spd(H, g[j])
-            else:
-                # Newton model of the smooth part around theta, in absolute coordinates:
-                # 1/2 x'Hx + (g - H theta)'x, plus the L1 term.  Solved exactly once the
-                # Newton steps are many; before, four steps of feature-sign search (each
-                # lowers the model, so the step is still a descent direction): an inexact
-                # proximal Newton step, half the solves in all when a warm start from a
-                # larger λ must grow its active set by a hundred.  The stopping rule is
-                # unchanged.
-                target[j] = _lasso_qp(
-                    H,
-                    g[j] - H @ theta[k],
-                    pen,
-                    theta[k],
-                    max_iter=None if exact_steps or n_iter[k] > 10 else 4,
-                )
+        target = _targets(layer, theta, eta, act, g, n_iter, low)
         d = target - theta[act]
         decrease = np.einsum("ij,ij->i", g, d)
         if lam:
@@ -270,42 +205,179 @@ def _newton(
             finish(act[~going])
             act, y, d, decrease = act[going], y[:, going], d[going], decrease[going]
             redo = redo[going]
-        eta_d = Za @ d.T  # the linear predictors move along eta + step * eta_d
-        eta_a = eta[:, act]
-        # Without an L1 term the step length minimizes the objective along d (a 1-D
-        # Newton on O(n) sums): far from the optimum of a nearly separable problem the best
-        # step is 1.5-4, and taking it saves about a third of the n (m+1)^2 Newton steps.
-        if lam == 0:
-            rt = reg * theta[act]
-            step = _best_step(
-                eta_a, eta_d, y, share, (rt * d).sum(1), ((reg * d) * d).sum(1), decrease
-            )
-        else:
-            step = np.ones(act.size)
-        # backtracking (sufficient decrease), on the problems whose step fails it
-        trying = np.flatnonzero(~redo)
-        while trying.size:
-            s = step[trying]
-            cand = theta[act[trying]] + s[:, None] * d[trying]
-            eta_new = eta_a[:, trying] + s * eta_d[:, trying]
-            f_new = objective(eta_new, cand, y[:, trying])
-            ok = f_new <= f[act[trying]] + 1e-4 * np.minimum(s, 1.0) * decrease[trying]
-            done = trying[ok]
-            theta[act[done]] = cand[ok]
-            eta[:, act[done]] = eta_new[:, ok]
-            f[act[done]] = f_new[ok]
-            trying = trying[~ok]
-            step[trying] = np.where(step[trying] > 1.0, 1.0, step[trying] * 0.5)
-            stuck = step[trying] < 1e-12
-            if stuck.any():  # no step length decreases the objective: the problem stops
-                again = act[trying[stuck]]
-                stopped[again[~low[again]]] = True
-                low[again] = False  # (with a float32 model: the step again, in float64)
-                trying = trying[~stuck]
+        _line_search(layer, theta, eta, f, act, y, d, decrease, redo, low, stopped)
         if stopped[act].any():
             finish(act[stopped[act]])
             act = act[~stopped[act]]
     return theta, n_iter, kkt
+
+
+def _targets(layer, theta, eta, act, g, n_iter, low):
+    """Where each problem's Newton step goes (rows, absolute coordinates): the minimizer of
+    its quadratic model of the smooth part around ``theta``, plus the L1 term.
+
+    Solved exactly once the Newton steps are many; before, four steps of feature-sign search
+    (each lowers the model, so the step is still a descent direction): an inexact proximal
+    Newton step, half the solves in all when a warm start from a larger λ must grow its
+    active set by a hundred.  The stopping rule is unchanged.  Problems past a cold start
+    whose model is in float32 (``low``) go through the compiled steps, the others one by
+    one, on a working set where it is small."""
+    p_hat = expit(eta[:, act])
+    sqrt_w = np.sqrt(p_hat * (1.0 - p_hat) * layer.share)
+    target = np.empty_like(g)
+    solved = np.zeros(act.size, dtype=np.int64)
+    if layer.exact_steps:
+        # The float32 models of the problems past a cold start, each on its working set,
+        # compiled (sblr._compiled.working_set_steps32): the same steps as the float64 path
+        # below (without an L1 term, the search solves the Newton system), without Python's
+        # per-problem calls, so that the layer's threads are not held by the GIL (the
+        # bootstrap on 174 labels at λ = 1e-5: 11.2 -> 9 s with two threads).
+        theta_act = theta[act]
+        todo = np.flatnonzero(low[act] & theta_act[:, 1:].any(axis=1))
+        if todo.size:
+            from sblr._compiled import working_set_steps32
+
+            working_set_steps32(
+                layer.Za32,
+                layer.col,
+                np.ascontiguousarray(sqrt_w),
+                theta_act,
+                g,
+                layer.pen,
+                layer.reg,
+                layer.row_sq,
+                float(layer.lam),
+                _SCREEN,
+                _DAMPING,
+                _MAX_ADDED,
+                todo,
+                target,
+                solved,
+            )
+            if (solved < 0).any():
+                _overflow(layer.Za)
+    for j, k in enumerate(act):
+        if solved[j]:
+            continue
+        first_steps = not layer.exact_steps and n_iter[k] <= 10  # the capped search
+        found = None
+        if layer.lam and theta[k, 1:].any() and _SCREEN > 0:
+            found = _working_set_target(layer, theta[k], g[j], sqrt_w[:, j], first_steps)
+        if found is None:
+            found = _full_target(layer, theta[k], g[j], p_hat[0, j], sqrt_w[:, j], first_steps)
+        target[j] = found
+    return target
+
+
+def _working_set_target(layer, theta_k, g_j, sqrt_w_j, first_steps):
+    """One problem's target with its model minimized over a working set: the intercept, the
+    non-zero coefficients and those whose gradient exceeds ``_SCREEN`` λ, the others held
+    at zero; None when the set is too large to pay (``_SET_SHARE``).
+
+    The Hessian is needed on that set only (n·|C|² multiply-adds instead of n·(m+1)²); any
+    decrease of the model is still a descent direction, and a zero coefficient left out has
+    |g| <= λ: it meets its optimality condition, and if it stops doing so it is in the next
+    step's set."""
+    Za = layer.Za
+    n, p = Za.shape
+    ws = (theta_k != 0) | (np.abs(g_j) > _SCREEN * layer.lam)
+    ws[0] = True
+    C = np.flatnonzero(ws)
+    if C.size > _SET_SHARE * p:  # its Hessian would cost nearly as much as the whole
+        return None
+    size = C.size
+    # the set's columns of sqrt(w) Za, in the work array (a fresh array per step took 3x as
+    # long: page faults)
+    with np.errstate(over="ignore", invalid="ignore"):  # checked below
+        H_C = layer.H_work[: size * size].reshape(size, size)
+        w_C = np.take(Za, C, axis=1, out=layer.work.reshape(-1)[: n * size].reshape(n, size))
+        w_C *= sqrt_w_j[:, None]
+        np.matmul(w_C.T, w_C, out=H_C)
+        trace = (sqrt_w_j**2) @ layer.row_sq  # the whole H's, as in _full_target
+    H_C.reshape(-1)[:: size + 1] += layer.reg[C] + _DAMPING * (1.0 + trace)
+    if not (np.isfinite(trace) and np.isfinite(g_j).all()):
+        _overflow(Za)
+    target = np.zeros(p)
+    target[C] = _lasso_qp(
+        H_C,
+        g_j[C] - H_C @ theta_k[C],
+        layer.pen[C],
+        theta_k[C],
+        max_iter=4 if first_steps else None,
+    )
+    return target
+
+
+def _full_target(layer, theta_k, g_j, p_hat_j0, sqrt_w_j, first_steps):
+    """One problem's target with its model on every coefficient: the Newton step -H⁻¹g by
+    Cholesky without an L1 term (SBLR), else the model's minimizer by feature-sign search."""
+    Za, H = layer.Za, layer.H
+    p = Za.shape[1]
+    H_diag = H.reshape(-1)[:: p + 1]  # a view of H's diagonal
+    with np.errstate(over="ignore", invalid="ignore"):  # checked below
+        # H = Za' diag(w r) Za, by NumPy (which, unlike SciPy's BLAS wrappers, lets other
+        # threads run meanwhile: the layer solves its classes in threads)
+        if not theta_k[1:].any():  # every eta (so every w) is the same
+            if layer.gram is None:
+                layer.gram = _gram(Za, layer.share[:, 0])
+            np.multiply(layer.gram, p_hat_j0 * (1.0 - p_hat_j0), out=H)
+        else:
+            np.multiply(Za, sqrt_w_j[:, None], out=layer.work)
+            np.matmul(layer.work.T, layer.work, out=H)
+        trace = H_diag.sum()
+        H_diag += layer.reg + _DAMPING * (1.0 + trace)
+    if not (np.isfinite(trace) and np.isfinite(g_j).all()):
+        # (an entry of a Gram matrix is at most its diagonal's largest in size, so a finite
+        # trace means a finite H)
+        _overflow(Za)
+    if layer.lam == 0:
+        return theta_k - _solve_spd(H, g_j)
+    return _lasso_qp(H, g_j - H @ theta_k, layer.pen, theta_k, max_iter=4 if first_steps else None)
+
+
+def _line_search(layer, theta, eta, f, act, y, d, decrease, redo, low, stopped):
+    """Move each problem ``act`` along its direction ``d`` (rows) by a step that decreases its
+    objective enough (Armijo), updating ``theta``, ``eta`` and ``f`` in place; a problem no
+    step length improves is ``stopped`` (or, with a float32 model, ``low`` no more: the step
+    again in float64).  ``redo``: problems whose step is taken again, not now.
+
+    Without an L1 term the first step length minimizes the objective along d (a 1-D Newton
+    on O(n) sums): far from the optimum of a nearly separable problem the best step is
+    1.5-4, and taking it saves about a third of the n (m+1)² Newton steps."""
+    eta_d = layer.Za @ d.T  # the linear predictors move along eta + step * eta_d
+    eta_a = eta[:, act]
+    if layer.lam == 0:
+        rt = layer.reg * theta[act]
+        step = _best_step(
+            eta_a,
+            eta_d,
+            y,
+            layer.share,
+            (rt * d).sum(1),
+            ((layer.reg * d) * d).sum(1),
+            decrease,
+        )
+    else:
+        step = np.ones(act.size)
+    trying = np.flatnonzero(~redo)  # backtracking, on the problems whose step fails
+    while trying.size:
+        s = step[trying]
+        cand = theta[act[trying]] + s[:, None] * d[trying]
+        eta_new = eta_a[:, trying] + s * eta_d[:, trying]
+        f_new = layer.objective(eta_new, cand, y[:, trying])
+        ok = f_new <= f[act[trying]] + 1e-4 * np.minimum(s, 1.0) * decrease[trying]
+        done = trying[ok]
+        theta[act[done]] = cand[ok]
+        eta[:, act[done]] = eta_new[:, ok]
+        f[act[done]] = f_new[ok]
+        trying = trying[~ok]
+        step[trying] = np.where(step[trying] > 1.0, 1.0, step[trying] * 0.5)
+        stuck = step[trying] < 1e-12
+        if stuck.any():  # no step length decreases the objective: the problem stops
+            again = act[trying[stuck]]
+            stopped[again[~low[again]]] = True
+            low[again] = False  # (with a float32 model: the step again, in float64)
+            trying = trying[~stuck]
 
 
 def _overflow(Za):
