@@ -11,14 +11,18 @@ the cached functions (a UI element drawn inside one would be replayed on every c
 from __future__ import annotations
 
 import functools
+import hashlib
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.sparse as sp
 import streamlit as st
 
 from pages._shared import cluster
+from pages._shared import data as uploads
+from pages._shared.data import MAX_DENSE_MB
 from pages._shared.formatting import (
     LOG_GRID,
     context,
@@ -27,6 +31,7 @@ from pages._shared.formatting import (
     fmt_value,
     grid_value,
 )
+from pages._shared.report import analysis_report as html_analysis_report
 from pages._shared.server import (
     job_slot,
     stop_if_rerun_requested,
@@ -35,8 +40,16 @@ from pages._shared.server import (
     waiting_for_worker,
 )
 from sblr import DataError, plots
+from sblr.decision import describe
 from sblr.diagnostics import evidence_diagnostics
-from sblr.io import Dataset
+from sblr.io import Dataset, load_dataset
+from sblr.modelfile import load_model
+from sblr.scaling import scale_gamma as value_of_scale
+
+# The sblr modules that import scikit-learn (evaluation, models, baselines, attribution,
+# metrics, tuning, stability, protocol: about 1 s at the first import) are imported in the
+# functions that use them: a page that needs none of them (the home page, Data, the sidebar)
+# opens without it (benchmarks/startup.py; tests/test_startup.py keeps it so).
 
 __all__ = [
     "N_RESAMPLES",
@@ -296,7 +309,6 @@ def training_evidence(ds, gamma):
 
 @st.cache_resource(max_entries=16, show_spinner=False, hash_funcs=_BY_DATA)
 def _cached_scale_gamma(ds):
-    from sblr.scaling import scale_gamma as value_of_scale  # no scikit-learn: the first page
 
     return float(value_of_scale(ds.X))
 
@@ -450,7 +462,6 @@ LR_DENSE_MB = 400
 
 
 def _dense_features(X):
-    import scipy.sparse as sp
 
     if not sp.issparse(X):
         return X
@@ -556,8 +567,6 @@ def class_importance(model, ds, model_name, gamma, lam, k):
 # ----------------------------------------------------------------------------- other files
 @st.cache_resource(max_entries=8, show_spinner="Reading the file…")
 def _cached_read_like(digest, _data: bytes, name: str, _like, like_id):
-    from pages._shared.data import MAX_DENSE_MB
-    from sblr.io import load_dataset
 
     with job_slot():
         return load_dataset(_data, name=name, like=_like, max_dense_mb=MAX_DENSE_MB)
@@ -568,7 +577,6 @@ def read_like(like, like_id, data: bytes, name: str):
     load_dataset(like=)): a test file, or rows to predict. Cached per its bytes and
     ``like_id`` (what it is read like: a Dataset's fingerprint, a model file's digest), in a
     job slot, within the dashboard's size limit."""
-    from pages._shared import data as uploads
 
     problem = uploads.size_problem(data)  # the upload's limits, before anything is parsed
     if problem is not None:
@@ -609,7 +617,6 @@ MODEL_FILE_BUDGET_MB = 256
 
 @st.cache_resource(max_entries=4, show_spinner="Opening the model file…")
 def _cached_model_file(digest, _data: bytes):
-    from sblr.modelfile import load_model
 
     with job_slot():
         return load_model(_data, max_unpacked_mb=MODEL_FILE_BUDGET_MB)
@@ -618,7 +625,6 @@ def _cached_model_file(digest, _data: bytes):
 def open_model_file(data: bytes):
     """A model file's SavedModel (sblr.modelfile.load_model: anything but an sblr model file
     is refused unrun), opened once per its bytes, in a job slot."""
-    import hashlib
 
     return waiting_for_worker(_cached_model_file)(hashlib.sha256(data).hexdigest(), data)
 
@@ -658,7 +664,6 @@ def attribution(fitted, fitted_id, ds, x, baseline, k, leave_out=None):
     and cached per (model, data, row values, baseline, class, leave-out): a rerun that
     changes nothing computes nothing. ``fitted_id`` names the fitted model (its kind and
     settings)."""
-    import hashlib
 
     def digest(v):
         return None if v is None else hashlib.sha256(np.asarray(v, float).tobytes()).hexdigest()
@@ -1037,7 +1042,6 @@ def compare_methods(ds, methods, folds, grid, progress=None):
 # ----------------------------------------------------------------------------- report
 def _decision_context(fitted):
     """The report's line on how the model decides (its fitted cut), for multi-label data."""
-    from sblr.decision import describe
 
     cuts = getattr(fitted, "threshold_", None)
     if cuts is None:
@@ -1051,7 +1055,6 @@ def analysis_report(ds, s, progress=None):
     the cached work: metrics on a 25% hold-out split, both models' β̃ fitted on all rows, and
     the Class contributions of the sidebar's class. ``progress(done, total, text)``."""
     wait_for_compiled_solver()  # both models are fitted
-    from pages._shared.report import analysis_report as html_analysis_report
 
     def step(i, text):
         if progress:
