@@ -19,6 +19,7 @@ draws, remembers, or caches.
 from pages._shared.cache import (
     N_RESAMPLES,
     TUNE_SCHEMES,
+    Spec,
     analysis_report,
     attribution,
     cached_compare_fold,
@@ -158,6 +159,7 @@ __all__ = [
     "cached_compare_fold",
     "cached_fit",
     "shared_figure",
+    "Spec",
     "cached_path",
     "cached_sample",
     "cached_upload",

@@ -106,7 +106,7 @@ cells = [col for i in range(0, len(checks), per_row) for col in st.columns(per_r
 unreliable = common.diagnostics(ds, s.gamma).unreliable
 for col, (model_name, label, c) in zip(cells, checks, strict=True):
     # no green or red for SBLR where its single coefficients are not identifiable (below)
-    grey = unreliable and model_name == "SBLR"
+    grey = unreliable and not common.Spec.of(model_name, s.gamma, s.lam).l1  # dense β
     col.metric(
         f"{model_name}: ρ(|{sym}|, {label})",
         "n/a" if c.verdict in ("undefined", "untestable") else f"{c.rho:.2f}",

@@ -20,7 +20,9 @@ def _sigmoid(z):
     return float(1.0 / (1.0 + np.exp(-np.clip(z, -700, 700))))
 
 
-model_name = s.model if s.model != "SML" else "SparseSBLR"
+# the model explained: the sidebar's, or SparseSBLR when it learns no β (SML)
+spec = s.spec if s.spec.learns_beta else common.Spec.of("SparseSBLR", s.gamma, s.lam)
+model_name = spec.model
 
 st.title("Explain a prediction")
 with st.expander("What am I looking at?"):
@@ -40,8 +42,10 @@ with st.expander("What am I looking at?"):
         r"\text{logit}_k(x)=\beta_0^k+\sum_t \beta_t^k\,\bar f_t(x),\qquad"
         r"\pi_k=\frac{1}{1+e^{-\text{logit}_k(x)}}"
     )
-if s.model == "SML":
-    st.info("SML has no coefficients to explain; showing SparseSBLR with the sidebar's γ and λ.")
+if not s.spec.learns_beta:
+    st.info(
+        f"{s.model} has no coefficients to explain; showing SparseSBLR with the sidebar's γ and λ."
+    )
 
 model = common.cached_fit(ds, model_name, s.gamma, s.lam)
 F_train = common.training_evidence(ds, s.gamma)
@@ -159,7 +163,8 @@ def attributions(fitted, fitted_id, x, *, leave_out=None):
 
 
 def model_id(name, row_left_out=None):
-    return (name, s.gamma, s.lam if name == "SparseSBLR" else None, row_left_out)
+    other = common.Spec.of(name, s.gamma, s.lam)  # λ only where the model takes one
+    return (name, s.gamma, other.lam, row_left_out)
 
 
 # the unedited row's attributions order the features offered for editing
@@ -293,11 +298,12 @@ side = []
 by_model = {}  # each model's feature attributions for class k on this row
 for other in common.MODEL_NAMES:
     fitted = model if other == model_name else common.cached_fit(ds, other, s.gamma, s.lam)
-    if other == "SML":
+    other_spec = common.Spec.of(other, s.gamma, s.lam)
+    if not other_spec.learns_beta:  # SML: from the rows, not from the cached evidence
         if not is_edited:  # a training row: SML without it, as the others see it
             fitted = common.sml_without_row(ds, s.gamma, row)
         P, pred = fitted.predict_proba(x[None, :]), fitted.predict(x[None, :])[0]
-        by_model[other] = attributions(fitted, model_id("SML", None if is_edited else row), x)
+        by_model[other] = attributions(fitted, model_id(other, None if is_edited else row), x)
     else:
         e = evidence[None, :]
         P, pred = fitted.proba_from_evidence(e), fitted.predict_from_evidence(e)[0]
@@ -313,7 +319,7 @@ for other in common.MODEL_NAMES:
         names = [ds.class_names[int(ds.codes_of([pred])[0])]]
     side.append(
         {
-            "model": other + (", λ = " + common.fmt_value(s.lam) if other == "SparseSBLR" else ""),
+            "model": other_spec.label,
             "predicted classes": ", ".join(names) or "none",
             f"score of “{ds.class_names[k]}”": float(P[0, k]),
         }
@@ -360,7 +366,7 @@ else:
         "Download waterfall (HTML)",
         lambda: plots.figure_html(  # made when clicked
             fig,
-            common.context(ds, s, with_lam=model_name == "SparseSBLR")
+            common.context(ds, s, with_lam=spec.l1)
             | {"model": model_name, "row": row, "class": ds.class_names[k]},
         ),
         file_name=common.context_name(
@@ -463,7 +469,7 @@ for other, other_fa in by_model.items():
         for i, (name, a) in enumerate(zip(top["feature"], top["attribution"], strict=True))
     }
     cells = cells or {RANKS[0]: "none: no feature moves it"}
-    credited = "evidence" if other == "SML" else "logit"
+    credited = "logit" if common.Spec.of(other, s.gamma).learns_beta else "evidence"
     columns[f"{other} ({credited})"] = [cells.get(rank, "") for rank in RANKS]
 st.dataframe(pd.DataFrame(columns), hide_index=True, width="stretch", key="explain_top_features")
 st.caption(

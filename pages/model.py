@@ -87,7 +87,7 @@ else:
     test_size = 0.25
 
 gamma_text = common.fmt_gamma(s.gamma)
-lam_text = f", λ = {common.fmt_value(s.lam)}" if s.model == "SparseSBLR" else ""
+lam_text = f", λ = {common.fmt_value(s.lam)}" if s.spec.l1 else ""
 st.markdown(f"**{s.model}** with γ = {gamma_text}{lam_text} on **{common.esc_md(ds.name)}**")
 
 if test is not None:  # fitted on every row of the data in use, scored on the test file
@@ -238,7 +238,7 @@ record = {
     "model": s.model,
     "γ": common.fmt_gamma(s.gamma),
     "γ value": float(getattr(whole_model, "gamma_", float("nan"))),  # "scale" resolved
-    "λ": common.fmt_value(s.lam) if s.model == "SparseSBLR" else "–",
+    "λ": common.fmt_value(s.lam) if s.spec.l1 else "–",
     "evaluation": evaluation_name,
 } | {summary.loc[m, "label"]: float(summary.loc[m, "mean"]) for m in ordered}
 if ds.task == "multilabel":
@@ -308,7 +308,7 @@ if ds.task == "multilabel":
     st.caption(
         "Every test row's probabilities are kept, so moving the threshold recomputes these "
         "numbers at once, without refitting. Class k is predicted when πₖ ≥ threshold"
-        + (" (SML's scores are ranks, not probabilities)." if s.model == "SML" else ".")
+        + ("." if s.spec.learns_beta else f" ({s.model}'s scores are ranks, not probabilities).")
     )
     whole = common.cached_fit(ds, s.model, s.gamma, s.lam)
     model_cut = common.decision_cuts(whole, ds.n_classes)
@@ -360,8 +360,7 @@ if ds.task == "multilabel":
         st.warning(
             f"At this threshold {s.model} predicts no label for any of the {counts['rows']:,} "
             "held-out rows, so nothing is predicted (micro-F1 is 0 and precision undefined). "
-            "Lower the threshold"
-            + (", or λ (or let Tune choose it)." if s.model == "SparseSBLR" else ".")
+            "Lower the threshold" + (", or λ (or let Tune choose it)." if s.spec.l1 else ".")
         )
     elif counts["empty_rows"]:
         st.caption(
@@ -428,7 +427,7 @@ else:
 
 st.subheader("Tune γ and λ")
 schemes = list(common.TUNE_SCHEMES)
-if s.model != "SparseSBLR":
+if not s.spec.l1:  # one-SE picks the largest λ within one standard error: λ only
     schemes = [x for x in schemes if "one-SE" not in x]
 tune_scheme = st.radio(
     "Selection",
@@ -453,7 +452,7 @@ if ds.task == "multilabel":
     )
 st.caption(
     "Searches the paper's grid {10², 10¹, …, 10⁻⁵} for γ"
-    + (" and λ" if s.model == "SparseSBLR" else "")
+    + (" and λ" if s.spec.l1 else "")
     + (
         f" on all {ds.n_samples:,} rows of the data in use (the test file is kept apart) ("
         if scheme == "test"
@@ -470,7 +469,7 @@ st.caption(
 )
 if st.button(f"Tune {s.model}", key="tune"):
     folds = common.TUNE_SCHEMES[tune_scheme][0] or 1
-    n_points = folds * len(PAPER_GRID) * (len(PAPER_GRID) if s.model == "SparseSBLR" else 1)
+    n_points = folds * len(PAPER_GRID) * (len(PAPER_GRID) if s.spec.l1 else 1)
     tune_bar = st.progress(0.0, text="Tuning…")
     try:
         res = common.tune(

@@ -160,6 +160,7 @@ left, right = st.columns([3, 2])
 with right:
     knobs = st.columns([3, 2])
     model_name = knobs[0].selectbox("Playground model", MODELS, key="pg_model")
+    traits = common.Spec.of(model_name, None)  # what the model is, not its name
     k_options = ["all classes"] + [pg.CLASS_NAMES[c] for c in range(board.n_classes)]
     wanted_k = st.session_state.pop("_pg_k", None)
     if wanted_k is not None and wanted_k in k_options:
@@ -179,7 +180,7 @@ with right:
         LOG_LAMS,
         key="pg_lam",
         format_func=lambda v: f"1e{v:g}" if float(v).is_integer() else f"{10**v:.2g}",
-        disabled=model_name != "SparseSBLR",
+        disabled=not traits.l1,
         help="SparseSBLR's L1 penalty on β (SML and SBLR have none); the sidebar's λ is for "
         "the data in use.",
     )
@@ -460,14 +461,14 @@ with right:
                 help=f"On the {sc['points']} {part} points"
                 + (": the share of wrong label decisions" if board.multilabel else ""),
             )
-        if model_name == "SML":
-            st.caption("SML decides from the evidence alone: it has no β.")
+        if not traits.learns_beta:
+            st.caption(f"{model_name} decides from the evidence alone: it has no β.")
         else:
             names = list(pg.CLASS_NAMES[: board.n_classes])
             coef = pg.board_beta(model, board)
-            label = model_name + (f", λ = {lam:.2g}" if model_name == "SparseSBLR" else "")
+            label = model_name + (f", λ = {lam:.2g}" if traits.l1 else "")
             fig_beta = plots.beta_heatmaps(
-                {label: coef}, names, lams={label: lam} if model_name == "SparseSBLR" else None
+                {label: coef}, names, lams={label: lam} if traits.l1 else None
             )
             fig_beta.layout.height = 300
             fig_beta.update_layout(title={"text": "β: class t's evidence (column) in class k"})

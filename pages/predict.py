@@ -52,7 +52,7 @@ if source == "sidebar":
             "feature_names": list(ds.feature_names),
         },
     )
-    lam_text = f", λ = {common.fmt_value(s.lam)}" if s.model == "SparseSBLR" else ""
+    lam_text = f", λ = {common.fmt_value(s.lam)}" if s.spec.l1 else ""
     st.caption(
         f"{s.model}, γ = {common.fmt_gamma(s.gamma)}{lam_text}, fitted on the "
         f"{ds.n_samples:,} rows of {common.esc_md(ds.name)}{_decision_text(fitted)}."

@@ -323,3 +323,47 @@ def test_installed_package_in_a_fresh_venv(tmp_path):
     assert dashboard.returncode == 2, dashboard.stdout + dashboard.stderr
     assert "not part of the installed sblr package" in dashboard.stderr
     assert "streamlit run app.py" in dashboard.stderr
+
+
+MODEL_NAMES = {"SML", "SBLR", "SparseSBLR"}
+
+
+def test_no_page_compares_a_models_name():
+    """Pages ask what a model is (Spec: l1, learns_beta, label), never which it is by name:
+    a comparison with "SparseSBLR" was the house's way to say "takes λ" in 27 places, each a
+    place to change for a new model. A test that finds one names it."""
+    found = []
+    for path in sorted((ROOT / "pages").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Compare):
+                continue
+            parts = [node.left, *node.comparators]
+            names = {
+                v.value
+                for part in parts
+                for v in (
+                    [part] if not isinstance(part, (ast.Tuple, ast.List, ast.Set)) else part.elts
+                )
+                if isinstance(v, ast.Constant) and v.value in MODEL_NAMES
+            }
+            if names:
+                found.append(f"{path.name}:{node.lineno} {sorted(names)}")
+    assert not found, found
+
+
+def test_the_library_imports_no_streamlit():
+    """sblr/ is the library: nothing in it imports Streamlit (the dashboard's own code lives in
+    pages/)."""
+    found = []
+    for path in sorted((ROOT / "sblr").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom)
+                else []
+            )
+            if any(n == "streamlit" or n.startswith("streamlit.") for n in names):
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert not found, found

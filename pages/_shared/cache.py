@@ -78,6 +78,7 @@ __all__ = [
     "held_out_probabilities",
     "path_lams",
     "pca_coordinates",
+    "Spec",
     "shared_figure",
     "sml_without_row",
     "stability",
@@ -146,8 +147,19 @@ class Spec:
 
     @property
     def l1(self) -> bool:
-        """Has an L1 term: its fits need the compiled solver."""
+        """Has an L1 term (SparseSBLR): its fits need the compiled solver, its label says λ."""
         return self.lam is not None
+
+    @property
+    def learns_beta(self) -> bool:
+        """Learns β (SBLR, SparseSBLR: a logistic layer on the evidence); SML decides from
+        the evidence alone, its scores ranks rather than probabilities."""
+        return self.from_evidence
+
+    @property
+    def label(self) -> str:
+        """The model as the pages name it: "SparseSBLR, λ = 1e-3", "SBLR", "SML"."""
+        return self.model + (f", λ = {fmt_value(self.lam)}" if self.l1 else "")
 
 
 # ----------------------------------------------------------------------------- shared stores

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import streamlit as st
 
-from pages._shared.cache import scale_gamma
+from pages._shared.cache import Spec, scale_gamma
 from pages._shared.data import current_dataset, dataset_key, open_shared, use_sample
 from pages._shared.formatting import (
     LOG_GRID,
@@ -140,6 +140,12 @@ class Settings:
         from sblr.models import make_model
 
         return make_model(self.model, gamma=self.gamma, lam=self.lam)
+
+    @property
+    def spec(self) -> Spec:
+        """What the pages ask of a model (its traits: ``l1``, ``learns_beta``, ``label``),
+        never its name."""
+        return Spec.of(self.model, self.gamma, self.lam)
 
 
 #: A link's value this far (in decades) from the slider's nearest point is noted as moved;
