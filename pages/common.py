@@ -17,8 +17,10 @@ draws, remembers, or caches.
 """
 
 from pages._shared.cache import (
+    HOLDOUT,
     N_RESAMPLES,
     TUNE_SCHEMES,
+    Scheme,
     Spec,
     analysis_report,
     attribution,
@@ -159,6 +161,8 @@ __all__ = [
     "cached_compare_fold",
     "cached_fit",
     "shared_figure",
+    "HOLDOUT",
+    "Scheme",
     "Spec",
     "cached_path",
     "cached_sample",

@@ -101,15 +101,12 @@ if test is not None:  # fitted on every row of the data in use, scored on the te
     )
 else:
     bar = st.progress(0.0, text="Evaluating…")
+    split = common.Scheme(scheme, test_size, n_splits)
     try:
         result = common.evaluation(
             ds,
-            s.model,
-            s.gamma,
-            s.lam,
-            scheme,
-            test_size,
-            n_splits,
+            s.spec,
+            split,
             progress=lambda done, total: bar.progress(done / total, text=f"Fold {done} of {total}"),
         )
     except common.DataError as exc:
@@ -117,17 +114,13 @@ else:
         st.stop()
     finally:
         bar.empty()
-    y_held, P_held = common.held_out_probabilities(
-        ds, s.model, s.gamma, s.lam, scheme, test_size, n_splits
-    )
-    cuts_held = common.held_out_cuts(ds, s.model, s.gamma, s.lam, scheme, test_size, n_splits)
-    yard = common.yardstick(ds, scheme, test_size, n_splits)
+    y_held, P_held = common.held_out_probabilities(ds, s.spec, split)
+    cuts_held = common.held_out_cuts(ds, s.spec, split)
+    yard = common.yardstick(ds, split)
 summary = result.summary
 with st.spinner("Fitting scikit-learn's logistic regression on the same rows (the yardstick)…"):
     lr_yard = (
-        common.lr_test_yardstick(ds, test)
-        if test is not None
-        else common.lr_yardstick(ds, scheme, test_size, n_splits)
+        common.lr_test_yardstick(ds, test) if test is not None else common.lr_yardstick(ds, split)
     )
 lr_summary, lr_empty = lr_yard if lr_yard is not None else (None, None)
 yard_nothing = common.yardstick_predicts_nothing(ds)

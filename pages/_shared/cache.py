@@ -52,7 +52,9 @@ from sblr.scaling import scale_gamma as value_of_scale
 # opens without it (benchmarks/startup.py; tests/test_startup.py keeps it so).
 
 __all__ = [
+    "HOLDOUT",
     "N_RESAMPLES",
+    "Scheme",
     "TUNE_SCHEMES",
     "analysis_report",
     "cached_compare_fold",
@@ -86,11 +88,6 @@ __all__ = [
     "training_evidence",
     "tune",
 ]
-
-
-#: Streamlit's caches hash a data set by its fingerprint (its content; computed once per data
-#: set), not by its values on every call.
-_BY_DATA = {Dataset: lambda ds: ds.fingerprint}
 
 
 # ----------------------------------------------------------------------------- shared figures
@@ -160,6 +157,29 @@ class Spec:
     def label(self) -> str:
         """The model as the pages name it: "SparseSBLR, λ = 1e-3", "SBLR", "SML"."""
         return self.model + (f", λ = {fmt_value(self.lam)}" if self.l1 else "")
+
+
+@dataclass(frozen=True)
+class Scheme:
+    """How an evaluation splits the rows: ``kind`` "holdout" (one split, ``test_size`` of the
+    rows tested), "kfold" (``n_splits`` folds) or "all" (every row trains; no test rows).
+    Hashable, and what the fold functions take beside the data and the :class:`Spec`."""
+
+    kind: str
+    test_size: float = 0.25
+    n_splits: int = 5
+
+
+#: The evaluation the pages default to (Model & metrics, the lesson, the report).
+HOLDOUT = Scheme("holdout", 0.25, 5)
+
+#: Streamlit's caches hash a data set by its fingerprint (its content; computed once per data
+#: set), not by its values on every call; a Spec and a Scheme by their fields.
+_BY_DATA = {
+    Dataset: lambda ds: ds.fingerprint,
+    Spec: lambda spec: (spec.model, str(spec.gamma), spec.lam),
+    Scheme: lambda scheme: (scheme.kind, float(scheme.test_size), int(scheme.n_splits)),
+}
 
 
 # ----------------------------------------------------------------------------- shared stores
@@ -250,15 +270,16 @@ class _Progress:
 # Featurizers, evidence and models are cached as shared resources (not copied on each read,
 # as st.cache_data would): they are read-only here, and every key holds the data's fingerprint.
 @st.cache_resource(max_entries=8, show_spinner="Computing distances…", hash_funcs=_BY_DATA)
-def _cached_distances(ds, scheme, test_size, n_splits, i):
-    """Squared distances of a split's scaled rows (``scheme="all"``: every row trains), kept
-    so that a γ change costs only exp(-γD); None for data too large to keep them."""
+def _cached_distances(ds, scheme, i):
+    """Squared distances of a split's scaled rows (``scheme.kind == "all"``: every row
+    trains), kept so that a γ change costs only exp(-γD); None for data too large to keep
+    them."""
     from sblr.evaluation import fold_distances
 
-    if scheme == "all":
+    if scheme.kind == "all":
         train, test = np.arange(ds.n_samples), np.arange(0)
     else:
-        train, test = _cached_splits(ds, scheme, test_size, n_splits)[i]
+        train, test = _cached_splits(ds, scheme)[i]
     with job_slot():
         return fold_distances(ds.X, ds.y, train, test)
 
@@ -309,7 +330,7 @@ def _cached_evidence(ds, gamma):
         ).result()
         return store.put((ds.fingerprint, gamma), (fold.featurizer, fold.F_train))
     with job_slot():
-        D = _cached_distances(ds, "all", None, None, 0)
+        D = _cached_distances(ds, Scheme("all"), 0)
         (fold,) = fold_evidence(make_model("SBLR", gamma=gamma), ds.X, ds.y, [every], distances=[D])
         return store.put((ds.fingerprint, gamma), (fold.featurizer, fold.F_train))
 
@@ -388,61 +409,61 @@ def sml_without_row(ds, gamma, row):
 
 # ----------------------------------------------------------------------------- evaluation
 @st.cache_data(max_entries=16, show_spinner=False, hash_funcs=_BY_DATA)
-def _cached_splits(ds, scheme, test_size, n_splits):
+def _cached_splits(ds, scheme):
     from sblr.evaluation import make_splits
 
-    return make_splits(ds.y, scheme=scheme, test_size=test_size, n_splits=n_splits)
+    return make_splits(
+        ds.y, scheme=scheme.kind, test_size=scheme.test_size, n_splits=scheme.n_splits
+    )
 
 
 @st.cache_resource(max_entries=64, show_spinner=False, hash_funcs=_BY_DATA)
-def _cached_fold(ds, gamma, scheme, test_size, n_splits, i):
+def _cached_fold(ds, gamma, scheme, i):
     from sblr.evaluation import fold_evidence
     from sblr.models import make_model
 
-    split = _cached_splits(ds, scheme, test_size, n_splits)[i]
+    split = _cached_splits(ds, scheme)[i]
     with job_slot():
-        D = _cached_distances(ds, scheme, test_size, n_splits, i)
+        D = _cached_distances(ds, scheme, i)
         model = make_model("SBLR", gamma=gamma)
         return fold_evidence(model, ds.X, ds.y, [split], distances=[D])[0]
 
 
-def _fold_of(ds, model, gamma, scheme, test_size, n_splits, i):
+def _fold_of(ds, spec, scheme, i):
     """The fold as a model fits it: SML on its rows, SBLR/SparseSBLR on its cached evidence."""
-    if not Spec.of(model, gamma).from_evidence:
-        return _cached_splits(ds, scheme, test_size, n_splits)[i]
-    return _cached_fold(ds, gamma, scheme, test_size, n_splits, i)
+    if not spec.from_evidence:
+        return _cached_splits(ds, scheme)[i]
+    return _cached_fold(ds, spec.gamma, scheme, i)
 
 
 @st.cache_resource(max_entries=128, show_spinner=False, hash_funcs=_BY_DATA)
-def _cached_fold_model(ds, model, gamma, lam, scheme, test_size, n_splits, i):
+def _cached_fold_model(ds, spec, scheme, i):
     """One fold's model, fitted once for both its scores and its probabilities."""
     from sblr.evaluation import fit_fold
-    from sblr.models import make_model
 
     with job_slot():
-        fold = _fold_of(ds, model, gamma, scheme, test_size, n_splits, i)
-        return fit_fold(make_model(model, gamma=gamma, lam=lam), ds.X, ds.y, fold)
+        return fit_fold(spec.estimator(), ds.X, ds.y, _fold_of(ds, spec, scheme, i))
 
 
 @st.cache_data(max_entries=512, show_spinner=False, hash_funcs=_BY_DATA)
-def _cached_fold_score(ds, model, gamma, lam, scheme, test_size, n_splits, i):
+def _cached_fold_score(ds, spec, scheme, i):
     """One fold's scores."""
     from sblr.evaluation import score_fold
 
     with job_slot():
-        fitted = _cached_fold_model(ds, model, gamma, lam, scheme, test_size, n_splits, i)
-        fold = _fold_of(ds, model, gamma, scheme, test_size, n_splits, i)
+        fitted = _cached_fold_model(ds, spec, scheme, i)
+        fold = _fold_of(ds, spec, scheme, i)
         return score_fold(fitted, ds.X, ds.y, fold, _classes(ds), prefit=True)
 
 
 @st.cache_data(max_entries=512, show_spinner=False, hash_funcs=_BY_DATA)
-def _cached_fold_proba(ds, model, gamma, lam, scheme, test_size, n_splits, i):
+def _cached_fold_proba(ds, spec, scheme, i):
     """One fold's test rows and their probabilities (for the threshold and per-class views)."""
     from sblr.evaluation import fold_probabilities
 
     with job_slot():
-        fitted = _cached_fold_model(ds, model, gamma, lam, scheme, test_size, n_splits, i)
-        fold = _fold_of(ds, model, gamma, scheme, test_size, n_splits, i)
+        fitted = _cached_fold_model(ds, spec, scheme, i)
+        fold = _fold_of(ds, spec, scheme, i)
         test, P = fold_probabilities(fitted, ds.X, ds.y, fold, prefit=True)
         return test, P, decision_cuts(fitted, P.shape[1])
 
@@ -455,18 +476,18 @@ def decision_cuts(fitted, n_classes):
 
 
 @st.cache_data(max_entries=64, show_spinner=False, hash_funcs=_BY_DATA)
-def _cached_yardstick(ds, scheme, test_size, n_splits):
+def _cached_yardstick(ds, scheme):
     from sblr.baselines import FrequencyClassifier
     from sblr.evaluation import evaluate_folds
 
-    splits = _cached_splits(ds, scheme, test_size, n_splits)
+    splits = _cached_splits(ds, scheme)
     return evaluate_folds(FrequencyClassifier(), ds.X, ds.y, splits).summary
 
 
-def yardstick(ds, scheme, test_size, n_splits):
+def yardstick(ds, scheme):
     """The scores of the frequency yardstick on the evaluation's folds: what a model that
     ignores the rows scores (sblr.baselines.FrequencyClassifier)."""
-    return _cached_yardstick(ds, scheme, test_size, n_splits)
+    return _cached_yardstick(ds, scheme)
 
 
 #: Largest dense copy of the features the LR yardstick takes (MB); beyond it, no yardstick.
@@ -493,14 +514,14 @@ def _lr_yardstick_of(fitted_on, X_test, y_test):
 
 
 @st.cache_data(max_entries=64, show_spinner=False, hash_funcs=_BY_DATA)
-def _cached_lr_yardstick(ds, scheme, test_size, n_splits):
+def _cached_lr_yardstick(ds, scheme):
     from sblr.baselines import OneVsRestLRClassifier
     from sblr.evaluation import fit_fold, score_fold, summarize
 
     X = _dense_features(ds.X)
     if X is None:
         return None
-    splits = _cached_splits(ds, scheme, test_size, n_splits)
+    splits = _cached_splits(ds, scheme)
     scores, empty = [], 0
     with job_slot():
         for fold in splits:  # one fit per fold, for its scores and its empty rows
@@ -512,11 +533,11 @@ def _cached_lr_yardstick(ds, scheme, test_size, n_splits):
     return summarize(scores, _classes(ds)).summary, empty
 
 
-def lr_yardstick(ds, scheme, test_size, n_splits):
+def lr_yardstick(ds, scheme):
     """What scikit-learn's plain logistic regression (one-vs-rest for multi-label data;
     sblr.baselines.OneVsRestLRClassifier) scores on the same folds: ``(summary, rows given
     no label)``, or None when the features are too wide to make dense."""
-    return waiting_for_worker(_cached_lr_yardstick)(ds, scheme, test_size, n_splits)
+    return waiting_for_worker(_cached_lr_yardstick)(ds, scheme)
 
 
 @st.cache_data(max_entries=16, show_spinner=False, hash_funcs=_BY_DATA)
@@ -698,37 +719,36 @@ def _classes(ds):
     return np.arange(ds.n_classes) if ds.task == "multilabel" else ds.class_values()
 
 
-def evaluation(ds, model, gamma, lam, scheme, test_size, n_splits, progress=None):
-    """Hold-out / k-fold scores, fold by fold from the cache, reporting progress.
+def evaluation(ds, spec, scheme, progress=None):
+    """Hold-out / k-fold scores of the model ``spec`` (a :class:`Spec`) on the splits of
+    ``scheme`` (a :class:`Scheme`), fold by fold from the cache, reporting progress.
 
     ``progress(done, total)`` is called outside the cached functions (a UI
     element drawn inside one would be replayed on every cache hit).
     """
-    lam = Spec.of(model, gamma, lam).lam
-    if lam is not None:
+    if spec.l1:
         wait_for_compiled_solver()
     from sblr.evaluation import summarize
 
-    n = len(_cached_splits(ds, scheme, test_size, n_splits))
+    n = len(_cached_splits(ds, scheme))
     fold_score = waiting_for_worker(_cached_fold_score)
     results = []
     for i in range(n):
-        results.append(fold_score(ds, model, gamma, lam, scheme, test_size, n_splits, i))
+        results.append(fold_score(ds, spec, scheme, i))
         if progress:
             progress(i + 1, n)
     return summarize(results, _classes(ds))
 
 
-def held_out_probabilities(ds, model, gamma, lam, scheme, test_size, n_splits):
+def held_out_probabilities(ds, spec, scheme):
     """(true labels, probabilities) of every test row of the evaluation (k-fold: every row
     once), from the fold cache: the threshold slider never refits. Multi-class labels come
     as class codes 0 .. m-1."""
-    lam = Spec.of(model, gamma, lam).lam
-    if lam is not None:
+    if spec.l1:
         wait_for_compiled_solver()
-    n = len(_cached_splits(ds, scheme, test_size, n_splits))
+    n = len(_cached_splits(ds, scheme))
     fold = waiting_for_worker(_cached_fold_proba)
-    parts = [fold(ds, model, gamma, lam, scheme, test_size, n_splits, i) for i in range(n)]
+    parts = [fold(ds, spec, scheme, i) for i in range(n)]
     rows = np.concatenate([test for test, _, _ in parts])
     P = np.vstack([p for _, p, _ in parts])
     if ds.task == "multilabel":
@@ -737,13 +757,12 @@ def held_out_probabilities(ds, model, gamma, lam, scheme, test_size, n_splits):
     return ds.class_codes()[rows], P
 
 
-def held_out_cuts(ds, model, gamma, lam, scheme, test_size, n_splits):
+def held_out_cuts(ds, spec, scheme):
     """Per held-out row (the rows of :func:`held_out_probabilities`, in their order) the cuts
     of the model that held it out: its decisions are ``P >= cuts``."""
-    lam = Spec.of(model, gamma, lam).lam
-    n = len(_cached_splits(ds, scheme, test_size, n_splits))
+    n = len(_cached_splits(ds, scheme))
     fold = waiting_for_worker(_cached_fold_proba)
-    parts = [fold(ds, model, gamma, lam, scheme, test_size, n_splits, i) for i in range(n)]
+    parts = [fold(ds, spec, scheme, i) for i in range(n)]
     return np.vstack([np.broadcast_to(c, p.shape) for _, p, c in parts])
 
 
@@ -1073,17 +1092,17 @@ def analysis_report(ds, s, progress=None):
             progress(i, 3, text)
 
     step(0, "Evaluating on a 25% hold-out split…")
-    result = evaluation(ds, s.model, s.gamma, s.lam, "holdout", 0.25, 5)
+    result = evaluation(ds, s.spec, HOLDOUT)
     yardsticks, no_label = {}, None
-    lr = lr_yardstick(ds, "holdout", 0.25, 5)
+    lr = lr_yardstick(ds, HOLDOUT)
     if lr is not None:
         yardsticks["LR (scikit-learn)"] = lr[0]
-    yardsticks["ignores the features"] = yardstick(ds, "holdout", 0.25, 5)
+    yardsticks["ignores the features"] = yardstick(ds, HOLDOUT)
     if ds.task == "multilabel":
         from sblr.metrics import decision_counts
 
-        y, P = held_out_probabilities(ds, s.model, s.gamma, s.lam, "holdout", 0.25, 5)
-        cuts = held_out_cuts(ds, s.model, s.gamma, s.lam, "holdout", 0.25, 5)
+        y, P = held_out_probabilities(ds, s.spec, HOLDOUT)
+        cuts = held_out_cuts(ds, s.spec, HOLDOUT)
         counts = decision_counts(y, P, cuts)
         truth = int((np.asarray(y).sum(axis=1) == 0).sum())
         no_label = f"{counts['empty_rows']:,} of {counts['rows']:,}; truth {truth:,}" + (

@@ -16,7 +16,9 @@ import numpy as np
 import streamlit as st
 
 from pages._shared.cache import (
+    HOLDOUT,
     N_RESAMPLES,
+    Spec,
     cached_fit,
     decision_cuts,
     evaluation,
@@ -275,16 +277,12 @@ def _cooccurrence(s):
     st.plotly_chart(fig, key="lesson_chart", width="content")
 
 
-#: The evaluation the lesson's Model & metrics step shows (the page's defaults).
-HOLDOUT = ("holdout", 0.25, 5)
-
-
 def _per_class(s):
     from sblr import metrics
 
     ds = _planted()
-    y, P = held_out_probabilities(ds, s.model, s.gamma, s.lam, *HOLDOUT)
-    cuts = held_out_cuts(ds, s.model, s.gamma, s.lam, *HOLDOUT)  # as the page decides
+    y, P = held_out_probabilities(ds, s.spec, HOLDOUT)
+    cuts = held_out_cuts(ds, s.spec, HOLDOUT)  # as the page decides
     report = metrics.per_label_report(y, P, threshold=cuts, class_names=ds.class_names)
     st.dataframe(
         text_table(report, formats=dict.fromkeys(("precision", "recall", "f1"), "{:.3f}")),
@@ -430,17 +428,15 @@ def _warm(log):
         for name in ("SML", "SBLR", "SparseSBLR"):  # every page shows the three
             pieces.append((name, lambda n=name, g=g, lam=lam: _stored_fit(ds, n, g, lam)))
         if model == "SML":  # step 2: Model & metrics on the hold-out rows, as it opens
+            sml = Spec.of("SML", g, lam)
             pieces += [
-                ("scores", lambda g=g, lam=lam: evaluation(ds, "SML", g, lam, *HOLDOUT)),
-                ("held-out", lambda g=g, lam=lam: held_out_cuts(ds, "SML", g, lam, *HOLDOUT)),
-                (
-                    "probabilities",
-                    lambda g=g, lam=lam: held_out_probabilities(ds, "SML", g, lam, *HOLDOUT),
-                ),
+                ("scores", lambda sml=sml: evaluation(ds, sml, HOLDOUT)),
+                ("held-out", lambda sml=sml: held_out_cuts(ds, sml, HOLDOUT)),
+                ("probabilities", lambda sml=sml: held_out_probabilities(ds, sml, HOLDOUT)),
                 # the yardsticks beside every metric (the LR fits took 2 s: a class of 30
                 # waited for them at step 2, p50 2.3 s)
-                ("LR yardstick", lambda: lr_yardstick(ds, *HOLDOUT)),
-                ("yardstick", lambda: yardstick(ds, *HOLDOUT)),
+                ("LR yardstick", lambda: lr_yardstick(ds, HOLDOUT)),
+                ("yardstick", lambda: yardstick(ds, HOLDOUT)),
             ]
     started = time.monotonic()
     for what, piece in pieces:
