@@ -7,7 +7,35 @@ every page, and is itself the home page where the data is chosen.
 
 import streamlit as st
 
-from pages import common
+from pages._shared.cache import analysis_report
+from pages._shared.data import (
+    MAX_ROWS,
+    MAX_UPLOAD_MB,
+    SHARE_DAYS,
+    SHARES_PER_PERSON,
+    current_dataset,
+    dataset_key,
+    forget_shared,
+    label_frequency_chart,
+    list_columns_cached,
+    manage_link,
+    owns_shared,
+    reads_shared,
+    show_notes,
+    try_upload,
+    use_sample,
+)
+from pages._shared.formatting import context_name, esc_md
+from pages._shared.lesson import lesson_panel, warm_lesson
+from pages._shared.server import compiled_solver, error_boundary, settle_garbage_collector
+from pages._shared.state import (
+    apply_pending_view,
+    follow_redirect,
+    init_state_from_url,
+    sidebar_settings,
+    url_notice,
+)
+from sblr import DataError
 from sblr.samples import DEFAULT_SAMPLE, SAMPLES
 
 st.set_page_config(
@@ -51,18 +79,18 @@ def home():
             key="sample_choice",
         )
         if st.session_state.get("upload") is not None:
-            whose = "the shared data" if common.reads_shared() else "my upload"
+            whose = "the shared data" if reads_shared() else "my upload"
             if st.button(f"Use this sample instead of {whose}", key="use_sample_instead"):
-                common.use_sample(choice)
+                use_sample(choice)
                 st.rerun()
         elif choice != current:
-            common.use_sample(choice)
+            use_sample(choice)
             st.rerun()
     with upload_tab:
         _upload_form()
         _share_notice()
 
-    ds = common.current_dataset()
+    ds = current_dataset()
     _summary(ds)
     _report(ds)
 
@@ -70,9 +98,9 @@ def home():
 def _upload_form():
     st.caption(
         f"Mulan ARFF (dense or sparse; labels from a Mulan XML file, a number of labels, "
-        f"or MEKA's -C in the relation name) or CSV. Up to {common.MAX_UPLOAD_MB} MB and "
-        f"{common.MAX_ROWS:,} rows. Once loaded, the file is kept on this server for "
-        f"{common.SHARE_DAYS:g} days under a private link (below), so a reload keeps it; "
+        f"or MEKA's -C in the relation name) or CSV. Up to {MAX_UPLOAD_MB} MB and "
+        f"{MAX_ROWS:,} rows. Once loaded, the file is kept on this server for "
+        f"{SHARE_DAYS:g} days under a private link (below), so a reload keeps it; "
         "you can remove it at any time."
     )
     up = st.file_uploader(
@@ -100,9 +128,9 @@ def _upload_form():
         n_labels = int(n) or None
     else:
         try:
-            columns = common.list_columns_cached(data, up.name)
-        except common.DataError as exc:
-            st.error(f"Could not read {common.esc_md(up.name)}: {common.esc_md(exc)}")
+            columns = list_columns_cached(data, up.name)
+        except DataError as exc:
+            st.error(f"Could not read {esc_md(up.name)}: {esc_md(exc)}")
             return
         kind = st.radio(
             "Task",
@@ -133,13 +161,13 @@ def _upload_form():
             "model tell the classes apart when the file is sorted by class.",
         )
     if st.button("Load this file", type="primary", key="upload_load"):
-        error = common.try_upload(data, up.name, xml, n_labels, target, drop=drop)
+        error = try_upload(data, up.name, xml, n_labels, target, drop=drop)
         if error:
-            st.error(f"Could not use {common.esc_md(up.name)}: {common.esc_md(error)}")
+            st.error(f"Could not use {esc_md(up.name)}: {esc_md(error)}")
             st.caption("The previously loaded data is still in use.")
         else:
             # Rerun: the sidebar and the URL were drawn for the previous data before this page.
-            st.session_state["_loaded_message"] = f"Loaded {common.esc_md(up.name)}."
+            st.session_state["_loaded_message"] = f"Loaded {esc_md(up.name)}."
             st.rerun()
     loaded = st.session_state.pop("_loaded_message", None)
     if loaded:
@@ -159,20 +187,20 @@ def _report(ds):
     if st.button("Prepare the report", key="report_prepare"):
         bar = st.progress(0.0, text="Preparing the report…")
         try:
-            data = common.analysis_report(
+            data = analysis_report(
                 ds,
                 s,
                 progress=lambda done, total, text: bar.progress(done / total, text=text),
             )
         finally:
             bar.empty()
-        st.session_state["_report"] = (common.dataset_key(), s, data)
+        st.session_state["_report"] = (dataset_key(), s, data)
     ready = st.session_state.get("_report")
-    if ready and ready[0] == common.dataset_key() and ready[1] == s:
+    if ready and ready[0] == dataset_key() and ready[1] == s:
         st.download_button(
             "Download report (HTML)",
             ready[2],
-            file_name=common.context_name(ds, s, "report", suffix=".html"),
+            file_name=context_name(ds, s, "report", suffix=".html"),
             mime="text/html",
             key="report_download",
         )
@@ -180,11 +208,11 @@ def _report(ds):
 
 def _share_notice():
     upload = st.session_state.get("upload")
-    if upload is None or not common.owns_shared():
+    if upload is None or not owns_shared():
         if upload is not None and not upload.get("share_id"):
             why = upload.get("no_link") or "removed, or the server could not keep it"
             st.caption(
-                f"This upload has no link ({common.esc_md(why)}): it stays in this browser "
+                f"This upload has no link ({esc_md(why)}): it stays in this browser "
                 "tab only, and a reload returns to the sample data."
             )
         return
@@ -193,7 +221,7 @@ def _share_notice():
         f"your upload, and anyone you give the link sees this data and this view, read-only, "
         f"until {_expiry_text(upload)}. The id in the link is 128 random bits: it cannot be "
         "guessed, but whoever has the link has the data. Only you can remove it; this browser "
-        f"keeps {common.SHARES_PER_PERSON} links at most, so a further upload removes its "
+        f"keeps {SHARES_PER_PERSON} links at most, so a further upload removes its "
         "oldest.",
         icon=":material/link:",
     )
@@ -203,18 +231,18 @@ def _share_notice():
             "computer. The address bar's link never carries this key; do not share this one."
         )
         st.code(
-            common.manage_link(upload["share_id"], upload["owner_key"], st.context.url),
+            manage_link(upload["share_id"], upload["owner_key"], st.context.url),
             language=None,
         )
     if st.button("Remove my data from the server", key="share_forget"):
-        common.forget_shared()
+        forget_shared()
         st.rerun()
 
 
 def _expiry_text(upload):
     expires = upload.get("expires")
     if not expires:
-        return f"{common.SHARE_DAYS:g} days after the upload"
+        return f"{SHARE_DAYS:g} days after the upload"
     import datetime as dt
 
     when = dt.datetime.fromtimestamp(expires, dt.timezone.utc)
@@ -223,12 +251,12 @@ def _expiry_text(upload):
 
 def _shared_banner():
     """What a session that opened someone's link sees: whose data, until when, read-only."""
-    if not common.reads_shared():
+    if not reads_shared():
         return
     upload = st.session_state["upload"]
     ds = upload["dataset"]
     st.info(
-        f"**Shared data: {common.esc_md(upload['name'])}**, {ds.n_samples:,} rows, from a link; "
+        f"**Shared data: {esc_md(upload['name'])}**, {ds.n_samples:,} rows, from a link; "
         f"kept until {_expiry_text(upload)}. Read-only: only whoever shared it can remove "
         "it. Uploading a file of your own below opens yours in this tab and leaves the "
         "shared data as it is.",
@@ -241,16 +269,16 @@ def _summary(ds):
     if st.session_state.get("upload") is None:
         source = "sample data"
     else:
-        source = "shared data, read-only" if common.reads_shared() else "your upload"
-    st.subheader(f"{common.esc_md(ds.name)} ({source})")
+        source = "shared data, read-only" if reads_shared() else "your upload"
+    st.subheader(f"{esc_md(ds.name)} ({source})")
     cols = st.columns(5)
     cols[0].metric("Instances", f"{s['instances']:,}")
     cols[1].metric("Features", f"{s['features']:,}")
     cols[2].metric("Classes", s["classes"])
     cols[3].metric("Task", "multi-label" if ds.task == "multilabel" else "multi-class")
     cols[4].metric("Label cardinality", f"{s['label_cardinality']:.3f}")
-    common.show_notes(ds)
-    common.label_frequency_chart(ds)
+    show_notes(ds)
+    label_frequency_chart(ds)
 
 
 #: Pages whose model is their own while the condition holds: the sidebar says so above its
@@ -271,19 +299,19 @@ OWN_MODEL = {
 
 def _sidebar(ds, page_path):
     st.sidebar.markdown(
-        f"**Data:** {common.esc_md(ds.name)} · {ds.n_samples:,} × {ds.n_features} · "
+        f"**Data:** {esc_md(ds.name)} · {ds.n_samples:,} × {ds.n_features} · "
         f"{ds.n_classes} {'labels' if ds.task == 'multilabel' else 'classes'}"
     )
-    if common.reads_shared():
+    if reads_shared():
         st.sidebar.caption("Opened from a shared link: read-only.")
     own, note = OWN_MODEL.get(page_path, (lambda: False, ""))
     if own():
         st.sidebar.info(note, icon=":material/info:")
-    st.session_state["_settings"] = common.sidebar_settings(ds)
+    st.session_state["_settings"] = sidebar_settings(ds)
 
 
-common.init_state_from_url()
-common.apply_pending_view()
+init_state_from_url()
+apply_pending_view()
 pages = [
     st.Page(home, title="Choose data", icon=":material/folder_open:", default=True),
     st.Page("pages/data.py", title="Data", icon=":material/bar_chart:"),
@@ -301,17 +329,17 @@ pages = [
 page = st.navigation(pages)
 # One error boundary per part of every run: a file or a computation that fails shows its
 # DataError text (or a generic message, the traceback going to the server log), never a traceback.
-with common.error_boundary(stop=True):
-    _sidebar(common.current_dataset(), page.url_path)
-common.follow_redirect()
-with common.error_boundary():
-    common.url_notice(common.current_dataset())
-    common.lesson_panel(page.url_path)
+with error_boundary(stop=True):
+    _sidebar(current_dataset(), page.url_path)
+follow_redirect()
+with error_boundary():
+    url_notice(current_dataset())
+    lesson_panel(page.url_path)
     page.run()
 # after the run (the page has imported what it needs): long-lived objects out of the
 # collector's way, so that a full collection does not fall into a slider move
-common.settle_garbage_collector()
+settle_garbage_collector()
 # SparseSBLR's compiled solver, compiled (a fresh install) or loaded in the background, once
-common.compiled_solver()
+compiled_solver()
 # what the lesson shows, fitted once per server in the background (in job slots, after users)
-common.warm_lesson()
+warm_lesson()

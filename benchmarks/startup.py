@@ -6,7 +6,7 @@ scikit-posthocs, scipy.stats, plotly where nothing is drawn) are imported only
 where they are used.  This script measures, each in fresh Python processes
 (``--runs`` times, median):
 
-1. ``import sblr``, ``import pages.common`` (from the repo root, as app.py
+1. ``import sblr``, ``import pages._shared.state`` (from the repo root, as app.py
    does) and ``python -m sblr --help``: the wall time of the whole process
    (interpreter start-up included), and which of the heavy modules are in
    ``sys.modules`` afterwards;
@@ -132,7 +132,11 @@ def main(argv=None) -> int:
     rows = []  # (what, seconds of each run, heavy modules)
     imports = [
         ("import sblr", ["-c", _IMPORT.replace("MODULE", "sblr")], None),
-        ("import pages.common", ["-c", _IMPORT.replace("MODULE", "pages.common")], None),
+        (
+            "import pages._shared.state",
+            ["-c", _IMPORT.replace("MODULE", "pages._shared.state")],
+            None,
+        ),
         # timed as typed; the modules it loads from the same run through runpy
         ("python -m sblr --help", ["-m", "sblr", "--help"], ["-c", _CLI_HELP]),
     ]

@@ -4,7 +4,30 @@ sparsity."""
 import pandas as pd
 import streamlit as st
 
-from pages import common
+from pages._shared.cache import (
+    N_RESAMPLES,
+    cached_fit,
+    diagnostics,
+    shared_figure,
+    stability_with_progress,
+    stored_stability,
+    training_evidence,
+)
+from pages._shared.formatting import (
+    LOG_GRID,
+    context,
+    context_name,
+    esc_md,
+    fmt_value,
+    to_csv_bytes,
+)
+from pages._shared.state import (
+    beta_view,
+    beta_view_choice,
+    classes_shown,
+    name_columns,
+    page_context,
+)
 from sblr import plots
 from sblr.interpret import (
     cooccurrence,
@@ -14,7 +37,7 @@ from sblr.interpret import (
     top_classes,
 )
 
-ds, s, key = common.page_context(__file__)
+ds, s, key = page_context(__file__)
 
 st.title("Coefficients β")
 with st.expander("What am I looking at?"):
@@ -39,15 +62,15 @@ with st.expander("What am I looking at?"):
     )
     st.latex(r"\tilde\beta_t^k=\beta_t^k\cdot\operatorname{sd}(\bar f_t)")
 
-sblr_model = common.cached_fit(ds, "SBLR", s.gamma, s.lam)
-sparse_model = common.cached_fit(ds, "SparseSBLR", s.gamma, s.lam)
-sd = evidence_sd(common.training_evidence(ds, s.gamma))
+sblr_model = cached_fit(ds, "SBLR", s.gamma, s.lam)
+sparse_model = cached_fit(ds, "SparseSBLR", s.gamma, s.lam)
+sd = evidence_sd(training_evidence(ds, s.gamma))
 # the display choices in one closed expander, its label saying what is shown: open, they
 # filled the first screen at 1024×768 and the heatmap, the page's reason to exist, began at its
 # bottom edge (issue #38 row 12)
 display = st.expander(
     "Display: "
-    + ("standardized β̃" if common.beta_view_choice("coefficients") else "raw β")
+    + ("standardized β̃" if beta_view_choice("coefficients") else "raw β")
     + (
         ", signed colours"
         if st.session_state.get("beta_colouring", "signed").startswith("signed")
@@ -56,7 +79,7 @@ display = st.expander(
     + (", one colour scale" if st.session_state.get("beta_shared_scale") else "")
 )
 with display:
-    standardized = common.beta_view("coefficients")
+    standardized = beta_view("coefficients")
     # one under the other: side by side, a narrow window cut the toggle's label
     signed = st.radio(
         "Colouring",
@@ -70,13 +93,13 @@ with display:
         help="Off: each panel has its own scale and colour bar, so SparseSBLR's small β stay "
         "visible beside SBLR's large ones.",
     )
-sparse_name = f"SparseSBLR, λ = {common.fmt_value(s.lam)}"
+sparse_name = f"SparseSBLR, λ = {fmt_value(s.lam)}"
 # SparseSBLR first: the readable model, and the one the sidebar's λ moves, on the first screen
 raw = {sparse_name: sparse_model.coef_, "SBLR": sblr_model.coef_}
 std = {name: standardized_coef(c, sd=sd) for name, c in raw.items()}
 shown = std if standardized else raw
 m = ds.n_classes
-classes = common.classes_shown(
+classes = classes_shown(
     ds,
     key,
     prefix="beta",
@@ -92,7 +115,7 @@ classes = common.classes_shown(
 )
 C = cooccurrence(ds.label_matrix())
 # one figure for every session showing the same β (a class on the lesson): built once
-fig = common.shared_figure(
+fig = shared_figure(
     (
         "beta",
         ds.fingerprint,
@@ -121,11 +144,11 @@ if sparse_model.approx_ is not None:
         f"{ds.n_samples:,} rows is past the exact method's size limit."
     )
 
-diag = common.diagnostics(ds, s.gamma)
+diag = diagnostics(ds, s.gamma)
 if diag.unreliable:
     st.warning(
         "**SBLR's coefficients cannot be read one by one here.** "
-        + " ".join(common.esc_md(x) for x in diag.sentences(ds.class_names))
+        + " ".join(esc_md(x) for x in diag.sentences(ds.class_names))
         + " Many different β then fit the data equally well, so single SBLR coefficients "
         "(even their signs) are not identifiable. Read SparseSBLR's β and check how stable "
         "they are below.",
@@ -138,9 +161,9 @@ col1, col2 = st.columns(2)
 col1.download_button(
     "Download β heatmaps (HTML)",
     lambda: plots.figure_html(
-        fig, common.context(ds, s, with_lam=True) | {"model": "SBLR and SparseSBLR"}
+        fig, context(ds, s, with_lam=True) | {"model": "SBLR and SparseSBLR"}
     ),
-    file_name=common.context_name(ds, s, "beta", suffix=".html", model="SparseSBLR"),
+    file_name=context_name(ds, s, "beta", suffix=".html", model="SparseSBLR"),
     mime="text/html",
 )
 table = pd.concat(
@@ -153,8 +176,8 @@ table = pd.concat(
 )
 col2.download_button(
     "Download β and β̃ (CSV)",
-    lambda: common.to_csv_bytes(table),
-    file_name=common.context_name(ds, s, "beta", suffix=".csv", model="SparseSBLR"),
+    lambda: to_csv_bytes(table),
+    file_name=context_name(ds, s, "beta", suffix=".csv", model="SparseSBLR"),
     mime="text/csv",
     help="Rows: model, coefficient (beta = raw β, beta_std = β̃ = β · sd of the evidence "
     "column), target class k; columns: evidence class t.",
@@ -166,7 +189,7 @@ n_zero = int(summary.n_zero.sum())
 if n_zero == m * m:
     where = (
         "lower λ in the sidebar to let classes in"
-        if s.lam > 10 ** min(common.LOG_GRID)
+        if s.lam > 10 ** min(LOG_GRID)
         else "λ is at its smallest: at this γ the evidence varies too little between rows for "
         "any class to enter; try another γ"
     )
@@ -175,7 +198,7 @@ else:
     advice = "raise λ in the sidebar for more zeros, lower it for fewer."
 st.caption(
     f"{n_zero} of {m * m} SparseSBLR coefficients are exactly zero at "
-    f"λ = {common.fmt_value(s.lam)}: "
+    f"λ = {fmt_value(s.lam)}: "
     f"{advice} A zero means unrelated OR redundant "
     "(another class's evidence carries the same information): the Class contributions page "
     "reads each zero of the sidebar's class."
@@ -191,23 +214,21 @@ st.dataframe(
     ),
     width="stretch",
     hide_index=True,
-    column_config=common.name_columns("target class k"),
+    column_config=name_columns("target class k"),
 )
 
 st.subheader("How sure is each β? (bootstrap stability)")
 st.caption(
-    f"Refits SparseSBLR's logistic layer on {common.N_RESAMPLES} bootstrap resamples of the rows "
+    f"Refits SparseSBLR's logistic layer on {N_RESAMPLES} bootstrap resamples of the rows "
     "(the evidence is computed once, each fit warm-starts from the fit on all rows) and counts "
     "how often each β is non-zero; with the 90% interval of β̃ over the resamples."
 )
-result = common.stored_stability(ds, s.gamma, s.lam)
+result = stored_stability(ds, s.gamma, s.lam)
 if result is None:
     button_slot = st.empty()  # the button goes once clicked: the result takes its place
-    if button_slot.button(
-        f"Estimate stability ({common.N_RESAMPLES} resamples)", key="stability_run"
-    ):
+    if button_slot.button(f"Estimate stability ({N_RESAMPLES} resamples)", key="stability_run"):
         button_slot.empty()
-        result = common.stability_with_progress(ds, s.gamma, s.lam)
+        result = stability_with_progress(ds, s.gamma, s.lam)
 if result is not None:
     st.plotly_chart(
         plots.selection_frequency_heatmap(
@@ -223,11 +244,11 @@ if result is not None:
     freq = result.selection_frequency[k]
     order = sorted(range(m), key=lambda t: -freq[t])
     used = [t for t in order if freq[t] > 0]
-    st.markdown(f"**For “{common.esc_md(ds.class_names[k])}”** (the sidebar's class k):")
+    st.markdown(f"**For “{esc_md(ds.class_names[k])}”** (the sidebar's class k):")
     for t in used[:8]:
-        st.markdown("- " + common.esc_md(result.sentence(k, t, ds.class_names)))
+        st.markdown("- " + esc_md(result.sentence(k, t, ds.class_names)))
     if not used:
-        lam_text = common.fmt_value(s.lam)
+        lam_text = fmt_value(s.lam)
         st.markdown(f"- no class's evidence is used for it in any resample at λ = {lam_text}.")
     st.dataframe(
         pd.DataFrame(
@@ -247,5 +268,5 @@ if result is not None:
         hide_index=True,
         width="stretch",
         key="stability_table",
-        column_config=common.name_columns("evidence class t"),
+        column_config=name_columns("evidence class t"),
     )

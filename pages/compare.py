@@ -1,6 +1,6 @@
 """Compare methods: the paper's cross-validated comparison, run on the current data.
 
-Every (data, method, fold, folds, grid) result is cached (``common.cached_compare_fold``),
+Every (data, method, fold, folds, grid) result is cached (``cached_compare_fold``),
 so re-running, coming back to the page or adding a method computes only what is new.
 The request of the last click is kept in the session, so the results stay on the page.
 
@@ -15,7 +15,10 @@ import time
 
 import streamlit as st
 
-from pages import common
+from pages._shared.cache import compare_methods
+from pages._shared.formatting import esc_md, fmt_value, safe_filename, to_csv_bytes
+from pages._shared.state import page_context
+from sblr import DataError
 from sblr.baselines import brsvm_seconds_estimate
 from sblr.metrics import METRIC_LABELS
 from sblr.protocol import METHODS, TASK_METRICS
@@ -77,7 +80,7 @@ def _bold_best(ranks):
     return style
 
 
-ds, _, key = common.page_context(__file__)
+ds, _, key = page_context(__file__)
 task_metrics = TASK_METRICS[ds.task]
 
 st.title("Compare methods")
@@ -169,7 +172,7 @@ if "br_svm" in methods and grid_name == "paper":
     if too_slow:
         st.warning(
             f"BR-SVM with the paper's grid would take {estimate} of CPU on "
-            f"{common.esc_md(ds.name)} "
+            f"{esc_md(ds.name)} "
             f"({ds.n_samples:,} rows, {ds.n_classes} classes, {folds} folds), more than the "
             f"page runs ({BRSVM_LIMIT_SECONDS // 60} min). Choose the quick grid, leave "
             "BR-SVM out, or run `python -m sblr benchmark` (parallel, cached on disk)."
@@ -267,12 +270,12 @@ def _duration(seconds):
 
 
 try:
-    results, hyper = common.compare_methods(
+    results, hyper = compare_methods(
         ds, request["methods"], n_folds, GRIDS[request["grid"]], progress=_progress
     )
-except (common.DataError, ValueError) as exc:
+except (DataError, ValueError) as exc:
     st.session_state.pop(K_REQUEST, None)
-    st.error(f"The cross-validation failed: {common.esc_md(exc)}")
+    st.error(f"The cross-validation failed: {esc_md(exc)}")
     st.stop()
 finally:
     bar.empty()
@@ -293,7 +296,7 @@ table.index = labels
 table.index.name = "method"
 table.columns = [metric_labels[m] for m in table.columns]
 
-st.subheader(f"{common.esc_md(ds.name)}: {n_folds}-fold cross-validation")
+st.subheader(f"{esc_md(ds.name)}: {n_folds}-fold cross-validation")
 elapsed = time.monotonic() - started
 st.caption(
     GRID_LABELS[request["grid"]]
@@ -345,7 +348,7 @@ shown["fold"] = shown["fold"] + 1
 shown = shown.rename(columns=PARAM_LABELS)
 number = st.column_config.NumberColumn
 # γ, λ and C as the sliders write them (1e-2, 5.6e-4); k, a count, as a whole number
-written = {PARAM_LABELS[p]: common.fmt_value for p in ("gamma", "lam", "C") if p in hyper}
+written = {PARAM_LABELS[p]: fmt_value for p in ("gamma", "lam", "C") if p in hyper}
 if "k" in hyper:
     written["k"] = "{:.0f}"
 st.dataframe(
@@ -362,18 +365,18 @@ st.caption(
     "`python -m sblr benchmark`'s results.csv and hyperparameters.csv (method keys, e.g. "
     "sparse_sblr), so sblr.stats can read them. Times are those of the first computation."
 )
-stem = common.safe_filename(ds.name, "compare", f"{n_folds}fold", request["grid"])
+stem = safe_filename(ds.name, "compare", f"{n_folds}fold", request["grid"])
 left, right = st.columns(2)
 left.download_button(
     "Download results (CSV)",
-    common.to_csv_bytes(results, index=False),
+    to_csv_bytes(results, index=False),
     file_name=f"{stem}_results.csv",
     mime="text/csv",
     key="compare_download_results",
 )
 right.download_button(
     "Download hyper-parameters (CSV)",
-    common.to_csv_bytes(hyper, index=False),
+    to_csv_bytes(hyper, index=False),
     file_name=f"{stem}_hyperparameters.csv",
     mime="text/csv",
     key="compare_download_hyper",

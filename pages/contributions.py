@@ -3,7 +3,17 @@
 import pandas as pd
 import streamlit as st
 
-from pages import common
+from pages._shared.cache import Spec, cached_fit, diagnostics, stored_stability, training_evidence
+from pages._shared.formatting import (
+    context_name,
+    esc_md,
+    fmt_corr,
+    fmt_gamma,
+    fmt_share,
+    fmt_value,
+    to_csv_bytes,
+)
+from pages._shared.state import beta_view, name_columns, page_context
 from sblr.interpret import (
     check_claim,
     class_affinity,
@@ -13,11 +23,11 @@ from sblr.interpret import (
     zero_readings,
 )
 
-ds, s, key = common.page_context(__file__)
+ds, s, key = page_context(__file__)
 k = s.k
 name_k = ds.class_names[k]
 
-st.title(f"Class contributions to “{common.esc_md(name_k)}”")
+st.title(f"Class contributions to “{esc_md(name_k)}”")
 with st.expander("What am I looking at?"):
     st.markdown(
         "Each model's logit for the class k chosen in the sidebar is a weighted sum of every "
@@ -42,13 +52,13 @@ with st.expander("What am I looking at?"):
     )
 
 multiclass = ds.task == "multiclass"
-standardized = common.beta_view("contributions")
+standardized = beta_view("contributions")
 with st.spinner("Fitting SBLR and SparseSBLR on all rows…"):
     models = {
-        "SBLR beta": common.cached_fit(ds, "SBLR", s.gamma, s.lam),
-        "SparseSBLR beta": common.cached_fit(ds, "SparseSBLR", s.gamma, s.lam),
+        "SBLR beta": cached_fit(ds, "SBLR", s.gamma, s.lam),
+        "SparseSBLR beta": cached_fit(ds, "SparseSBLR", s.gamma, s.lam),
     }
-F = common.training_evidence(ds, s.gamma)
+F = training_evidence(ds, s.gamma)
 Y = ds.label_matrix()
 if multiclass:
     st.info(
@@ -83,14 +93,14 @@ st.subheader("The claim, tested on this data")
 if multiclass:
     st.markdown(
         "**Hypothesis** (the paper's “Pacific Wren” discussion, stated for classes that cannot "
-        f"co-occur): the classes whose rows are most like the rows of “{common.esc_md(name_k)}” "
+        f"co-occur): the classes whose rows are most like the rows of “{esc_md(name_k)}” "
         "(large A_kt) get the largest weights in its logit; classes unlike them get small "
         "weights, and SparseSBLR sets them to exactly zero."
     )
 else:
     st.markdown(
         "**Hypothesis** (the paper's “Pacific Wren” discussion): the classes that occur "
-        f"together with “{common.esc_md(name_k)}” get the largest weights in its logit; classes "
+        f"together with “{esc_md(name_k)}” get the largest weights in its logit; classes "
         "that rarely occur with it get small weights, and SparseSBLR sets them to exactly zero."
     )
 checks = []
@@ -103,10 +113,10 @@ for name in models:
 # one row of metrics per model: four in a row cut their labels to "SparseSBL…" in a narrow window
 per_row = len(measures)
 cells = [col for i in range(0, len(checks), per_row) for col in st.columns(per_row)]
-unreliable = common.diagnostics(ds, s.gamma).unreliable
+unreliable = diagnostics(ds, s.gamma).unreliable
 for col, (model_name, label, c) in zip(cells, checks, strict=True):
     # no green or red for SBLR where its single coefficients are not identifiable (below)
-    grey = unreliable and not common.Spec.of(model_name, s.gamma, s.lam).l1  # dense β
+    grey = unreliable and not Spec.of(model_name, s.gamma, s.lam).l1  # dense β
     col.metric(
         f"{model_name}: ρ(|{sym}|, {label})",
         "n/a" if c.verdict in ("undefined", "untestable") else f"{c.rho:.2f}",
@@ -118,10 +128,7 @@ for col, (model_name, label, c) in zip(cells, checks, strict=True):
         help=c.sentence(label),
     )
 for model_name, label, c in checks:
-    st.markdown(
-        f"- **{common.esc_md(model_name)}, {common.esc_md(label)}**: "
-        + common.esc_md(c.sentence(label))
-    )
+    st.markdown(f"- **{esc_md(model_name)}, {esc_md(label)}**: " + esc_md(c.sentence(label)))
 if unreliable:
     st.warning(
         "**Read SBLR's verdicts with care here:** at this γ SBLR's single coefficients are not "
@@ -131,7 +138,7 @@ if unreliable:
         icon=":material/warning:",
     )
 st.caption(
-    f"At γ = {common.fmt_gamma(s.gamma)}, λ = {common.fmt_value(s.lam)} (λ applies to SparseSBLR). "
+    f"At γ = {fmt_gamma(s.gamma)}, λ = {fmt_value(s.lam)} (λ applies to SparseSBLR). "
     "The path page shows how ρ changes along λ. Each verdict is one test at the 5% level: "
     "browsing many classes, expect about one test in twenty to come out “supported” or "
     "“contradicted” by chance alone."
@@ -142,8 +149,8 @@ zeros = zero_readings(sparse.coef_[k], F, Y, k, class_names=ds.class_names)
 st.subheader("What a zero means")
 if zeros.empty:
     st.markdown(
-        f"SparseSBLR uses every class's evidence for “{common.esc_md(name_k)}” at λ = "
-        f"{common.fmt_value(s.lam)}: there is no zero to read. Raise λ to see some."
+        f"SparseSBLR uses every class's evidence for “{esc_md(name_k)}” at λ = "
+        f"{fmt_value(s.lam)}: there is no zero to read. Raise λ to see some."
     )
 else:
     counts = zeros["reading"].value_counts()
@@ -189,13 +196,13 @@ view = table[["class", *measures, *shown]].rename(columns=shown)
 view = view.rename(columns={"cooccurrence": "co-occurrence", "p_k_given_t": "P(k | t)"})
 view["SparseSBLR zero"] = pd.Series(
     [
-        f"{r} (r = {common.fmt_corr(v)}, r | S = {common.fmt_corr(p)})"
+        f"{r} (r = {fmt_corr(v)}, r | S = {fmt_corr(p)})"
         for r, v, p in zip(zeros["reading"], zeros["r_with_k"], zeros["partial_r"], strict=True)
     ],
     index=zeros.index,
     dtype="string",
 ).reindex(view.index, fill_value="")
-result = common.stored_stability(ds, s.gamma, s.lam)
+result = stored_stability(ds, s.gamma, s.lam)
 if result is not None:
     view["selected in (resamples)"] = result.selection_frequency[k][view.index]
     view[f"β̃ {result.level:.0%} low"] = result.lower[k][view.index]
@@ -210,20 +217,18 @@ fmt = {c: "{:.3g}" for c in numeric}
 if "selected in (resamples)" in view.columns:
     fmt["selected in (resamples)"] = "{:.0%}"
 if "P(k | t)" in view.columns:
-    fmt["P(k | t)"] = common.fmt_share
+    fmt["P(k | t)"] = fmt_share
 st.dataframe(
     view.style.format(fmt, na_rep="–"),
     width="stretch",
     hide_index=True,
-    column_config=common.name_columns("class"),
+    column_config=name_columns("class"),
 )
 download = table.join(zeros.drop(columns="class"))
 st.download_button(
     "Download table (CSV)",
-    lambda: common.to_csv_bytes(download, index=False),  # made when clicked
-    file_name=common.context_name(
-        ds, s, "contributions", name_k, suffix=".csv", model="SparseSBLR"
-    ),
+    lambda: to_csv_bytes(download, index=False),  # made when clicked
+    file_name=context_name(ds, s, "contributions", name_k, suffix=".csv", model="SparseSBLR"),
     mime="text/csv",
     help="Both weights for each model: beta (raw β) and beta_std (β̃ = β · evidence_sd); the "
     "reading of each SparseSBLR zero with its numbers.",

@@ -2,13 +2,15 @@
 
 import streamlit as st
 
-from pages import common
+from pages._shared.cache import pca_coordinates
+from pages._shared.formatting import esc_md, safe_filename
+from pages._shared.state import classes_shown, page_context
 from sblr import plots
 from sblr.interpret import cooccurrence, frequent_classes
 
-ds, s, key = common.page_context(__file__)
+ds, s, key = page_context(__file__)
 
-st.title(f"Data: {common.esc_md(ds.name)}")
+st.title(f"Data: {esc_md(ds.name)}")
 with st.expander("What am I looking at?"):
     st.markdown(
         "**Label frequencies**: how many rows carry each class. **Co-occurrence**: the number "
@@ -23,7 +25,7 @@ st.plotly_chart(
     plots.label_frequency_bar(Y.sum(axis=0), ds.class_names, total=ds.n_samples), key="frequencies"
 )
 C = cooccurrence(Y)
-classes = common.classes_shown(
+classes = classes_shown(
     ds,
     key,
     prefix="cooccurrence",
@@ -39,12 +41,10 @@ st.plotly_chart(fig, key="cooccurrence", width="content")
 st.download_button(
     "Download co-occurrence heatmap (HTML)",
     lambda: plots.figure_html(fig, {"data": ds.name}),  # made when clicked
-    file_name=common.safe_filename(ds.name, "cooccurrence", suffix=".html"),
+    file_name=safe_filename(ds.name, "cooccurrence", suffix=".html"),
     mime="text/html",
 )
 st.plotly_chart(
-    plots.pca_scatter(
-        ds.X, ds.y, class_names=ds.class_names, coordinates=common.pca_coordinates(ds)
-    ),
+    plots.pca_scatter(ds.X, ds.y, class_names=ds.class_names, coordinates=pca_coordinates(ds)),
     key="pca",
 )

@@ -3,15 +3,18 @@
 import numpy as np
 import streamlit as st
 
-from pages import common
+from pages._shared.cache import cached_fit, decision_cuts, training_evidence
+from pages._shared.data import dataset_key
+from pages._shared.formatting import esc_md, fmt_value
+from pages._shared.state import page_context
 from sblr import plots
 from sblr.interpret import decision_line, predicted_share, standardized_coef
 
-ds, s, key = common.page_context(__file__)
+ds, s, key = page_context(__file__)
 k = s.k
 name_k = ds.class_names[k]
 
-st.title(f"Evidence space of “{common.esc_md(name_k)}”")
+st.title(f"Evidence space of “{esc_md(name_k)}”")
 with st.expander("What am I looking at? (the paper's idea in one picture)"):
     st.markdown(
         "The paper's models never look at the raw features directly. Every row is first "
@@ -32,8 +35,8 @@ with st.expander("What am I looking at? (the paper's idea in one picture)"):
         "the models saw them in training."
     )
 
-sparse = common.cached_fit(ds, "SparseSBLR", s.gamma, s.lam)
-F = common.training_evidence(ds, s.gamma)
+sparse = cached_fit(ds, "SparseSBLR", s.gamma, s.lam)
+F = training_evidence(ds, s.gamma)
 beta_std = standardized_coef(sparse, F)[k]
 # default second axis: the other class whose evidence counts most for k in SparseSBLR
 others = [t for t in range(ds.n_classes) if t != k]
@@ -44,20 +47,20 @@ t1 = c1.selectbox(
     range(ds.n_classes),
     index=k,
     format_func=lambda t: ds.class_names[t],
-    key=f"evidence_t1:{common.dataset_key()}:{k}",  # keyed by k: a new class, its own axes
+    key=f"evidence_t1:{dataset_key()}:{k}",  # keyed by k: a new class, its own axes
 )
 t2 = c2.selectbox(
     "y axis: evidence of",
     range(ds.n_classes),
     index=default_t2,
     format_func=lambda t: ds.class_names[t],
-    key=f"evidence_t2:{common.dataset_key()}:{k}",
+    key=f"evidence_t2:{dataset_key()}:{k}",
     help="By default the class whose evidence has the largest |β̃| in k's SparseSBLR model.",
 )
 member = ds.label_matrix()[:, k].astype(bool)
-cut_k = float(common.decision_cuts(sparse, ds.n_classes)[k]) if ds.task == "multilabel" else 0.5
+cut_k = float(decision_cuts(sparse, ds.n_classes)[k]) if ds.task == "multilabel" else 0.5
 lines = {
-    f"SparseSBLR π = {cut_k:.2f} (λ = {common.fmt_value(s.lam)})": decision_line(
+    f"SparseSBLR π = {cut_k:.2f} (λ = {fmt_value(s.lam)})": decision_line(
         sparse, k=k, t1=t1, t2=t2, F=F, cut=min(max(cut_k, 1e-12), 1 - 1e-12)
     )
 }
@@ -81,27 +84,27 @@ if sparse_trace and sparse_trace[0].name.endswith("(outside this view)"):
     given = predicted_share(sparse, F, k)
     if given == 0:
         why = (
-            f"SparseSBLR gives “{common.esc_md(name_k)}” to no training row at λ = "
-            f"{common.fmt_value(s.lam)}: π_k < {cut_k:.2f} wherever the rows are, so the line "
+            f"SparseSBLR gives “{esc_md(name_k)}” to no training row at λ = "
+            f"{fmt_value(s.lam)}: π_k < {cut_k:.2f} wherever the rows are, so the line "
             "where it would switch lies far outside the picture. Lower λ (or choose Tune on the "
             "Model page) to see it."
         )
     elif given == 1:
         why = (
-            f"SparseSBLR gives “{common.esc_md(name_k)}” to every training row at this λ: the line "
+            f"SparseSBLR gives “{esc_md(name_k)}” to every training row at this λ: the line "
             "where it would switch lies far outside the picture."
         )
     else:
         why = (
             "SparseSBLR's line lies far outside the picture in this plane: with the other "
             "evidences at their mean, these two never switch the decision for "
-            f"“{common.esc_md(name_k)}”; other classes' evidence decides it. Try another y axis."
+            f"“{esc_md(name_k)}”; other classes' evidence decides it. Try another y axis."
         )
     st.info(why)
 st.caption(
-    f"SparseSBLR for “{common.esc_md(name_k)}”: β̃ = {b1:.3g} on "
-    f"“{common.esc_md(ds.class_names[t1])}”, "
-    f"{b2:.3g} on “{common.esc_md(ds.class_names[t2])}” (per sd of the evidence). "
+    f"SparseSBLR for “{esc_md(name_k)}”: β̃ = {b1:.3g} on "
+    f"“{esc_md(ds.class_names[t1])}”, "
+    f"{b2:.3g} on “{esc_md(ds.class_names[t2])}” (per sd of the evidence). "
     + (
         "Neither axis enters k's model at this λ: π_k does not change across the picture, "
         "so there is no line."

@@ -4,13 +4,31 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from pages import common
+from pages._shared.cache import (
+    Spec,
+    attribution,
+    cached_fit,
+    class_importance,
+    decision_cuts,
+    feature_inputs_cached,
+    sml_without_row,
+    training_evidence,
+)
+from pages._shared.formatting import (
+    context,
+    context_name,
+    dense_row,
+    esc_md,
+    fmt_value,
+    to_csv_bytes,
+)
 from pages._shared.lesson import panel_slot, panel_waterfall
+from pages._shared.state import MODEL_NAMES, page_context
 from sblr import plots
 from sblr.attribution import nearest_contrast
 from sblr.interpret import evidence_sd, instance_contributions, select_rows
 
-ds, s, key = common.page_context(__file__)
+ds, s, key = page_context(__file__)
 #: Logits closer than this (row and baseline) are called "almost the same": the credits
 #: then split a change of less than a tenth of a logit (planted row 0: 0.07).
 SMALL_LOGIT_GAP = 0.1
@@ -21,7 +39,7 @@ def _sigmoid(z):
 
 
 # the model explained: the sidebar's, or SparseSBLR when it learns no β (SML)
-spec = s.spec if s.spec.learns_beta else common.Spec.of("SparseSBLR", s.gamma, s.lam)
+spec = s.spec if s.spec.learns_beta else Spec.of("SparseSBLR", s.gamma, s.lam)
 model_name = spec.model
 
 st.title("Explain a prediction")
@@ -47,8 +65,8 @@ if not s.spec.learns_beta:
         f"{s.model} has no coefficients to explain; showing SparseSBLR with the sidebar's γ and λ."
     )
 
-model = common.cached_fit(ds, model_name, s.gamma, s.lam)
-F_train = common.training_evidence(ds, s.gamma)
+model = cached_fit(ds, model_name, s.gamma, s.lam)
+F_train = training_evidence(ds, s.gamma)
 # in-sample predictions from the leave-one-out evidence (each row without itself)
 y_pred = model.predict_from_evidence(F_train)
 Y = ds.label_matrix()  # once a run: a copy of n × m for many labels
@@ -56,7 +74,7 @@ Y = ds.label_matrix()  # once a run: a copy of n × m for many labels
 y_true = Y if ds.task == "multilabel" else ds.class_codes()
 y_pred = y_pred if ds.task == "multilabel" else ds.codes_of(y_pred)
 k = s.k
-name_k = common.esc_md(ds.class_names[k])  # for Markdown (labels, captions, radio options)
+name_k = esc_md(ds.class_names[k])  # for Markdown (labels, captions, radio options)
 pred_k = y_pred[:, k] == 1 if ds.task == "multilabel" else y_pred == k
 true_k = y_true[:, k] == 1 if ds.task == "multilabel" else y_true == k
 n_fn, n_fp = int((true_k & ~pred_k).sum()), int((pred_k & ~true_k).sum())
@@ -114,7 +132,7 @@ row = st.number_input(
     step=1,
     key="explain_row",
 )
-x_row = common.dense_row(ds.X, row)
+x_row = dense_row(ds.X, row)
 truth = Y[row]
 row_pred_k = bool(pred_k[row])
 BASELINES = {
@@ -138,7 +156,7 @@ if baseline_choice == "contrast":
         contrast = nearest_contrast(model, x_row, k, member=bool(truth[k]), exclude=row)
 baseline = {"mean": None, "zero": np.zeros(ds.n_features)}.get(baseline_choice)
 if contrast is not None:
-    baseline = common.dense_row(ds.X, contrast)
+    baseline = dense_row(ds.X, contrast)
 
 
 def _all_alike_reason(fitted, F, k, every):
@@ -159,11 +177,11 @@ def _all_alike_reason(fitted, F, k, every):
 def attributions(fitted, fitted_id, x, *, leave_out=None):
     """Integrated gradients of class k's output (logit; SML: evidence) for the row x, in a
     job slot and cached (``fitted_id`` names the model: kind, γ, λ)."""
-    return common.attribution(fitted, fitted_id, ds, x, baseline, k, leave_out)
+    return attribution(fitted, fitted_id, ds, x, baseline, k, leave_out)
 
 
 def model_id(name, row_left_out=None):
-    other = common.Spec.of(name, s.gamma, s.lam)  # λ only where the model takes one
+    other = Spec.of(name, s.gamma, s.lam)  # λ only where the model takes one
     return (name, s.gamma, other.lam, row_left_out)
 
 
@@ -175,7 +193,7 @@ if not 1 <= st.session_state.get("explain_n_edit", 1) <= MAX_LISTED:  # other da
 st.session_state.setdefault("explain_n_edit", min(10, MAX_LISTED))
 names = ds.feature_names
 prefix = f"explain_whatif_{key}_{row}_"
-inputs = common.feature_inputs_cached(ds)
+inputs = feature_inputs_cached(ds)
 x = x_row.copy()
 done_groups = set()
 
@@ -193,7 +211,7 @@ def whatif_input(col, i):
         values = [str(names[c]).split("=", 1)[1] for c in members]
         current = int(np.argmax(x_row[members]))
         choice = col.selectbox(
-            common.esc_md(attr, label=True),  # the label is its accessible name too
+            esc_md(attr, label=True),  # the label is its accessible name too
             range(len(members)),
             index=current,
             format_func=lambda v, values=values: values[v],
@@ -202,14 +220,12 @@ def whatif_input(col, i):
         x[members] = 0.0
         x[members[choice]] = 1.0
     elif inputs.binary[i]:  # a 0/1 flag: yes or no, never 0.5
-        flag = col.checkbox(
-            common.esc_md(name, label=True), value=bool(x_row[i]), key=prefix + str(i)
-        )
+        flag = col.checkbox(esc_md(name, label=True), value=bool(x_row[i]), key=prefix + str(i))
         x[i] = float(flag)
     else:
         lo, hi = inputs.low[i], inputs.high[i]
         x[i] = col.number_input(
-            f"{common.esc_md(name, label=True)} (training {lo:.4g} … {hi:.4g})",
+            f"{esc_md(name, label=True)} (training {lo:.4g} … {hi:.4g})",
             value=float(x_row[i]),
             format="%g",
             key=prefix + str(i),
@@ -244,7 +260,7 @@ with st.expander("What if? Edit the values of the features that matter most"):
 
     far = [i for i in inputs.outside(x) if np.isfinite(x[i])]
     if far:
-        shown_far = ", ".join(common.esc_md(str(names[i])) for i in far[:5])
+        shown_far = ", ".join(esc_md(str(names[i])) for i in far[:5])
         more_far = f" and {len(far) - 5} more" if len(far) > 5 else ""
         st.warning(
             f"Outside the training range: {shown_far}{more_far}. The model has seen no row "
@@ -264,10 +280,7 @@ if not np.isfinite(x).all():
 is_edited = not np.array_equal(x, x_row)
 st.caption(
     "True classes of this row: "
-    + (
-        ", ".join(common.esc_md(n) for n, t in zip(ds.class_names, truth, strict=True) if t)
-        or "none"
-    )
+    + (", ".join(esc_md(n) for n, t in zip(ds.class_names, truth, strict=True) if t) or "none")
     + (
         " · features edited: explained as a new query (every training row counts)"
         if is_edited
@@ -287,7 +300,7 @@ st.plotly_chart(
     plots.probability_bars(
         proba,
         ds.class_names,
-        threshold=common.decision_cuts(model, ds.n_classes) if ds.task == "multilabel" else None,
+        threshold=decision_cuts(model, ds.n_classes) if ds.task == "multilabel" else None,
         true_classes=np.flatnonzero(truth),
     ),
     key="probabilities",
@@ -296,12 +309,12 @@ st.plotly_chart(
 st.subheader("The three models on this row")
 side = []
 by_model = {}  # each model's feature attributions for class k on this row
-for other in common.MODEL_NAMES:
-    fitted = model if other == model_name else common.cached_fit(ds, other, s.gamma, s.lam)
-    other_spec = common.Spec.of(other, s.gamma, s.lam)
+for other in MODEL_NAMES:
+    fitted = model if other == model_name else cached_fit(ds, other, s.gamma, s.lam)
+    other_spec = Spec.of(other, s.gamma, s.lam)
     if not other_spec.learns_beta:  # SML: from the rows, not from the cached evidence
         if not is_edited:  # a training row: SML without it, as the others see it
-            fitted = common.sml_without_row(ds, s.gamma, row)
+            fitted = sml_without_row(ds, s.gamma, row)
         P, pred = fitted.predict_proba(x[None, :]), fitted.predict(x[None, :])[0]
         by_model[other] = attributions(fitted, model_id(other, None if is_edited else row), x)
     else:
@@ -340,9 +353,9 @@ st.caption(
 sd = evidence_sd(F_train)
 table = ic.waterfall(k, ds.class_names, evidence_sd=sd)
 if ds.task == "multilabel":
-    st.subheader(f"Why π = {ic.proba[k]:.3f} for “{common.esc_md(ds.class_names[k])}”")
+    st.subheader(f"Why π = {ic.proba[k]:.3f} for “{esc_md(ds.class_names[k])}”")
 else:
-    st.subheader(f"Why “{common.esc_md(ds.class_names[k])}” gets {proba[k]:.3f}")
+    st.subheader(f"Why “{esc_md(ds.class_names[k])}” gets {proba[k]:.3f}")
     st.caption(
         f"Multi-class: each class's own model gives σ(logit) ({ic.proba[k]:.3f} for this "
         f"class); the bars and the table divide these by their sum, so they add up to 1 "
@@ -351,13 +364,13 @@ else:
     )
 if not model.coef_[k].any():  # a waterfall of m bars of +0 says nothing
     st.info(
-        f"{model_name} keeps no class for “{name_k}” at λ = {common.fmt_value(s.lam)}: every "
+        f"{model_name} keeps no class for “{name_k}” at λ = {fmt_value(s.lam)}: every "
         f"β of its logit is 0, so the logit is the intercept β₀ = {ic.logits[k]:.3f} for every "
         "row and no class's evidence moves it. Lower λ in the sidebar, or choose SBLR, to see "
         "which classes push it up or down."
     )
 else:
-    cut = common.decision_cuts(model, ds.n_classes)[k] if ds.task == "multilabel" else None
+    cut = decision_cuts(model, ds.n_classes)[k] if ds.task == "multilabel" else None
     fig = plots.waterfall(
         table, title=f"logit of {ds.class_names[k]} = {ic.logits[k]:.3f}", cut=cut
     )
@@ -366,16 +379,16 @@ else:
         "Download waterfall (HTML)",
         lambda: plots.figure_html(  # made when clicked
             fig,
-            common.context(ds, s, with_lam=spec.l1)
+            context(ds, s, with_lam=spec.l1)
             | {"model": model_name, "row": row, "class": ds.class_names[k]},
         ),
-        file_name=common.context_name(
+        file_name=context_name(
             ds, s, f"row{row}", ds.class_names[k], suffix=".html", model=model_name
         ),
         mime="text/html",
     )
 
-st.subheader(f"Which features drive the logit of “{common.esc_md(ds.class_names[k])}”")
+st.subheader(f"Which features drive the logit of “{esc_md(ds.class_names[k])}”")
 with st.expander("How are features credited?"):
     st.markdown(
         "**Integrated gradients.** Walk in a straight line from a baseline row x′ to this "
@@ -404,7 +417,7 @@ if baseline_choice == "contrast" and contrast is None:
     )
 elif contrast is not None:
     other_classes = [ds.class_names[t] for t in np.flatnonzero(Y[contrast])]
-    shown_classes = ", ".join(common.esc_md(n) for n in other_classes[:8]) or "none"
+    shown_classes = ", ".join(esc_md(n) for n in other_classes[:8]) or "none"
     if len(other_classes) > 8:
         shown_classes += f" and {len(other_classes) - 8} more"
     why = (
@@ -421,7 +434,7 @@ elif contrast is not None:
 fa = by_model[model_name]
 if not model.coef_[k].any():
     st.info(
-        f"{model_name} keeps no class for “{name_k}” at λ = {common.fmt_value(s.lam)}: its "
+        f"{model_name} keeps no class for “{name_k}” at λ = {fmt_value(s.lam)}: its "
         "logit is the intercept for every row, so no feature moves it and every credit is 0. "
         "Lower λ in the sidebar, or choose SBLR, to see features at work."
     )
@@ -469,17 +482,17 @@ for other, other_fa in by_model.items():
         for i, (name, a) in enumerate(zip(top["feature"], top["attribution"], strict=True))
     }
     cells = cells or {RANKS[0]: "none: no feature moves it"}
-    credited = "logit" if common.Spec.of(other, s.gamma).learns_beta else "evidence"
+    credited = "logit" if Spec.of(other, s.gamma).learns_beta else "evidence"
     columns[f"{other} ({credited})"] = [cells.get(rank, "") for rank in RANKS]
 st.dataframe(pd.DataFrame(columns), hide_index=True, width="stretch", key="explain_top_features")
 st.caption(
     "The three models on the same row and baseline: the features with the largest credit "
     "(signed: + raises the class's logit or evidence, − lowers it)."
 )
-st.subheader(f"Which features matter for “{common.esc_md(ds.class_names[k])}” overall")
+st.subheader(f"Which features matter for “{esc_md(ds.class_names[k])}” overall")
 if model.coef_[k].any():
     with st.spinner("Crediting the features of a sample of rows…"):
-        importance = common.class_importance(model, ds, model_name, s.gamma, s.lam, k)
+        importance = class_importance(model, ds, model_name, s.gamma, s.lam, k)
     st.plotly_chart(
         plots.feature_importance_bars(
             importance, title=f"{model_name}: which features matter for {ds.class_names[k]} overall"
@@ -500,7 +513,7 @@ else:
     )
 st.download_button(
     "Download feature credits (CSV)",
-    lambda: common.to_csv_bytes(
+    lambda: to_csv_bytes(
         fa.table().assign(
             row=row,
             edited=is_edited,
@@ -512,7 +525,7 @@ st.download_button(
         ),
         index=False,
     ),
-    file_name=common.context_name(
+    file_name=context_name(
         ds, s, f"row{row}", ds.class_names[k], "features", suffix=".csv", model=model_name
     ),
     mime="text/csv",

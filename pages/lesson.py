@@ -2,10 +2,12 @@
 
 import streamlit as st
 
-from pages import common
+from pages._shared.data import cached_sample
+from pages._shared.formatting import fmt_value
 from pages._shared.lesson import STEPS, open_step, remembered_step
+from pages._shared.state import page_context
 
-common.page_context(__file__)
+page_context(__file__)
 
 st.title("Lesson: what the planted data hides")
 st.markdown(
@@ -34,11 +36,11 @@ info = STEPS[step - 1]
 st.subheader(f"Step {step} of {n}: {info['title']}")
 st.markdown(info["text"])
 view = info["view"]
-planted = common.cached_sample("planted")
+planted = cached_sample("planted")
 settings = (
     f"planted sample, {view['model']}, γ = "
-    + ("scale" if view["gamma"] == "scale" else common.fmt_value(view["gamma"]))
-    + f", λ = {common.fmt_value(view['lam'])}, class {planted.class_names[view['k']]}"
+    + ("scale" if view["gamma"] == "scale" else fmt_value(view["gamma"]))
+    + f", λ = {fmt_value(view['lam'])}, class {planted.class_names[view['k']]}"
 )
 if st.button(f"Show me ({settings})", type="primary", key="lesson_show"):
     open_step(step)

@@ -4,11 +4,37 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from pages import common
-from sblr import decision, metrics, plots
+from pages._shared.cache import (
+    TUNE_SCHEMES,
+    Scheme,
+    cached_fit,
+    decision_cuts,
+    evaluation,
+    held_out_cuts,
+    held_out_probabilities,
+    lr_test_yardstick,
+    lr_yardstick,
+    read_like,
+    test_scores,
+    tune,
+    yardstick,
+    yardstick_predicts_nothing,
+)
+from pages._shared.data import dataset_key, show_notes
+from pages._shared.formatting import (
+    context_name,
+    esc_md,
+    fmt_gamma,
+    fmt_value,
+    safe_filename,
+    text_table,
+    to_csv_bytes,
+)
+from pages._shared.state import name_columns, page_context, set_tuned, show_view
+from sblr import DataError, decision, metrics, plots
 from sblr.tuning import PAPER_GRID
 
-ds, s, key = common.page_context(__file__)
+ds, s, key = page_context(__file__)
 #: Evaluations kept in the session's result list.
 RESULT_LIST_MAX = 50
 
@@ -61,18 +87,18 @@ if scheme == "test":
         )
         st.stop()
     try:
-        test = common.read_like(ds, ds.fingerprint, upload.getvalue(), upload.name)
-    except common.DataError as exc:
-        st.error(f"Could not use {common.esc_md(upload.name)} as a test file: {common.esc_md(exc)}")
+        test = read_like(ds, ds.fingerprint, upload.getvalue(), upload.name)
+    except DataError as exc:
+        st.error(f"Could not use {esc_md(upload.name)} as a test file: {esc_md(exc)}")
         st.stop()
     if not test.has_labels:
         st.error(
-            f"{common.esc_md(upload.name)} has none of the label columns of "
-            f"{common.esc_md(ds.name)}: "
+            f"{esc_md(upload.name)} has none of the label columns of "
+            f"{esc_md(ds.name)}: "
             "there is nothing to score. Its rows can be predicted on the Predict page."
         )
         st.stop()
-    common.show_notes(test)
+    show_notes(test)
 elif scheme == "holdout":
     test_size = right.select_slider(
         "Test share",
@@ -86,44 +112,42 @@ else:
     n_splits = right.select_slider("Folds k", [3, 5, 10], value=5, key="eval_folds")
     test_size = 0.25
 
-gamma_text = common.fmt_gamma(s.gamma)
-lam_text = f", λ = {common.fmt_value(s.lam)}" if s.spec.l1 else ""
-st.markdown(f"**{s.model}** with γ = {gamma_text}{lam_text} on **{common.esc_md(ds.name)}**")
+gamma_text = fmt_gamma(s.gamma)
+lam_text = f", λ = {fmt_value(s.lam)}" if s.spec.l1 else ""
+st.markdown(f"**{s.model}** with γ = {gamma_text}{lam_text} on **{esc_md(ds.name)}**")
 
 if test is not None:  # fitted on every row of the data in use, scored on the test file
-    fitted = common.cached_fit(ds, s.model, s.gamma, s.lam)
+    fitted = cached_fit(ds, s.model, s.gamma, s.lam)
     with st.spinner(f"Scoring {s.model} on the {test.n_samples:,} rows of the test file…"):
-        result, y_held, P_held, yard = common.test_scores(fitted, ds, test, s.model, s.gamma, s.lam)
-    cuts_held = np.broadcast_to(common.decision_cuts(fitted, P_held.shape[1]), P_held.shape)
+        result, y_held, P_held, yard = test_scores(fitted, ds, test, s.model, s.gamma, s.lam)
+    cuts_held = np.broadcast_to(decision_cuts(fitted, P_held.shape[1]), P_held.shape)
     st.caption(
-        f"Trained on all {ds.n_samples:,} rows of {common.esc_md(ds.name)}, scored on the "
-        f"{test.n_samples:,} rows of {common.esc_md(test.name)}."
+        f"Trained on all {ds.n_samples:,} rows of {esc_md(ds.name)}, scored on the "
+        f"{test.n_samples:,} rows of {esc_md(test.name)}."
     )
 else:
     bar = st.progress(0.0, text="Evaluating…")
-    split = common.Scheme(scheme, test_size, n_splits)
+    split = Scheme(scheme, test_size, n_splits)
     try:
-        result = common.evaluation(
+        result = evaluation(
             ds,
             s.spec,
             split,
             progress=lambda done, total: bar.progress(done / total, text=f"Fold {done} of {total}"),
         )
-    except common.DataError as exc:
-        st.error(common.esc_md(exc))
+    except DataError as exc:
+        st.error(esc_md(exc))
         st.stop()
     finally:
         bar.empty()
-    y_held, P_held = common.held_out_probabilities(ds, s.spec, split)
-    cuts_held = common.held_out_cuts(ds, s.spec, split)
-    yard = common.yardstick(ds, split)
+    y_held, P_held = held_out_probabilities(ds, s.spec, split)
+    cuts_held = held_out_cuts(ds, s.spec, split)
+    yard = yardstick(ds, split)
 summary = result.summary
 with st.spinner("Fitting scikit-learn's logistic regression on the same rows (the yardstick)…"):
-    lr_yard = (
-        common.lr_test_yardstick(ds, test) if test is not None else common.lr_yardstick(ds, split)
-    )
+    lr_yard = lr_test_yardstick(ds, test) if test is not None else lr_yardstick(ds, split)
 lr_summary, lr_empty = lr_yard if lr_yard is not None else (None, None)
-yard_nothing = common.yardstick_predicts_nothing(ds)
+yard_nothing = yardstick_predicts_nothing(ds)
 YARD_NAME = {  # what the trivial yardstick does, per metric
     name: (
         "majority class"
@@ -189,8 +213,8 @@ if ds.task == "multilabel":
             table = table.assign(LR=lr_summary["mean"].reindex(table.index))
         # an undefined value (a metric with no row to score) is "–", as the captions say,
         # never the "None" a NaN shows as in a table
-        st.dataframe(common.text_table(table, precision=4), width="stretch")
-        st.dataframe(common.text_table(result.per_fold, precision=4), width="stretch")
+        st.dataframe(text_table(table, precision=4), width="stretch")
+        st.dataframe(text_table(result.per_fold, precision=4), width="stretch")
 else:
     st.plotly_chart(
         plots.confusion_matrix_figure(result.confusion, ds.class_names),
@@ -198,11 +222,11 @@ else:
         width="content",  # the figure's own width: its colour bar beside the square matrix
     )
     with st.expander("Per-fold values"):
-        st.dataframe(common.text_table(result.per_fold, precision=4), width="stretch")
+        st.dataframe(text_table(result.per_fold, precision=4), width="stretch")
 st.download_button(
     "Download metrics (CSV)",
-    common.to_csv_bytes(summary),
-    file_name=common.context_name(
+    to_csv_bytes(summary),
+    file_name=context_name(
         ds,
         s,
         "metrics",
@@ -223,15 +247,15 @@ evaluation_name = {
     "kfold": f"{n_splits}-fold CV",
     "test": f"test file {test.name}" if test is not None else "test file",
 }[scheme]
-whole_model = common.cached_fit(ds, s.model, s.gamma, s.lam)
+whole_model = cached_fit(ds, s.model, s.gamma, s.lam)
 shown_first = [m for m in shown if m is not None and m in summary.index]  # the headline order
 ordered = shown_first + [m for m in summary.index if m not in shown_first]
 record = {
     "data": ds.name,
     "model": s.model,
-    "γ": common.fmt_gamma(s.gamma),
+    "γ": fmt_gamma(s.gamma),
     "γ value": float(getattr(whole_model, "gamma_", float("nan"))),  # "scale" resolved
-    "λ": common.fmt_value(s.lam) if s.spec.l1 else "–",
+    "λ": fmt_value(s.lam) if s.spec.l1 else "–",
     "evaluation": evaluation_name,
 } | {summary.loc[m, "label"]: float(summary.loc[m, "mean"]) for m in ordered}
 if ds.task == "multilabel":
@@ -242,7 +266,7 @@ if ds.task == "multilabel":
         if cuts is None
         else "π ≥ " + decision.describe(getattr(whole_model, "threshold", None), cuts)
     )
-record["_setting"] = (common.dataset_key(), s.model, s.gamma, s.lam)  # to restore it (hidden)
+record["_setting"] = (dataset_key(), s.model, s.gamma, s.lam)  # to restore it (hidden)
 results = st.session_state.setdefault("_result_list", [])
 SETTINGS = ("data", "model", "γ", "λ", "evaluation")
 if not any(all(r.get(c) == record[c] for c in SETTINGS) for r in results):
@@ -252,7 +276,7 @@ with st.expander(f"Results of this session ({len(results)})"):
     listed = pd.DataFrame(results).drop(columns="_setting", errors="ignore")
     numeric = [c for c in listed.columns if c not in SETTINGS and listed[c].dtype.kind == "f"]
     st.dataframe(
-        common.text_table(listed, formats={c: "{:.3f}" for c in numeric} | {"γ value": "{:.4g}"}),
+        text_table(listed, formats={c: "{:.3f}" for c in numeric} | {"γ value": "{:.4g}"}),
         hide_index=True,
         width="stretch",
         key="result_list",
@@ -264,7 +288,7 @@ with st.expander(f"Results of this session ({len(results)})"):
     # plain headers in the file (no arrows, no Greek): a spreadsheet's and a script's names
     plain = {label: name for name, label in metrics.METRIC_LABELS.items()}
     plain |= {"γ": "gamma", "γ value": "gamma_value", "λ": "lambda"}
-    here = common.dataset_key()
+    here = dataset_key()
     restorable = [i for i, r in enumerate(results) if r.get("_setting", (None,))[0] == here]
     if restorable:
         pick, go_back = st.columns([3, 1], vertical_alignment="bottom")
@@ -280,7 +304,7 @@ with st.expander(f"Results of this session ({len(results)})"):
         )
         if go_back.button("Restore this setting", key="result_restore"):
             _, model_r, gamma_r, lam_r = results[chosen]["_setting"]
-            common.show_view(
+            show_view(
                 "pages/model.py",
                 model=model_r,
                 gamma=gamma_r,
@@ -289,8 +313,8 @@ with st.expander(f"Results of this session ({len(results)})"):
             )
     st.download_button(
         "Download the result list (CSV)",
-        common.to_csv_bytes(listed.rename(columns=plain).astype(object).fillna("–"), index=False),
-        file_name=common.safe_filename(ds.name, "result_list", suffix=".csv"),
+        to_csv_bytes(listed.rename(columns=plain).astype(object).fillna("–"), index=False),
+        file_name=safe_filename(ds.name, "result_list", suffix=".csv"),
         mime="text/csv",
         key="result_list_download",
     )
@@ -303,8 +327,8 @@ if ds.task == "multilabel":
         "numbers at once, without refitting. Class k is predicted when πₖ ≥ threshold"
         + ("." if s.spec.learns_beta else f" ({s.model}'s scores are ranks, not probabilities).")
     )
-    whole = common.cached_fit(ds, s.model, s.gamma, s.lam)
-    model_cut = common.decision_cuts(whole, ds.n_classes)
+    whole = cached_fit(ds, s.model, s.gamma, s.lam)
+    model_cut = decision_cuts(whole, ds.n_classes)
     cut_text = decision.describe(getattr(whole, "threshold", None), model_cut)
     own = st.toggle(
         "Move the cut myself",
@@ -377,11 +401,11 @@ report = metrics.per_label_report(
     y_held, P_held, threshold=0.5 if threshold is None else threshold, class_names=ds.class_names
 )
 st.dataframe(
-    common.text_table(report, formats=dict.fromkeys(("precision", "recall", "f1"), "{:.3f}")),
+    text_table(report, formats=dict.fromkeys(("precision", "recall", "f1"), "{:.3f}")),
     width="stretch",
     hide_index=True,
     key="per_label",
-    column_config=common.name_columns("class"),
+    column_config=name_columns("class"),
 )
 truth_k = y_held[:, k] if ds.task == "multilabel" else (y_held == k)
 if not truth_k.any():
@@ -392,9 +416,9 @@ if not truth_k.any():
     )
     best = int(np.argmax(occurs))
     st.info(
-        f"No test row carries “{common.esc_md(ds.class_names[k])}”, so its precision-recall curve "
+        f"No test row carries “{esc_md(ds.class_names[k])}”, so its precision-recall curve "
         f"has nothing to show. Choose another class k in the sidebar, e.g. "
-        f"“{common.esc_md(ds.class_names[best])}” ({int(occurs[best])} of {len(truth_k)} test "
+        f"“{esc_md(ds.class_names[best])}” ({int(occurs[best])} of {len(truth_k)} test "
         "rows carry it)."
     )
 else:
@@ -413,13 +437,13 @@ else:
         key="pr_curve",
     )
     st.caption(
-        f"For the sidebar's class “{common.esc_md(ds.class_names[k])}”: {int(truth_k.sum())} of "
+        f"For the sidebar's class “{esc_md(ds.class_names[k])}”: {int(truth_k.sum())} of "
         f"{len(truth_k)} test rows carry it. An empty cell (–) in the table is undefined: a "
         "class never predicted has no precision, one that never occurs has no recall."
     )
 
 st.subheader("Tune γ and λ")
-schemes = list(common.TUNE_SCHEMES)
+schemes = list(TUNE_SCHEMES)
 if not s.spec.l1:  # one-SE picks the largest λ within one standard error: λ only
     schemes = [x for x in schemes if "one-SE" not in x]
 tune_scheme = st.radio(
@@ -461,11 +485,11 @@ st.caption(
     )
 )
 if st.button(f"Tune {s.model}", key="tune"):
-    folds = common.TUNE_SCHEMES[tune_scheme][0] or 1
+    folds = TUNE_SCHEMES[tune_scheme][0] or 1
     n_points = folds * len(PAPER_GRID) * (len(PAPER_GRID) if s.spec.l1 else 1)
     tune_bar = st.progress(0.0, text="Tuning…")
     try:
-        res = common.tune(
+        res = tune(
             ds,
             s.model,
             test_size,
@@ -476,8 +500,8 @@ if st.button(f"Tune {s.model}", key="tune"):
             all_rows=scheme == "test",
             metric=tune_metric,
         )
-    except common.DataError as exc:
-        st.error(f"Could not tune: {common.esc_md(exc)}")
+    except DataError as exc:
+        st.error(f"Could not tune: {esc_md(exc)}")
         res = None
     finally:
         tune_bar.empty()
@@ -491,7 +515,7 @@ if st.button(f"Tune {s.model}", key="tune"):
             summary.loc[first, "label"],
             float(summary.loc[first, "mean"]),
         )
-        common.set_tuned(res.best_params["gamma"], res.best_params.get("lam"))
+        set_tuned(res.best_params["gamma"], res.best_params.get("lam"))
         st.rerun()
 
 stored = st.session_state.get("tuning_result")
@@ -504,8 +528,7 @@ if stored and stored[0] == key:
             "scores are optimistic. Tune again."
         )
     chosen = ", ".join(
-        f"{'γ' if k == 'gamma' else 'λ'} = {common.fmt_value(v)}"
-        for k, v in res.best_params.items()
+        f"{'γ' if k == 'gamma' else 'λ'} = {fmt_value(v)}" for k, v in res.best_params.items()
     )
     now = ""
     before = st.session_state.get("_tuned_from")
@@ -521,7 +544,7 @@ if stored and stored[0] == key:
         f"at {chosen}; the sliders now show it.{now}"
     )
     edges = [
-        f"{'γ' if k == 'gamma' else 'λ'} = {common.fmt_value(v)} is the grid's "
+        f"{'γ' if k == 'gamma' else 'λ'} = {fmt_value(v)} is the grid's "
         + ("largest" if v == max(PAPER_GRID) else "smallest")
         for k, v in res.best_params.items()
         if v in (max(PAPER_GRID), min(PAPER_GRID))

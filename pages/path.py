@@ -4,7 +4,9 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from pages import common
+from pages._shared.cache import cached_path, training_evidence
+from pages._shared.formatting import context_name, esc_md, fmt_gamma, fmt_value
+from pages._shared.state import beta_view, name_columns, page_context
 from sblr import plots
 from sblr.interpret import (
     class_affinity,
@@ -16,10 +18,10 @@ from sblr.interpret import (
     standardized_coef,
 )
 
-ds, s, key = common.page_context(__file__)
+ds, s, key = page_context(__file__)
 k = s.k
 
-st.title(f"Regularization path of “{common.esc_md(ds.class_names[k])}”")
+st.title(f"Regularization path of “{esc_md(ds.class_names[k])}”")
 with st.expander("What am I looking at?"):
     st.markdown(
         "SparseSBLR's coefficients βₜᵏ of the sidebar's class k, fitted on all rows for each λ "
@@ -31,12 +33,12 @@ with st.expander("What am I looking at?"):
     )
     st.latex(r"\min_{\beta_0^k,\beta^k}\ \frac1n\sum_i \ell_i + \lambda\lVert\beta^k\rVert_1")
 
-standardized = common.beta_view("path")
-lams, coefs_k = common.cached_path(ds, s.gamma, [k])
+standardized = beta_view("path")
+lams, coefs_k = cached_path(ds, s.gamma, [k])
 coefs_k = coefs_k[:, 0, :]
 path_k = coefs_k
 if standardized:
-    path_k = standardized_coef(path_k, common.training_evidence(ds, s.gamma))
+    path_k = standardized_coef(path_k, training_evidence(ds, s.gamma))
 fig = plots.regularization_path(
     lams,
     path_k,
@@ -48,14 +50,14 @@ fig = plots.regularization_path(
 st.plotly_chart(fig, key="path")
 nonzero = np.count_nonzero(coefs_k, axis=1)
 entered = [
-    f"{common.esc_md(ds.class_names[t])} (λ = {common.fmt_value(lam)})"
+    f"{esc_md(ds.class_names[t])} (λ = {fmt_value(lam)})"
     for t, lam in entry_lambdas(lams, coefs_k).items()
 ]
 SHOWN_ENTERING = 8  # a caption listed all 73 entering classes on 174 labels
 more = len(entered) - SHOWN_ENTERING
 st.caption(
-    f"Non-zero coefficients: {nonzero.min()} at λ = {common.fmt_value(lams.max())} to "
-    f"{nonzero.max()} at λ = {common.fmt_value(lams.min())}. First to enter (the largest λ at "
+    f"Non-zero coefficients: {nonzero.min()} at λ = {fmt_value(lams.max())} to "
+    f"{nonzero.max()} at λ = {fmt_value(lams.min())}. First to enter (the largest λ at "
     "which each is non-zero): "
     + (", ".join(entered[:SHOWN_ENTERING]) or "none")
     + (f", and {more} more (listed below)." if more > 0 else ".")
@@ -66,14 +68,12 @@ if more > 0:
             pd.DataFrame(
                 {
                     "class": [ds.class_names[t] for t in entry_lambdas(lams, coefs_k)],
-                    "enters at λ": [
-                        common.fmt_value(v) for v in entry_lambdas(lams, coefs_k).values()
-                    ],
+                    "enters at λ": [fmt_value(v) for v in entry_lambdas(lams, coefs_k).values()],
                 }
             ),
             hide_index=True,
             width="stretch",
-            column_config=common.name_columns("class"),
+            column_config=name_columns("class"),
         )
 
 st.subheader("Where does the paper's claim hold?")
@@ -85,7 +85,7 @@ st.markdown(
     "is what the Class contributions page tests (a permutation test at the sidebar's λ). "
     "A gap means every weight is zero there."
 )
-F = common.training_evidence(ds, s.gamma)
+F = training_evidence(ds, s.gamma)
 Y = ds.label_matrix()
 sd = evidence_sd(F)
 if ds.task == "multiclass":
@@ -106,7 +106,7 @@ if st.checkbox(
     key="path_mean_rho",
     help="Computes the λ path of every class (once per γ; kept for the next visit).",
 ):
-    _, every = common.cached_path(ds, s.gamma, range(ds.n_classes))
+    _, every = cached_path(ds, s.gamma, range(ds.n_classes))
     for name, R in relations.items():
         mean = rank_agreement_path(every, R, sd=sd, average=True)
         curves[f"{name} (mean over classes)"] = mean
@@ -131,9 +131,9 @@ for name, rho in curves.items():
     best = int(np.nanargmax(rho))
     parts.append(
         f"with {name}: ρ = {here} at the sidebar's λ; highest {rho[best]:.2f} at "
-        f"λ = {common.fmt_value(lams[best])}"
+        f"λ = {fmt_value(lams[best])}"
     )
-st.caption(common.esc_md("; ".join(parts) + "."))
+st.caption(esc_md("; ".join(parts) + "."))
 st.download_button(
     "Download path (HTML)",
     lambda: plots.figure_html(  # made when clicked
@@ -141,12 +141,12 @@ st.download_button(
         {
             "data": ds.name,
             "model": "SparseSBLR",
-            "gamma": common.fmt_gamma(s.gamma),
+            "gamma": fmt_gamma(s.gamma),
             "lambda": "the slider's grid",
             "class": ds.class_names[k],
         },
     ),
-    file_name=common.context_name(
+    file_name=context_name(
         ds, s, "path", ds.class_names[k], suffix=".html", model="SparseSBLR", with_lam=False
     ),
     mime="text/html",

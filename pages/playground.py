@@ -12,12 +12,15 @@ the points as two traces, the clickable cells as one.
 import numpy as np
 import streamlit as st
 
-from pages import common
+from pages._shared.cache import Spec
+from pages._shared.data import try_upload
+from pages._shared.formatting import esc_md
+from pages._shared.state import page_context
 from sblr import playground as pg
 from sblr import plots
 from sblr.exceptions import DataError
 
-ds, s, key = common.page_context(__file__)  # the data in use (untouched here)
+ds, s, key = page_context(__file__)  # the data in use (untouched here)
 
 K_BOARD, K_UNDO, K_CLICKS, K_NOTE = "_pg_board", "_pg_undo", "_pg_clicks", "_pg_note"
 K_CLEAN = "_pg_clean"  # the board before the noise slider's flips
@@ -115,11 +118,11 @@ def _class_label(c):
 st.header("Playground", anchor=False)
 st.caption(
     "Click the plane to place points; the model refits at once. The data in use elsewhere "
-    f"({common.esc_md(ds.name)}) changes only if you send these points there."
+    f"({esc_md(ds.name)}) changes only if you send these points there."
 )
 note = st.session_state.pop(K_NOTE, None)
 if note:
-    st.warning(common.esc_md(note), icon=":material/link_off:")
+    st.warning(esc_md(note), icon=":material/link_off:")
 
 # ----------------------------------------------------------------------------- a short lesson
 OVERLAP = "C where A and B overlap"
@@ -160,7 +163,7 @@ left, right = st.columns([3, 2])
 with right:
     knobs = st.columns([3, 2])
     model_name = knobs[0].selectbox("Playground model", MODELS, key="pg_model")
-    traits = common.Spec.of(model_name, None)  # what the model is, not its name
+    traits = Spec.of(model_name, None)  # what the model is, not its name
     k_options = ["all classes"] + [pg.CLASS_NAMES[c] for c in range(board.n_classes)]
     wanted_k = st.session_state.pop("_pg_k", None)
     if wanted_k is not None and wanted_k in k_options:
@@ -444,7 +447,7 @@ with left:
 
 with right:
     if problem:
-        st.info(common.esc_md(problem))
+        st.info(esc_md(problem))
     else:
         scores = pg.board_scores(model, board)
         cols = st.columns(2)
@@ -508,9 +511,9 @@ actions = st.columns(3)
 if actions[0].button("Use these points as the data", key="pg_use", disabled=len(board) < 4):
     names = list(pg.CLASS_NAMES[: board.n_classes])
     target = names if board.multilabel else "class"
-    error = common.try_upload(pg.board_csv(board), "playground.csv", None, None, target)
+    error = try_upload(pg.board_csv(board), "playground.csv", None, None, target)
     if error:
-        st.error(common.esc_md(error))
+        st.error(esc_md(error))
     else:
         st.switch_page("pages/coefficients.py")
 actions[1].download_button(

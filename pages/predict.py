@@ -5,11 +5,21 @@ import hashlib
 
 import streamlit as st
 
-from pages import common
-from sblr import decision
+from pages._shared.cache import cached_fit, open_model_file, predictions, read_like
+from pages._shared.data import show_notes
+from pages._shared.formatting import (
+    context_name,
+    esc_md,
+    fmt_gamma,
+    fmt_value,
+    safe_filename,
+    to_csv_bytes,
+)
+from pages._shared.state import page_context
+from sblr import DataError, decision
 from sblr.modelfile import ModelFileError, SavedModel, model_bytes
 
-ds, s, key = common.page_context(__file__)
+ds, s, key = page_context(__file__)
 
 
 def _decision_text(model):
@@ -42,7 +52,7 @@ source = st.radio(
     key="predict_source",
 )
 if source == "sidebar":
-    fitted = common.cached_fit(ds, s.model, s.gamma, s.lam)
+    fitted = cached_fit(ds, s.model, s.gamma, s.lam)
     model_id, like, like_key = (ds.fingerprint, s.model, s.gamma, s.lam), ds, ds.fingerprint
     saved = SavedModel(
         fitted,
@@ -52,15 +62,15 @@ if source == "sidebar":
             "feature_names": list(ds.feature_names),
         },
     )
-    lam_text = f", λ = {common.fmt_value(s.lam)}" if s.spec.l1 else ""
+    lam_text = f", λ = {fmt_value(s.lam)}" if s.spec.l1 else ""
     st.caption(
-        f"{s.model}, γ = {common.fmt_gamma(s.gamma)}{lam_text}, fitted on the "
-        f"{ds.n_samples:,} rows of {common.esc_md(ds.name)}{_decision_text(fitted)}."
+        f"{s.model}, γ = {fmt_gamma(s.gamma)}{lam_text}, fitted on the "
+        f"{ds.n_samples:,} rows of {esc_md(ds.name)}{_decision_text(fitted)}."
     )
     st.download_button(
         "Download this model (skops file)",
         lambda: model_bytes(fitted, dataset=ds),  # written when clicked
-        file_name=common.context_name(ds, s, "model", suffix=".skops", model=s.model),
+        file_name=context_name(ds, s, "model", suffix=".skops", model=s.model),
         mime="application/octet-stream",
         key="predict_download_model",
         help="Open it again here (a model file), in Python with sblr.load_model, or with "
@@ -73,30 +83,30 @@ else:
         st.stop()
     data = up.getvalue()
     try:
-        saved = common.open_model_file(data)
+        saved = open_model_file(data)
     except ModelFileError as exc:
-        st.error(f"Could not open {common.esc_md(up.name)}: {common.esc_md(exc)}")
+        st.error(f"Could not open {esc_md(up.name)}: {esc_md(exc)}")
         st.stop()
     info = saved.info
     est = getattr(saved.estimator, "best_estimator_", saved.estimator)
     gamma = getattr(est, "gamma_", None)
-    settings = (f"γ = {common.fmt_value(gamma)}" if gamma is not None else "") + (
-        f", λ = {common.fmt_value(est.lam)}" if hasattr(est, "lam") else ""
+    settings = (f"γ = {fmt_value(gamma)}" if gamma is not None else "") + (
+        f", λ = {fmt_value(est.lam)}" if hasattr(est, "lam") else ""
     )
     trained = getattr(getattr(est, "featurizer_", None), "X_fit_", None)
     rows_text = f"{trained.shape[0]:,} rows, " if trained is not None else ""
     st.caption(
-        f"{common.esc_md(info.get('estimator'))}"
+        f"{esc_md(info.get('estimator'))}"
         + (f" ({settings})" if settings else "")
-        + f" fitted on {common.esc_md(info.get('data') or '?')} "
+        + f" fitted on {esc_md(info.get('data') or '?')} "
         f"({rows_text}{len(info.get('feature_names') or []):,} features, "
         f"{len(info.get('class_names') or []):,} classes){_decision_text(saved.estimator)}, "
-        f"written by sblr {common.esc_md(info.get('sblr_version'))}"
-        + (f" on {common.esc_md(info['saved_at'])}" if info.get("saved_at") else "")
+        f"written by sblr {esc_md(info.get('sblr_version'))}"
+        + (f" on {esc_md(info['saved_at'])}" if info.get("saved_at") else "")
         + ". The sidebar's model settings are not in use here."
     )
     for note in saved.notes:
-        st.caption(common.esc_md(note))
+        st.caption(esc_md(note))
     like = saved.encoding
     if like is None:
         st.error("This model was fitted on arrays, not on a file: it cannot read a file.")
@@ -104,7 +114,7 @@ else:
     model_id = like_key = ("model file", hashlib.sha256(data).hexdigest())
     if list(info.get("feature_names") or []) != list(ds.feature_names):
         st.warning(
-            f"This model's features are not those of the data in use ({common.esc_md(ds.name)}): "
+            f"This model's features are not those of the data in use ({esc_md(ds.name)}): "
             "files are read as the model's own training file was, and the Explain pages keep "
             "using the sidebar's model."
         )
@@ -118,14 +128,14 @@ if rows_file is None:
     st.info("Upload the rows to predict; label columns may be there or not.")
     st.stop()
 try:  # read as the model's training file was, within the dashboard's size limit
-    rows = common.read_like(like, like_key, rows_file.getvalue(), rows_file.name)
-except common.DataError as exc:
-    st.error(f"Could not read {common.esc_md(rows_file.name)}: {common.esc_md(exc)}")
+    rows = read_like(like, like_key, rows_file.getvalue(), rows_file.name)
+except DataError as exc:
+    st.error(f"Could not read {esc_md(rows_file.name)}: {esc_md(exc)}")
     st.stop()
-common.show_notes(rows)
+show_notes(rows)
 with st.spinner(f"Predicting {rows.n_samples:,} rows…"):
-    table = common.predictions(saved, model_id, rows, (like_key, rows_file.file_id))
-st.subheader(f"{rows.n_samples:,} rows of {common.esc_md(rows.name)}")
+    table = predictions(saved, model_id, rows, (like_key, rows_file.file_id))
+st.subheader(f"{rows.n_samples:,} rows of {esc_md(rows.name)}")
 st.dataframe(
     table,
     hide_index=True,
@@ -154,8 +164,8 @@ st.caption(
 )
 st.download_button(
     "Download predictions (CSV)",
-    common.to_csv_bytes(table, index=False),
-    file_name=common.safe_filename(rows.name, "predictions", suffix=".csv"),
+    to_csv_bytes(table, index=False),
+    file_name=safe_filename(rows.name, "predictions", suffix=".csv"),
     mime="text/csv",
     key="predict_download",
 )

@@ -54,7 +54,7 @@ def navigation_mode(monkeypatch):
     off for the rest of the process.  AppTest resets that switch before every
     run, so without this a ``switch_page`` would execute the page file alone,
     without app.py's sidebar.  (A real server's first request is handled by
-    ``pages.common.page_context``; the browser test covers it.)
+    ``pages._shared.state.page_context``; the browser test covers it.)
     """
     from streamlit.runtime.pages_manager import PagesManager
 

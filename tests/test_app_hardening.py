@@ -223,7 +223,7 @@ def test_data_error_in_a_page_shows_its_message(monkeypatch):
 
 # ----------------------------------------------------------------------------- uploads
 def test_upload_key_is_length_prefixed():
-    from pages.common import upload_digest
+    from pages._shared.data import upload_digest
 
     # The old key hashed data + xml: these two different uploads had the same key.
     assert upload_digest(b"ab", "f.arff", b"c", None, None) != upload_digest(

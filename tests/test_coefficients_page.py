@@ -38,7 +38,7 @@ from sblr.samples import load_sample
 pytestmark = [pytest.mark.usefixtures("navigation_mode"), pytest.mark.slow]
 
 
-#: The λ slider's grid (pages/common.LOG_GRID), every 4th point: 1e-5, 1e-4, ..., 1e2.
+#: The λ slider's grid (pages/_shared/formatting.LOG_GRID), every 4th point: 1e-5, 1e-4, ..., 1e2.
 LOG_LAMS = [-5.0, -4.0, -3.0, -2.0, -1.0, 0.0, 1.0, 2.0]
 MANY = 45  # classes of the synthetic upload
 TOP_N = 30  # classes the Coefficients page draws by default past 30

@@ -15,7 +15,7 @@ import pytest
 from apptest_helpers import assert_clean, download, goto, load_upload, start
 from streamlit.testing.v1 import AppTest
 
-from pages import common
+from pages._shared import cache
 from sblr import protocol
 from sblr.metrics import LOWER_IS_BETTER, METRIC_LABELS
 from sblr.protocol import TASK_METRICS, run_benchmark
@@ -35,7 +35,7 @@ pytestmark = [pytest.mark.usefixtures("navigation_mode"), pytest.mark.slow]
 @pytest.fixture
 def fold_calls(monkeypatch):
     """(method, fold, n_folds) of every ``protocol.run_fold`` call, from an empty cache."""
-    common.cached_compare_fold.clear()
+    cache.cached_compare_fold.clear()
     calls: list[tuple[str, int, int]] = []
     original = protocol.run_fold
 

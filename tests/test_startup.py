@@ -43,7 +43,8 @@ def loaded_after(code: str) -> set[str]:
     ("code", "absent"),
     [
         ("import sblr", HEAVY),
-        ("import pages.common", HEAVY),  # what app.py imports before its first page
+        # what app.py imports before its first page
+        ("import pages._shared.cache, pages._shared.state, pages._shared.lesson", HEAVY),
         ("import sblr.stats", ("plotly",)),  # the statistics (and the CLI's) do not draw
         ("import sblr.scaling", ("sklearn",)),  # the sidebar's "γ = scale is …" on any page
         # the library without drawing; the figure builders import plotly when they draw
@@ -90,8 +91,8 @@ def test_lazy_public_names_are_the_modules_objects():
 
 
 def test_dashboard_model_names_are_the_models():
-    """pages/common.py writes the model names out (sblr.models imports scikit-learn)."""
-    from pages import common
+    """The sidebar writes the model names out (sblr.models imports scikit-learn)."""
+    from pages._shared import state as common
     from sblr.models import MODELS
 
     assert common.MODEL_NAMES == list(MODELS)
