@@ -174,3 +174,14 @@ def test_the_noise_slider_makes_a_share_of_labels_wrong_and_gives_them_back_at_z
     after = decode_board(at.query_params["pts"])
     assert len(after) == len(board) + 1
     assert (after.labels[: len(board)] == with_label_noise(board, 0.3, seed=0).labels).all()
+
+
+@pytest.mark.parametrize(
+    ("model", "takes_lam"), [("SparseSBLR", True), ("SBLR", False), ("SML", False)]
+)
+def test_the_lambda_slider_is_live_exactly_for_the_model_that_takes_lambda(model, takes_lam):
+    """The page asks the model's traits (Spec.l1), not its name: λ is for SparseSBLR only.
+    (A trait read from a Spec made without λ once said "no L1" for SparseSBLR too, and the
+    slider went grey: found by the accessibility sweep.)"""
+    at = _open({"pts": encode_board(preset("two blobs")), "pm": model})
+    assert at.select_slider(key="pg_lam").disabled is (not takes_lam)

@@ -144,8 +144,9 @@ class Spec:
 
     @property
     def l1(self) -> bool:
-        """Has an L1 term (SparseSBLR): its fits need the compiled solver, its label says λ."""
-        return self.lam is not None
+        """Has an L1 term (SparseSBLR: the estimator takes λ): its fits need the compiled
+        solver, its label says λ. A trait of the model, whether or not λ was given."""
+        return _model_traits(self.model)[0]
 
     @property
     def learns_beta(self) -> bool:
@@ -156,7 +157,7 @@ class Spec:
     @property
     def label(self) -> str:
         """The model as the pages name it: "SparseSBLR, λ = 1e-3", "SBLR", "SML"."""
-        return self.model + (f", λ = {fmt_value(self.lam)}" if self.l1 else "")
+        return self.model + (f", λ = {fmt_value(self.lam)}" if self.lam is not None else "")
 
 
 @dataclass(frozen=True)
