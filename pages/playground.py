@@ -482,7 +482,8 @@ with right:
                 f"{coef.size} exactly 0 (white)."
             )
         if board.n_classes >= 2 and len(board):
-            t1, t2 = pg.evidence_pair(model, board, k)
+            F_board = pg.board_evidence(model, board)  # once a run: the pair and the plot
+            t1, t2 = pg.evidence_pair(model, board, k, evidence=F_board)
             others = [t for t in range(board.n_classes) if t != t1]
             t2 = st.selectbox(
                 f"Evidence space: {pg.CLASS_NAMES[t1]}'s evidence against",
@@ -496,7 +497,7 @@ with right:
                 "SML the evidence largest at its points).",
             )
             fig_space = plots.evidence_scatter(
-                pg.board_evidence(model, board),
+                F_board,
                 t1,
                 t2,
                 board.labels[:, t1],

@@ -420,14 +420,15 @@ def board_evidence(model, board: Board) -> np.ndarray:
     return _in_board_order(model, board, F)
 
 
-def evidence_pair(model, board: Board, k: int | None) -> tuple[int, int]:
+def evidence_pair(model, board: Board, k: int | None, *, evidence=None) -> tuple[int, int]:
     """The two classes whose evidence best shows class ``k``'s decision: ``k`` itself and the
     other class that moves ``k`` most.
 
     For SBLR / SparseSBLR the other class is the one with the largest ``|β[k, t]|`` (t ≠ k);
     for SML (no β) the one whose evidence is largest, on average, at ``k``'s training points;
     ties go to the first class. ``k=None`` (the multi-class map of every class) shows classes
-    0 and 1. A board of one class gives ``(k, k)``.
+    0 and 1. A board of one class gives ``(k, k)``. ``evidence``: the board's
+    :func:`board_evidence`, if the caller has it (the page draws it too).
 
     >>> board = preset("C where A and B overlap")
     >>> evidence_pair(fit_board(board, "SBLR"), board, 2)[0]
@@ -446,7 +447,7 @@ def evidence_pair(model, board: Board, k: int | None) -> tuple[int, int]:
     if hasattr(model, "coef_"):
         weight = np.abs(board_beta(model, board)[k])
     else:
-        F = board_evidence(model, board)
+        F = board_evidence(model, board) if evidence is None else np.asarray(evidence)
         rows = board.labels[:, k] & ~board.held_out
         weight = F[rows].mean(axis=0) if rows.any() else np.zeros(m)
     return k, max(others, key=lambda t: (weight[t], -t))

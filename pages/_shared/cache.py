@@ -91,7 +91,7 @@ __all__ = [
 
 
 # ----------------------------------------------------------------------------- shared figures
-@st.cache_resource(max_entries=64, show_spinner=False)
+@st.cache_resource(max_entries=16, show_spinner=False)
 def shared_figure(key: tuple, _build):
     """The figure ``_build()`` makes, built once per ``key`` in this server and shared by every
     session that asks with the same key (a class on the lesson: 30 students, one β heatmap).
@@ -99,7 +99,9 @@ def shared_figure(key: tuple, _build):
     ``key`` names everything the figure shows (``ds.fingerprint``, the model's settings, the
     display choices); ``_build`` is not hashed. The figure is shared: draw it, never change
     it (a change goes into ``_build``). Building a Plotly figure was a third of a lesson step's
-    run; ``st.plotly_chart`` still copies and serializes it for each session."""
+    run; ``st.plotly_chart`` still copies and serializes it for each session. Sixteen are kept:
+    a class shares a handful, and a β heatmap of all 174 classes is 1.6 MB as JSON, in the one
+    process that serves everyone."""
     return _build()
 
 
