@@ -535,7 +535,7 @@ if stored and stored[0] == key:
     if before and before[0] == key and before[1] in set(summary["label"]):
         row = summary.index[list(summary["label"]).index(before[1])]
         now = (
-            f" At the top of the page, {evaluation_name}: {before[1].rstrip(' ↑↓')} "
+            f" At the top of the page, {esc_md(evaluation_name)}: {before[1].rstrip(' ↑↓')} "
             f"{float(summary.loc[row, 'mean']):.3f} (before tuning {before[2]:.3f})."
         )
     st.success(

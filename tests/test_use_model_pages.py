@@ -60,6 +60,31 @@ def test_a_supplied_test_file_is_scored_like_the_library_does():
     assert "scored on the 150 rows of test" in " ".join(c.value for c in at.caption)
 
 
+def test_tuning_beside_a_test_file_names_it_as_text():
+    """The message beside Tune names the evaluation; with a supplied test file that is the
+    file's name, which a stranger chooses: it is shown as text, never as an image or a link.
+    Oracle: the message rendered by a Markdown renderer."""
+    from apptest_helpers import rendered
+
+    frame = pd.read_csv(SAMPLE_DIR / "planted.csv")
+    hostile = "[site](javascript:x)**b**.csv"
+    at = load_multilabel_upload(
+        start({"model": "SML"}), "train.csv", _csv(frame.iloc[:350]), LABELS
+    )
+    goto(at, "pages/model.py")
+    at.radio(key="eval_scheme").set_value("Supplied test file")
+    rerun(at)
+    keyed(at.get("file_uploader"), "eval_test_upload").set_value(
+        (hostile, _csv(frame.iloc[350:]), "text/csv")
+    )
+    rerun(at)
+    at.button(key="tune").click()
+    at.run()
+    (message,) = [m.value for m in at.success if "At the top of the page" in m.value]
+    shown = rendered(message)  # asserts no image, no link
+    assert "test file [site](javascript:x)**b**: " in shown, shown
+
+
 def test_a_test_file_without_labels_or_with_other_columns_says_why():
     at = goto(start({"sample": "wine"}), "pages/model.py")
     at.radio(key="eval_scheme").set_value("Supplied test file")
