@@ -7,7 +7,6 @@ every page, and is itself the home page where the data is chosen.
 
 import streamlit as st
 
-from pages._shared.cache import analysis_report
 from pages._shared.data import (
     MAX_ROWS,
     MAX_UPLOAD_MB,
@@ -27,6 +26,7 @@ from pages._shared.data import (
 )
 from pages._shared.formatting import context_name, esc_md
 from pages._shared.lesson import lesson_panel, warm_lesson
+from pages._shared.report import dashboard_report
 from pages._shared.server import compiled_solver, error_boundary, settle_garbage_collector
 from pages._shared.state import (
     apply_pending_view,
@@ -187,7 +187,7 @@ def _report(ds):
     if st.button("Prepare the report", key="report_prepare"):
         bar = st.progress(0.0, text="Preparing the report…")
         try:
-            data = analysis_report(
+            data = dashboard_report(
                 ds,
                 s,
                 progress=lambda done, total, text: bar.progress(done / total, text=text),

@@ -4,15 +4,7 @@ sparsity."""
 import pandas as pd
 import streamlit as st
 
-from pages._shared.cache import (
-    N_RESAMPLES,
-    cached_fit,
-    diagnostics,
-    shared_figure,
-    stability_with_progress,
-    stored_stability,
-    training_evidence,
-)
+from pages._shared.cache import cached_fit, diagnostics, shared_figure, training_evidence
 from pages._shared.formatting import (
     LOG_GRID,
     context,
@@ -21,6 +13,7 @@ from pages._shared.formatting import (
     fmt_value,
     to_csv_bytes,
 )
+from pages._shared.long_jobs import N_RESAMPLES, stability_with_progress, stored_stability
 from pages._shared.state import (
     beta_view,
     beta_view_choice,
@@ -62,8 +55,8 @@ with st.expander("What am I looking at?"):
     )
     st.latex(r"\tilde\beta_t^k=\beta_t^k\cdot\operatorname{sd}(\bar f_t)")
 
-sblr_model = cached_fit(ds, "SBLR", s.gamma, s.lam)
-sparse_model = cached_fit(ds, "SparseSBLR", s.gamma, s.lam)
+sblr_model = cached_fit(ds, s.spec_for("SBLR"))
+sparse_model = cached_fit(ds, s.spec_for("SparseSBLR"))
 sd = evidence_sd(training_evidence(ds, s.gamma))
 # the display choices in one closed expander, its label saying what is shown: open, they
 # filled the first screen at 1024×768 and the heatmap, the page's reason to exist, began at its

@@ -15,8 +15,8 @@ import time
 
 import streamlit as st
 
-from pages._shared.cache import compare_methods
 from pages._shared.formatting import esc_md, fmt_value, safe_filename, to_csv_bytes
+from pages._shared.long_jobs import compare_methods
 from pages._shared.state import page_context
 from sblr import DataError
 from sblr.baselines import brsvm_seconds_estimate

@@ -3,7 +3,7 @@
 import pandas as pd
 import streamlit as st
 
-from pages._shared.cache import Spec, cached_fit, diagnostics, stored_stability, training_evidence
+from pages._shared.cache import cached_fit, diagnostics, training_evidence
 from pages._shared.formatting import (
     context_name,
     esc_md,
@@ -13,6 +13,8 @@ from pages._shared.formatting import (
     fmt_value,
     to_csv_bytes,
 )
+from pages._shared.long_jobs import stored_stability
+from pages._shared.questions import Spec
 from pages._shared.state import beta_view, name_columns, page_context
 from sblr.interpret import (
     check_claim,
@@ -55,8 +57,8 @@ multiclass = ds.task == "multiclass"
 standardized = beta_view("contributions")
 with st.spinner("Fitting SBLR and SparseSBLR on all rows…"):
     models = {
-        "SBLR beta": cached_fit(ds, "SBLR", s.gamma, s.lam),
-        "SparseSBLR beta": cached_fit(ds, "SparseSBLR", s.gamma, s.lam),
+        "SBLR beta": cached_fit(ds, s.spec_for("SBLR")),
+        "SparseSBLR beta": cached_fit(ds, s.spec_for("SparseSBLR")),
     }
 F = training_evidence(ds, s.gamma)
 Y = ds.label_matrix()

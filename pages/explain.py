@@ -5,7 +5,6 @@ import pandas as pd
 import streamlit as st
 
 from pages._shared.cache import (
-    Spec,
     attribution,
     cached_fit,
     class_importance,
@@ -23,6 +22,7 @@ from pages._shared.formatting import (
     to_csv_bytes,
 )
 from pages._shared.lesson import panel_slot, panel_waterfall
+from pages._shared.questions import RowQuestion, Spec
 from pages._shared.state import MODEL_NAMES, page_context
 from sblr import plots
 from sblr.attribution import nearest_contrast
@@ -65,7 +65,7 @@ if not s.spec.learns_beta:
         f"{s.model} has no coefficients to explain; showing SparseSBLR with the sidebar's γ and λ."
     )
 
-model = cached_fit(ds, model_name, s.gamma, s.lam)
+model = cached_fit(ds, s.spec_for(model_name))
 F_train = training_evidence(ds, s.gamma)
 # in-sample predictions from the leave-one-out evidence (each row without itself)
 y_pred = model.predict_from_evidence(F_train)
@@ -177,7 +177,7 @@ def _all_alike_reason(fitted, F, k, every):
 def attributions(fitted, fitted_id, x, *, leave_out=None):
     """Integrated gradients of class k's output (logit; SML: evidence) for the row x, in a
     job slot and cached (``fitted_id`` names the model: kind, γ, λ)."""
-    return attribution(fitted, fitted_id, ds, x, baseline, k, leave_out)
+    return attribution(fitted, fitted_id, ds, RowQuestion(x, baseline, k, leave_out))
 
 
 def model_id(name, row_left_out=None):
@@ -310,7 +310,7 @@ st.subheader("The three models on this row")
 side = []
 by_model = {}  # each model's feature attributions for class k on this row
 for other in MODEL_NAMES:
-    fitted = model if other == model_name else cached_fit(ds, other, s.gamma, s.lam)
+    fitted = model if other == model_name else cached_fit(ds, s.spec_for(other))
     other_spec = Spec.of(other, s.gamma, s.lam)
     if not other_spec.learns_beta:  # SML: from the rows, not from the cached evidence
         if not is_edited:  # a training row: SML without it, as the others see it
@@ -492,7 +492,7 @@ st.caption(
 st.subheader(f"Which features matter for “{esc_md(ds.class_names[k])}” overall")
 if model.coef_[k].any():
     with st.spinner("Crediting the features of a sample of rows…"):
-        importance = class_importance(model, ds, model_name, s.gamma, s.lam, k)
+        importance = class_importance(ds, s.spec_for(model_name), k)
     st.plotly_chart(
         plots.feature_importance_bars(
             importance, title=f"{model_name}: which features matter for {ds.class_names[k]} overall"

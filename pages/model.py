@@ -5,8 +5,6 @@ import pandas as pd
 import streamlit as st
 
 from pages._shared.cache import (
-    TUNE_SCHEMES,
-    Scheme,
     cached_fit,
     decision_cuts,
     evaluation,
@@ -16,7 +14,6 @@ from pages._shared.cache import (
     lr_yardstick,
     read_like,
     test_scores,
-    tune,
     yardstick,
     yardstick_predicts_nothing,
 )
@@ -30,6 +27,8 @@ from pages._shared.formatting import (
     text_table,
     to_csv_bytes,
 )
+from pages._shared.long_jobs import TUNE_SCHEMES, tune
+from pages._shared.questions import Scheme, Search
 from pages._shared.state import name_columns, page_context, set_tuned, show_view
 from sblr import DataError, decision, metrics, plots
 from sblr.tuning import PAPER_GRID
@@ -117,9 +116,9 @@ lam_text = f", λ = {fmt_value(s.lam)}" if s.spec.l1 else ""
 st.markdown(f"**{s.model}** with γ = {gamma_text}{lam_text} on **{esc_md(ds.name)}**")
 
 if test is not None:  # fitted on every row of the data in use, scored on the test file
-    fitted = cached_fit(ds, s.model, s.gamma, s.lam)
+    fitted = cached_fit(ds, s.spec)
     with st.spinner(f"Scoring {s.model} on the {test.n_samples:,} rows of the test file…"):
-        result, y_held, P_held, yard = test_scores(fitted, ds, test, s.model, s.gamma, s.lam)
+        result, y_held, P_held, yard = test_scores(ds, s.spec, test)
     cuts_held = np.broadcast_to(decision_cuts(fitted, P_held.shape[1]), P_held.shape)
     st.caption(
         f"Trained on all {ds.n_samples:,} rows of {esc_md(ds.name)}, scored on the "
@@ -247,7 +246,7 @@ evaluation_name = {
     "kfold": f"{n_splits}-fold CV",
     "test": f"test file {test.name}" if test is not None else "test file",
 }[scheme]
-whole_model = cached_fit(ds, s.model, s.gamma, s.lam)
+whole_model = cached_fit(ds, s.spec)
 shown_first = [m for m in shown if m is not None and m in summary.index]  # the headline order
 ordered = shown_first + [m for m in summary.index if m not in shown_first]
 record = {
@@ -327,7 +326,7 @@ if ds.task == "multilabel":
         "numbers at once, without refitting. Class k is predicted when πₖ ≥ threshold"
         + ("." if s.spec.learns_beta else f" ({s.model}'s scores are ranks, not probabilities).")
     )
-    whole = cached_fit(ds, s.model, s.gamma, s.lam)
+    whole = cached_fit(ds, s.spec)
     model_cut = decision_cuts(whole, ds.n_classes)
     cut_text = decision.describe(getattr(whole, "threshold", None), model_cut)
     own = st.toggle(
@@ -489,16 +488,14 @@ if st.button(f"Tune {s.model}", key="tune"):
     n_points = folds * len(PAPER_GRID) * (len(PAPER_GRID) if s.spec.l1 else 1)
     tune_bar = st.progress(0.0, text="Tuning…")
     try:
+        rows = Scheme("all") if scheme == "test" else Scheme("holdout", test_size)
         res = tune(
             ds,
             s.model,
-            test_size,
+            Search(rows, tune_scheme, tune_metric),
             lambda done, total: tune_bar.progress(
                 done / total, text=f"Grid point {done} of {n_points}"
             ),
-            tune_scheme,
-            all_rows=scheme == "test",
-            metric=tune_metric,
         )
     except DataError as exc:
         st.error(f"Could not tune: {esc_md(exc)}")

@@ -12,9 +12,9 @@ the points as two traces, the clickable cells as one.
 import numpy as np
 import streamlit as st
 
-from pages._shared.cache import Spec
 from pages._shared.data import try_upload
 from pages._shared.formatting import esc_md
+from pages._shared.questions import Spec
 from pages._shared.state import page_context
 from sblr import playground as pg
 from sblr import plots

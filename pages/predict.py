@@ -52,7 +52,7 @@ source = st.radio(
     key="predict_source",
 )
 if source == "sidebar":
-    fitted = cached_fit(ds, s.model, s.gamma, s.lam)
+    fitted = cached_fit(ds, s.spec)
     model_id, like, like_key = (ds.fingerprint, s.model, s.gamma, s.lam), ds, ds.fingerprint
     saved = SavedModel(
         fitted,

@@ -927,7 +927,7 @@ def test_every_page_has_no_serious_accessibility_violation(server_url, browser):
 def test_a_downloaded_report_opens_offline_and_draws_its_figures(browser, tmp_path):
     """plotly.js is inlined compressed and unpacked by the browser: the file opened from
     disk, with the network cut, draws every figure."""
-    from pages._shared.report import analysis_report
+    from pages._shared.report import Analysis, analysis_report
     from sblr import SBLRClassifier, SparseSBLRClassifier
     from sblr.evaluation import evaluate
     from sblr.samples import load_sample
@@ -937,12 +937,14 @@ def test_a_downloaded_report_opens_offline_and_draws_its_figures(browser, tmp_pa
     page = analysis_report(
         ds,
         3,
-        sblr_model=SBLRClassifier().fit(ds.X, ds.y),
-        sparse_model=sparse,
-        evidence=sparse.featurizer_.training_evidence(),
-        evaluation=evaluate(SparseSBLRClassifier(lam=1e-3), ds.X, ds.y),
-        model="SparseSBLR",
-        context={"data": ds.name},
+        Analysis(
+            sblr_model=SBLRClassifier().fit(ds.X, ds.y),
+            sparse_model=sparse,
+            evidence=sparse.featurizer_.training_evidence(),
+            evaluation=evaluate(SparseSBLRClassifier(lam=1e-3), ds.X, ds.y),
+            model="SparseSBLR",
+            context={"data": ds.name},
+        ),
     )
     path = tmp_path / "report.html"
     path.write_text(page, encoding="utf-8")

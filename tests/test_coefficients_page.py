@@ -400,10 +400,10 @@ def test_explain_hover_shows_standardized_beta(oracles):
 # ----------------------------------------------------------------------------- stability
 def test_stability_view_matches_the_library_bootstrap():
     """Oracle: sblr.stability.bootstrap_coefficients on a SparseSBLR fitted here."""
-    from pages._shared import cache
+    from pages._shared import long_jobs
     from sblr.stability import bootstrap_coefficients
 
-    cache._stabilities.clear()  # computed by nobody yet (results are shared by all sessions)
+    long_jobs._stabilities.clear()  # computed by nobody yet (results are shared by all sessions)
     ds = load_sample("planted")
     at = goto(start({"gamma": "1", "lam": "0.0003162", "k": "3"}), "pages/coefficients.py")
     assert not [c for c in at.get("plotly_chart") if c.proto.id.endswith("-selection_frequency")]
@@ -529,9 +529,9 @@ def test_a_stability_one_student_computed_is_every_students(monkeypatch):
     import threading
 
     import sblr.stability
-    from pages._shared import cache
+    from pages._shared import long_jobs
 
-    cache._stabilities.clear()
+    long_jobs._stabilities.clear()
     calls, original = [], sblr.stability.bootstrap_coefficients
 
     def counted(*args, **kwargs):
@@ -550,7 +550,7 @@ def test_a_stability_one_student_computed_is_every_students(monkeypatch):
     ds = load_sample("planted")
     results = []
     threads = [
-        threading.Thread(target=lambda: results.append(cache.stability(ds, 1.0, 1e-2)))
+        threading.Thread(target=lambda: results.append(long_jobs.stability(ds, 1.0, 1e-2)))
         for _ in range(2)
     ]
     for t in threads:

@@ -15,7 +15,7 @@ import pytest
 from apptest_helpers import assert_clean, download, goto, load_upload, start
 from streamlit.testing.v1 import AppTest
 
-from pages._shared import cache
+from pages._shared import long_jobs
 from sblr import protocol
 from sblr.metrics import LOWER_IS_BETTER, METRIC_LABELS
 from sblr.protocol import TASK_METRICS, run_benchmark
@@ -35,7 +35,7 @@ pytestmark = [pytest.mark.usefixtures("navigation_mode"), pytest.mark.slow]
 @pytest.fixture
 def fold_calls(monkeypatch):
     """(method, fold, n_folds) of every ``protocol.run_fold`` call, from an empty cache."""
-    cache.cached_compare_fold.clear()
+    long_jobs.cached_compare_fold.clear()
     calls: list[tuple[str, int, int]] = []
     original = protocol.run_fold
 
@@ -396,8 +396,8 @@ def test_with_a_dask_scheduler_the_folds_run_on_the_cluster_and_give_the_local_r
         from pages._shared import cache
 
         monkeypatch.setattr(cache, "CLUSTER_EVIDENCE_ROWS", 0)
-        cache._cached_evidence.clear()
-        cache._evidences.clear()
+        cache._evidence.clear()
+        cache._stores.clear()
         import sblr.evaluation
 
         local_evidence = []
@@ -407,7 +407,7 @@ def test_with_a_dask_scheduler_the_folds_run_on_the_cluster_and_give_the_local_r
             "fold_evidence",
             lambda *a, **k: local_evidence.append(1) or fold_evidence(*a, **k),
         )
-        featurizer, F_remote = cache._cached_evidence(ds, 1.0)
+        featurizer, F_remote = cache._evidence(ds, 1.0)
         assert not local_evidence  # computed by the worker
         ref = SparseSBLRClassifier(gamma=1.0).fit(ds.X, ds.y).featurizer_.training_evidence()
         np.testing.assert_allclose(F_remote, ref, rtol=1e-12)

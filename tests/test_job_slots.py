@@ -226,8 +226,8 @@ def test_a_stored_fit_whose_evidence_was_evicted_waits_for_a_worker_instead_of_f
     from pages._shared import cache, server
 
     at = goto(start(), "pages/coefficients.py")
-    cache._cached_evidence.clear()
-    cache._evidences.clear()  # the evidence left both of its stores
+    cache._evidence.clear()
+    cache._stores.clear()  # the evidence left both of its stores
     slots = FairSlots(server.MAX_JOBS, server.PER_USER)
     monkeypatch.setattr(server, "job_slots", lambda: slots)
     others = [f"other-{i}" for i in range(server.MAX_JOBS)]
@@ -253,28 +253,92 @@ def test_the_evidence_store_is_bounded_in_bytes_not_only_in_items():
     again, while everyone waited). Oracle: the arrays' own sizes."""
     import numpy as np
 
-    from pages._shared.cache import _nbytes, _Store
+    from pages._shared.stores import Store, nbytes
 
     class Featurizer:  # a fitted featurizer holds its training data
         def __init__(self, n):
             self.X_fit_ = np.zeros((n, 16))
 
     item = (Featurizer(1024), np.zeros((1024, 8)))  # 128 KiB + 64 KiB
-    assert _nbytes(item) == 1024 * 16 * 8 + 1024 * 8 * 8
-    store = _Store(100, max_bytes=5 * _nbytes(item))
+    assert nbytes(item) == 1024 * 16 * 8 + 1024 * 8 * 8
+    store = Store(100, max_bytes=5 * nbytes(item))
     for i in range(30):
         store.put(i, item)
     assert [i for i in range(30) if store.get(i) is not None] == [25, 26, 27, 28, 29]
     for _ in range(3):  # the same key again replaces its bytes, it does not add them
         store.put(29, item)
     assert [i for i in range(30) if store.get(i) is not None] == [25, 26, 27, 28, 29]
-    small = _Store(3)  # only a count: as before
+    small = Store(3)  # only a count: as before
     for i in range(30):
         small.put(i, item)
     assert [i for i in range(30) if small.get(i) is not None] == [27, 28, 29]
-    huge = _Store(100, max_bytes=10)  # the newest item is kept, however large
+    huge = Store(100, max_bytes=10)  # the newest item is kept, however large
     huge.put("a", item)
     assert huge.get("a") is item
+
+
+def test_a_store_makes_a_missing_item_once_for_callers_asking_together():
+    """Store.get_or_make: two sessions asking for the same missing item at once compute it
+    once (the second waits for the first); a failed make lets the next caller try. Oracle:
+    the makes counted."""
+    from pages._shared.stores import Store
+
+    store, made, started = Store(4), [], threading.Event()
+    release = threading.Event()
+
+    def slow_make():
+        made.append(1)
+        started.set()
+        release.wait(5)
+        return "value"
+
+    results = []
+    first = threading.Thread(target=lambda: results.append(store.get_or_make("k", slow_make)))
+    first.start()
+    started.wait(5)
+    second = threading.Thread(target=lambda: results.append(store.get_or_make("k", slow_make)))
+    second.start()
+    time.sleep(0.05)  # the second caller is waiting, not making
+    assert len(made) == 1
+    release.set()
+    first.join(5)
+    second.join(5)
+    assert results == ["value", "value"] and len(made) == 1
+
+    def fails():
+        raise RuntimeError("no")
+
+    with pytest.raises(RuntimeError):
+        store.get_or_make("bad", fails)
+    assert store.get_or_make("bad", lambda: 3) == 3
+
+
+def test_heavy_caches_its_answer_and_holds_a_job_slot_only_to_compute_it(monkeypatch):
+    """The compute layer's one policy (cache.heavy): a miss runs in a job slot, a hit takes
+    none and computes nothing, a busy server makes a miss wait its turn instead of failing,
+    an argument named with a leading underscore is not part of the key. Oracles: the
+    slots' own count seen from inside the function, the calls counted."""
+    from pages._shared import cache, server
+
+    slots = FairSlots(1, 1)
+    monkeypatch.setattr(server, "job_slots", lambda: slots)
+    monkeypatch.setattr(server, "current_user", lambda: "student")
+    calls = []
+
+    @cache.heavy(keep=4)
+    def answer(question, _unhashed):
+        calls.append((question, slots.idle()))
+        return question * 2
+
+    answer.clear()
+    assert answer(3, object()) == 6
+    assert calls == [(3, False)]  # computed while holding the slot
+    assert slots.idle()  # and gave it back
+    assert answer(3, object()) == 6 and len(calls) == 1  # a hit: nothing computed
+    assert slots.acquire(blocking=False, user="other")  # the server is busy ...
+    threading.Timer(0.2, lambda: slots.release(user="other")).start()
+    assert answer(4, None) == 8  # ... so the miss waited for the slot, then computed
+    assert calls[-1] == (4, False) and slots.idle()
 
 
 def test_the_caches_know_a_data_set_by_its_content_not_by_a_key_beside_it(monkeypatch):
@@ -288,6 +352,7 @@ def test_the_caches_know_a_data_set_by_its_content_not_by_a_key_beside_it(monkey
     import numpy as np
 
     from pages._shared import cache
+    from pages._shared.questions import Spec
     from sblr import SparseSBLRClassifier, plots
     from sblr.samples import load_sample
 
@@ -296,9 +361,9 @@ def test_the_caches_know_a_data_set_by_its_content_not_by_a_key_beside_it(monkey
     X = ds.X.copy()
     X[0, 0] += 0.5
     other = dataclasses.replace(ds, X=X)
-    fit = cache.cached_fit(ds, "SparseSBLR", 1.0, 1e-3)
-    assert cache.cached_fit(same, "SparseSBLR", 1.0, 1e-3) is fit
-    changed = cache.cached_fit(other, "SparseSBLR", 1.0, 1e-3)
+    fit = cache.cached_fit(ds, Spec.of("SparseSBLR", 1.0, 1e-3))
+    assert cache.cached_fit(same, Spec.of("SparseSBLR", 1.0, 1e-3)) is fit
+    changed = cache.cached_fit(other, Spec.of("SparseSBLR", 1.0, 1e-3))
     oracle = SparseSBLRClassifier(gamma=1.0, lam=1e-3).fit(X, ds.y)
     np.testing.assert_allclose(changed.coef_, oracle.coef_, atol=1e-6)
     assert not np.allclose(changed.coef_, fit.coef_)
@@ -306,7 +371,7 @@ def test_the_caches_know_a_data_set_by_its_content_not_by_a_key_beside_it(monkey
     computed = []
     pca = plots.pca_coordinates
     monkeypatch.setattr(plots, "pca_coordinates", lambda X: computed.append(1) or pca(X))
-    cache._cached_pca.clear()
+    cache.pca_coordinates.clear()
     cache.pca_coordinates(ds)
     cache.pca_coordinates(same)
     assert len(computed) == 1  # the same content: the cached PCA
@@ -320,7 +385,7 @@ def test_a_cancel_stops_a_compare_fold_inside_its_grid_search_and_frees_the_slot
     rerun requested after the first grid point ends the fold there (nothing cached) and its
     job slot goes back at once. Oracle: the grid points reached, counted by the check, and the
     slots' own count."""
-    from pages._shared import cache, server
+    from pages._shared import long_jobs, server
     from sblr import load_dataset
 
     slots = FairSlots(1, 1)
@@ -337,9 +402,9 @@ def test_a_cancel_stops_a_compare_fold_inside_its_grid_search_and_frees_the_slot
     ds = load_dataset("sample_data/wine.csv", target="class")
     grid = (("C", (1.0, 0.1)), ("gamma", (1.0, 0.1, 0.01)))  # 6 grid points
     with pytest.raises(_Rerun):
-        cache.cached_compare_fold(ds, "br_svm", 0, 3, grid)
+        long_jobs.cached_compare_fold(ds, "br_svm", 0, 3, grid)
     assert checks == [False, False]  # the slot was held at each check ...
     assert slots.idle()  # ... and is free now, after 2 of the fold's 7 checkpoints
     monkeypatch.setattr(server, "get_run_yield_check", lambda: None)  # no run: no checkpoint
-    res = cache.cached_compare_fold(ds, "br_svm", 0, 3, grid)
+    res = long_jobs.cached_compare_fold(ds, "br_svm", 0, 3, grid)
     assert res.params and slots.idle()

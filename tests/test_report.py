@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pages._shared.report import analysis_report, html_report
+from pages._shared.report import Analysis, analysis_report, html_report
 from sblr import DataError
 from sblr.evaluation import evaluate
 from sblr.models import SBLRClassifier, SparseSBLRClassifier
@@ -29,12 +29,14 @@ def analysis(name, k, *, class_names=None):
     page = analysis_report(
         ds,
         k,
-        sblr_model=sblr_model,
-        sparse_model=sparse,
-        evidence=F,
-        evaluation=result,
-        model="SparseSBLR",
-        context={"data": ds.name, "evaluation": "25% hold-out split"},
+        Analysis(
+            sblr_model=sblr_model,
+            sparse_model=sparse,
+            evidence=F,
+            evaluation=result,
+            model="SparseSBLR",
+            context={"data": ds.name, "evaluation": "25% hold-out split"},
+        ),
     )
     return page, ds, sblr_model, sparse, F, result
 

@@ -786,13 +786,14 @@ def test_the_lesson_is_warmed_before_the_class_arrives():
     import logging
 
     from pages._shared import cache, lesson
+    from pages._shared.questions import Spec
 
     st_clear = __import__("streamlit").cache_resource.clear
     st_clear()
     ds = lesson._planted()
     views = lesson.lesson_views()
     assert ("SML", "scale", 1e-3) in views and len(views) == 5
-    stored = lambda m, g, lam: cache._fits().get((ds.fingerprint, cache.Spec.of(m, g, lam)))  # noqa: E731
+    stored = lambda m, g, lam: cache._stores()["fits"].get((ds.fingerprint, Spec.of(m, g, lam)))  # noqa: E731
     assert stored("SparseSBLR", 1.0, views[-1][2]) is None
     lesson._warm(logging.getLogger("test"))
     for _model, gamma, lam in views:  # as the sidebar passes γ: "scale" or a value

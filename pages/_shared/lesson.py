@@ -16,9 +16,6 @@ import numpy as np
 import streamlit as st
 
 from pages._shared.cache import (
-    HOLDOUT,
-    N_RESAMPLES,
-    Spec,
     cached_fit,
     decision_cuts,
     evaluation,
@@ -26,13 +23,13 @@ from pages._shared.cache import (
     held_out_probabilities,
     lr_yardstick,
     shared_figure,
-    stability_with_progress,
-    stored_stability,
     training_evidence,
     yardstick,
 )
 from pages._shared.data import cached_sample, dataset_key
 from pages._shared.formatting import esc_md, fmt_value, grid_value, nearest_point, text_table
+from pages._shared.long_jobs import N_RESAMPLES, stability_with_progress, stored_stability
+from pages._shared.questions import HOLDOUT, Spec
 from pages._shared.state import K_LOG_LAM, LOG_GRID, log_label, show_view
 
 __all__ = [
@@ -298,7 +295,7 @@ def _heatmap(s, model_name):
     from sblr.interpret import evidence_sd, standardized_coef
 
     ds = _planted()
-    model = cached_fit(ds, model_name, s.gamma, s.lam)
+    model = cached_fit(ds, s.spec_for(model_name))
     sd = evidence_sd(training_evidence(ds, s.gamma))
     name = model_name + (f", λ = {fmt_value(s.lam)}" if model_name == "SparseSBLR" else "")
 
@@ -416,7 +413,6 @@ def _warm(log):
     own view never queues behind it."""
     import time
 
-    from pages._shared.cache import _stored_fit
     from pages._shared.server import compiled_solver, job_slots
 
     compiled_solver().join()  # SparseSBLR's solver first (compiled or loaded)
@@ -426,7 +422,9 @@ def _warm(log):
     for model, g, lam in lesson_views():  # γ as the pages ask for it ("scale" or a value)
         pieces.append(("evidence", lambda g=g: training_evidence(ds, g)))
         for name in ("SML", "SBLR", "SparseSBLR"):  # every page shows the three
-            pieces.append((name, lambda n=name, g=g, lam=lam: _stored_fit(ds, n, g, lam)))
+            pieces.append(
+                (name, lambda n=name, g=g, lam=lam: cached_fit(ds, Spec.of(n, g, lam), quiet=True))
+            )
         if model == "SML":  # step 2: Model & metrics on the hold-out rows, as it opens
             sml = Spec.of("SML", g, lam)
             pieces += [

@@ -26,15 +26,18 @@ from __future__ import annotations
 
 import html
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime, timezone
 
+import numpy as np
 import pandas as pd
 
+from sblr.decision import describe
 from sblr.display import fmt_value
 from sblr.exceptions import DataError
 from sblr.plots.export import figure_div, plotly_script
 
-__all__ = ["analysis_report", "html_report"]
+__all__ = ["Analysis", "analysis_report", "dashboard_report", "html_report"]
 
 _STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1200px; color: #222; }
@@ -114,32 +117,14 @@ REPORT_MAX_CLASSES = 30
 HEADLINE = ("micro_f1", "macro_f1", "hamming_loss", "average_precision", "ranking_loss")
 
 
-def analysis_report(
-    dataset,
-    k,
-    *,
-    sblr_model,
-    sparse_model,
-    evidence,
-    evaluation,
-    model,
-    context,
-    yardsticks=None,
-    no_label=None,
-) -> str:
-    """The report of an analysis of ``dataset`` as one standalone HTML document.
+@dataclass(frozen=True)
+class Analysis:
+    """What a report says of a data set: the fitted models, their evidence and evaluation.
 
-    Sections: the metrics of ``model`` on held-out rows, SBLR's and SparseSBLR's standardized
-    coefficients β̃ side by side (with co-occurrence), and the Class contributions table of
-    class ``k`` with the paper's claim ("larger dependency, larger |β̃|") tested on it.
-
-    Parameters
+    Attributes
     ----------
-    dataset : sblr.io.Dataset
-    k : int
-        The class whose contributions are reported.
     sblr_model, sparse_model : fitted SBLRClassifier and SparseSBLRClassifier
-        Both fitted on every row of ``dataset``, on ``evidence``.
+        Both fitted on every row of the data set, on ``evidence``.
     evidence : ndarray of shape (n_samples, n_classes)
         The leave-one-out evidence the models were fitted on.
     evaluation : sblr.evaluation.EvaluationResult
@@ -155,6 +140,32 @@ def analysis_report(
         each beside the model's value.
     no_label : str, optional
         The rows the model gives no label ("21 of 125; truth 9; LR 29"), a row of the table.
+    """
+
+    sblr_model: object
+    sparse_model: object
+    evidence: object
+    evaluation: object
+    model: str
+    context: Mapping[str, object]
+    yardsticks: Mapping[str, object] | None = None
+    no_label: str | None = None
+
+
+def analysis_report(dataset, k, analysis: Analysis) -> str:
+    """The report of an analysis of ``dataset`` as one standalone HTML document.
+
+    Sections: the metrics of ``model`` on held-out rows, SBLR's and SparseSBLR's standardized
+    coefficients β̃ side by side (with co-occurrence), and the Class contributions table of
+    class ``k`` with the paper's claim ("larger dependency, larger |β̃|") tested on it.
+
+    Parameters
+    ----------
+    dataset : sblr.io.Dataset
+    k : int
+        The class whose contributions are reported.
+    analysis : Analysis
+        The models, evidence and evaluation to report.
 
     Returns
     -------
@@ -171,6 +182,10 @@ def analysis_report(
         top_classes,
     )
 
+    a = analysis
+    sblr_model, sparse_model, evidence, evaluation = (
+        a.sblr_model, a.sparse_model, a.evidence, a.evaluation,
+    )  # fmt: skip
     Y = dataset.label_matrix()
     names = dataset.class_names
     sparse_name = f"SparseSBLR, λ = {fmt_value(sparse_model.lam)}"
@@ -222,13 +237,13 @@ def analysis_report(
     metrics = pd.DataFrame(
         {"metric": summary.loc[order, "label"], value: summary.loc[order, "mean"]}
     )
-    for name, other in (yardsticks or {}).items():
+    for name, other in (a.yardsticks or {}).items():
         metrics[name] = other["mean"].reindex(order).to_numpy()
     # the dashboard's format: three decimals, "–" where undefined
     for column in metrics.columns[1:]:
         metrics[column] = ["–" if pd.isna(v) else f"{v:.3f}" for v in metrics[column]]
-    if no_label is not None:
-        row = {"metric": "Rows with no label", value: str(no_label)}
+    if a.no_label is not None:
+        row = {"metric": "Rows with no label", value: str(a.no_label)}
         metrics = pd.concat([metrics.iloc[:2], pd.DataFrame([row]), metrics.iloc[2:]])
         metrics = metrics.fillna("–")
     readable = {
@@ -241,13 +256,13 @@ def analysis_report(
     return html_report(
         f"sblr analysis of {dataset.name}",
         {
-            **context,
+            **a.context,
             "class k": names[k],
             "rows × features": f"{dataset.n_samples} × {dataset.n_features}",
             "classes": dataset.n_classes,
         },
         [
-            (f"Metrics of {model} on held-out rows", metrics.reset_index(drop=True)),
+            (f"Metrics of {a.model} on held-out rows", metrics.reset_index(drop=True)),
             ("Standardized coefficients β̃ (both models, fitted on all rows)", fig),
             *(
                 [
@@ -271,3 +286,78 @@ def analysis_report(
             ("The paper's claim, tested for this class", claims),
         ],
     )
+
+
+# --------------------------------------------------------------------------- the dashboard's report
+def _decision_context(fitted):
+    """The report's line on how the model decides (its fitted cut), for multi-label data."""
+
+    cuts = getattr(fitted, "threshold_", None)
+    if cuts is None:
+        own = getattr(fitted, "multilabel_", False)
+        return {"decision": "top ξ(x) classes (SML's own rule)"} if own else {}
+    return {"decision": "π ≥ " + describe(getattr(fitted, "threshold", None), cuts)}
+
+
+def dashboard_report(ds, s, progress=None) -> bytes:
+    """The report of the sidebar's settings as HTML bytes (:func:`analysis_report`), from
+    the cached work: metrics on a 25% hold-out split, both models' β̃ fitted on all rows, and
+    the Class contributions of the sidebar's class. ``progress(done, total, text)``."""
+    # lazy: the rest of this module writes reports without Streamlit (scripts, tests)
+    from pages._shared.cache import (
+        cached_fit,
+        evaluation,
+        held_out_cuts,
+        held_out_probabilities,
+        lr_yardstick,
+        training_evidence,
+        yardstick,
+    )
+    from pages._shared.formatting import context
+    from pages._shared.questions import HOLDOUT
+    from pages._shared.server import wait_for_compiled_solver
+
+    wait_for_compiled_solver()  # both models are fitted
+
+    def step(i, text):
+        if progress:
+            progress(i, 3, text)
+
+    step(0, "Evaluating on a 25% hold-out split…")
+    result = evaluation(ds, s.spec, HOLDOUT)
+    yardsticks, no_label = {}, None
+    lr = lr_yardstick(ds, HOLDOUT)
+    if lr is not None:
+        yardsticks["LR (scikit-learn)"] = lr[0]
+    yardsticks["ignores the features"] = yardstick(ds, HOLDOUT)
+    if ds.task == "multilabel":
+        from sblr.metrics import decision_counts  # lazy: scikit-learn, ~1 s
+
+        y, P = held_out_probabilities(ds, s.spec, HOLDOUT)
+        cuts = held_out_cuts(ds, s.spec, HOLDOUT)
+        counts = decision_counts(y, P, cuts)
+        truth = int((np.asarray(y).sum(axis=1) == 0).sum())
+        no_label = f"{counts['empty_rows']:,} of {counts['rows']:,}; truth {truth:,}" + (
+            f"; LR {lr[1]:,}" if lr is not None else ""
+        )
+    step(1, "Fitting SBLR and SparseSBLR on all rows…")
+    sblr_model = cached_fit(ds, s.spec_for("SBLR"))
+    sparse = cached_fit(ds, s.spec_for("SparseSBLR"))
+    F = training_evidence(ds, s.gamma)
+    step(2, "Drawing β and the class contributions…")
+    analysis = Analysis(
+        sblr_model=sblr_model,
+        sparse_model=sparse,
+        evidence=F,
+        evaluation=result,
+        model=s.model,
+        yardsticks=yardsticks,
+        no_label=no_label,
+        context={
+            **context(ds, s, with_lam=True),
+            "evaluation": "25% hold-out split (stratified when possible), seed 0",
+            **_decision_context(cached_fit(ds, s.spec)),
+        },
+    )
+    step(3, "Done")
+    return analysis_report(ds, s.k, analysis).encode()

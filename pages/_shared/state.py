@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import streamlit as st
 
-from pages._shared.cache import Spec, scale_gamma
+from pages._shared.cache import scale_gamma
 from pages._shared.data import current_dataset, dataset_key, open_shared, use_sample
 from pages._shared.formatting import (
     LOG_GRID,
@@ -24,6 +24,7 @@ from pages._shared.formatting import (
     log_label,
     nearest_point,
 )
+from pages._shared.questions import Spec
 from sblr._approx import AUTO_APPROX_ROWS, resolve_approx
 from sblr.exceptions import DataError
 from sblr.samples import DEFAULT_SAMPLE, SAMPLES
@@ -146,6 +147,11 @@ class Settings:
         """What the pages ask of a model (its traits: ``l1``, ``learns_beta``, ``label``),
         never its name."""
         return Spec.of(self.model, self.gamma, self.lam)
+
+    def spec_for(self, model: str) -> Spec:
+        """Another model at the sidebar's γ and λ (λ only if it takes one): what a page that
+        shows the three models side by side asks for."""
+        return Spec.of(model, self.gamma, self.lam)
 
 
 #: A link's value this far (in decades) from the slider's nearest point is noted as moved;

@@ -1,0 +1,229 @@
+"""The dashboard's long jobs: Tune's grid search, the bootstrap stability of β and Compare's
+cross-validated folds, each seconds to minutes.
+
+They run on the Dask cluster when one is configured (``cache._runs_on_cluster`` decides),
+else here in a job slot that is also counted against the user's network address
+(:func:`~pages._shared.server.job_slot` with ``long=True``), reporting progress step by step
+and letting whoever waits for a slot go first at each step. Their results are shared by every
+session: a stability result in a :class:`~pages._shared.stores.Store` (computed once when a
+class asks together), Compare's folds in the compute layer's cache (:func:`cached_compare_fold`,
+stopped at its next grid point by a Cancel).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+import streamlit as st
+
+from pages._shared import cluster
+from pages._shared.cache import _runs_on_cluster, cached_fit, heavy, training_evidence
+from pages._shared.questions import HASH_FUNCS, Spec
+from pages._shared.server import (
+    job_slot,
+    stop_if_rerun_requested,
+    take_turn,
+    wait_for_compiled_solver,
+)
+from pages._shared.stores import Store
+
+__all__ = [
+    "N_RESAMPLES",
+    "TUNE_SCHEMES",
+    "cached_compare_fold",
+    "compare_methods",
+    "stability",
+    "stability_with_progress",
+    "stored_stability",
+    "tune",
+]
+
+#: Bootstrap resamples of the stability view.
+N_RESAMPLES = 50
+
+
+@st.cache_resource
+def _stabilities() -> Store:
+    # the bootstrap is seeded: the same data and settings give the same result for everyone
+    return Store(64)
+
+
+# ----------------------------------------------------------------------------- Tune
+#: Tune's selection schemes: label -> (inner folds or None for one 10% split, λ rule).
+TUNE_SCHEMES = {
+    "inner 5-fold CV": (5, "best"),
+    "inner 5-fold CV, one-SE λ (sparser)": (5, "one_se"),
+    "one 10% validation split (the paper's)": (None, "best"),
+}
+
+
+def tune(ds, model, search, progress=None):
+    """Grid search of ``model`` (a name) over the paper's grid, on the rows ``search`` allows
+    (a :class:`Search`: the hold-out split's TRAINING rows, or every row when a supplied test
+    file holds the test rows), by its metric (default: micro-F1 of the model's decisions, at
+    each fit's own cut; accuracy for multi-class)."""
+    tunes_lam = Spec.of(model, "scale", 1.0).l1  # λ is tuned (and "one SE" applies) with L1
+    if tunes_lam:
+        wait_for_compiled_solver()
+    from sblr import tuning
+    from sblr.evaluation import make_splits
+
+    cv, rule = TUNE_SCHEMES[search.how]
+    if search.rows.kind == "all":
+        train = np.arange(ds.n_samples)
+    else:
+        ((train, _),) = make_splits(ds.y, scheme="holdout", test_size=search.rows.test_size)
+    options = dict(
+        gammas=tuning.PAPER_GRID,
+        lams=tuning.PAPER_GRID,
+        cv=cv,
+        rule=rule if tunes_lam else "best",
+        metric=search.metric,
+    )
+    est = Spec.of(model, "scale").estimator()
+    return _long_job("tune", tuning.tune, (est, ds.X[train], ds.y[train]), progress, options)
+
+
+def _long_job(job, func, args, progress, options):
+    """``func(*args, **options)`` of a job that takes seconds to minutes (Tune's grid, the
+    stability resamples): on the Dask cluster when :func:`_runs_on_cluster` says so (no
+    step-by-step progress there), else in a job slot here (counted against the user's address
+    too), reporting ``progress`` and letting whoever waits for a slot go first at each step
+    (server.take_turn: Tune held its slot for its whole grid)."""
+    if _runs_on_cluster(job):
+        return cluster.run(job, None, func, *args, **options)
+
+    def step(*done):
+        if progress is not None:
+            progress(*done)
+        take_turn()
+
+    with job_slot(wait=True, long=True):
+        return func(*args, progress=step, **options)
+
+
+# ----------------------------------------------------------------------------- stability
+def stability(ds, gamma, lam, progress=None):
+    """Bootstrap stability of SparseSBLR's β on all rows, shared by every session (a class
+    that clicks "Estimate stability" on the lesson's step together computes it once: the
+    others wait for that computation). ``progress(done, total)`` reports each resample."""
+
+    def make():
+        wait_for_compiled_solver()
+        from sblr.stability import bootstrap_coefficients
+
+        model = cached_fit(ds, Spec.of("SparseSBLR", gamma, lam))
+        F = training_evidence(ds, gamma)
+        options = {"n_resamples": N_RESAMPLES}
+        return _long_job("stability", bootstrap_coefficients, (model, F), progress, options)
+
+    return _stabilities().get_or_make((ds.fingerprint, gamma, lam, N_RESAMPLES), make)
+
+
+def stability_with_progress(ds, gamma, lam):
+    """:func:`stability`, with a progress bar resample by resample (the button's action)."""
+    bar = st.progress(0.0, text="Bootstrapping β…")
+
+    def progress(done, total):
+        bar.progress(done / total, text=f"Resample {done} of {total}")
+
+    try:
+        return stability(ds, gamma, lam, progress=progress)
+    finally:
+        bar.empty()
+
+
+def stored_stability(ds, gamma, lam):
+    """The stability result of these settings if it was computed (by anyone), else None."""
+    return _stabilities().get((ds.fingerprint, gamma, lam, N_RESAMPLES))
+
+
+# ----------------------------------------------------------------------------- compare page
+@st.cache_data(max_entries=16, show_spinner=False, hash_funcs=HASH_FUNCS)
+def _compare_splits(ds, folds):
+    """The folds ``protocol.run_benchmark`` uses (seed 0), so results match the CLI's."""
+    from sblr import protocol
+
+    return protocol.benchmark_splits(ds, folds)
+
+
+@heavy(keep=2048, job="compare")
+def cached_compare_fold(ds, method, fold, folds, grid):
+    """``protocol.run_fold`` for one (data, method, fold, folds, grid): selection on the
+    training fold's 10% validation split, refit, scores on the test fold. A Cancel stops the
+    fold at its next grid point (Streamlit's own stop check), and the slot goes back."""
+    from sblr import protocol
+
+    if _runs_on_cluster("compare"):  # the fold runs there (compare_methods submitted it)
+        result = _submit_fold(ds, method, fold, folds, grid).result()
+        _folds_computed().add((ds.fingerprint, method, fold, folds, grid))
+        return result
+    splits = _compare_splits(ds, folds)
+    return protocol.run_fold(
+        ds, method, fold, splits, grid=_plain_grid(grid), checkpoint=stop_if_rerun_requested
+    )
+
+
+def _plain_grid(grid):
+    """The protocol's grid from its hashable form: (name, values) pairs -> a dict."""
+    return dict(grid) if grid and isinstance(grid[0], tuple) else grid
+
+
+def _submit_fold(ds, method, fold, folds, grid):
+    """One Compare fold on the cluster, keyed by what identifies it (submitted twice, it runs
+    once)."""
+    from sblr import protocol
+
+    key = (ds.fingerprint, method, fold, folds, grid)
+    splits, plain = _compare_splits(ds, folds), _plain_grid(grid)
+    return cluster.submit("fold", key, protocol.run_fold, ds, method, fold, splits, grid=plain)
+
+
+@st.cache_resource
+def _folds_computed():
+    """The (data, method, fold, folds, grid) of the folds the cluster computed: not sent
+    again when a run asks for them (they are cached; one that left the cache is computed
+    when it is asked for, on its own)."""
+    return set()
+
+
+def compare_methods(ds, methods, folds, grid, progress=None):
+    """Cross-validate ``methods`` fold by fold from the cache, as ``run_benchmark`` would.
+
+    ``progress(done, total, method, fold, timed)`` is called before each fold, outside the
+    cached function; ``timed`` maps each method to the seconds of its folds done so far (as
+    first computed: selection and final fit), for :func:`sblr.stats.fold_forecast`.
+    Returns a :class:`sblr.protocol.BenchmarkResult`.
+    """
+    from sblr.protocol import collect_results
+
+    if "sparse_sblr" in methods:
+        wait_for_compiled_solver()
+    if isinstance(grid, Mapping):  # one grid per parameter, as hashable (name, values) pairs
+        grid = tuple((name, tuple(float(v) for v in grid[name])) for name in sorted(grid))
+    else:
+        grid = tuple(float(g) for g in grid)
+    total = len(methods) * folds
+    pending = []  # the futures live until their folds are read below
+    if _runs_on_cluster("compare"):  # every fold at once: the workers run them together
+        pending = [
+            _submit_fold(ds, method, fold, folds, grid)
+            for method in methods
+            for fold in range(folds)
+            # most likely in the cache: not again
+            if (ds.fingerprint, method, fold, folds, grid) not in _folds_computed()
+        ]
+    done = []
+    timed = {method: [] for method in methods}
+    for i, method in enumerate(methods):
+        for fold in range(folds):
+            if progress:
+                progress(i * folds + fold, total, method, fold, timed)
+            res = cached_compare_fold(ds, method, fold, folds, grid)
+            timed[method].append(res.select_seconds + res.fit_seconds)
+            done.append(((ds.name, method, fold), res))
+    del pending  # every fold is read: the cluster may forget them
+    if progress:
+        progress(total, total, None, None, timed)
+    return collect_results(done)

@@ -1,0 +1,139 @@
+"""The typed questions the pages ask of the compute layer (:mod:`pages._shared.cache`).
+
+A question is a frozen, hashable value: :class:`Spec` (which model, at which γ and λ),
+:class:`Scheme` (how an evaluation splits the rows), :class:`Search` (what Tune searches on)
+and :class:`RowQuestion` (which row's credits, against which baseline, for which class).
+Streamlit's caches hash them, and a data set, by :data:`HASH_FUNCS`: by their fields, and a
+data set by its content (``Dataset.fingerprint``), never by passing a key beside them.
+
+Adding a view: write the question (one of these, or a new frozen dataclass with its entry in
+:data:`HASH_FUNCS`), one ``@heavy`` function in :mod:`pages._shared.cache` that answers it
+from :mod:`sblr`, and the page function that draws the answer.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+from dataclasses import dataclass
+
+import numpy as np
+
+from pages._shared.formatting import fmt_value
+from sblr.io import Dataset
+
+__all__ = ["HASH_FUNCS", "HOLDOUT", "RowQuestion", "Scheme", "Search", "Spec"]
+
+
+@functools.cache
+def _model_traits(model: str) -> tuple[bool, bool]:
+    """(takes λ, fits from the cached evidence) of a model, as its estimator says: asked once
+    per model name (each page run asks for several fits)."""
+    from sblr.models import fits_from_evidence, make_model  # lazy: scikit-learn, ~1 s
+
+    est = make_model(model)
+    return "lam" in est.get_params(), fits_from_evidence(est)
+
+
+@dataclass(frozen=True)
+class Spec:
+    """What a fit is: a model of :data:`sblr.models.MODELS` by name, at γ, and at λ only where
+    the model takes one (the key of the fits store, and what the pages ask for).  What a
+    model needs -- the cached evidence, the compiled solver -- the library's estimator says
+    (:func:`sblr.models.fits_from_evidence`, its ``lam`` parameter), not a test on its name."""
+
+    model: str
+    gamma: object
+    lam: float | None = None
+
+    @classmethod
+    def of(cls, model, gamma, lam=None):
+        takes_lam = _model_traits(model)[0]
+        return cls(model, gamma, float(lam) if takes_lam and lam is not None else None)
+
+    def estimator(self):
+        from sblr.models import make_model  # lazy: scikit-learn, ~1 s
+
+        return make_model(
+            self.model, gamma=self.gamma, **({} if self.lam is None else {"lam": self.lam})
+        )
+
+    @property
+    def from_evidence(self) -> bool:
+        """Fitted from the cached evidence (SBLR, SparseSBLR), not from the rows (SML)."""
+        return _model_traits(self.model)[1]
+
+    @property
+    def l1(self) -> bool:
+        """Has an L1 term (SparseSBLR: the estimator takes λ): its fits need the compiled
+        solver, its label says λ. A trait of the model, whether or not λ was given."""
+        return _model_traits(self.model)[0]
+
+    @property
+    def learns_beta(self) -> bool:
+        """Learns β (SBLR, SparseSBLR: a logistic layer on the evidence); SML decides from
+        the evidence alone, its scores ranks rather than probabilities."""
+        return self.from_evidence
+
+    @property
+    def label(self) -> str:
+        """The model as the pages name it: "SparseSBLR, λ = 1e-3", "SBLR", "SML"."""
+        return self.model + (f", λ = {fmt_value(self.lam)}" if self.lam is not None else "")
+
+
+@dataclass(frozen=True)
+class Scheme:
+    """How an evaluation splits the rows: ``kind`` "holdout" (one split, ``test_size`` of the
+    rows tested), "kfold" (``n_splits`` folds) or "all" (every row trains; no test rows).
+    Hashable, and what the fold functions take beside the data and the :class:`Spec`."""
+
+    kind: str
+    test_size: float = 0.25
+    n_splits: int = 5
+
+
+#: The evaluation the pages default to (Model & metrics, the lesson, the report).
+HOLDOUT = Scheme("holdout", 0.25, 5)
+
+
+@dataclass(frozen=True)
+class Search:
+    """What Tune searches on: the rows of ``rows`` it may train on (a hold-out
+    :class:`Scheme`: its training rows; ``Scheme("all")``: every row, a supplied test file
+    holding the test rows), the selection ``how`` (a key of ``cache.TUNE_SCHEMES``) and the
+    ``metric`` (None: micro-F1 of the decisions; accuracy for multi-class data)."""
+
+    rows: Scheme
+    how: str = "inner 5-fold CV"
+    metric: str | None = None
+
+
+def _digest(values) -> str | None:
+    if values is None:
+        return None
+    return hashlib.sha256(np.asarray(values, float).tobytes()).hexdigest()
+
+
+@dataclass(frozen=True, eq=False)
+class RowQuestion:
+    """Whose feature credits (integrated gradients, :func:`sblr.attribution.feature_attributions`):
+    the row's values ``x``, the ``baseline`` row (None: the training mean), the class ``k``
+    and the training row to leave out of the evidence (None: none). Hashed by its values."""
+
+    x: np.ndarray
+    baseline: np.ndarray | None
+    k: int
+    leave_out: int | None = None
+
+    def key(self) -> tuple:
+        return (_digest(self.x), _digest(self.baseline), int(self.k), self.leave_out)
+
+
+#: How Streamlit's caches hash the questions: a data set by its fingerprint (its content,
+#: computed once per data set), not by its values on every call; the others by their fields.
+HASH_FUNCS = {
+    Dataset: lambda ds: ds.fingerprint,
+    Spec: lambda spec: (spec.model, str(spec.gamma), spec.lam),
+    Scheme: lambda scheme: (scheme.kind, float(scheme.test_size), int(scheme.n_splits)),
+    RowQuestion: RowQuestion.key,
+}

@@ -1,0 +1,107 @@
+"""The dashboard's stores for work that draws its own progress (fits, λ paths, stability):
+a least-recently-used map bounded in items and bytes, computing a missing item once when
+several sessions ask at the same time, and the progress bar such work draws. Streamlit's own
+caches (``pages._shared.cache.heavy``) hold everything else: a UI element drawn inside a
+cached function would be replayed on every cache hit.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import streamlit as st
+
+__all__ = ["Progress", "Store", "nbytes"]
+
+
+def nbytes(value, depth=0):
+    """About how many bytes ``value`` holds in arrays: NumPy and SciPy sparse arrays, in
+    tuples, lists and dicts, and in the attributes of an object (two levels deep)."""
+    if isinstance(value, np.ndarray):
+        return value.nbytes
+    if hasattr(value, "data") and hasattr(value, "indices") and hasattr(value, "indptr"):
+        return value.data.nbytes + value.indices.nbytes + value.indptr.nbytes
+    if depth > 2:
+        return 0
+    if isinstance(value, (tuple, list)):
+        return sum(nbytes(v, depth + 1) for v in value)
+    if isinstance(value, dict):
+        return sum(nbytes(v, depth + 1) for v in value.values())
+    if hasattr(value, "__dict__"):
+        return sum(nbytes(v, depth + 1) for v in vars(value).values())
+    return 0
+
+
+class Store:
+    """A thread-safe least-recently-used map shared by every session of the server, for work
+    that draws its own progress: at most ``size`` items and, with ``max_bytes``, at most that
+    many bytes of arrays in all (:func:`nbytes`; the newest item is always kept): a class of
+    30 with 1,000-row files of their own needs 30 evidences of 64 KB, one user of a
+    20,000-row file a few of 28 MB. :meth:`get_or_make` computes a missing item once when
+    several sessions ask at the same time."""
+
+    def __init__(self, size, max_bytes=None):
+        self._size, self._max_bytes = size, max_bytes
+        self._items, self._bytes, self._lock = {}, {}, threading.Lock()
+        self._total = 0  # sum of self._bytes
+        self._making: dict = {}  # key -> threading.Event set when its computation ends
+
+    def get(self, key):
+        with self._lock:
+            if key in self._items:
+                self._items[key] = self._items.pop(key)  # most recently used last
+                return self._items[key]
+        return None
+
+    def put(self, key, value):
+        size = nbytes(value) if self._max_bytes is not None else 0
+        with self._lock:
+            self._items.pop(key, None)
+            self._total += size - self._bytes.pop(key, 0)
+            self._items[key], self._bytes[key] = value, size
+            while len(self._items) > 1 and (
+                len(self._items) > self._size
+                or (self._max_bytes is not None and self._total > self._max_bytes)
+            ):
+                oldest = next(iter(self._items))
+                del self._items[oldest]
+                self._total -= self._bytes.pop(oldest)
+        return value
+
+    def get_or_make(self, key, make):
+        """The item of ``key``, made by ``make()`` if missing; a second caller while it is
+        made waits for it (a failed make lets the next caller try)."""
+        while (found := self.get(key)) is None:
+            with self._lock:
+                running = self._making.get(key)
+                mine = running is None
+                if mine:
+                    running = self._making[key] = threading.Event()
+            if not mine:
+                running.wait()
+                continue
+            try:
+                return self.put(key, make())
+            finally:
+                with self._lock:
+                    self._making.pop(key, None)
+                running.set()
+        return found
+
+
+class Progress:
+    """A progress bar drawn only once work actually starts (cache hits draw nothing), removed
+    when the work is done; ``text(done, total)`` says what is being done."""
+
+    def __init__(self, text):
+        self._text, self._bar = text, None
+
+    def __call__(self, done, total):
+        if self._bar is None:
+            self._bar = st.progress(0.0)
+        self._bar.progress(done / max(total, 1), text=self._text(done, total))
+
+    def close(self):
+        if self._bar is not None:
+            self._bar.empty()
