@@ -12,6 +12,7 @@ from pages._shared.data import (
     MAX_UPLOAD_MB,
     SHARE_DAYS,
     SHARES_PER_PERSON,
+    Upload,
     current_dataset,
     dataset_key,
     forget_shared,
@@ -161,7 +162,7 @@ def _upload_form():
             "model tell the classes apart when the file is sorted by class.",
         )
     if st.button("Load this file", type="primary", key="upload_load"):
-        error = try_upload(data, up.name, xml, n_labels, target, drop=drop)
+        error = try_upload(Upload(data, up.name, xml, n_labels, target, drop))
         if error:
             st.error(f"Could not use {esc_md(up.name)}: {esc_md(error)}")
             st.caption("The previously loaded data is still in use.")
@@ -200,7 +201,7 @@ def _report(ds):
         st.download_button(
             "Download report (HTML)",
             ready[2],
-            file_name=context_name(ds, s, "report", suffix=".html"),
+            file_name=context_name(ds, s.spec, "report", suffix=".html"),
             mime="text/html",
             key="report_download",
         )

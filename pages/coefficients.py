@@ -94,7 +94,6 @@ shown = std if standardized else raw
 m = ds.n_classes
 classes = classes_shown(
     ds,
-    key,
     prefix="beta",
     what="SparseSBLR's top N by |β̃|" if standardized else "SparseSBLR's top N by |β|",
     # ranked by what can be read: SparseSBLR's links (SBLR's dense β is not identifiable
@@ -156,7 +155,7 @@ col1.download_button(
     lambda: plots.figure_html(
         fig, context(ds, s, with_lam=True) | {"model": "SBLR and SparseSBLR"}
     ),
-    file_name=context_name(ds, s, "beta", suffix=".html", model="SparseSBLR"),
+    file_name=context_name(ds, s.spec_for("SparseSBLR"), "beta", suffix=".html"),
     mime="text/html",
 )
 table = pd.concat(
@@ -170,7 +169,7 @@ table = pd.concat(
 col2.download_button(
     "Download β and β̃ (CSV)",
     lambda: to_csv_bytes(table),
-    file_name=context_name(ds, s, "beta", suffix=".csv", model="SparseSBLR"),
+    file_name=context_name(ds, s.spec_for("SparseSBLR"), "beta", suffix=".csv"),
     mime="text/csv",
     help="Rows: model, coefficient (beta = raw β, beta_std = β̃ = β · sd of the evidence "
     "column), target class k; columns: evidence class t.",

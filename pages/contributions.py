@@ -230,7 +230,7 @@ download = table.join(zeros.drop(columns="class"))
 st.download_button(
     "Download table (CSV)",
     lambda: to_csv_bytes(download, index=False),  # made when clicked
-    file_name=context_name(ds, s, "contributions", name_k, suffix=".csv", model="SparseSBLR"),
+    file_name=context_name(ds, s.spec_for("SparseSBLR"), "contributions", name_k, suffix=".csv"),
     mime="text/csv",
     help="Both weights for each model: beta (raw β) and beta_std (β̃ = β · evidence_sd); the "
     "reading of each SparseSBLR zero with its numbers.",

@@ -27,7 +27,6 @@ st.plotly_chart(
 C = cooccurrence(Y)
 classes = classes_shown(
     ds,
-    key,
     prefix="cooccurrence",
     what="the N most frequent",
     rank=lambda n: frequent_classes(Y, n, include=[s.k]),

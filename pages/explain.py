@@ -293,8 +293,16 @@ if is_edited:
 else:
     evidence = F_train[row]
 ic = instance_contributions(model, evidence=evidence)
+# The bars are the terms β·f̄, whichever view of β: the hover gives both β and β̃ (a
+# "β̃ / raw β" choice here changed nothing a user could see).
+table = ic.waterfall(k, ds.class_names, evidence_sd=evidence_sd(F_train))
+cut = decision_cuts(model, ds.n_classes)[k] if ds.task == "multilabel" else None
 if panel:
-    panel_waterfall(panel, ds, model, evidence, F_train, row, k, edited=is_edited)
+    what = f"row {row}" + (" (edited)" if is_edited else "")
+    fig = plots.waterfall(  # the model's cut drawn, as on the page below
+        table, title=f"{what}: logit of {ds.class_names[k]} = {ic.logits[k]:.3f}", cut=cut
+    )
+    panel_waterfall(panel, fig, what=what, name=ds.class_names[k], logit=ic.logits[k])
 proba = model.proba_from_evidence(evidence[None, :])[0]
 st.plotly_chart(
     plots.probability_bars(
@@ -348,10 +356,6 @@ st.caption(
     "probability). Same γ for all three."
 )
 
-# The bars are the terms β·f̄, whichever view of β: the hover gives both β and β̃ (a
-# "β̃ / raw β" choice here changed nothing a user could see).
-sd = evidence_sd(F_train)
-table = ic.waterfall(k, ds.class_names, evidence_sd=sd)
 if ds.task == "multilabel":
     st.subheader(f"Why π = {ic.proba[k]:.3f} for “{esc_md(ds.class_names[k])}”")
 else:
@@ -370,7 +374,6 @@ if not model.coef_[k].any():  # a waterfall of m bars of +0 says nothing
         "which classes push it up or down."
     )
 else:
-    cut = decision_cuts(model, ds.n_classes)[k] if ds.task == "multilabel" else None
     fig = plots.waterfall(
         table, title=f"logit of {ds.class_names[k]} = {ic.logits[k]:.3f}", cut=cut
     )
@@ -383,7 +386,7 @@ else:
             | {"model": model_name, "row": row, "class": ds.class_names[k]},
         ),
         file_name=context_name(
-            ds, s, f"row{row}", ds.class_names[k], suffix=".html", model=model_name
+            ds, s.spec_for(model_name), f"row{row}", ds.class_names[k], suffix=".html"
         ),
         mime="text/html",
     )
@@ -526,7 +529,7 @@ st.download_button(
         index=False,
     ),
     file_name=context_name(
-        ds, s, f"row{row}", ds.class_names[k], "features", suffix=".csv", model=model_name
+        ds, s.spec_for(model_name), f"row{row}", ds.class_names[k], "features", suffix=".csv"
     ),
     mime="text/csv",
 )

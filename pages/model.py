@@ -227,7 +227,7 @@ st.download_button(
     to_csv_bytes(summary),
     file_name=context_name(
         ds,
-        s,
+        s.spec,
         "metrics",
         {
             "holdout": f"holdout-{test_size:.0%}",
@@ -305,9 +305,7 @@ with st.expander(f"Results of this session ({len(results)})"):
             _, model_r, gamma_r, lam_r = results[chosen]["_setting"]
             show_view(
                 "pages/model.py",
-                model=model_r,
-                gamma=gamma_r,
-                lam=lam_r,
+                {"model": model_r, "gamma": gamma_r, "lam": lam_r},
                 source="the result list",
             )
     st.download_button(

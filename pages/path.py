@@ -6,6 +6,7 @@ import streamlit as st
 
 from pages._shared.cache import cached_path, training_evidence
 from pages._shared.formatting import context_name, esc_md, fmt_gamma, fmt_value
+from pages._shared.questions import Spec
 from pages._shared.state import beta_view, name_columns, page_context
 from sblr import plots
 from sblr.interpret import (
@@ -147,7 +148,7 @@ st.download_button(
         },
     ),
     file_name=context_name(
-        ds, s, "path", ds.class_names[k], suffix=".html", model="SparseSBLR", with_lam=False
+        ds, Spec.of("SparseSBLR", s.gamma), "path", ds.class_names[k], suffix=".html"
     ),
     mime="text/html",
 )

@@ -12,7 +12,7 @@ the points as two traces, the clickable cells as one.
 import numpy as np
 import streamlit as st
 
-from pages._shared.data import try_upload
+from pages._shared.data import Upload, try_upload
 from pages._shared.formatting import esc_md
 from pages._shared.questions import Spec
 from pages._shared.state import page_context
@@ -512,7 +512,7 @@ actions = st.columns(3)
 if actions[0].button("Use these points as the data", key="pg_use", disabled=len(board) < 4):
     names = list(pg.CLASS_NAMES[: board.n_classes])
     target = names if board.multilabel else "class"
-    error = try_upload(pg.board_csv(board), "playground.csv", None, None, target)
+    error = try_upload(Upload(pg.board_csv(board), "playground.csv", target=target))
     if error:
         st.error(esc_md(error))
     else:

@@ -70,7 +70,7 @@ if source == "sidebar":
     st.download_button(
         "Download this model (skops file)",
         lambda: model_bytes(fitted, dataset=ds),  # written when clicked
-        file_name=context_name(ds, s, "model", suffix=".skops", model=s.model),
+        file_name=context_name(ds, s.spec, "model", suffix=".skops"),
         mime="application/octet-stream",
         key="predict_download_model",
         help="Open it again here (a model file), in Python with sblr.load_model, or with "

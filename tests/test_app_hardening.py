@@ -223,7 +223,10 @@ def test_data_error_in_a_page_shows_its_message(monkeypatch):
 
 # ----------------------------------------------------------------------------- uploads
 def test_upload_key_is_length_prefixed():
-    from pages._shared.data import upload_digest
+    from pages._shared.data import Upload
+
+    def upload_digest(*args):
+        return Upload(*args).digest()
 
     # The old key hashed data + xml: these two different uploads had the same key.
     assert upload_digest(b"ab", "f.arff", b"c", None, None) != upload_digest(
@@ -237,6 +240,10 @@ def test_upload_key_is_length_prefixed():
     )
     assert upload_digest(b"a", "x.csv", None, 2, None) == upload_digest(
         b"a", "x.csv", None, 2, None
+    )
+    # a list and a tuple of labels are the same upload (a link's JSON gives lists)
+    assert upload_digest(b"a", "x.arff", None, None, ["a", "b"], ["id"]) == upload_digest(
+        b"a", "x.arff", None, None, ("a", "b"), ("id",)
     )
 
 

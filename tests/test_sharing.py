@@ -9,7 +9,14 @@ import re
 
 import pytest
 
-from pages._shared.sharing import ID_BYTES, NotOwner, SharedDataMissing, UploadStore, is_share_id
+from pages._shared.sharing import (
+    ID_BYTES,
+    NotOwner,
+    SharedDataMissing,
+    StoreLimits,
+    UploadStore,
+    is_share_id,
+)
 from sblr.exceptions import DataError
 
 
@@ -58,7 +65,7 @@ def test_unknown_id_and_deleted_item(tmp_path):
 
 
 def test_item_size_cap(tmp_path):
-    store = UploadStore(tmp_path, max_item_mb=1)
+    store = UploadStore(tmp_path, StoreLimits(max_item_mb=1))
     with pytest.raises(DataError, match="at most 1 MB"):
         store.put({"data": b"x" * (2**20 + 1)}, {})
     with pytest.raises(DataError, match="'data' part"):
@@ -67,7 +74,7 @@ def test_item_size_cap(tmp_path):
 
 def test_expiry_after_the_ttl_whether_used_or_not(tmp_path):
     clock = Clock()
-    store = UploadStore(tmp_path, ttl_seconds=100, clock=clock)
+    store = UploadStore(tmp_path, StoreLimits(ttl_seconds=100), clock=clock)
     token, _ = store.put({"data": b"1"}, {})
     clock.now += 60
     store.get(token)  # used: does not extend its life
@@ -76,7 +83,7 @@ def test_expiry_after_the_ttl_whether_used_or_not(tmp_path):
         store.get(token)
     assert err.value.reason == "expired"
     # every later visitor (the uploader too) is told the same, also after a restart
-    for reader in (store, UploadStore(tmp_path, ttl_seconds=100, clock=clock)):
+    for reader in (store, UploadStore(tmp_path, StoreLimits(ttl_seconds=100), clock=clock)):
         with pytest.raises(SharedDataMissing, match="expired") as err:
             reader.get(token)
         assert err.value.reason == "expired"
@@ -92,7 +99,7 @@ def test_total_cap_evicts_the_least_recently_used(tmp_path):
     mb = b"x" * 2**20
     # the cap counts disk as the file system does: each item is 1 MiB plus its folder and
     # two small files (a few KiB of blocks)
-    store = UploadStore(tmp_path, max_item_mb=2, max_total_mb=3.1, clock=clock)
+    store = UploadStore(tmp_path, StoreLimits(max_item_mb=2, max_total_mb=3.1), clock=clock)
     a, _ = store.put({"data": mb}, {"n": "a"})
     clock.now += 1
     b, _ = store.put({"data": mb}, {"n": "b"})
@@ -180,7 +187,7 @@ def test_an_item_without_an_owner_hash_cannot_be_removed_early(tmp_path):
 
 def test_expires_at_is_the_creation_time_plus_the_ttl(tmp_path):
     clock = Clock()
-    store = UploadStore(tmp_path, ttl_seconds=100, clock=clock)
+    store = UploadStore(tmp_path, StoreLimits(ttl_seconds=100), clock=clock)
     token, _ = store.put({"data": b"1"}, {})
     assert store.expires_at(token) == pytest.approx(clock.now + 100)
     assert store.expires_at("A" * 22) is None
@@ -195,12 +202,14 @@ def _du(root):
 def test_the_cap_counts_disk_as_the_file_system_does(tmp_path):
     """1,500 tiny items took 1,369 times their counted bytes on disk; the store now counts
     blocks. Oracle: st_blocks summed over the folder by rglob."""
-    store = UploadStore(tmp_path / "s", max_total_mb=1)
+    store = UploadStore(tmp_path / "s", StoreLimits(max_total_mb=1))
     for i in range(40):
         store.put({"data": b"%d" % i}, {})
     assert store.total_bytes() == _du(tmp_path / "s")
     assert store.total_bytes() >= 40 * 4096  # not the 40-odd bytes uploaded
-    store = UploadStore(tmp_path / "t", max_total_mb=0.2)  # 200 KiB: a few dozen tiny items
+    store = UploadStore(
+        tmp_path / "t", StoreLimits(max_total_mb=0.2)
+    )  # 200 KiB: a few dozen tiny items
     for i in range(200):
         store.put({"data": b"%d" % i}, {})
     assert store.total_bytes() <= 0.2 * 2**20 and _du(tmp_path / "t") <= 0.2 * 2**20
@@ -208,7 +217,7 @@ def test_the_cap_counts_disk_as_the_file_system_does(tmp_path):
 
 def test_an_item_count_cap_evicts_the_least_recently_used(tmp_path):
     clock = Clock()
-    store = UploadStore(tmp_path, max_items=5, clock=clock)
+    store = UploadStore(tmp_path, StoreLimits(max_items=5), clock=clock)
     tokens = []
     for i in range(8):
         clock.now += 1
@@ -333,8 +342,8 @@ def test_replicas_keep_one_set_of_caps(shared_root):
     """Each replica counts the others' items at its next scan: the count cap holds for the
     store, not per replica, and the least recently used item goes first whoever stored it."""
     clock = Clock()
-    a = UploadStore(shared_root, max_items=4, rescan_seconds=10, clock=clock)
-    b = UploadStore(shared_root, max_items=4, rescan_seconds=10, clock=clock)
+    a = UploadStore(shared_root, StoreLimits(max_items=4, rescan_seconds=10), clock=clock)
+    b = UploadStore(shared_root, StoreLimits(max_items=4, rescan_seconds=10), clock=clock)
     tokens = []
     for i, store in enumerate([a, b, a, b]):
         clock.now += 1
@@ -344,7 +353,7 @@ def test_replicas_keep_one_set_of_caps(shared_root):
     clock.now += 20  # past the rescan interval
     tokens.append(b.put({"data": b"new"}, {})[0])
     assert len(b) == 4
-    fresh = UploadStore(shared_root, max_items=4, clock=clock)
+    fresh = UploadStore(shared_root, StoreLimits(max_items=4), clock=clock)
     assert len(fresh) == 4
     with pytest.raises(SharedDataMissing):
         fresh.get(tokens[1])  # the least recently used (b's first), not a's used one
@@ -354,8 +363,8 @@ def test_replicas_keep_one_set_of_caps(shared_root):
 
 def test_a_replica_sees_an_item_another_expired(shared_root):
     clock = Clock()
-    a = UploadStore(shared_root, ttl_seconds=100, clock=clock)
-    b = UploadStore(shared_root, ttl_seconds=100, clock=clock)
+    a = UploadStore(shared_root, StoreLimits(ttl_seconds=100), clock=clock)
+    b = UploadStore(shared_root, StoreLimits(ttl_seconds=100), clock=clock)
     token, _ = a.put({"data": b"1"}, {})
     clock.now += 101
     with pytest.raises(SharedDataMissing) as err:
@@ -375,7 +384,7 @@ def test_a_new_replica_reads_the_use_order_of_the_store(shared_root):
         tokens.append(a.put({"data": b"%d" % i}, {})[0])
     clock.now += 1
     a.get(tokens[0])
-    b = UploadStore(shared_root, max_items=10, clock=clock)
+    b = UploadStore(shared_root, StoreLimits(max_items=10), clock=clock)
     assert list(b._used) == tokens[1:] + tokens[:1]  # least recently used first
     assert list(b._created) == tokens  # oldest first
 
@@ -395,7 +404,7 @@ def test_one_person_keeps_at_most_their_quota_their_oldest_going_first(tmp_path)
     three more. Counted per person, their oldest claim goes; the same bytes another person
     also stored stay for that person's link."""
     clock = Clock()
-    store = UploadStore(tmp_path, max_per_person=2, clock=clock)
+    store = UploadStore(tmp_path, StoreLimits(max_per_person=2), clock=clock)
     theirs, _ = store.put({"data": b"shared bytes"}, {}, person="teacher")
     mine = []
     for data in [b"shared bytes", b"one", b"two"]:
@@ -420,7 +429,9 @@ def test_a_full_store_takes_the_uploaders_own_oldest_then_refuses_rather_than_ev
 
     clock = Clock()
     mb = b"x" * 2**20
-    store = UploadStore(tmp_path, max_item_mb=2, max_total_mb=3.1, clock=clock, evict_others=False)
+    store = UploadStore(
+        tmp_path, StoreLimits(max_item_mb=2, max_total_mb=3.1, evict_others=False), clock=clock
+    )
     teacher, _ = store.put({"data": mb + b"t"}, {}, person="teacher")
     clock.now += 1
     a, _ = store.put({"data": mb + b"a"}, {}, person="student")

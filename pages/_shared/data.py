@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+from dataclasses import dataclass
 
 import streamlit as st
 
@@ -35,7 +36,7 @@ __all__ = [
     "share_store",
     "show_notes",
     "try_upload",
-    "upload_digest",
+    "Upload",
     "use_sample",
 ]
 
@@ -72,32 +73,62 @@ def cached_sample(name):
     return load_sample(name)
 
 
+@dataclass(frozen=True)
+class Upload:
+    """A file as the user gave it and how to read it: its bytes, its name, a Mulan XML label
+    file, the number of trailing label columns, the target column (a name, or a tuple of
+    label names) and the columns to drop (a tuple of names), as :func:`sblr.load_dataset`
+    takes them. Lists given for ``target`` and ``drop`` are kept as tuples."""
+
+    data: bytes
+    name: str
+    xml: bytes | None = None
+    n_labels: int | None = None
+    target: object = None
+    drop: tuple | None = None
+
+    def __post_init__(self):
+        if isinstance(self.target, list):
+            object.__setattr__(self, "target", tuple(self.target))
+        object.__setattr__(self, "drop", tuple(self.drop) if self.drop else None)
+
+    def digest(self) -> str:
+        """SHA-256 of the file and its options, each part length-prefixed: two different
+        uploads (data, XML, name, options) can never share a key by moving bytes across
+        parts."""
+        h = hashlib.sha256()
+        options = (self.name, self.n_labels, self.target) + ((self.drop,) if self.drop else ())
+        xml = b"" if self.xml is None else b"x" + self.xml
+        for part in (self.data, xml, repr(options).encode()):
+            h.update(len(part).to_bytes(8, "big"))
+            h.update(part)
+        return h.hexdigest()
+
+    def meta(self) -> dict:
+        """The options as a shared link's store keeps them (JSON: lists, not tuples)."""
+        target = list(self.target) if isinstance(self.target, tuple) else self.target
+        meta = {"name": self.name, "n_labels": self.n_labels, "target": target}
+        if self.drop:
+            meta["drop"] = list(self.drop)
+        return meta
+
+
 @st.cache_resource(max_entries=8, show_spinner="Reading the file…")
-def cached_upload(digest, _data: bytes, name: str, _xml: bytes | None, n_labels, target, drop=None):
-    """The loaded upload, keyed by the digest of its bytes (hashing 50 MB on every rerun
-    would eat the slider's time budget). Shared read-only: pages never modify a Dataset.
-    ``drop``: a tuple of column names to leave out."""
+def cached_upload(digest, _upload: Upload):
+    """The loaded upload, keyed by ``digest`` (:meth:`Upload.digest`: hashing 50 MB on every
+    rerun would eat the slider's time budget). Shared read-only: pages never modify a
+    Dataset."""
+    up = _upload
     with job_slot():
         return load_dataset(
-            _data,
-            name=name,
-            xml=_xml,
-            n_labels=n_labels,
-            target=target,
-            drop=list(drop) if drop else None,
+            up.data,
+            name=up.name,
+            xml=up.xml,
+            n_labels=up.n_labels,
+            target=up.target,
+            drop=list(up.drop) if up.drop else None,
             max_dense_mb=MAX_DENSE_MB,
         )
-
-
-def upload_digest(data: bytes, name: str, xml: bytes | None, n_labels, target, drop=None) -> str:
-    """SHA-256 of an upload and its options, each part length-prefixed: two different
-    uploads (data, XML, name, options) can never share a key by moving bytes across parts."""
-    h = hashlib.sha256()
-    options = (name, n_labels, target) + ((tuple(drop),) if drop else ())
-    for part in (data, b"" if xml is None else b"x" + xml, repr(options).encode()):
-        h.update(len(part).to_bytes(8, "big"))
-        h.update(part)
-    return h.hexdigest()
 
 
 @st.cache_data(max_entries=8, show_spinner=False)
@@ -131,7 +162,7 @@ def share_store():
     else a folder per account in the temporary directory."""
     import tempfile
 
-    from pages._shared.sharing import UploadStore
+    from pages._shared.sharing import StoreLimits, UploadStore
 
     # one folder per account: another account's folder of the same name is refused
     owner = f"-{os.getuid()}" if hasattr(os, "getuid") else ""
@@ -141,12 +172,14 @@ def share_store():
     try:
         return UploadStore(
             root,
-            max_item_mb=MAX_UPLOAD_MB + 10,
-            max_total_mb=SHARE_MAX_MB,
-            max_items=SHARE_MAX_ITEMS,
-            ttl_seconds=SHARE_DAYS * 86400,
-            max_per_person=SHARES_PER_PERSON,
-            evict_others=False,
+            StoreLimits(
+                max_item_mb=MAX_UPLOAD_MB + 10,
+                max_total_mb=SHARE_MAX_MB,
+                max_items=SHARE_MAX_ITEMS,
+                ttl_seconds=SHARE_DAYS * 86400,
+                max_per_person=SHARES_PER_PERSON,
+                evict_others=False,
+            ),
         )
     except (OSError, ValueError, ImportError) as exc:
         # an unusable SBLR_SHARE_DIR (unknown protocol, a path under /proc, a file system
@@ -155,7 +188,7 @@ def share_store():
         return None
 
 
-def _share(digest, data, name, xml, n_labels, target, drop=None):
+def _share(upload: Upload, digest: str):
     """Keep an upload in the share store: ``(id, owner key, None)``, or ``(None, None,
     reason)`` if the store cannot take it.
 
@@ -176,12 +209,9 @@ def _share(digest, data, name, xml, n_labels, target, drop=None):
                 mine.append((d, token, owner_key))
                 return token, owner_key, None
             break
-    parts = {"data": data} if xml is None else {"data": data, "xml": xml}
-    meta = {"name": name, "n_labels": n_labels, "target": target}
-    if drop:
-        meta["drop"] = list(drop)
+    parts = {"data": upload.data} | ({} if upload.xml is None else {"xml": upload.xml})
     try:
-        token, owner_key = store.put(parts, meta, person=person())
+        token, owner_key = store.put(parts, upload.meta(), person=person())
     except StoreFull as exc:
         return None, None, str(exc)
     except (DataError, OSError):
@@ -224,18 +254,15 @@ def open_shared(token, owner_key=None):
     except OSError:  # the store itself cannot be read (refused, disk): say so, never crash
         _log.exception("could not read the share store")
         return "This server cannot read its store of shared data now; the link's data is not open."
-    target = meta.get("target")
-    target = tuple(target) if isinstance(target, list) else target
-    drop = tuple(meta["drop"]) if meta.get("drop") else None
-    error = try_upload(
+    up = Upload(
         parts["data"],
         meta["name"],
         parts.get("xml"),
         meta.get("n_labels"),
-        target,
-        share=token,
-        drop=drop,
+        meta.get("target"),
+        meta.get("drop"),
     )
+    error = try_upload(up, share=token)
     if error is not None:
         return f"This link's data no longer loads: {error}"
     upload = st.session_state["upload"]
@@ -313,23 +340,20 @@ def rows_problem(n_rows: int) -> str:
     )
 
 
-def try_upload(data: bytes, name: str, xml: bytes | None, n_labels, target, share=True, drop=None):
+def try_upload(upload: Upload, share=True):
     """Load an upload; keep it only if it loads, so the previous data stays usable.
 
     ``share``: True keeps it in the share store under a new id (put in the URL, so a reload
-    or the link brings it back); an id: it came from that link. ``drop``: column names to
-    leave out (IDs, row numbers).
+    or the link brings it back); an id: it came from that link.
 
     Returns the error message for the user, or None on success.
     """
-    problem = size_problem(data)
+    problem = size_problem(upload.data)
     if problem is not None:
         return problem
-    target = tuple(target) if isinstance(target, list) else target
-    drop = tuple(drop) if drop else None
-    key = "upload:" + upload_digest(data, name, xml, n_labels, target, drop)
+    key = "upload:" + upload.digest()
     try:
-        ds = waiting_for_worker(cached_upload)(key, data, name, xml, n_labels, target, drop)
+        ds = waiting_for_worker(cached_upload)(key, upload)
     except DataError as exc:
         return str(exc)
     if ds.task == "multilabel" and ds.n_classes < 2:
@@ -343,19 +367,11 @@ def try_upload(data: bytes, name: str, xml: bytes | None, n_labels, target, shar
     share_id = share if isinstance(share, str) else None
     owner_key = no_link = None
     if share is True:
-        share_id, owner_key, no_link = _share(
-            key,
-            data,
-            name,
-            xml,
-            n_labels,
-            list(target) if isinstance(target, tuple) else target,
-            drop,
-        )
+        share_id, owner_key, no_link = _share(upload, key)
     # The session keeps the parsed data, not the file's bytes: nothing reads them again
     # (they cost each session the file's size, each session of a link included).
     st.session_state["upload"] = {
-        "name": name,
+        "name": upload.name,
         "key": key,
         "dataset": ds,
         "share_id": share_id,

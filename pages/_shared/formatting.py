@@ -79,18 +79,18 @@ def context(ds, s, **extra):
     """What a download is of: data set, model, γ, λ (and e.g. the evaluation split)."""
     out = {"data": ds.name, "model": s.model, "gamma": fmt_gamma(s.gamma)}
     with_lam = extra.pop("with_lam", False)  # an option, never a line of the context
-    if s.model == "SparseSBLR" or with_lam:
+    if s.spec.l1 or with_lam:
         out["lambda"] = fmt_value(s.lam)
     out.update(extra)
     return out
 
 
-def context_name(ds, s, what, *extra, suffix, model=None, with_lam=True):
-    """A download's file name carrying its context: data, what, model, γ and λ."""
-    model = model or s.model
-    parts = [ds.name, what, model, f"gamma-{fmt_gamma(s.gamma)}"]
-    if with_lam and model == "SparseSBLR":
-        parts.append(f"lam-{fmt_value(s.lam)}")
+def context_name(ds, spec, what, *extra, suffix):
+    """A download's file name carrying its context: data, what, the model of ``spec`` (a
+    :class:`~pages._shared.questions.Spec`), its γ and its λ where it has one."""
+    parts = [ds.name, what, spec.model, f"gamma-{fmt_gamma(spec.gamma)}"]
+    if spec.lam is not None:
+        parts.append(f"lam-{fmt_value(spec.lam)}")
     return safe_filename(*parts, *extra, suffix=suffix)
 
 

@@ -17,7 +17,6 @@ import streamlit as st
 
 from pages._shared.cache import (
     cached_fit,
-    decision_cuts,
     evaluation,
     held_out_cuts,
     held_out_probabilities,
@@ -27,7 +26,7 @@ from pages._shared.cache import (
     yardstick,
 )
 from pages._shared.data import cached_sample, dataset_key
-from pages._shared.formatting import esc_md, fmt_value, grid_value, nearest_point, text_table
+from pages._shared.formatting import esc_md, grid_value, nearest_point, text_table
 from pages._shared.long_jobs import N_RESAMPLES, stability_with_progress, stored_stability
 from pages._shared.questions import HOLDOUT, Spec
 from pages._shared.state import K_LOG_LAM, LOG_GRID, log_label, show_view
@@ -190,7 +189,7 @@ def open_step(step: int):
     """Open step ``step``'s page with its settings; its panel shows there (:func:`lesson_panel`)."""
     st.session_state["_lesson_step"] = st.session_state["_lesson_active"] = int(step)
     info = STEPS[step - 1]
-    show_view(info["page"], sample="planted", **info["view"])
+    show_view(info["page"], {"sample": "planted", **info["view"]})
 
 
 def _close():
@@ -295,15 +294,16 @@ def _heatmap(s, model_name):
     from sblr.interpret import evidence_sd, standardized_coef
 
     ds = _planted()
-    model = cached_fit(ds, s.spec_for(model_name))
+    spec = s.spec_for(model_name)
+    model = cached_fit(ds, spec)
     sd = evidence_sd(training_evidence(ds, s.gamma))
-    name = model_name + (f", λ = {fmt_value(s.lam)}" if model_name == "SparseSBLR" else "")
+    name = spec.label
 
     def build():
         fig = plots.beta_heatmaps(
             {name: standardized_coef(model.coef_, sd=sd)},
             ds.class_names,
-            lams={name: s.lam} if model_name == "SparseSBLR" else None,
+            lams={name: spec.lam} if spec.l1 else None,
         )
         fig.layout.height = PANEL_HEATMAP_HEIGHT
         return fig
@@ -358,25 +358,16 @@ def _stability(s):
     st.plotly_chart(fig, key="lesson_chart", width="content")
 
 
-def panel_waterfall(slot, ds, model, evidence, F, row, k, *, edited):
-    """Step 7's figure, drawn by Explain into the panel's slot: the class waterfall of the row
-    the page explains (its what-if edits included, marked "edited")."""
-    from sblr import plots
-    from sblr.interpret import evidence_sd, instance_contributions
-
-    ic = instance_contributions(model, evidence=evidence)
-    table = ic.waterfall(k, ds.class_names, evidence_sd=evidence_sd(F))
-    what = f"row {row}" + (" (edited)" if edited else "")
-    cut = decision_cuts(model, ds.n_classes)[k] if ds.task == "multilabel" else None
-    fig = plots.waterfall(
-        table, title=f"{what}: logit of {ds.class_names[k]} = {ic.logits[k]:.3f}", cut=cut
-    )  # the model's cut drawn, as on the page below
+def panel_waterfall(slot, fig, *, what, name, logit):
+    """Step 7's figure, drawn by Explain into the panel's slot: ``fig``, the class waterfall
+    of the row the page explains (``what``: "row 5", "row 5 (edited)"), for the class
+    ``name`` whose logit it splits."""
     fig.layout.height = PANEL_WATERFALL_HEIGHT
     with slot.figure:
         st.plotly_chart(fig, key="lesson_chart")
-        p = 1.0 / (1.0 + math.exp(-float(np.clip(ic.logits[k], -700, 700))))
+        p = 1.0 / (1.0 + math.exp(-float(np.clip(logit, -700, 700))))
         st.caption(
-            f"π = {p:.3f} for {esc_md(ds.class_names[k])} on {what}, as on the page below. "
+            f"π = {p:.3f} for {esc_md(name)} on {what}, as on the page below. "
             "Change a feature here (largest credits first) or the row below: it follows."
         )
 
@@ -393,17 +384,19 @@ DRAWN_BY_THE_PAGE = ("waterfall",)
 
 
 # ----------------------------------------------------------------------------- warm start
+def _step_view(info):
+    """The (model, γ, λ) of a step's view, as the sidebar sets them (λ, γ on their grids)."""
+    view = info["view"]
+    lam = grid_value(nearest_point(math.log10(view["lam"])))
+    gamma = view["gamma"]
+    if gamma != "scale":
+        gamma = grid_value(nearest_point(math.log10(gamma)))
+    return view["model"], gamma, lam
+
+
 def lesson_views():
     """The (model, γ, λ) of every step's view, as the sidebar sets them (λ on its grid)."""
-    views = []
-    for info in STEPS:
-        view = info["view"]
-        lam = grid_value(nearest_point(math.log10(view["lam"])))
-        gamma = view["gamma"]
-        if gamma != "scale":
-            gamma = grid_value(nearest_point(math.log10(gamma)))
-        views.append((view["model"], gamma, lam))
-    return list(dict.fromkeys(views))
+    return list(dict.fromkeys(_step_view(info) for info in STEPS))
 
 
 def _warm(log):
@@ -419,18 +412,19 @@ def _warm(log):
     ds = _planted()
     slots = job_slots()
     pieces = []
+    evaluated = {_step_view(info) for info in STEPS if info["page"] == "pages/model.py"}
     for model, g, lam in lesson_views():  # γ as the pages ask for it ("scale" or a value)
         pieces.append(("evidence", lambda g=g: training_evidence(ds, g)))
         for name in ("SML", "SBLR", "SparseSBLR"):  # every page shows the three
             pieces.append(
                 (name, lambda n=name, g=g, lam=lam: cached_fit(ds, Spec.of(n, g, lam), quiet=True))
             )
-        if model == "SML":  # step 2: Model & metrics on the hold-out rows, as it opens
-            sml = Spec.of("SML", g, lam)
+        if (model, g, lam) in evaluated:  # Model & metrics on the hold-out rows, as it opens
+            shown = Spec.of(model, g, lam)
             pieces += [
-                ("scores", lambda sml=sml: evaluation(ds, sml, HOLDOUT)),
-                ("held-out", lambda sml=sml: held_out_cuts(ds, sml, HOLDOUT)),
-                ("probabilities", lambda sml=sml: held_out_probabilities(ds, sml, HOLDOUT)),
+                ("scores", lambda shown=shown: evaluation(ds, shown, HOLDOUT)),
+                ("held-out", lambda shown=shown: held_out_cuts(ds, shown, HOLDOUT)),
+                ("probabilities", lambda shown=shown: held_out_probabilities(ds, shown, HOLDOUT)),
                 # the yardsticks beside every metric (the LR fits took 2 s: a class of 30
                 # waited for them at step 2, p50 2.3 s)
                 ("LR yardstick", lambda: lr_yardstick(ds, HOLDOUT)),

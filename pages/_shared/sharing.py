@@ -71,11 +71,13 @@ import tempfile
 import threading
 import time
 from collections import OrderedDict
+from dataclasses import dataclass
 from pathlib import Path
 
 from sblr.exceptions import DataError
 
 __all__ = [
+    "StoreLimits",
     "ID_BYTES",
     "NotOwner",
     "SharedDataMissing",
@@ -151,6 +153,39 @@ def is_share_id(text) -> bool:
     return isinstance(text, str) and _ID.fullmatch(text) is not None
 
 
+@dataclass(frozen=True)
+class StoreLimits:
+    """The caps of an :class:`UploadStore`.
+
+    Attributes
+    ----------
+    max_item_mb : float, default 60
+    max_total_mb : float, default 2048
+        Disk the items may take together, as the file system counts it (bytes for a URL).
+    max_items : int, default 10000
+    ttl_seconds : float, default 7 days
+    rescan_seconds : float, default 60
+        How often (at most) an upload re-reads the list of items, to count the items other
+        servers sharing the root stored or removed in the caps. The list only: an item's
+        files are read once per server.
+    max_per_person : int, optional
+        Items one person (the ``person`` of :meth:`UploadStore.put`) keeps at once; their
+        oldest claim goes when they store one more. Counted by this server since it started.
+    evict_others : bool, default True
+        When an upload passes a cap after the uploader's own oldest items are gone: remove
+        the least recently used items of others (True), or refuse the upload with
+        :class:`StoreFull` (False: nobody's link is removed by another's upload).
+    """
+
+    max_item_mb: float = 60
+    max_total_mb: float = 2048
+    max_items: int = 10_000
+    ttl_seconds: float = 7 * 86400
+    rescan_seconds: float = 60
+    max_per_person: int | None = None
+    evict_others: bool = True
+
+
 class UploadStore:
     """Uploaded files under unguessable ids, with caps on size, disk, count, and an expiry.
 
@@ -163,49 +198,26 @@ class UploadStore:
         storage's package installed, e.g. ``s3fs``; its access control is the storage's).
         Several servers (replicas of one dashboard) may share one root: each sees the
         others' items (see :meth:`get`).
-    max_item_mb : float, default 60
-    max_total_mb : float, default 2048
-        Disk the items may take together, as the file system counts it (bytes for a URL).
-    max_items : int, default 10000
-    ttl_seconds : float, default 7 days
-    rescan_seconds : float, default 60
-        How often (at most) an upload re-reads the list of items, to count the items other
-        servers sharing ``root`` stored or removed in the caps. The list only: an item's
-        files are read once per server.
+    limits : StoreLimits, optional
+        The caps on size, disk, count and age (defaults: :class:`StoreLimits`'s).
     clock : callable, default time.time
         Seconds since the epoch (tests pass a fake clock).
-    max_per_person : int, optional
-        Items one person (the ``person`` of :meth:`put`) keeps at once; their oldest claim
-        goes when they store one more. Counted by this server since it started.
-    evict_others : bool, default True
-        When an upload passes a cap after the uploader's own oldest items are gone: remove
-        the least recently used items of others (True), or refuse the upload with
-        :class:`StoreFull` (False: nobody's link is removed by another's upload).
     """
 
-    def __init__(
-        self,
-        root,
-        *,
-        max_item_mb: float = 60,
-        max_total_mb: float = 2048,
-        max_items: int = 10_000,
-        ttl_seconds: float = 7 * 86400,
-        rescan_seconds: float = 60,
-        clock=time.time,
-        max_per_person: int | None = None,
-        evict_others: bool = True,
-    ):
+    def __init__(self, root, limits: StoreLimits | None = None, *, clock=time.time):
         self._files = _folder(root)
         self.root = self._files.root
-        self.max_item_bytes = int(max_item_mb * 2**20)
-        self.max_total_bytes = int(max_total_mb * 2**20)
-        self.max_items = int(max_items)
-        self.ttl_seconds = float(ttl_seconds)
-        self.rescan_seconds = float(rescan_seconds)
+        lim = limits or StoreLimits()
+        self.max_item_bytes = int(lim.max_item_mb * 2**20)
+        self.max_total_bytes = int(lim.max_total_mb * 2**20)
+        self.max_items = int(lim.max_items)
+        self.ttl_seconds = float(lim.ttl_seconds)
+        self.rescan_seconds = float(lim.rescan_seconds)
         self.clock = clock
-        self.max_per_person = None if max_per_person is None else max(int(max_per_person), 1)
-        self.evict_others = bool(evict_others)
+        self.max_per_person = (
+            None if lim.max_per_person is None else max(int(lim.max_per_person), 1)
+        )
+        self.evict_others = bool(lim.evict_others)
         # person -> [(id, owner hash)], oldest first: the claims each person made here
         self._people: dict[str, list[tuple[str, str]]] = {}
         self._lock = threading.Lock()
@@ -289,7 +301,7 @@ class UploadStore:
             with self._lock:
                 disk = self._files.publish(staged, token, json.dumps(info).encode())
                 staged = None
-                self._index(token, disk, now, now, digest)
+                self._index(token, disk, (now, now), digest)
                 self._claim(person, token, owner_key)
                 self._evict(keep=token, person=person)
         finally:
@@ -427,11 +439,13 @@ class UploadStore:
         except (OSError, ValueError):
             accessed = created
         disk = self._files.disk(token)
-        self._index(token, disk, created, accessed, info.get("digest"), reorder=reorder)
+        self._index(token, disk, (created, accessed), info.get("digest"), reorder=reorder)
 
-    def _index(self, token, disk, created, accessed, digest, *, reorder=True):
-        """Enter an item into the index (lock held), keeping both orders (``reorder=False``:
-        the caller sorts them once after entering many)."""
+    def _index(self, token, disk, times, digest, *, reorder=True):
+        """Enter an item into the index (lock held; ``times``: its creation and last use),
+        keeping both orders (``reorder=False``: the caller sorts them once after entering
+        many)."""
+        created, accessed = times
         later_created = later_used = False
         if reorder and self._used:
             later_created = created < self._created[next(reversed(self._created))]

@@ -461,16 +461,21 @@ def follow_redirect():
         st.switch_page(target, query_params=st.query_params.to_dict())
 
 
-def show_view(page, *, sample=None, model=None, gamma=None, lam=None, k=None, source="the lesson"):
-    """Open ``page`` with these sidebar settings (a lesson's "show me", a restored result):
-    they are applied at the start of the next run, before any widget is drawn
-    (:func:`apply_pending_view`); the sidebar says they came from ``source``."""
+#: What a :func:`show_view` may set (None: left as it is).
+VIEW_SETTINGS = ("sample", "model", "gamma", "lam", "k")
+
+
+def show_view(page, view, *, source="the lesson"):
+    """Open ``page`` with the sidebar settings of ``view`` (a mapping of some of
+    :data:`VIEW_SETTINGS`; a lesson's "show me", a restored result): they are applied at the
+    start of the next run, before any widget is drawn (:func:`apply_pending_view`); the
+    sidebar says they came from ``source``."""
+    unknown = set(view) - set(VIEW_SETTINGS)
+    if unknown:
+        raise ValueError(f"not a sidebar setting: {sorted(unknown)}")
     st.session_state["_pending_view"] = {
-        "sample": sample,
-        "model": model,
-        "gamma": gamma,
-        "lam": lam,
-        "k": k,
+        **dict.fromkeys(VIEW_SETTINGS),
+        **view,
         "source": source,
     }
     st.switch_page(page)
@@ -580,13 +585,16 @@ def name_columns(*labels):
     return {label: st.column_config.TextColumn(width="medium", pinned=True) for label in labels}
 
 
-def classes_shown(ds, key, *, prefix, what, rank, help):
+def classes_shown(ds, *, prefix, what, rank, help):
     """For a class-by-class heatmap of more classes than it can name (``MAX_TICK_LABELS``):
     a slider "Classes shown (``what``)", the top N by ``rank(n)`` (class indices), and
     "… or exactly these classes". Returns the classes to show, in class order, or None (all
     of them: few enough to name). Widget keys: ``{prefix}_top_n:{key}``,
-    ``{prefix}_classes:{key}`` (``key`` the data's, so a choice stays with its data)."""
+    ``{prefix}_classes:{key}`` (``key`` the data's, :func:`dataset_key`, so a choice stays
+    with its data)."""
     from sblr.plots import MAX_TICK_LABELS
+
+    key = dataset_key()
 
     m = ds.n_classes
     if m <= MAX_TICK_LABELS:
