@@ -2,8 +2,8 @@
 
 import streamlit as st
 
-from pages._shared.cache import pca_coordinates
-from pages._shared.formatting import esc_md, safe_filename
+from pages._shared.cache import label_sets, pca_coordinates
+from pages._shared.formatting import esc_md, safe_filename, text_table
 from pages._shared.state import classes_shown, page_context
 from sblr import plots
 from sblr.interpret import cooccurrence, frequent_classes
@@ -16,7 +16,8 @@ with st.expander("What am I looking at?"):
         "**Label frequencies**: how many rows carry each class. **Co-occurrence**: the number "
         "of rows relevant to both class k and class t (the diagonal is the class size); these "
         "counts are what the paper compares the learned β with. **PCA**: the rows projected on "
-        "their first two principal components (features standardized), coloured by class."
+        "their first two principal components (features standardized), coloured by class. "
+        "**Label sets** (multi-label data): the distinct combinations of classes the rows carry."
     )
     st.latex(r"C_{kt} = \#\{\, i : y_{ik} = 1 \wedge y_{it} = 1 \,\}")
 
@@ -43,6 +44,21 @@ st.download_button(
     file_name=safe_filename(ds.name, "cooccurrence", suffix=".html"),
     mime="text/html",
 )
+if ds.task == "multilabel":
+    sets = label_sets(ds)
+    cardinality = float(Y.sum(axis=1).mean())
+    st.subheader("Label sets")
+    st.caption(
+        f"{len(sets):,} distinct label sets over {ds.n_samples:,} rows, {cardinality:.2f} labels "
+        "a row on average. A row's whole set is what subset accuracy asks a model to give "
+        "exactly; co-occurrence above counts only pairs. The 10 most frequent:"
+    )
+    top = sets.head(10)
+    st.dataframe(
+        text_table(top, formats={"share": "{:.1%}"}),
+        hide_index=True,
+        key="label_sets",
+    )
 st.plotly_chart(
     plots.pca_scatter(ds.X, ds.y, class_names=ds.class_names, coordinates=pca_coordinates(ds)),
     key="pca",

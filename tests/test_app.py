@@ -174,6 +174,29 @@ def test_arff_with_xml_upload():
     assert at.title[0].value == "Data: mine"
 
 
+def test_the_data_page_lists_the_label_sets_of_multilabel_data_only():
+    """A view added as one typed question and one page call (cache.label_sets): the Data page
+    shows the 10 most frequent label sets of multi-label data, counted against the label
+    matrix here; multi-class data (one class a row) gets none."""
+    at = goto(start(), "pages/data.py")
+    ds = load_sample("planted")
+    Y = ds.label_matrix()
+    (table,) = at.dataframe  # the page's one table
+    shown = table.value
+    assert list(shown.columns) == ["label set", "labels", "rows", "share"]
+    assert len(shown) == 10
+    for _, listed in shown.iterrows():  # each count, against the rows carrying exactly it
+        names = [] if listed["label set"] == "(no label)" else listed["label set"].split(" + ")
+        members = [ds.class_names.index(n) for n in names]
+        carried = (Y[:, members] == 1).all(axis=1) & (Y.sum(axis=1) == len(members))
+        assert int(listed["rows"]) == int(carried.sum()) > 0
+    assert all(int(a) >= int(b) for a, b in zip(shown["rows"][:-1], shown["rows"][1:], strict=True))
+    assert any("distinct label sets" in c.value for c in at.caption)
+    at.session_state["sample"] = "wine"  # what the home page's sample choice sets
+    goto(at, "pages/data.py")
+    assert at.title[0].value == "Data: wine" and not at.dataframe
+
+
 def test_arff_with_number_of_labels():
     at = start()
     upload(at, "counted.arff", (SAMPLE_DIR / "planted.arff").read_bytes())

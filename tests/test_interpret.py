@@ -24,6 +24,7 @@ from sblr.interpret import (
     cooccurrence,
     evidence_sd,
     instance_contributions,
+    label_sets,
     rank_agreement_path,
     sparsity_summary,
     spearman,
@@ -92,6 +93,44 @@ def make_model(coef=COEF, intercept=INTERCEPT, evidence=EVIDENCE, classes=None):
 
 
 # --------------------------------------------------------------------------- cooccurrence
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.integers(0, 40).flatmap(
+        lambda n: st.integers(1, 5).flatmap(
+            lambda m: st.lists(
+                st.lists(st.integers(0, 1), min_size=m, max_size=m), min_size=n, max_size=n
+            ).map(lambda rows, m=m: (rows, m))
+        )
+    )
+)
+def test_label_sets_count_each_rows_whole_set(data):
+    """Oracle: the rows' sets counted one by one with a dict; the order by count, then class
+    order, the empty set last among equals; shares sum to 1."""
+    rows, m = data
+    names = [f"c{j}" for j in range(m)]
+    table = label_sets(np.array(rows, dtype=int).reshape(len(rows), m), names)
+    counted: dict[tuple, int] = {}
+    for row in rows:
+        counted[tuple(row)] = counted.get(tuple(row), 0) + 1
+    expected = sorted(counted.items(), key=lambda kv: (-kv[1], not any(kv[0]), [-b for b in kv[0]]))
+    written = [
+        " + ".join(n for n, b in zip(names, s, strict=True) if b) or "(no label)"
+        for s, _ in expected
+    ]
+    assert table["label set"].tolist() == written
+    assert table["rows"].tolist() == [c for _, c in expected]
+    assert table["labels"].tolist() == [sum(s) for s, _ in expected]
+    if rows:
+        assert table["share"].sum() == pytest.approx(1.0)
+
+
+def test_label_sets_refuse_what_is_not_a_label_matrix():
+    with pytest.raises(DataError, match="2 columns"):
+        label_sets(np.zeros((3, 3)), ["a", "b"])
+    with pytest.raises(DataError, match="only 0 and 1"):
+        label_sets(np.array([[2, 0]]), ["a", "b"])
 
 
 def test_cooccurrence_by_hand():

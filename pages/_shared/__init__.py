@@ -6,9 +6,13 @@ from the modules that hold them:
 * :mod:`~pages._shared.server`: the job slots every session shares; the error boundary.
 * :mod:`~pages._shared.data`: the current data set (samples, uploads, shared links).
 * :mod:`~pages._shared.state`: the sidebar's settings, the URL, moving between pages.
-* :mod:`~pages._shared.cache`: the cached calls into :mod:`sblr` (typed questions: a data set,
-  a :class:`~pages._shared.cache.Spec`, a :class:`~pages._shared.cache.Scheme`), the only place
-  the dashboard starts expensive work.
+* :mod:`~pages._shared.questions`: the typed questions pages ask (a
+  :class:`~pages._shared.questions.Spec`, a :class:`~pages._shared.questions.Scheme`, ...) and
+  how Streamlit's caches hash them beside a data set.
+* :mod:`~pages._shared.cache`: the compute layer, the only place the dashboard starts expensive
+  work: ``@heavy`` functions answer the questions from :mod:`sblr` (cached, in a job slot);
+  :mod:`~pages._shared.long_jobs` holds the jobs of seconds to minutes (Tune, stability,
+  Compare), :mod:`~pages._shared.stores` the store for work that draws its own progress.
 * :mod:`~pages._shared.lesson`, :mod:`~pages._shared.report`, :mod:`~pages._shared.sharing`:
   the lesson's steps, the analysis report, the store behind data links.
 

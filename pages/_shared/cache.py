@@ -57,6 +57,7 @@ __all__ = [
     "heavy",
     "held_out_cuts",
     "held_out_probabilities",
+    "label_sets",
     "lr_test_yardstick",
     "lr_yardstick",
     "open_model_file",
@@ -412,6 +413,14 @@ def yardstick_predicts_nothing(ds) -> bool:
     if ds.task != "multilabel":
         return False
     return bool((np.asarray(ds.y).mean(axis=0) <= 0.5).all())
+
+
+@heavy(keep=16)
+def label_sets(ds):
+    """The data's distinct label sets, most frequent first (sblr.interpret.label_sets)."""
+    from sblr.interpret import label_sets as label_sets_of
+
+    return label_sets_of(ds.label_matrix(), ds.class_names)
 
 
 @st.cache_data(max_entries=16, show_spinner=False, hash_funcs=HASH_FUNCS)

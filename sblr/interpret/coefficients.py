@@ -30,6 +30,7 @@ __all__ = [
     "entry_lambdas",
     "evidence_sd",
     "frequent_classes",
+    "label_sets",
     "sparsity_summary",
     "standardized_coef",
     "starting_class",
@@ -175,6 +176,69 @@ def frequent_classes(Y, n: int, *, include=()) -> np.ndarray:
         raise DataError(f"Y must be a 2-D label matrix; got shape {Y.shape}.")
     sizes = (Y != 0).sum(axis=0)
     return _keep(np.argsort(-sizes, kind="stable"), n, include)
+
+
+def label_sets(Y, class_names) -> pd.DataFrame:
+    """The distinct label sets of a multi-label data set, the most frequent first.
+
+    Co-occurrence counts pairs; a label set is a row's whole combination of classes, what
+    a model must give exactly for subset accuracy.
+
+    Parameters
+    ----------
+    Y : array-like of shape (n_samples, m)
+        0/1 label matrix (:meth:`sblr.io.Dataset.label_matrix`).
+    class_names : sequence of str, length m
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per distinct label set (ties: in class order, the empty set last):
+        ``label set`` (its class names joined by " + "; "(no label)" for the empty set),
+        ``labels`` (its size), ``rows`` (how many rows carry exactly it) and ``share`` (of
+        all rows).
+
+    Raises
+    ------
+    DataError
+        If ``Y`` is not a 2-D 0/1 matrix with one column per name.
+
+    Examples
+    --------
+    >>> Y = [[1, 0, 1], [1, 0, 1], [0, 1, 0], [0, 0, 0]]
+    >>> label_sets(Y, ["a", "b", "c"])
+      label set  labels  rows  share
+    0     a + c       2     2   0.50
+    1         b       1     1   0.25
+    2  (no label)     0     1   0.25
+    """
+    Y = np.asarray(Y)
+    if Y.ndim != 2 or Y.shape[1] != len(class_names):
+        raise DataError(
+            f"Y must be a 2-D label matrix with {len(class_names)} columns (one per class "
+            f"name); got shape {Y.shape}."
+        )
+    if Y.size and not np.isin(Y, (0, 1)).all():
+        raise DataError("Y must hold only 0 and 1 (a label indicator matrix).")
+    if Y.shape[0] == 0:
+        return pd.DataFrame({"label set": [], "labels": [], "rows": [], "share": []})
+    sets, counts = np.unique(Y.astype(bool), axis=0, return_counts=True)
+    sizes = sets.sum(axis=1)
+    # most rows first; ties in class order (class 0's sets, then class 1's...), empty last
+    in_class_order = [-sets[:, j].astype(int) for j in reversed(range(sets.shape[1]))]
+    order = np.lexsort((*in_class_order, sizes == 0, -counts))
+    names = [str(n) for n in class_names]
+    return pd.DataFrame(
+        {
+            "label set": [
+                " + ".join(n for n, on in zip(names, sets[i], strict=True) if on) or "(no label)"
+                for i in order
+            ],
+            "labels": sizes[order].astype(int),
+            "rows": counts[order].astype(int),
+            "share": counts[order] / Y.shape[0],
+        }
+    )
 
 
 def starting_class(Y) -> int:
