@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import copy
 import datetime
+import inspect
 import io
 import os
 import stat
@@ -93,15 +94,25 @@ class ModelFileError(DataError):
 
 
 def _sblr_types() -> set[str]:
-    """The sblr classes a model file may hold."""
+    """The sblr classes a model file may hold: by the module that defines each
+    (``sblr.models._logistic.SBLRClassifier``) and by the public one it is imported from
+    (``sblr.models.SBLRClassifier``), the name files written before sblr.models,
+    sblr.similarity and sblr.baselines became packages give it."""
     from sblr import baselines, models, similarity, tuning
 
     out = set()
-    for module in (models, similarity, tuning, baselines):
-        for name in dir(module):
-            obj = getattr(module, name)
-            if isinstance(obj, type) and obj.__module__ == module.__name__:
-                out.add(f"{obj.__module__}.{obj.__qualname__}")
+    for face in (models, similarity, tuning, baselines):
+        rooms = [face] + [
+            m
+            for m in vars(face).values()
+            if inspect.ismodule(m) and m.__name__.startswith(face.__name__ + ".")
+        ]
+        for module in rooms:
+            for name, obj in vars(module).items():
+                if isinstance(obj, type) and obj.__module__ == module.__name__:
+                    out.add(f"{obj.__module__}.{obj.__qualname__}")
+                    if getattr(face, name, None) is obj:
+                        out.add(f"{face.__name__}.{name}")
     return out
 
 
@@ -152,7 +163,8 @@ class SavedModel:
         the baselines get them dense."""
         import scipy.sparse as sp
 
-        from sblr.models import SMLClassifier, _LogisticSimilarityClassifier
+        from sblr.models import SMLClassifier
+        from sblr.models._logistic import _LogisticSimilarityClassifier
         from sblr.tuning import SBLRCV, SparseSBLRCV
 
         keeps_sparse = isinstance(
@@ -218,7 +230,8 @@ def _evidence_that_counted(est, X, scores, names, n=3):
     """Per row, for its most probable class k: its logit and π, the classes t whose terms
     βₜᵏ·f̄ₜ(x) raise it most and those that lower it most (SBLR, SparseSBLR), or the classes
     with the most evidence (SML); None for the baselines, which have no class evidence."""
-    from sblr.models import SMLClassifier, _LogisticSimilarityClassifier
+    from sblr.models import SMLClassifier
+    from sblr.models._logistic import _LogisticSimilarityClassifier
 
     est = getattr(est, "best_estimator_", est)  # a CV estimator predicts with its refit
     if not isinstance(est, (SMLClassifier, _LogisticSimilarityClassifier)):
