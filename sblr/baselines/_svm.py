@@ -11,6 +11,7 @@ from numbers import Real
 
 import numpy as np
 from sklearn.base import _fit_context
+from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.multiclass import OneVsRestClassifier
 from sklearn.svm import SVC
 from sklearn.utils.validation import validate_data
@@ -180,8 +181,6 @@ def brsvm_grid(X_fit, y_fit, X_val, points):
     >>> bool(np.allclose(outs[1][1], ref))
     True
     """
-    from sklearn.metrics.pairwise import rbf_kernel
-
     ref = BRSVMClassifier()  # the targets, scaling and constant classes of fit()
     Xs, Y = ref._fit_targets(X_fit, y_fit)
     Xv = minmax_transform(

@@ -13,6 +13,8 @@ from __future__ import annotations
 from numbers import Real
 
 import numpy as np
+import pandas as pd
+from sklearn.metrics import average_precision_score, precision_recall_curve
 
 from sblr._validation import Interval, StrOptions, validate_params
 from sblr.exceptions import DataError
@@ -317,8 +319,6 @@ def per_label_report(y_true, P, *, threshold=0.5, class_names=None):
     0     0        1.0     0.5  0.666667        2          1
     1     1        1.0     1.0  1.000000        2          2
     """
-    import pandas as pd
-
     multiclass = np.ndim(y_true) == 1
     Y, P = _labels_from_proba(y_true, P)
     if multiclass:
@@ -411,8 +411,6 @@ def pr_curve(y_true, p):
     average_precision : float
         :func:`sklearn.metrics.average_precision_score` (NaN without a positive row).
     """
-    from sklearn.metrics import average_precision_score, precision_recall_curve
-
     y = np.asarray(y_true).astype(int).ravel()
     p = np.asarray(p, dtype=float).ravel()
     if y.shape != p.shape:

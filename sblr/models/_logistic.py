@@ -16,6 +16,7 @@ import numpy as np
 from scipy.special import expit, log_expit, logsumexp
 from sklearn.base import _fit_context
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.model_selection import KFold
 from sklearn.utils.validation import check_is_fitted
 
 from sblr._validation import Interval, StrOptions
@@ -169,8 +170,6 @@ class _LogisticSimilarityClassifier(_SimilarityClassifier):
     def _out_of_fold_proba(self, F, Y, sample_weight=None):
         """Probabilities of the rows ``F`` (evidence) from layers fitted without them: 5 folds,
         each warm-started from the current ``coef_`` (multi-label data)."""
-        from sklearn.model_selection import KFold
-
         n = len(F)
         P = np.empty(Y.shape, dtype=np.float64)
         if n < 2:
