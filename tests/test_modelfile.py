@@ -252,3 +252,19 @@ def test_every_estimator_opens_when_named_by_its_public_path(name):
     np.testing.assert_array_equal(
         getattr(saved.estimator, method)(ds.X), getattr(model, method)(ds.X)
     )
+
+
+@pytest.mark.parametrize("name", ["SML", "SBLR", "MLkNN", "BRSVM"])
+def test_a_pickle_naming_the_public_paths_unpickles(name):
+    """Pickles and joblib files name a class by its module: those written before the packages
+    (``sblr.models.SBLRClassifier``) still find it, through the public module."""
+    ds = load_sample("planted")
+    model = ESTIMATORS[name]().fit(ds.X, ds.y)
+    data = pickle.dumps(model, protocol=0)  # text: module and class on lines of their own
+    module = type(model).__module__
+    old = data.replace(f"c{module}\n".encode(), f"c{module.split('._')[0]}\n".encode())
+    assert old != data
+    method = "predict_proba" if hasattr(model, "predict_proba") else "decision_function"
+    np.testing.assert_array_equal(
+        getattr(pickle.loads(old), method)(ds.X), getattr(model, method)(ds.X)
+    )
