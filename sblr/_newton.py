@@ -235,7 +235,7 @@ def _targets(layer, theta, eta, act, g, n_iter, low):
         theta_act = theta[act]
         todo = np.flatnonzero(low[act] & theta_act[:, 1:].any(axis=1))
         if todo.size:
-            from sblr._compiled import working_set_steps32
+            from sblr._compiled import working_set_steps32  # lazy: numba, only with an L1 term
 
             working_set_steps32(
                 layer.Za32,

@@ -9,11 +9,14 @@ spends more on synchronisation than it saves.
 
 from __future__ import annotations
 
+import ctypes
 import functools
 import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
+
+from threadpoolctl import threadpool_info
 
 __all__ = ["evidence_threads", "run_in_threads", "single_threaded_blas", "worker_budget"]
 
@@ -44,10 +47,6 @@ def worker_budget() -> int:
 def _thread_local_blas_setters():
     """OpenBLAS's ``openblas_set_num_threads_local`` of every loaded OpenBLAS (0.3.27+): it
     sets the number of BLAS threads for the CALLING thread only.  Empty for other BLAS."""
-    import ctypes
-
-    from threadpoolctl import threadpool_info
-
     setters = []
     for info in threadpool_info():
         if info.get("internal_api") != "openblas":

@@ -79,6 +79,8 @@ def validate_params(parameter_constraints, *, prefer_skip_nested_validation):
         def wrapper(*args, **kwargs):
             nonlocal validated
             if validated is None:
+                # lazy: scikit-learn (about 1 s) at the first call, not at import: the
+                # dashboard's first page imports modules that validate their parameters
                 from sklearn.utils._param_validation import validate_params as sklearn_validate
 
                 validated = sklearn_validate(

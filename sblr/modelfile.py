@@ -43,16 +43,27 @@ from __future__ import annotations
 
 import copy
 import datetime
+import importlib
+import inspect
 import io
 import os
 import stat
+import warnings
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
+import scipy.sparse as sp
 
+from sblr import __version__
 from sblr.exceptions import DataError
+from sblr.io import Encoding, load_dataset
+
+# scikit-learn (about 1 s), skops (about 1.7 s) and the estimators (which import scikit-learn)
+# are imported in the functions that need them: the dashboard's first page imports this module
+# (pages/_shared/cache.py) and shows no model (benchmarks/startup.py lists what it loads).
 
 __all__ = [
     "MAX_MODEL_MB",
@@ -93,23 +104,32 @@ class ModelFileError(DataError):
 
 
 def _sblr_types() -> set[str]:
-    """The sblr classes a model file may hold."""
+    """The sblr classes a model file may hold: by the module that defines each
+    (``sblr.models._logistic.SBLRClassifier``) and by the public one it is imported from
+    (``sblr.models.SBLRClassifier``), the name files written before sblr.models,
+    sblr.similarity and sblr.baselines became packages give it."""
+    # lazy: the estimators import scikit-learn (about 1 s; see the note at the imports)
     from sblr import baselines, models, similarity, tuning
 
     out = set()
-    for module in (models, similarity, tuning, baselines):
-        for name in dir(module):
-            obj = getattr(module, name)
-            if isinstance(obj, type) and obj.__module__ == module.__name__:
-                out.add(f"{obj.__module__}.{obj.__qualname__}")
+    for face in (models, similarity, tuning, baselines):
+        rooms = [face] + [
+            m
+            for m in vars(face).values()
+            if inspect.ismodule(m) and m.__name__.startswith(face.__name__ + ".")
+        ]
+        for module in rooms:
+            for name, obj in vars(module).items():
+                if isinstance(obj, type) and obj.__module__ == module.__name__:
+                    out.add(f"{obj.__module__}.{obj.__qualname__}")
+                    if getattr(face, name, None) is obj:
+                        out.add(f"{face.__name__}.{name}")
     return out
 
 
 def _estimator_types() -> set[str]:
     """The public sblr estimators (what a model file may hold as its model)."""
-    import importlib
-
-    from sklearn.base import BaseEstimator
+    from sklearn.base import BaseEstimator  # lazy: scikit-learn, about 1 s
 
     out = set()
     for name in _sblr_types():
@@ -142,17 +162,15 @@ class SavedModel:
     @property
     def encoding(self):
         """The training file's :class:`sblr.io.Encoding`, or None (fitted on arrays)."""
-        from sblr.io import Encoding
-
         enc = self.info.get("encoding")
         return None if enc is None else Encoding.from_dict(enc)
 
     def features(self, X):
         """``X`` as the estimator takes it: the similarity models keep sparse rows sparse,
         the baselines get them dense."""
-        import scipy.sparse as sp
-
-        from sblr.models import SMLClassifier, _LogisticSimilarityClassifier
+        # lazy: the estimators import scikit-learn (about 1 s; see the note at the imports)
+        from sblr.models import SMLClassifier
+        from sblr.models._logistic import _LogisticSimilarityClassifier
         from sblr.tuning import SBLRCV, SparseSBLRCV
 
         keeps_sparse = isinstance(
@@ -171,8 +189,6 @@ class SavedModel:
         similarity models ``evidence that counted most``: for the row's most probable class
         k, its logit and π and the two classes t whose terms βₜᵏ·f̄ₜ(x) raise it most and the
         two that lower it most (SML: the classes with the most evidence)."""
-        import pandas as pd
-
         est = self.estimator
         X = self.features(rows.X)
         names = [str(n) for n in (self.info.get("class_names") or rows.class_names)]
@@ -204,8 +220,6 @@ class SavedModel:
 
     def read(self, source, **kwargs):
         """A file read as the training file was (``load_dataset(source, like=...)``)."""
-        from sblr.io import load_dataset
-
         if self.encoding is None:
             raise ModelFileError(
                 "This model was fitted on arrays, not on a file: it records no encoding to "
@@ -218,7 +232,9 @@ def _evidence_that_counted(est, X, scores, names, n=3):
     """Per row, for its most probable class k: its logit and π, the classes t whose terms
     βₜᵏ·f̄ₜ(x) raise it most and those that lower it most (SBLR, SparseSBLR), or the classes
     with the most evidence (SML); None for the baselines, which have no class evidence."""
-    from sblr.models import SMLClassifier, _LogisticSimilarityClassifier
+    # lazy: the estimators import scikit-learn (about 1 s; see the note at the imports)
+    from sblr.models import SMLClassifier
+    from sblr.models._logistic import _LogisticSimilarityClassifier
 
     est = getattr(est, "best_estimator_", est)  # a CV estimator predicts with its refit
     if not isinstance(est, (SMLClassifier, _LogisticSimilarityClassifier)):
@@ -336,6 +352,7 @@ def _rebuild_compiled(estimator, name):
     """Rebuild what a file must not supply as live compiled state: every neighbour search of
     the estimator from its own stored rows, checked; every SVM's arrays checked against each
     other (libsvm indexes them by the counts stored beside them)."""
+    # lazy: scikit-learn, about 1 s
     from sklearn.neighbors import NearestNeighbors
     from sklearn.svm import SVC
 
@@ -400,8 +417,6 @@ def _check_applies(estimator, info, name):
         )
     if width is None:
         return
-    import warnings
-
     probe = np.zeros((1, int(width)))
     try:
         with warnings.catch_warnings(), np.errstate(all="ignore"):
@@ -474,9 +489,7 @@ def _check_svc(svc, name, n_features):
 
 def _content(estimator, dataset) -> dict:
     """What a model file holds: ``{"info": ..., "estimator": ...}`` (see :func:`save_model`)."""
-    from sklearn.utils.validation import check_is_fitted
-
-    from sblr import __version__
+    from sklearn.utils.validation import check_is_fitted  # lazy: scikit-learn, about 1 s
 
     name = f"{type(estimator).__module__}.{type(estimator).__qualname__}"
     if name not in _estimator_types():
@@ -488,8 +501,6 @@ def _content(estimator, dataset) -> dict:
     # a table of results (a CV estimator's cv_results_) travels as plain lists: skops cannot
     # rebuild a pandas DataFrame, and need not
     frames = {}
-    import pandas as pd
-
     if any(isinstance(v, pd.DataFrame) for v in vars(estimator).values()):
         estimator = copy.copy(estimator)
         for attr, value in list(vars(estimator).items()):
@@ -543,7 +554,7 @@ def save_model(estimator, path, *, dataset=None) -> Path:
     -------
     pathlib.Path
     """
-    import skops.io as sio
+    import skops.io as sio  # lazy: about 1.7 s
 
     content = _content(estimator, dataset)
     path = Path(path)
@@ -570,7 +581,7 @@ def _frame_to_plain(frame):
 
 def model_bytes(estimator, *, dataset=None) -> bytes:
     """The bytes :func:`save_model` would write (for a download)."""
-    import skops.io as sio
+    import skops.io as sio  # lazy: about 1.7 s
 
     return sio.dumps(_content(estimator, dataset))
 
@@ -588,9 +599,7 @@ def load_model(path, *, max_unpacked_mb: float = MAX_UNPACKED_MB) -> SavedModel:
         Too large, not a skops file (a pickle, a joblib file, truncated), holding types
         other than sblr's and those skops trusts, of a newer format, or not an sblr model.
     """
-    import skops.io as sio
-
-    from sblr import __version__
+    import skops.io as sio  # lazy: about 1.7 s
 
     if isinstance(path, (bytes, bytearray)):
         data, path = bytes(path), Path("this file")
@@ -653,8 +662,6 @@ def load_model(path, *, max_unpacked_mb: float = MAX_UNPACKED_MB) -> SavedModel:
     if name not in _estimator_types():
         raise ModelFileError(f"{path.name} holds a {name}, not an sblr estimator.")
     _check_info(info, path.name)
-    import pandas as pd
-
     for attr, frame in (info.get("frames") or {}).items():
         try:
             setattr(

@@ -356,7 +356,7 @@ def fit_board(board: Board, model: str = "SparseSBLR", *, gamma=1.0, lam=1e-3):
     DataError
         Fewer than two training points, or fewer than two classes among them.
     """
-    from sblr.models import make_model
+    from sblr.models import make_model  # lazy: scikit-learn, about 1 s; the board needs none
 
     X, y = _training(board)
     classes = np.unique(y) if y.ndim == 1 else np.flatnonzero(y.any(axis=0))
@@ -471,7 +471,7 @@ def surface(model, board: Board, k: int | None, n: int = 60, *, what: str = "pro
 def board_scores(model, board: Board) -> dict:
     """Training and test error of ``model`` on the board (multi-label: the share of wrong
     label decisions, and micro-F1), with the number of points of each."""
-    from sklearn.metrics import f1_score
+    from sklearn.metrics import f1_score  # lazy: scikit-learn, about 1 s
 
     held = board.held_out
     scores = {}
@@ -497,7 +497,7 @@ def board_scores(model, board: Board) -> dict:
 def board_csv(board: Board) -> bytes:
     """The board as a CSV the dashboard loads back: ``x1, x2`` and, multi-label, one 0/1
     column per class (choose them as the labels); multi-class, a ``class`` column."""
-    import pandas as pd
+    import pandas as pd  # lazy: 0.25 s; only the CSV download needs it
 
     frame = pd.DataFrame(board.points, columns=["x1", "x2"])
     names = CLASS_NAMES[: board.n_classes]

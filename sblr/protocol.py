@@ -841,7 +841,7 @@ def _joblib_backend(scheduler, n_jobs):
         yield n_jobs
         return
     try:
-        from distributed import Client, LocalCluster
+        from distributed import Client, LocalCluster  # lazy: Dask, only with a scheduler
     except ImportError:  # pragma: no cover - distributed is in requirements.txt
         raise DataError(
             "Running on a Dask cluster needs the distributed package: pip install distributed"
@@ -889,7 +889,7 @@ def _check_cluster(client, scheduler):
     """
 
     def _sblr_importable():  # nested: pickled by value, so it runs where sblr is missing
-        import importlib.util
+        import importlib.util  # inside: the function travels to the worker by value
 
         return importlib.util.find_spec("sblr") is not None
 

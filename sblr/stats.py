@@ -29,8 +29,9 @@ from numbers import Integral, Real
 import numpy as np
 import pandas as pd
 
-# plotly (cd_diagram) and scipy.stats (the tests) are imported where they are used: the
-# tables and the CLI's statistics do not draw, and scipy.stats takes seconds to import.
+# plotly (cd_diagram), scipy.stats (the tests) and scikit-posthocs (Nemenyi; it imports
+# statsmodels) are imported where they are used: the tables and the CLI's statistics do not
+# draw, and scipy.stats and statsmodels take seconds to import.
 from sblr._validation import Interval, StrOptions, validate_params
 from sblr.metrics import LOWER_IS_BETTER, METRIC_LABELS
 from sblr.protocol import METHODS

@@ -25,6 +25,10 @@ from sblr.baselines import (
 from sblr.logistic import constant_intercept
 from sblr.metrics import average_precision
 
+# A scikit-learn oracle that stopped short of its optimum would be compared as if it had
+# reached it: its ConvergenceWarning fails the test instead.
+pytestmark = pytest.mark.filterwarnings("error::sklearn.exceptions.ConvergenceWarning")
+
 # Six training points on a line, two labels A and B (k = 2, s = 1 below).
 # Scaling to [-1, 1] is linear in 1-D, so the neighbours are those of x itself.
 X_TOY = np.array([[0.0], [1.0], [3.0], [7.0], [8.0], [10.0]])

@@ -7,6 +7,7 @@ hostile file would create never appears."""
 from __future__ import annotations
 
 import io
+import json
 import os
 import pickle
 import zipfile
@@ -183,3 +184,87 @@ def test_evidence_that_counted_gives_the_net_logit_and_both_directions():
         for t in up + down:
             assert f"{names[t]} ({terms[t]:+.3g})" in text
         assert ("lowered by nothing" in text) == (not down)
+
+
+#: A file written by sblr 0.1.0 before sblr.models, sblr.similarity and sblr.baselines became
+#: packages: its types are named by their public paths (``sblr.models.SBLRClassifier``, with
+#: a ``sblr.similarity.SimilarityFeaturizer`` inside), not by the modules that define them now.
+BEFORE_PACKAGES = Path(__file__).parent / "data" / "sblr_0.1.0_before_packages.skops"
+
+
+def _data_of_the_old_file():
+    rng = np.random.default_rng(0)
+    X = np.round(rng.normal(size=(24, 3)), 3)
+    Y = (X[:, :3] + 0.3 * rng.normal(size=(24, 3)) > 0).astype(int)
+    return X, Y
+
+
+def test_a_file_written_before_the_packages_opens_with_the_same_probabilities():
+    X, Y = _data_of_the_old_file()
+    saved = load_model(BEFORE_PACKAGES)
+    assert type(saved.estimator) is SBLRClassifier
+    assert saved.estimator.featurizer_.__class__.__name__ == "SimilarityFeaturizer"
+    np.testing.assert_array_equal(
+        saved.estimator.predict_proba(X), SBLRClassifier().fit(X, Y).predict_proba(X)
+    )
+
+
+def _named_by_public_paths(data: bytes) -> bytes:
+    """A model file's bytes with every sblr type named as files written before the packages
+    name it: ``sblr.baselines._neighbours.MLkNNClassifier`` becomes
+    ``sblr.baselines.MLkNNClassifier``."""
+
+    def public(node):
+        if isinstance(node, dict):
+            module = node.get("__module__")
+            if isinstance(module, str) and module.startswith("sblr.") and "._" in module:
+                node["__module__"] = module.split("._")[0]
+            for value in node.values():
+                public(value)
+        elif isinstance(node, list):
+            for value in node:
+                public(value)
+
+    source, out = zipfile.ZipFile(io.BytesIO(data)), io.BytesIO()
+    with zipfile.ZipFile(out, "w") as target:
+        for member in source.infolist():
+            content = source.read(member)
+            if member.filename == "schema.json":
+                schema = json.loads(content)
+                public(schema)
+                content = json.dumps(schema).encode()
+            target.writestr(member, content)
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("name", list(ESTIMATORS))
+def test_every_estimator_opens_when_named_by_its_public_path(name):
+    """Types are written by the module that defines them (``sblr.models._logistic``) and read
+    by that name or by the public one older files use (``sblr.models``)."""
+    ds = load_sample("planted")
+    model = ESTIMATORS[name]().fit(ds.X, ds.y)
+    data = model_bytes(model, dataset=ds)
+    old = _named_by_public_paths(data)
+    assert old != data  # some sblr type was renamed
+    saved = load_model(old)
+    assert type(saved.estimator) is type(model)
+    method = "predict_proba" if hasattr(model, "predict_proba") else "decision_function"
+    np.testing.assert_array_equal(
+        getattr(saved.estimator, method)(ds.X), getattr(model, method)(ds.X)
+    )
+
+
+@pytest.mark.parametrize("name", ["SML", "SBLR", "MLkNN", "BRSVM"])
+def test_a_pickle_naming_the_public_paths_unpickles(name):
+    """Pickles and joblib files name a class by its module: those written before the packages
+    (``sblr.models.SBLRClassifier``) still find it, through the public module."""
+    ds = load_sample("planted")
+    model = ESTIMATORS[name]().fit(ds.X, ds.y)
+    data = pickle.dumps(model, protocol=0)  # text: module and class on lines of their own
+    module = type(model).__module__
+    old = data.replace(f"c{module}\n".encode(), f"c{module.split('._')[0]}\n".encode())
+    assert old != data
+    method = "predict_proba" if hasattr(model, "predict_proba") else "decision_function"
+    np.testing.assert_array_equal(
+        getattr(pickle.loads(old), method)(ds.X), getattr(model, method)(ds.X)
+    )

@@ -13,6 +13,10 @@ from sklearn.preprocessing import FunctionTransformer
 from sblr import SBLRClassifier, SimilarityFeaturizer, SMLClassifier, SparseSBLRClassifier
 from sblr.logistic import fit_logistic_layer, lambda_max
 
+# A scikit-learn oracle that stopped short of its optimum would be compared as if it had
+# reached it: its ConvergenceWarning fails the test instead.
+pytestmark = pytest.mark.filterwarnings("error::sklearn.exceptions.ConvergenceWarning")
+
 
 @pytest.fixture(scope="module")
 def wine():

@@ -131,6 +131,16 @@ def test_console_script_and_markers():
     assert {"slow", "browser", "dask"} <= markers
 
 
+def test_every_subpackage_is_listed():
+    """setuptools ships only the packages listed: sblr.interpret was missing from the list."""
+    folders = {
+        ".".join(path.parent.relative_to(ROOT).parts)
+        for path in (ROOT / "sblr").rglob("__init__.py")
+    }
+    listed = set(PYPROJECT["tool"]["setuptools"]["packages"]) - {"sblr.sample_data"}
+    assert listed == folders
+
+
 def test_sample_data_folder_is_shipped_as_package_data():
     setuptools = PYPROJECT["tool"]["setuptools"]
     assert "sblr.sample_data" in setuptools["packages"]

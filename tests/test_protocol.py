@@ -4,6 +4,7 @@ import os
 import socket
 import subprocess
 import sys
+import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -55,7 +56,16 @@ def test_methods_and_their_hyperparameters():
 
 
 @pytest.mark.parametrize("method", ["sparse_sblr", "br_svm", "mlknn"])
-def test_run_fold_multilabel_rows_and_params(planted, method):
+def test_run_fold_multilabel_rows_and_params(planted, method, monkeypatch):
+    selections = []  # the wall time of each selection, timed inside it
+
+    def timed_select_params(*args, **kwargs):
+        start = time.perf_counter()
+        chosen = select_params(*args, **kwargs)
+        selections.append(time.perf_counter() - start)
+        return chosen
+
+    monkeypatch.setattr(protocol, "select_params", timed_select_params)
     splits = make_splits(planted.y, scheme="kfold", n_splits=3)
     res = run_fold(planted, method, 1, splits, grid=GRID)
     assert [r["metric"] for r in res.rows] == list(TASK_METRICS["multilabel"])
@@ -64,7 +74,12 @@ def test_run_fold_multilabel_rows_and_params(planted, method):
     tuned = METHODS[method].tuned
     assert set(res.params) == set(tuned) | set(METHODS[method].fixed)
     assert all(res.params[p] in GRID for p in tuned)
-    assert res.fit_seconds > 0 and res.select_seconds >= 0
+    assert res.fit_seconds > 0 and len(selections) == 1
+    # select_seconds times the selection (the grid search; for an untuned method a call that
+    # returns {}), and not the final fit, timed after it
+    assert selections[0] <= res.select_seconds < selections[0] + res.fit_seconds
+    if not tuned:
+        assert res.select_seconds < res.fit_seconds
 
 
 def test_run_fold_fixed_params_skip_selection(wine, monkeypatch):
@@ -72,6 +87,7 @@ def test_run_fold_fixed_params_skip_selection(wine, monkeypatch):
     splits = make_splits(wine.y, scheme="kfold", n_splits=3)
     res = run_fold(wine, "sparse_sblr", 0, splits, params={"gamma": 0.1, "lam": 0.01})
     assert res.params == {"gamma": 0.1, "lam": 0.01}
+    assert res.select_seconds < res.fit_seconds  # nothing was selected
     assert res.rows[0]["metric"] == "accuracy" and res.rows[0]["value"] > 0.8
 
 

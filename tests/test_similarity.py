@@ -204,7 +204,7 @@ def test_tiled_rbf_evidence_equals_plain_reference(multilabel_rows, working_memo
 
 def test_tiled_rbf_evidence_equals_the_blocked_path(multilabel_rows):
     # the tiled path against the general row-block path (kernel_block), which is unchanged
-    from sblr.similarity import _blocked_evidence
+    from sblr.similarity._exact import _blocked_evidence
 
     X, Y, Q = multilabel_rows
     Yf = Y.astype(float)
@@ -215,7 +215,7 @@ def test_tiled_rbf_evidence_equals_the_blocked_path(multilabel_rows):
 
 
 def test_tiled_rbf_evidence_does_not_depend_on_the_number_of_threads(monkeypatch):
-    from sblr import similarity
+    from sblr.similarity import _exact
 
     rng = np.random.default_rng(3)
     X = rng.uniform(-1, 1, size=(1100, 5))
@@ -223,7 +223,7 @@ def test_tiled_rbf_evidence_does_not_depend_on_the_number_of_threads(monkeypatch
     Q = rng.uniform(-1, 1, size=(600, 5))
     results = {}
     for threads in (1, 2, 3, 5):
-        monkeypatch.setattr(similarity, "_evidence_threads", lambda n_values, t=threads: t)
+        monkeypatch.setattr(_exact, "_evidence_threads", lambda n_values, t=threads: t)
         # 0.5 MiB: 128-row strips, so 9 strips over 4 lanes in the symmetric path
         results[threads] = [
             class_evidence(X, X, Y, gamma=2.0, leave_one_out=True, working_memory=0.5)[0],
@@ -257,12 +257,12 @@ def test_tiled_rbf_evidence_restores_the_blas_threads(monkeypatch):
 
     from threadpoolctl import threadpool_info
 
-    from sblr import similarity
+    from sblr.similarity import _exact
 
     def blas_threads():
         return [i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"]
 
-    monkeypatch.setattr(similarity, "_evidence_threads", lambda n_values: 2)
+    monkeypatch.setattr(_exact, "_evidence_threads", lambda n_values: 2)
     before = blas_threads()
     rng = np.random.default_rng(4)
     X = rng.uniform(-1, 1, size=(600, 4))

@@ -366,7 +366,7 @@ def family_threshold(n_rows: int, n_tests: int, alpha: float = 0.05) -> float:
     >>> round(family_threshold(400, 1), 4), round(family_threshold(400, 17), 4)
     (0.098, 0.1487)
     """
-    from scipy.stats import norm
+    from scipy.stats import norm  # lazy: scipy.stats takes seconds to import
 
     n_tests = max(1, n_tests)
     return float(norm.ppf(1.0 - alpha / (2.0 * n_tests)) / math.sqrt(n_rows))

@@ -170,6 +170,7 @@ def pca_coordinates(X, *, random_state: int = 0):
     >>> Z.shape, method
     ((30, 2), 'PCA of the standardized features')
     """
+    # lazy: scikit-learn, about 1 s, for this figure only
     from sklearn.decomposition import PCA, TruncatedSVD
     from sklearn.preprocessing import MaxAbsScaler, StandardScaler
 

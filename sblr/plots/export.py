@@ -17,6 +17,8 @@ import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 # plotly is imported where a figure is drawn (see the package's __init__)
 if TYPE_CHECKING:
     import plotly.graph_objects as go
@@ -114,7 +116,6 @@ def _trace_colours(fig, trace, z):
     """The fill colour of every cell of a heatmap trace, as plotly picks it (its own colour
     scale and range, or its colour axis's; linear between the scale's stops); NaN cells
     (gaps) white."""
-    import numpy as np
     from plotly.colors import get_colorscale
 
     axis = getattr(fig.layout, trace.coloraxis) if trace.coloraxis else None
@@ -148,8 +149,6 @@ def static_preview(fig) -> str:
     >>> static_preview(go.Figure(go.Bar(y=[1, 2])))
     ''
     """
-    import numpy as np
-
     panels = []
     for trace in fig.data:
         if trace.type != "heatmap" or trace.z is None:

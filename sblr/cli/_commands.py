@@ -1,29 +1,51 @@
-"""Command line: ``python -m sblr benchmark ...`` and ``python -m sblr evaluate ...``
-(``sblr benchmark ...`` once installed), and ``sblr dashboard`` in a checkout.
+"""The commands that run the paper's protocol: benchmark, evaluate, fit and predict.
 
-Exit status: 0 on success; 2 for bad arguments (argparse's usage message), for
-output folders that cannot be written, for data problems (:class:`sblr.DataError`)
-and for the value, file-system and memory errors a run can meet (``ValueError``,
-``OSError``, ``MemoryError``): a one-line ``error:`` message, no traceback.
+Their arguments (the method list, the decision and selection options, checked values), the
+data they read (``PATH::key=value`` specs, folders, one loader call per file), the output
+folders they check before any work, and the runs themselves.  Imported by :mod:`sblr.cli`
+only for these commands: it imports the protocol, so scikit-learn, SciPy and pandas (2-3 s),
+which ``sblr --help`` and ``sblr dashboard`` do without.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import math
 import os
 import re
-import signal
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-from sblr.exceptions import DataError
+import numpy as np
+import pandas as pd
 
-# The protocol, the loaders and the tables (scikit-learn, SciPy, pandas: 2-3 s to import) are
-# imported where they are used: `sblr --help` and `sblr dashboard` need none of them.
+from sblr.cli import _BENCHMARK_HELP, _EVALUATE_HELP, _FIT_HELP, _PREDICT_HELP, _OutputError
+from sblr.decision import RULES, describe
+from sblr.exceptions import DataError
+from sblr.io import load_dataset
+from sblr.metrics import METRIC_LABELS, MULTILABEL_METRICS
+from sblr.modelfile import load_model, save_model
+from sblr.protocol import (
+    METHODS,
+    SELECTIONS,
+    TASK_METRICS,
+    _metric_values,
+    _scores,
+    build_decision,
+    paper_metric,
+    run_benchmark,
+    select_params,
+)
+from sblr.stats import (
+    cd_diagram,
+    friedman_nemenyi,
+    markdown_table,
+    mean_std_table,
+    paper_tables_markdown,
+)
+from sblr.textsafe import escape_markdown, to_csv_bytes
+from sblr.tuning import PAPER_GRID
 
 #: What a folder given as DATA contributes; a file given by name may have any extension.
 DATA_SUFFIXES = (".arff", ".csv", ".tsv", ".data")
@@ -122,8 +144,6 @@ def _add_data_options(p):
 
 def _threshold(text):
     """``--threshold``: a probability, a rule of sblr.decision, or "paper"."""
-    from sblr.decision import RULES
-
     if text in (*RULES, "paper"):
         return None if text == "paper" else text
     value = _finite_float(text)
@@ -136,9 +156,6 @@ def _threshold(text):
 
 def _add_decision_options(p, *, paper):
     """``--threshold`` and ``--select-by``: the paper's (benchmark) or decisions (fit/evaluate)."""
-    from sblr.decision import RULES
-    from sblr.metrics import MULTILABEL_METRICS
-
     p.add_argument(
         "--threshold",
         type=_threshold,
@@ -157,9 +174,6 @@ def _add_decision_options(p, *, paper):
 
 
 def _add_protocol_options(p, *, folds_default, selection_default="holdout"):
-    from sblr.protocol import SELECTIONS
-    from sblr.tuning import PAPER_GRID
-
     p.add_argument(
         "--folds", type=_folds, default=folds_default, help=f"CV folds (default {folds_default})"
     )
@@ -198,58 +212,8 @@ def _add_protocol_options(p, *, folds_default, selection_default="holdout"):
     p.add_argument("--grid", type=_float_list, default=list(PAPER_GRID), help=argparse.SUPPRESS)
 
 
-_BENCHMARK_HELP = "cross-validate several methods on several data sets; write tables"
-_EVALUATE_HELP = (
-    "cross-validate one method on one data set (or train on it and score a --test file) and "
-    "print its metrics"
-)
-_FIT_HELP = "fit one method on a data file and save the model (a skops file)"
-_PREDICT_HELP = "predict the rows of a file with a saved model; write a CSV"
-#: The commands that parse their arguments with the protocol's method list.
-_PROTOCOL_COMMANDS = ("benchmark", "evaluate", "fit", "predict")
-
-
-def build_parser(*, full=True):
-    """The argument parser of ``python -m sblr``.
-
-    ``full=False`` leaves out the arguments and descriptions of ``benchmark`` and ``evaluate``
-    (their method list imports the protocol, scikit-learn with it): enough for the top-level
-    help and for ``dashboard``, which :func:`main` answers with it.
-    """
-    parser = argparse.ArgumentParser(
-        prog="python -m sblr",
-        description="Similarity-based classification (SML, SBLR, SparseSBLR; Ma & Chen): "
-        "reproduce the paper's cross-validated comparison.",
-    )
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    if full:
-        _add_protocol_commands(sub)
-    else:
-        sub.add_parser("benchmark", help=_BENCHMARK_HELP)
-        sub.add_parser("evaluate", help=_EVALUATE_HELP)
-        sub.add_parser("fit", help=_FIT_HELP)
-        sub.add_parser("predict", help=_PREDICT_HELP)
-
-    d = sub.add_parser(
-        "dashboard",
-        help="start the Streamlit dashboard (from a checkout of the repository)",
-        usage="%(prog)s [-h] [-- STREAMLIT_ARGS ...]",
-        description="Runs 'streamlit run app.py' with this Python, in the checkout that holds "
-        'this sblr package (pip install -e ".[dashboard]" there). An installed copy of '
-        "sblr has no app.py: the command then says how to get it and exits with status 2.",
-        epilog="Arguments after -- go to streamlit run, e.g.  "
-        "sblr dashboard -- --server.port 8502 --server.headless true",
-    )
-    d.add_argument(
-        "streamlit_args", nargs="*", metavar="STREAMLIT_ARGS", help="given to streamlit run"
-    )
-    return parser
-
-
 def _add_protocol_commands(sub):
     """The ``benchmark`` and ``evaluate`` commands, with their method list."""
-    from sblr.protocol import METHODS
-
     methods = ", ".join(
         f"{n} ({s.label}{'; multi-class only' if s.multiclass_only else ''})"
         for n, s in METHODS.items()
@@ -348,90 +312,6 @@ def _add_method_options(p):
     p.add_argument("--C", dest="C", type=_positive_float, help="fixed SVM C (br_svm)")
 
 
-# --------------------------------------------------------------------------- dashboard
-NO_DASHBOARD = """\
-The dashboard (app.py and pages/) is not part of the installed sblr package; it runs
-from a checkout of the sblr repository. In the checkout:
-    pip install -r requirements.txt && streamlit run app.py
-or, to start it with this command from any folder:
-    pip install -e ".[dashboard]"
-    sblr dashboard"""
-
-
-def find_dashboard(package_dir=None):
-    """``app.py`` of the checkout that holds the sblr package, or None (an installed copy).
-
-    ``package_dir`` defaults to the folder of this module: in a checkout (or an
-    editable install) it is ``<checkout>/sblr``, with ``app.py`` and ``pages/``
-    beside it.
-    """
-    package_dir = Path(__file__).resolve().parent if package_dir is None else Path(package_dir)
-    root = package_dir.parent
-    app = root / "app.py"
-    return app if app.is_file() and (root / "pages").is_dir() else None
-
-
-class _Terminated(Exception):
-    """SIGTERM reached ``sblr dashboard``: its Streamlit child is stopped too."""
-
-
-def _dashboard(args):
-    app = find_dashboard()
-    if app is None:
-        print(f"error: {NO_DASHBOARD}", file=sys.stderr)
-        return 2
-    if importlib.util.find_spec("streamlit") is None:
-        print(
-            f'error: the dashboard needs Streamlit: pip install -e ".[dashboard]" in {app.parent}',
-            file=sys.stderr,
-        )
-        return 2
-    extra = list(args.streamlit_args)
-    if extra[:1] == ["--"]:  # argparse keeps it on some Python versions
-        extra = extra[1:]
-    # a service manager stops `sblr dashboard` with SIGTERM: the child must stop with it (it
-    # kept serving, found by an audit). The handler is in place before the child starts: a
-    # SIGTERM while it was being started killed this process with the default action and left
-    # the child serving (a loaded CI machine); one that comes before the child exists is
-    # noted and acted on as soon as it does.
-    state = {"process": None, "terminated": False}
-
-    def _on_term(signum, frame):
-        state["terminated"] = True
-        if state["process"] is not None:
-            raise _Terminated
-
-    previous = signal.signal(signal.SIGTERM, _on_term)
-    try:
-        # From the checkout, so that Streamlit reads its .streamlit/config.toml.
-        process = state["process"] = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", str(app), *extra], cwd=app.parent
-        )
-        if state["terminated"]:
-            raise _Terminated
-        return process.wait()
-    except KeyboardInterrupt:  # Ctrl-C reached Streamlit too; let it shut down
-        return _stop(state["process"], 130) if state["process"] is not None else 130
-    except _Terminated:
-        state["process"].terminate()
-        return _stop(state["process"], 143)
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-
-
-def _stop(process, code, grace=10.0):
-    """Wait for the Streamlit child to end (killing it after ``grace`` seconds); ``code``."""
-    try:
-        process.wait(timeout=grace)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
-    except KeyboardInterrupt:  # a second Ctrl-C: stop waiting
-        process.kill()
-        process.wait()
-    return code
-
-
 # --------------------------------------------------------------------------- data
 def _split_list(text):
     items = [t.strip() for t in str(text).split(",") if t.strip()]
@@ -496,29 +376,12 @@ def _expand(paths, parser):
     return files
 
 
-def _cap_jobs(args):
-    """``--n-jobs`` beyond this machine's cores is capped, with a note: 64 processes on 2 cores
-    took 115 s where one took 14 s (their start-up and memory, no gain). A remote
-    ``--scheduler`` has cores of its own: no cap there."""
-    n = getattr(args, "n_jobs", None)
-    cores = os.cpu_count() or 1
-    if n is None or getattr(args, "scheduler", None) or n <= cores:
-        return
-    print(
-        f"note: --n-jobs {n} is more than this machine's {cores} cores; using {cores}.",
-        file=sys.stderr,
-    )
-    args.n_jobs = cores
-
-
 def _path_text(path) -> str:
     """A path as text that can always be printed (bytes that are not UTF-8 as \\x..)."""
     return os.fsencode(path).decode("utf-8", "backslashreplace")
 
 
 def _load(path, opts, args):
-    from sblr.io import load_dataset
-
     kwargs = {"name": opts.get("name")}
     if path.suffix.lower() != ".arff":
         kwargs["format"] = "csv"
@@ -550,8 +413,6 @@ def _load_all(specs, args, parser):
 
 
 def _methods(text, parser):
-    from sblr.protocol import METHODS
-
     names = [m.strip() for m in text.split(",") if m.strip()]
     bad = [m for m in names if m not in METHODS]
     if bad or not names:
@@ -559,10 +420,6 @@ def _methods(text, parser):
             f"unknown method(s) {', '.join(bad) or '(none)'}; choose from {', '.join(METHODS)}"
         )
     return list(dict.fromkeys(names))
-
-
-class _OutputError(Exception):
-    """An output or cache folder that cannot be used (shown as one line, exit 2)."""
 
 
 def _writable_folder(path, option):
@@ -591,17 +448,6 @@ def _writable_file(path, option):
 
 # --------------------------------------------------------------------------- commands
 def _benchmark(args, parser):
-    from sblr.metrics import METRIC_LABELS
-    from sblr.protocol import METHODS, run_benchmark
-    from sblr.stats import (
-        cd_diagram,
-        friedman_nemenyi,
-        markdown_table,
-        mean_std_table,
-        paper_tables_markdown,
-    )
-    from sblr.textsafe import escape_markdown, to_csv_bytes
-
     methods = _methods(args.methods, parser)
     datasets = _load_all(args.data, args, parser)
     out = args.out
@@ -660,11 +506,6 @@ def _benchmark(args, parser):
 
 
 def _evaluate(args, parser):
-    import pandas as pd
-
-    from sblr.metrics import METRIC_LABELS
-    from sblr.protocol import run_benchmark
-
     method, spec, given = _one_method(args, parser)
     files = _expand([args.file], parser)
     if len(files) != 1:
@@ -717,8 +558,6 @@ def _selection_metric(args, ds):
 
 def _decision_text(est):
     """The fitted decision in words, for the command's summary line ("" if none)."""
-    from sblr.decision import describe
-
     cuts = getattr(est, "threshold_", None)
     if cuts is None:
         return ""
@@ -727,8 +566,6 @@ def _decision_text(est):
 
 def _one_method(args, parser):
     """The --method and its fixed parameters (--gamma, --lam, --C) as ``(name, spec, given)``."""
-    from sblr.protocol import METHODS
-
     method = _methods(args.method, parser)
     if len(method) != 1:
         parser.error("--method takes one method")
@@ -749,10 +586,6 @@ def _one_file(spec_text, args, parser):
 
 def _trained(args, parser, ds):
     """The method fitted on all of ``ds``, its parameters given or selected on ``ds``."""
-    import numpy as np
-
-    from sblr.protocol import build_decision, paper_metric, select_params
-
     method, spec, given = _one_method(args, parser)
     if not spec.supports(ds.task):
         raise DataError(f"{spec.label} handles multi-class data only; {ds.name} is multi-label.")
@@ -781,8 +614,6 @@ def _trained(args, parser, ds):
 
 
 def _fit(args, parser):
-    from sblr.modelfile import save_model
-
     _writable_file(args.out, "--out")
     ds = _one_file(args.file, args, parser)
     method, spec, est, how = _trained(args, parser, ds)
@@ -794,9 +625,6 @@ def _fit(args, parser):
 
 
 def _predict(args):
-    from sblr.modelfile import load_model
-    from sblr.textsafe import to_csv_bytes
-
     _writable_file(args.out, "--out")
     if args.model.exists() and not args.model.is_file():
         raise DataError(
@@ -823,13 +651,6 @@ def _predict(args):
 
 
 def _evaluate_on_test(args, parser):
-    import numpy as np
-    import pandas as pd
-
-    from sblr.io import load_dataset
-    from sblr.metrics import METRIC_LABELS
-    from sblr.protocol import TASK_METRICS, _metric_values, _scores
-
     train = _one_file(args.file, args, parser)
     test_path = Path(args.test)
     if not test_path.is_file():
@@ -867,45 +688,14 @@ def _evaluate_on_test(args, parser):
     return 0
 
 
-def _one_line(exc):
-    text = " ".join(str(exc).split())
-    if isinstance(exc, MemoryError):
-        return f"not enough memory{f' ({text})' if text else ''}; try smaller data or fewer jobs."
-    return text or type(exc).__name__
-
-
-def main(argv=None):
-    """Run the command line; returns the exit status (130 after Ctrl-C, with one line)."""
-    try:
-        return _main(argv)
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
-
-
-def _main(argv=None):
-    argv = sys.argv[1:] if argv is None else list(argv)
-    # only benchmark and evaluate need the protocol (and its imports) to parse their arguments
-    parser = build_parser(full=bool(argv[:1]) and argv[0] in _PROTOCOL_COMMANDS)
-    args = parser.parse_args(argv)
-    _cap_jobs(args)
-    try:
-        if args.command == "dashboard":
-            return _dashboard(args)
-        if args.command == "benchmark":
-            return _benchmark(args, parser)
-        if args.command == "fit":
-            return _fit(args, parser)
-        if args.command == "predict":
-            return _predict(args)
-        if getattr(args, "test", None):
-            return _evaluate_on_test(args, parser)
-        return _evaluate(args, parser)
-    # DataError is a ValueError; OSError covers unreadable inputs and full disks.
-    except (_OutputError, ValueError, OSError, MemoryError) as exc:
-        print(f"error: {_one_line(exc)}", file=sys.stderr)
-        return 2
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+def run(args, parser):
+    """Run the protocol command ``args.command`` (benchmark, evaluate, fit, predict)."""
+    if args.command == "benchmark":
+        return _benchmark(args, parser)
+    if args.command == "fit":
+        return _fit(args, parser)
+    if args.command == "predict":
+        return _predict(args)
+    if getattr(args, "test", None):
+        return _evaluate_on_test(args, parser)
+    return _evaluate(args, parser)

@@ -1,0 +1,295 @@
+"""The simple yardsticks: what do frequencies, centroids, a plain kNN vote or a linear model get?
+
+:class:`FrequencyClassifier` (ignores ``X``), the multi-class Pipelines of the paper's MCC
+table (:func:`knn_classifier`, :func:`ncm_classifier`, :func:`lr_classifier`) and
+:class:`OneVsRestLRClassifier` (a logistic regression per label on the scaled features).
+Public through :mod:`sblr.baselines`.
+"""
+
+from __future__ import annotations
+
+import warnings
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.linear_model import LogisticRegression
+from sklearn.multiclass import OneVsRestClassifier
+from sklearn.neighbors import KNeighborsClassifier, NearestCentroid
+from sklearn.pipeline import Pipeline
+from sklearn.preprocessing import MinMaxScaler
+from sklearn.utils.multiclass import check_classification_targets, type_of_target
+from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
+from threadpoolctl import threadpool_limits
+
+from sblr._validation import Interval
+from sblr.baselines._base import _ScaledClassifier
+
+
+def _scaler():
+    # Scales like sblr.similarity.minmax_transform, except that a constant
+    # training column maps to -1 (not 0); that shifts no distance, centroid
+    # or (up to the intercept) logit.
+    return MinMaxScaler(feature_range=(-1, 1))
+
+
+def knn_classifier(k=10):
+    """k-nearest-neighbour majority vote on the [-1, 1]-scaled features (multi-class).
+
+    Returns
+    -------
+    Pipeline
+        ``MinMaxScaler(feature_range=(-1, 1))`` then ``KNeighborsClassifier(n_neighbors=k)``
+        (Euclidean, uniform weights).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_wine
+    >>> X, y = load_wine(return_X_y=True)
+    >>> clf = knn_classifier(k=5).fit(X[::2], y[::2])
+    >>> round(clf.score(X[1::2], y[1::2]), 2)
+    0.94
+    """
+    return Pipeline([("scale", _scaler()), ("knn", KNeighborsClassifier(n_neighbors=k))])
+
+
+class FrequencyClassifier(ClassifierMixin, BaseEstimator):
+    """The trivial yardstick: ignores ``X``, answers with the training frequencies.
+
+    Every row gets the same scores, each class's share of the training rows
+    (``predict_proba``; ``decision_function`` ranks the same).  ``predict``: multi-label, the
+    labels that more than half the training rows carry (for most data sets: no
+    label at all, "predict nothing"); multi-class, the most frequent class (ties:
+    the first in ``classes_``).  A model's metric means something only beside
+    this one's: with rare labels, predicting nothing already has a small Hamming
+    loss, and ranking by frequency a fair average precision.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+        Class labels (multi-label: ``0 .. m - 1``).
+    frequency_ : ndarray of shape (n_classes,)
+        Share of the training rows in each class.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> Y = np.array([[1, 0, 0], [1, 1, 0], [0, 0, 0], [1, 0, 1]])
+    >>> clf = FrequencyClassifier().fit(np.zeros((4, 2)), Y)
+    >>> clf.frequency_
+    array([0.75, 0.25, 0.25])
+    >>> clf.predict(np.zeros((2, 2)))
+    array([[1, 0, 0],
+           [1, 0, 0]])
+    """
+
+    _parameter_constraints: dict = {}
+
+    def fit(self, X, y):
+        X, y = validate_data(self, X, y, accept_sparse="csr", multi_output=True, reset=True)
+        self.multilabel_ = type_of_target(y) == "multilabel-indicator"
+        if not self.multilabel_:
+            y = column_or_1d(y, warn=True)
+        if self.multilabel_:
+            Y = np.asarray(y, dtype=np.float64)
+            self.classes_ = np.arange(Y.shape[1])
+            self.frequency_ = Y.mean(axis=0)
+        else:
+            check_classification_targets(y)
+            self.classes_, counts = np.unique(y, return_counts=True)
+            self.frequency_ = counts / counts.sum()
+        return self
+
+    def _rows(self, X):
+        check_is_fitted(self)
+        X = validate_data(self, X, accept_sparse="csr", reset=False)
+        return X.shape[0]
+
+    def predict_proba(self, X):
+        n = self._rows(X)
+        return np.tile(self.frequency_, (n, 1))
+
+    def decision_function(self, X):
+        """The frequencies, shifted so that ``> 0`` is exactly "predicted": multi-label
+        ``frequency_ - 0.5``; two classes, one score ``frequency_[1] - 0.5`` (scikit-learn's
+        convention); more classes ``frequency_`` itself."""
+        P = self.predict_proba(X)
+        if self.multilabel_:
+            return P - 0.5
+        return P[:, 1] - 0.5 if P.shape[1] == 2 else P
+
+    def predict(self, X):
+        n = self._rows(X)
+        if self.multilabel_:
+            return np.tile((self.frequency_ > 0.5).astype(int), (n, 1))
+        return np.repeat(self.classes_[np.argmax(self.frequency_)], n)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_label = True
+        tags.input_tags.sparse = True
+        return tags
+
+
+def ncm_classifier():
+    """Nearest class mean (Euclidean ``NearestCentroid``) on the scaled features.
+
+    Returns
+    -------
+    Pipeline
+        ``MinMaxScaler(feature_range=(-1, 1))`` then ``NearestCentroid()``.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_wine
+    >>> X, y = load_wine(return_X_y=True)
+    >>> clf = ncm_classifier().fit(X[::2], y[::2])
+    >>> round(clf.score(X[1::2], y[1::2]), 2)
+    0.96
+    """
+    return Pipeline([("scale", _scaler()), ("ncm", NearestCentroid())])
+
+
+class OneVsRestLRClassifier(_ScaledClassifier):
+    """The plain model a user would fit instead: scikit-learn's logistic regression on the
+    features scaled to [-1, 1], one per label (``OneVsRestClassifier``) for multi-label data,
+    multinomial for multi-class data, deciding at 0.5 / by the most probable class.
+
+    The yardstick beside which sblr's models are judged (Model & metrics,
+    benchmarks/decisions.py).  Fitted with single-threaded BLAS: on a 45-label, 1,449-column
+    shape, once, with another job on this 2-core machine, lbfgs took 17 s with BLAS's threads
+    competing and 0.8 s with one.
+
+    Parameters
+    ----------
+    C : float, default=1.0
+    max_iter : int, default=1000
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    multilabel_ : bool
+    model_ : OneVsRestClassifier or LogisticRegression
+    n_iter_ : ndarray
+        lbfgs iterations (one per label for multi-label data).
+    data_min_, data_max_ : ndarray of shape (n_features,)
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_wine
+    >>> X, y = load_wine(return_X_y=True)
+    >>> clf = OneVsRestLRClassifier().fit(X[::2], y[::2])
+    >>> round(clf.score(X[1::2], y[1::2]), 2)
+    0.96
+    """
+
+    _parameter_constraints = {
+        "C": [Interval(Real, 0, None, closed="neither")],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+    }
+
+    def __init__(self, *, C=1.0, max_iter=1000):
+        self.C = C
+        self.max_iter = max_iter
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y):
+        """Scale, then fit the logistic regressions.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,) or (n_samples, n_classes)
+
+        Returns
+        -------
+        self
+        """
+        Xs, Y = self._fit_targets(X, y)
+        lr = LogisticRegression(C=self.C, max_iter=self.max_iter)
+        with threadpool_limits(1), warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            warnings.filterwarnings("ignore", "Label .* is present in all", UserWarning)
+            warnings.filterwarnings("ignore", "Label not .* is present in all", UserWarning)
+            if self.multilabel_:
+                self.model_ = OneVsRestClassifier(lr).fit(Xs, Y)
+                # a label constant in the rows gets scikit-learn's constant predictor: 0 steps
+                self.n_iter_ = np.array(
+                    [int(getattr(e, "n_iter_", [0])[0]) for e in self.model_.estimators_]
+                )
+            else:
+                self.model_ = lr.fit(Xs, np.argmax(Y, axis=1))
+                self.n_iter_ = np.asarray(self.model_.n_iter_)
+        return self
+
+    def predict_proba(self, X):
+        """Each label's probability (multi-label) or each class's (rows sum to 1).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        P : ndarray of shape (n_samples, n_classes)
+        """
+        Xs = np.clip(self._scaled(X), -10.0, 10.0)  # far rows: finite logits
+        P = self.model_.predict_proba(Xs)
+        if self.multilabel_:
+            return P
+        full = np.zeros((Xs.shape[0], len(self.classes_)))
+        full[:, self.model_.classes_] = P
+        return full
+
+    def decision_function(self, X):
+        """The probabilities (a ranking for the ranking metrics); two classes: the second's.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples, n_classes) or (n_samples,)
+        """
+        P = self.predict_proba(X)
+        return P[:, 1] - 0.5 if self._binary() else P - 0.5
+
+    def predict(self, X):
+        """Multi-label: every label with probability >= 0.5; multi-class: the most probable.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+
+        Returns
+        -------
+        y : ndarray of shape (n_samples,) or (n_samples, n_classes)
+        """
+        P = self.predict_proba(X)
+        if self.multilabel_:
+            return (P >= 0.5).astype(int)
+        return self.classes_[np.argmax(P, axis=1)]
+
+
+def lr_classifier(C=1.0, max_iter=1000):
+    """Multinomial logistic regression on the scaled raw features.
+
+    Returns
+    -------
+    Pipeline
+        ``MinMaxScaler(feature_range=(-1, 1))`` then
+        ``LogisticRegression(C=C, l1_ratio=0.0, max_iter=max_iter)`` (L2, lbfgs;
+        multinomial for 3+ classes).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_wine
+    >>> X, y = load_wine(return_X_y=True)
+    >>> clf = lr_classifier().fit(X[::2], y[::2])
+    >>> round(clf.score(X[1::2], y[1::2]), 2)
+    0.96
+    """
+    lr = LogisticRegression(C=C, l1_ratio=0.0, max_iter=max_iter)
+    return Pipeline([("scale", _scaler()), ("lr", lr)])
