@@ -86,8 +86,11 @@ MAX_UNPACKED_MB = 2 * MAX_MODEL_MB
 #: 0.8 MB file unpacking to 800 MB of zeros is 1,000x.
 MAX_RATIO = 100
 RATIO_FREE_MB = 64
-#: The layout of the file; a file of a newer layout is refused with the reason.
-FORMAT = 1
+#: The layout of the file; a file of a newer layout is refused with the reason. 2: classes are
+#: named by the module that defines them (``sblr.models._logistic.SBLRClassifier``) since
+#: sblr.models, sblr.similarity and sblr.baselines are packages; an sblr that reads format 1
+#: then says to upgrade, instead of calling the file's model "not an sblr estimator". Both open.
+FORMAT = 2
 _KIND = "sblr-model"
 #: scikit-learn's own compiled types inside fitted neighbour searches (ML-kNN, IBLR): skops
 #: does not trust them by default only because they are rebuilt from their state; they are

@@ -20,7 +20,7 @@ import pytest
 from sblr import SBLRCV, SBLRClassifier, SMLClassifier, SparseSBLRClassifier, SparseSBLRCV
 from sblr.baselines import BRSVMClassifier, IBLRClassifier, MLkNNClassifier
 from sblr.io import load_dataset
-from sblr.modelfile import ModelFileError, load_model, model_bytes, save_model
+from sblr.modelfile import FORMAT, ModelFileError, load_model, model_bytes, save_model
 from sblr.samples import load_sample
 
 SAMPLES = Path(__file__).resolve().parents[1] / "sample_data"
@@ -143,10 +143,10 @@ def test_truncated_oversized_foreign_and_newer_files(tmp_path, monkeypatch):
         load_model(tmp_path / "notes.txt")
     # a newer layout says why; another version of the same layout loads, with a note
     content = sio.loads(data, trusted=sio.get_untrusted_types(data=data))
-    for fmt, version in ((2, "9.0"), (1, "0.0.1")):
+    for fmt, version in ((FORMAT + 1, "9.0"), (FORMAT, "0.0.1")):
         content["info"] = dict(content["info"], format=fmt, sblr_version=version)
         sio.dump(content, tmp_path / "v.skops")
-        if fmt == 2:
+        if fmt > FORMAT:
             with pytest.raises(ModelFileError, match="newer layout.*Upgrade"):
                 load_model(tmp_path / "v.skops")
         else:
@@ -202,6 +202,7 @@ def _data_of_the_old_file():
 def test_a_file_written_before_the_packages_opens_with_the_same_probabilities():
     X, Y = _data_of_the_old_file()
     saved = load_model(BEFORE_PACKAGES)
+    assert saved.info["format"] == 1  # the layout before the packages: still opened
     assert type(saved.estimator) is SBLRClassifier
     assert saved.estimator.featurizer_.__class__.__name__ == "SimilarityFeaturizer"
     np.testing.assert_array_equal(
