@@ -584,7 +584,7 @@ def test_cells_to_floats_equal_float_cell_by_cell():
     """Oracle: Python's float() on each cell (NaN and a not-a-number mark where it fails), on
     columns that convert as a block, columns with text repeated many times (converted once
     per distinct cell) and missing cells (NaN objects, each its own)."""
-    from sblr.io._dataset import _to_floats
+    from sblr.io._dataset import to_floats
 
     rng = np.random.default_rng(0)
     pool = ["1.5", " 2 ", "-3e2", "inf", "nan", "x", "cat", "1,5", "", "0x10", float("nan")]
@@ -592,7 +592,7 @@ def test_cells_to_floats_equal_float_cell_by_cell():
     cells[:, 0] = [f"{v:g}" for v in rng.normal(size=400)]  # numbers only
     cells[:, 1] = [pool[i] for i in rng.integers(0, len(pool), 400)]
     cells[:, 2] = [float("nan") if i % 7 == 0 else str(i) for i in range(400)]
-    numbers, bad = _to_floats(cells)
+    numbers, bad = to_floats(cells)
     for (i, j), cell in np.ndenumerate(cells):
         try:
             expected, failed = float(cell), False
@@ -702,10 +702,10 @@ def test_the_fast_dense_arff_reader_gives_what_the_line_by_line_reader_gives(mon
 
     rng = np.random.default_rng(11)
     texts = [_random_dense_arff(rng) for _ in range(300)]
-    fast = [sio._arff._read_arff(t)[0] for t in texts]
+    fast = [sio._arff.read_arff(t)[0] for t in texts]
     monkeypatch.setattr(sio._arff._ArffData, "read_dense_parsed", lambda *a: None)
     for text, table in zip(texts, fast, strict=True):
-        slow = sio._arff._read_arff(text)[0]
+        slow = sio._arff.read_arff(text)[0]
         np.testing.assert_array_equal(table.values, slow.values, err_msg=text)
         np.testing.assert_array_equal(table.lines, slow.lines, err_msg=text)
 
@@ -817,3 +817,27 @@ def test_a_wide_csv_is_read_line_by_line_not_through_pandas(monkeypatch):
     narrow = "a,b,class\n" + "\n".join(f"{i},{i / 2},{'xy'[i % 2]}" for i in range(20))
     load_dataset(narrow.encode(), name="narrow.csv", target="class")
     assert calls == [1]
+
+
+def test_io_modules_import_only_plain_names_from_each_other():
+    """One sblr/io module takes from another only names without a leading underscore: what a
+    module shares is its plain names (the package's __all__ decides the public API); a
+    ``_name`` stays inside its module. Parsed with ast: ``from sblr.io._x import _y``,
+    ``from ._x import _y`` and ``from sblr.io import _y`` are each a failure."""
+    import ast
+
+    import sblr.io
+
+    folder = Path(sblr.io.__file__).parent
+    files = sorted(folder.glob("*.py"))
+    assert len(files) >= 5
+    found = []
+    for path in files:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.ImportFrom):
+                continue
+            inside = node.level > 0 or (node.module or "").split(".")[:2] == ["sblr", "io"]
+            for alias in node.names if inside else ():
+                if alias.name.startswith("_") and alias.name != "__future__":
+                    found.append(f"{path.name}:{node.lineno} imports {alias.name}")
+    assert found == []

@@ -19,29 +19,29 @@ import scipy.sparse as sp
 
 from sblr.exceptions import DataError
 from sblr.io._dataset import (
-    _CHUNK_CELLS,
-    _MEKA_C,
-    _MISSING,
+    CHUNK_CELLS,
+    MEKA_C,
+    MISSING,
     MULTICLASS,
     MULTILABEL,
-    _check_label_count,
-    _chunks,
-    _factorize,
-    _preview,
-    _read_bytes,
-    _shorten,
-    _Table,
-    _to_floats,
+    Table,
+    check_label_count,
+    chunks,
+    factorize,
+    preview,
+    read_bytes,
+    shorten,
+    to_floats,
 )
 from sblr.io._encoding import (
-    _targets_from_spec,
+    targets_from_spec,
 )
 from sblr.io._limits import (
     WIDE_COLUMNS_PER_ROW,
-    _check_dense,
-    _check_sparse,
-    _describe,
-    _reading,
+    check_dense,
+    check_sparse,
+    describe,
+    reading,
 )
 
 
@@ -66,8 +66,8 @@ def read_mulan_xml(source: str | os.PathLike | bytes | Any) -> list[str]:
     ...                b'<label name="a&amp;b"></label><label name="c"/></labels>')
     ['a&b', 'c']
     """
-    data, _ = _read_bytes(source, None, what="XML label file")
-    with _reading("XML label file"):
+    data, _ = read_bytes(source, None, what="XML label file")
+    with reading("XML label file"):
         return _mulan_labels(data)
 
 
@@ -130,7 +130,7 @@ _ESCAPES = {
 }
 
 
-def _read_arff(text: str, *, header_only: bool = False) -> tuple[_Table, str]:
+def read_arff(text: str, *, header_only: bool = False) -> tuple[Table, str]:
     """Parse ARFF text into a table of columns; return it and the relation name."""
     if "\r" in text:  # Windows and old Mac line ends
         text = text.replace("\r\n", "\n").replace("\r", "\n")
@@ -144,7 +144,7 @@ def _read_arff(text: str, *, header_only: bool = False) -> tuple[_Table, str]:
         raise DataError(_arff_error_message(exc, text)) from exc
     except (ValueError, TypeError, IndexError, KeyError, AttributeError) as exc:
         raise DataError(
-            f"Could not read the ARFF file: {_describe(exc)}. Check the file is valid ARFF."
+            f"Could not read the ARFF file: {describe(exc)}. Check the file is valid ARFF."
         ) from exc
     attributes = parsed.get("attributes") or []
     if not attributes:
@@ -166,7 +166,7 @@ def _read_arff(text: str, *, header_only: bool = False) -> tuple[_Table, str]:
     relation = str(parsed.get("relation") or "")
     if header_only:
         empty = np.empty((0, len(names)))
-        return _Table(names, kinds, categories, empty, np.empty(0, dtype=np.int64)), relation
+        return Table(names, kinds, categories, empty, np.empty(0, dtype=np.int64)), relation
     reader = _ArffData(names, kinds, categories)
     table = reader.read(lines, data_at + 1)
     return table, relation
@@ -189,7 +189,7 @@ def _header_line(line: str, line_no: int) -> str:
     kind = rest[end:].strip()
     if kind.startswith("{") and not _is_value_list(kind):
         name = _unescape(rest[:end].strip("'\""))
-        shown = _shorten(kind)
+        shown = shorten(kind)
         why = (
             "it does not end with '}'"
             if not kind.endswith("}")
@@ -198,7 +198,7 @@ def _header_line(line: str, line_no: int) -> str:
         )
         raise DataError(
             f"The ARFF file is malformed: line {line_no} declares the nominal attribute "
-            f"{_shorten(name)!r} with the value list {shown!r}, which is not a list "
+            f"{shorten(name)!r} with the value list {shown!r}, which is not a list "
             f"{{a,b,...}}: {why}."
         )
     return line
@@ -246,13 +246,13 @@ def _is_value_list(kind: str) -> bool:
 
 
 def _arff_error_message(exc: arff.ArffException, text: str) -> str:
-    message = _describe(exc).rstrip(".")
+    message = describe(exc).rstrip(".")
     line_no = getattr(exc, "line", None)
     detail = ""
     if isinstance(line_no, int) and line_no > 0:
         lines = text.splitlines()
         if line_no <= len(lines):
-            detail = f" Line {line_no} reads: {_shorten(lines[line_no - 1].strip())!r}."
+            detail = f" Line {line_no} reads: {shorten(lines[line_no - 1].strip())!r}."
     hint = ""
     if isinstance(exc, arff.BadLayout):
         hint = (
@@ -283,7 +283,7 @@ class _ArffData:
         self.codes = {j: {c: float(i) for i, c in enumerate(categories[j])} for j in self.nominal}
         # What a sparse row leaves out, as a dense row would spell it.
         self.defaults = [
-            categories[j][0] if k == "nominal" else ("0" if k == "numeric" else _MISSING)
+            categories[j][0] if k == "nominal" else ("0" if k == "numeric" else MISSING)
             for j, k in enumerate(kinds)
         ]
 
@@ -296,7 +296,7 @@ class _ArffData:
             if row and not row.startswith("%"):
                 yield i + 1, row
 
-    def read(self, lines: list[str], start: int) -> _Table:
+    def read(self, lines: list[str], start: int) -> Table:
         n_rows = n_entries = 0
         sparse = None
         for _, row in self.rows(lines, start):
@@ -305,12 +305,12 @@ class _ArffData:
             n_rows += 1
             n_entries += row.count(",") + 1 if row.startswith("{") else self.n
         if sparse:
-            _check_sparse(n_entries, n_rows, self.n, "the sparse ARFF data")
+            check_sparse(n_entries, n_rows, self.n, "the sparse ARFF data")
             values, strings, line_of = self.read_sparse(lines, start, n_rows)
         else:
-            _check_dense(n_rows, self.n, "the ARFF data")
+            check_dense(n_rows, self.n, "the ARFF data")
             values, strings, line_of = self.read_dense(lines, start, n_rows)
-        return _Table(
+        return Table(
             list(self.names),
             list(self.kinds),
             list(self.categories),
@@ -321,7 +321,7 @@ class _ArffData:
 
     def fail(self, line_no: int, row: str, problem: str) -> DataError:
         return DataError(
-            f"The ARFF file is malformed: {problem}. Line {line_no} reads: {_shorten(row)!r}."
+            f"The ARFF file is malformed: {problem}. Line {line_no} reads: {shorten(row)!r}."
         )
 
     def dense_values(self, line_no: int, row: str) -> list:
@@ -336,7 +336,7 @@ class _ArffData:
             values = [v.strip() for v in row.split(",")]
             plain = not _WHITESPACE.search("".join(values))  # else: an error, found below
         if plain:
-            values = [_MISSING if v in ("", "?") else v for v in values]
+            values = [MISSING if v in ("", "?") else v for v in values]
         else:
             values = []
             pos = 0
@@ -372,7 +372,7 @@ class _ArffData:
                     raise self.fail(
                         line_no, row, f"{item.strip()!r} on line {line_no} is not 'index value'"
                     )
-                pairs.append((int(parts[0]), _MISSING if parts[1] == "?" else parts[1]))
+                pairs.append((int(parts[0]), MISSING if parts[1] == "?" else parts[1]))
         else:
             pos = 0
             while True:
@@ -406,7 +406,7 @@ class _ArffData:
 
     def token(self, raw: str | None, line_no: int, row: str) -> Any:
         if raw is None or raw == "?":
-            return _MISSING
+            return MISSING
         if raw[0] not in "'\"":
             return raw
         try:
@@ -425,14 +425,14 @@ class _ArffData:
         line_of = np.empty(n_rows, dtype=np.int64)
         numeric = np.flatnonzero(self.numeric)
         r = 0
-        for chunk in _chunks(self.rows(lines, start), max(1, _CHUNK_CELLS // self.n)):
+        for chunk in chunks(self.rows(lines, start), max(1, CHUNK_CELLS // self.n)):
             cells = np.empty((len(chunk), self.n), dtype=object)
             for i, (line_no, row) in enumerate(chunk):
                 cells[i] = self.dense_values(line_no, row)
                 line_of[r + i] = line_no
             block = values[r : r + len(chunk)]
             if numeric.size:
-                numbers, bad = _to_floats(cells[:, numeric])
+                numbers, bad = to_floats(cells[:, numeric])
                 if bad.any():
                     i, k = np.argwhere(bad)[0]
                     raise self.not_a_number(numeric[k], cells[i, numeric[k]], r + i, line_of)
@@ -490,7 +490,7 @@ class _ArffData:
         if numeric.size:
             values[:, numeric] = frame[list(numeric)].to_numpy(dtype=np.float64)
         for j in self.nominal:  # each distinct value looked up once
-            codes, distinct = _factorize(frame[j].to_numpy(dtype=object))
+            codes, distinct = factorize(frame[j].to_numpy(dtype=object))
             if any(_WHITESPACE.search(v) for v in distinct):
                 return None  # a value with a space: the line-by-line reader says where
             lookup = self.codes[j]
@@ -517,7 +517,7 @@ class _ArffData:
             for index, value in pairs:
                 cols.append(index)
                 cells.append(value)
-            if len(cells) >= _CHUNK_CELLS:
+            if len(cells) >= CHUNK_CELLS:
                 parts.append(self.entries(rows, cols, cells, strings, line_of))
                 rows, cols, cells = [], [], []
         parts.append(self.entries(rows, cols, cells, strings, line_of))
@@ -536,7 +536,7 @@ class _ArffData:
         kinds = self.kind_of[col_of]
         numeric = np.flatnonzero(kinds == "numeric")
         if numeric.size:
-            numbers, bad = _to_floats(cell_of[numeric].reshape(-1, 1))
+            numbers, bad = to_floats(cell_of[numeric].reshape(-1, 1))
             if bad.any():
                 k = numeric[np.flatnonzero(bad)[0]]
                 raise self.not_a_number(col_of[k], cell_of[k], row_of[k], line_of)
@@ -568,15 +568,15 @@ class _ArffData:
 
     def undeclared(self, j: int, value: str, row: int, line_of: np.ndarray) -> DataError:
         return DataError(
-            f"The ARFF file has the value {_shorten(value)!r} for the nominal attribute "
+            f"The ARFF file has the value {shorten(value)!r} for the nominal attribute "
             f"{self.names[j]!r} in data row {row + 1} (line {int(line_of[row])}), but that value "
-            f"is not declared: the declared values are {_preview(self.categories[j], 10)}. "
+            f"is not declared: the declared values are {preview(self.categories[j], 10)}. "
             "Fix the value or add it to the @attribute line."
         )
 
     def not_a_number(self, j: int, value: str, row: int, line_of: np.ndarray) -> DataError:
         return DataError(
-            f"The ARFF file has {_shorten(str(value))!r} for the numeric attribute "
+            f"The ARFF file has {shorten(str(value))!r} for the numeric attribute "
             f"{self.names[j]!r} in data row {row + 1} (line {int(line_of[row])}): it is not a "
             "number. Fix the value, or write ? for a missing value."
         )
@@ -605,13 +605,11 @@ def _unescape(name: str) -> str:
     return re.sub(r"\\(['\"\\%])", r"\1", name)
 
 
-def _arff_targets(
-    table: _Table, relation: str, target, n_labels, xml, path
-) -> tuple[str, list[int]]:
+def arff_targets(table: Table, relation: str, target, n_labels, xml, path) -> tuple[str, list[int]]:
     """Decide which ARFF attributes are the labels; return (task, indices)."""
     names = table.names
     if target is not None:
-        return _targets_from_spec(target, names)
+        return targets_from_spec(target, names)
     xml_labels, source = _xml_labels(xml, path)
     if xml_labels is not None:
         if n_labels is not None and int(n_labels) != len(xml_labels):
@@ -622,12 +620,12 @@ def _arff_targets(
         table.notes.append(f"read {len(xml_labels)} label names from {source}")
         return MULTILABEL, _label_indices_from_names(xml_labels, names)
     if n_labels is not None:
-        count = _check_label_count(n_labels, len(names), "n_labels")
+        count = check_label_count(n_labels, len(names), "n_labels")
         return MULTILABEL, list(range(len(names) - count, len(names)))
-    match = _MEKA_C.search(relation)
+    match = MEKA_C.search(relation)
     if match and int(match.group(1)) != 0:
         c = int(match.group(1))
-        count = _check_label_count(abs(c), len(names), f"MEKA option '-C {c}' in the relation name")
+        count = check_label_count(abs(c), len(names), f"MEKA option '-C {c}' in the relation name")
         first = c > 0
         table.notes.append(
             f"MEKA relation option '-C {c}': the {'first' if first else 'last'} "
@@ -644,7 +642,7 @@ def _arff_targets(
         if binary >= 2:
             table.warnings.append(
                 f"Warning: the last {binary} attributes "
-                f"({_preview(names[len(names) - binary :], 5)}) hold only 0/1 values, as the "
+                f"({preview(names[len(names) - binary :], 5)}) hold only 0/1 values, as the "
                 "labels of a multi-label file do, but nothing says which attributes are labels: "
                 f"only the last one, {names[-1]!r}, is used, as the class of a multi-class "
                 f"problem. To load the file as multi-label, {how}."
@@ -663,7 +661,7 @@ def _arff_targets(
     )
 
 
-def _trailing_binary(table: _Table) -> int:
+def _trailing_binary(table: Table) -> int:
     """How many attributes at the end hold only 0/1 values (nominal {0,1} or numeric)."""
     count = 0
     for j in reversed(range(len(table.names))):
@@ -697,7 +695,7 @@ def _label_indices_from_names(labels: list[str], names: list[str]) -> list[int]:
     unknown = [label for label in labels if label not in position]
     if unknown:
         raise DataError(
-            f"Label(s) {_preview(unknown, 5)} from the XML label file are not attributes of the "
+            f"Label(s) {preview(unknown, 5)} from the XML label file are not attributes of the "
             "ARFF file. Check that the XML file belongs to this ARFF file."
         )
     return [position[label] for label in labels]

@@ -16,28 +16,28 @@ import numpy as np
 
 from sblr.exceptions import DataError
 from sblr.io._dataset import (
-    _CHUNK_CELLS,
-    _FALSE_TOKENS,
-    _MISSING,
-    _NA_TOKENS,
-    _SAMPLE_ROWS,
-    _TRUE_TOKENS,
-    _TYPO_SHARE,
+    CHUNK_CELLS,
+    FALSE_TOKENS,
+    MISSING,
     MULTILABEL,
-    _check_label_count,
-    _chunks,
-    _factorize,
-    _header_names,
-    _preview,
-    _Table,
-    _to_floats,
+    NA_TOKENS,
+    SAMPLE_ROWS,
+    TRUE_TOKENS,
+    TYPO_SHARE,
+    Table,
+    check_label_count,
+    chunks,
+    factorize,
+    header_names,
+    preview,
+    to_floats,
 )
 from sblr.io._encoding import (
-    _targets_from_spec,
+    targets_from_spec,
 )
 from sblr.io._limits import (
     WIDE_COLUMNS_PER_ROW,
-    _check_dense,
+    check_dense,
 )
 
 _CSV_ADVICE = (
@@ -60,18 +60,18 @@ class _CsvLayout:
 
 
 def _csv_layout(text: str, *, header: bool, ext: str) -> _CsvLayout:
-    """Read the header and up to ``_SAMPLE_ROWS`` rows: enough to name the columns."""
+    """Read the header and up to ``SAMPLE_ROWS`` rows: enough to name the columns."""
     sep = "\t" if ext == ".tsv" else _detect_separator(text)
     spans: list[tuple[int, int]] = []
     rows = _csv_rows(text, sep, spans)
-    head = list(itertools.islice(rows, _SAMPLE_ROWS + 1))
+    head = list(itertools.islice(rows, SAMPLE_ROWS + 1))
     if not head:
         raise DataError("The file is empty. Choose a file with data in it.")
     notes: list[str] = []
     first = head[0][1]
     has_header = header
     if header and _first_row_is_data(first, [cells for _, cells in head[1:]], sep):
-        shown = _preview(first, 5)
+        shown = preview(first, 5)
         if ext == ".data":
             has_header = False
             notes.append(
@@ -85,25 +85,25 @@ def _csv_layout(text: str, *, header: bool, ext: str) -> _CsvLayout:
                 "has no header row, load it with header=False"
             )
     if has_header:
-        names, repeated = _header_names(first)
+        names, repeated = header_names(first)
         head = head[1:]
         if repeated:
             renamed = [names[i] for positions in repeated.values() for i in positions[1:]]
             notes.append(
-                f"column name(s) {_preview(list(repeated), 5)} appear more than once in the "
-                f"header: renamed the repeats {_preview(renamed, 5)}"
+                f"column name(s) {preview(list(repeated), 5)} appear more than once in the "
+                f"header: renamed the repeats {preview(renamed, 5)}"
             )
     else:
         names, repeated = [str(i) for i in range(len(first))], {}
     return _CsvLayout(sep, names, has_header, head, rows, notes, repeated, spans)
 
 
-def _csv_names(text: str, *, header: bool, ext: str) -> list[str]:
+def csv_names(text: str, *, header: bool, ext: str) -> list[str]:
     """Column names of a CSV file from its first rows (all rows only if the last
     column may be an empty one left by delimiters at line ends)."""
     layout = _csv_layout(text, header=header, ext=ext)
     if _may_be_empty_last(layout):
-        return _read_csv(text, header=header, ext=ext).names
+        return read_csv(text, header=header, ext=ext).names
     return layout.names
 
 
@@ -113,15 +113,15 @@ def _may_be_empty_last(layout: _CsvLayout) -> bool:
     if layout.has_header and not layout.names[-1].startswith("Unnamed:"):
         return False
     last = len(layout.names) - 1
-    return all(len(cells) <= last or cells[last] in _NA_TOKENS for _, cells in layout.head)
+    return all(len(cells) <= last or cells[last] in NA_TOKENS for _, cells in layout.head)
 
 
-def _read_csv(text: str, *, header: bool, ext: str) -> _Table:
+def read_csv(text: str, *, header: bool, ext: str) -> Table:
     layout = _csv_layout(text, header=header, ext=ext)
     names, width = layout.names, len(layout.names)
     decimal_comma = layout.sep == ";"
     n_lines = text.count("\n") + text.count("\r") + 1  # at least the number of rows
-    _check_dense(n_lines, width, "the CSV data")
+    check_dense(n_lines, width, "the CSV data")
     # a wide file (many columns, few rows): pandas' cost per column outweighs its speed per cell
     wide = width > WIDE_COLUMNS_PER_ROW * max(n_lines - 1, 1)
     parsed = None if wide else _parsed_columns(text, layout, decimal_comma)
@@ -129,7 +129,7 @@ def _read_csv(text: str, *, header: bool, ext: str) -> _Table:
         values, texts, line_of = parsed
     else:  # the line-by-line reader: exact messages and notes for unusual files
         values, texts, line_of = _read_rows(text, layout, n_lines, decimal_comma)
-    table = _Table(
+    table = Table(
         list(names),
         ["numeric"] * width,
         [None] * width,
@@ -159,10 +159,10 @@ def _read_rows(text: str, layout: _CsvLayout, n_lines: int, decimal_comma: bool)
     texts: dict[int, list[np.ndarray]] = {}  # cells of the text columns, chunk by chunk
     late: set[int] = set()  # columns found to be text after their first chunk
     r = 0
-    size = max(64, _CHUNK_CELLS // max(width, 1))
+    size = max(64, CHUNK_CELLS // max(width, 1))
     for cells, lines in _row_blocks(itertools.chain(layout.head, layout.rest), width, size):
         line_of[r : r + len(lines)] = lines
-        numbers, bad = _to_floats(_decimal_points(cells) if decimal_comma else cells)
+        numbers, bad = to_floats(_decimal_points(cells) if decimal_comma else cells)
         values[r : r + len(lines)] = numbers
         for j in np.flatnonzero(bad.any(axis=0)).tolist():
             if j not in texts and j not in late:
@@ -181,15 +181,15 @@ def _read_rows(text: str, layout: _CsvLayout, n_lines: int, decimal_comma: bool)
 
 def _row_blocks(rows: Iterator, width: int, size: int) -> Iterator[tuple[np.ndarray, list]]:
     """Blocks of ``size`` rows from :func:`_csv_rows`: their cells (missing = NaN) and lines."""
-    for chunk in _chunks(rows, size):
-        cells = np.full((len(chunk), width), _MISSING, dtype=object)
+    for chunk in chunks(rows, size):
+        cells = np.full((len(chunk), width), MISSING, dtype=object)
         for i, (line_no, row) in enumerate(chunk):
             if len(row) > width:
                 raise DataError(
                     f"Could not read the CSV file: line {line_no} has {len(row)} values, more "
                     f"values than there are column names ({width}). {_CSV_ADVICE}"
                 )
-            cells[i, : len(row)] = [_MISSING if c in _NA_TOKENS else c for c in row]
+            cells[i, : len(row)] = [MISSING if c in NA_TOKENS else c for c in row]
         yield cells, [line_no for line_no, _ in chunk]
 
 
@@ -229,7 +229,7 @@ def _parsed_columns(text: str, layout: _CsvLayout, decimal_comma: bool):
             frame = pd.read_csv(
                 io.StringIO(text),
                 skiprows=_header_lines(text, skip),
-                na_values=sorted(_NA_TOKENS),
+                na_values=sorted(NA_TOKENS),
                 keep_default_na=False,
                 decimal="," if decimal_comma else ".",
                 **options,
@@ -262,8 +262,8 @@ def _parsed_columns(text: str, layout: _CsvLayout, decimal_comma: bool):
         if any("\n" in c for c in cells.ravel() if isinstance(c, str)):
             return None  # a quoted value over several lines: the spans note comes from csv
         cells = _strip_cells(cells)  # the line-by-line reader strips every cell
-        cells[pd.DataFrame(cells).isin(_NA_TOKENS).to_numpy()] = _MISSING
-        numbers, bad = _to_floats(_decimal_points(cells) if decimal_comma else cells)
+        cells[pd.DataFrame(cells).isin(NA_TOKENS).to_numpy()] = MISSING
+        numbers, bad = to_floats(_decimal_points(cells) if decimal_comma else cells)
         values[:, others] = numbers
         texts = {j: [cells[:, i]] for i, j in enumerate(others) if bad[:, i].any()}
     return values, texts, lines
@@ -288,13 +288,13 @@ _strip_cells = np.frompyfunc(lambda c: c.strip() if isinstance(c, str) else c, 1
 
 def _csv_columns(text: str, layout: _CsvLayout, columns: list[int], n_rows: int) -> dict:
     """All cells of some columns, read again (columns that turned out text late)."""
-    found = {j: np.full(n_rows, _MISSING, dtype=object) for j in columns}
+    found = {j: np.full(n_rows, MISSING, dtype=object) for j in columns}
     rows = _csv_rows(text, layout.sep)
     if layout.has_header:
         next(rows)
     for i, (_, row) in enumerate(rows):
         for j in columns:
-            if j < len(row) and row[j] not in _NA_TOKENS:
+            if j < len(row) and row[j] not in NA_TOKENS:
                 found[j][i] = row[j]
     return {j: [cells] for j, cells in found.items()}
 
@@ -351,32 +351,30 @@ def _first_row_is_data(first: list[str], rows: list[list[str]], sep: str) -> boo
     decimal_comma = sep == ";"
     evidence = not rows  # alone, a row of numbers is data
     for j, cell in enumerate(first):
-        if cell in _NA_TOKENS:
+        if cell in NA_TOKENS:
             continue
         if _is_number(cell, decimal_comma):
             if not evidence:
-                below = [r[j] for r in rows if j < len(r) and r[j] not in _NA_TOKENS]
+                below = [r[j] for r in rows if j < len(r) and r[j] not in NA_TOKENS]
                 evidence = all(_is_number(v, decimal_comma) for v in below)
         elif not any(j < len(r) and r[j] == cell for r in rows):
             return False
     return evidence
 
 
-def _text_column(table: _Table, j: int, cells: np.ndarray, decimal_comma: bool) -> None:
+def _text_column(table: Table, j: int, cells: np.ndarray, decimal_comma: bool) -> None:
     """Turn column ``j`` of a CSV table into a text column (codes in ``values``).
 
     A column of numbers with a few non-numbers is recorded in ``table.typos``.
     """
-    codes, texts = _factorize(cells)  # the distinct texts; -1: a missing cell
+    codes, texts = factorize(cells)  # the distinct texts; -1: a missing cell
     n_present = int((codes >= 0).sum())
     column = cells.reshape(-1, 1)
-    not_numbers = np.flatnonzero(
-        _to_floats(_decimal_points(column) if decimal_comma else column)[1]
-    )
-    if n_present - len(not_numbers) >= 2 and len(not_numbers) <= max(1, n_present // _TYPO_SHARE):
+    not_numbers = np.flatnonzero(to_floats(_decimal_points(column) if decimal_comma else column)[1])
+    if n_present - len(not_numbers) >= 2 and len(not_numbers) <= max(1, n_present // TYPO_SHARE):
         table.typos[j] = [(i, cells[i]) for i in not_numbers.tolist()]
     lowered = {t.lower() for t in texts}
-    if lowered <= _TRUE_TOKENS | _FALSE_TOKENS and len(lowered) <= 2:
+    if lowered <= TRUE_TOKENS | FALSE_TOKENS and len(lowered) <= 2:
         texts = [t.lower() for t in texts]
     categories = sorted(set(texts))
     code = {c: float(k) for k, c in enumerate(categories)}
@@ -385,7 +383,7 @@ def _text_column(table: _Table, j: int, cells: np.ndarray, decimal_comma: bool) 
     table.categories[j] = categories
 
 
-def _drop_trailing_empty(table: _Table, has_header: bool) -> None:
+def _drop_trailing_empty(table: Table, has_header: bool) -> None:
     """Drop empty last columns left by delimiters at the end of every line."""
     dropped = []
     while len(table.names) > 1 and np.isnan(table.values[:, -1]).all():
@@ -396,7 +394,7 @@ def _drop_trailing_empty(table: _Table, has_header: bool) -> None:
         table.categories.pop()
         table.values = table.values[:, :-1]
     if dropped:
-        table.notes.append(f"dropped empty column(s) {_preview(dropped)} (delimiters at line ends)")
+        table.notes.append(f"dropped empty column(s) {preview(dropped)} (delimiters at line ends)")
 
 
 def _first_lines(text: str, n: int) -> list[str]:
@@ -427,15 +425,15 @@ def _detect_separator(text: str) -> str:
     return r"\s+" if any(len(ln.split()) > 1 for ln in lines) else ","
 
 
-def _csv_targets(table: _Table, target, n_labels) -> tuple[str, list[int]]:
+def csv_targets(table: Table, target, n_labels) -> tuple[str, list[int]]:
     names = table.names
     if target is not None:
-        return _targets_from_spec(target, names, table.repeated)
+        return targets_from_spec(target, names, table.repeated)
     if n_labels is not None:
-        count = _check_label_count(n_labels, len(names), "n_labels")
+        count = check_label_count(n_labels, len(names), "n_labels")
         return MULTILABEL, list(range(len(names) - count, len(names)))
     raise DataError(
         "Choose the target of this CSV file: one class column (target='name' or a position, "
         "multi-class) or a list of 0/1 label columns (multi-label). "
-        f"Available columns: {_preview(names)}."
+        f"Available columns: {preview(names)}."
     )
