@@ -598,12 +598,13 @@ def _decode(data: bytes) -> tuple[str, list[str]]:
     return text, notes
 
 
+# Control characters: below 32 but for \t\n\v\f\r, and 127-159.
+_CONTROL = re.compile("[\x00-\x08\x0e-\x1f\x7f-\x9f]")
+
+
 def _looks_binary(text: str) -> bool:
     sample = text[:65536]
-    odd = sum(
-        1 for ch in sample if (ord(ch) < 32 and ch not in "\t\n\r\f\v") or 127 <= ord(ch) < 160
-    )
-    return odd > max(2, len(sample) // 100)
+    return len(_CONTROL.findall(sample)) > max(2, len(sample) // 100)
 
 
 def _infer_format(fmt: str | None, ext: str, text: str) -> str:

@@ -12,7 +12,7 @@ import math
 import numbers
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -421,14 +421,16 @@ class Table:
     numeric columns and the category codes (positions in ``categories``) of
     nominal and text ones: a dense ndarray, or a CSC matrix for a sparse ARFF
     file, whose implicit zeros are 0 or the first declared category.  ARFF
-    string attributes keep their values in ``strings``.
+    string attributes keep their values in ``strings``.  ``lines`` holds the line of the
+    file of each data row, or a function that finds them: a CSV file read by pandas looks
+    its lines up only when a message names one (:meth:`line`).
     """
 
     names: list[str]
     kinds: list[str]
     categories: list[list[str] | None]
     values: Any
-    lines: np.ndarray  # line of the file holding each data row
+    lines: np.ndarray | Callable[[], np.ndarray]
     strings: dict[int, np.ndarray] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
@@ -457,11 +459,20 @@ class Table:
         if kind == "numeric":
             return Column(name, kind, values)
         cats = self.categories[j] or []
-        texts = [None if math.isnan(c) else cats[int(c)] for c in values.tolist()]
-        return Column(name, kind, np.array(texts, dtype=object), cats)
+        holes = np.isnan(values)
+        codes = np.where(holes, len(cats), values).astype(np.intp)  # missing: the last entry
+        texts = np.empty(len(cats) + 1, dtype=object)
+        texts[: len(cats)] = cats
+        return Column(name, kind, texts[codes], cats)
+
+    def line(self, row: int) -> int:
+        """The line of the file holding data row ``row`` (0-based)."""
+        if callable(self.lines):
+            self.lines = self.lines()
+        return int(self.lines[row])
 
     def where(self, row: int) -> str:
-        return f"data row {row + 1} (line {int(self.lines[row])})"
+        return f"data row {row + 1} (line {self.line(row)})"
 
 
 def read_bytes(source, name, *, what: str) -> tuple[bytes, Path | None]:

@@ -336,10 +336,10 @@ def _is_counter(table: Table, j: int) -> bool:
     if table.n_rows < 10 or table.sparse:
         return False
     values = table.numbers(j)
-    if not np.isfinite(values).all() or not np.all(values == np.round(values)):
+    steps = np.diff(values)  # first: most columns are not in order
+    if not (np.all(steps > 0) or np.all(steps < 0)):
         return False
-    steps = np.diff(values)
-    return bool(np.all(steps > 0) or np.all(steps < 0))
+    return bool(np.isfinite(values).all() and np.all(values == np.round(values)))
 
 
 def _is_id_like(table: Table, j: int) -> bool:
