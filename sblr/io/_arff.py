@@ -167,7 +167,7 @@ def read_arff(text: str, *, header_only: bool = False) -> tuple[Table, str]:
     if header_only:
         empty = np.empty((0, len(names)))
         return Table(names, kinds, categories, empty, np.empty(0, dtype=np.int64)), relation
-    reader = _ArffData(names, kinds, categories)
+    reader = ArffData(names, kinds, categories)
     table = reader.read(lines, data_at + 1)
     return table, relation
 
@@ -264,7 +264,7 @@ def _arff_error_message(exc: arff.ArffException, text: str) -> str:
     return f"The ARFF file is malformed: {message}.{detail}{hint}"
 
 
-class _ArffData:
+class ArffData:
     """Reads the ``@data`` section of an ARFF file straight into arrays.
 
     Dense rows fill a float matrix chunk by chunk; sparse rows give the
@@ -417,9 +417,22 @@ class _ArffData:
     # ------------------------------------------------------------------ conversion
 
     def read_dense(self, lines, start, n_rows):
-        fast = self.read_dense_parsed(lines, start, n_rows)
-        if fast is not None:
-            return fast
+        """The values of dense rows, from the one path the shape of the data section picks:
+        pandas' C parser (:meth:`read_dense_parsed`) for a narrow section without quotes,
+        braces, ``%`` comments or string attributes, else the line reader
+        (:meth:`read_dense_lines`)."""
+        if self.n > WIDE_COLUMNS_PER_ROW * max(n_rows, 1):
+            # a wide file: pandas' cost per column outweighs its speed per cell
+            return self.read_dense_lines(lines, start, n_rows)
+        text = "\n".join(lines[start:])
+        if _QUOTE_OR_BRACE.search(text) or "%" in text or self.string:
+            return self.read_dense_lines(lines, start, n_rows)
+        return self.read_dense_parsed(lines, start, n_rows, text)
+
+    def read_dense_lines(self, lines, start, n_rows):
+        """Dense rows read line by line: the value path of wide files and of those with
+        quoted values, comments or string attributes; for the others, the pass that finds
+        why pandas refused them (:meth:`diagnose`)."""
         values = np.empty((n_rows, self.n))
         strings = {j: np.empty(n_rows, dtype=object) for j in self.string}
         line_of = np.empty(n_rows, dtype=np.int64)
@@ -448,57 +461,87 @@ class _ArffData:
             r += len(chunk)
         return values, strings, line_of
 
-    def read_dense_parsed(self, lines, start, n_rows):
-        """:meth:`read_dense` by pandas' C parser (yeast: 0.075 -> 0.03 s), or None where the
-        line-by-line reading is needed for its checks and messages: quotes, braces, comments,
-        whitespace inside a value, a row without exactly one value per attribute, a numeric
-        value that is not a number (each such file is read line by line, which says where)."""
+    def read_dense_parsed(self, lines, start, n_rows, text):
+        """Dense rows by pandas' C parser (yeast: 0.075 -> 0.03 s).  pandas parses the
+        numeric attributes as floats; one it leaves as text is converted value by value as
+        the line reader converts it (Python's ``float``).  What pandas cannot take (a row
+        without one value per attribute, whitespace inside a value, a value that is not
+        declared, ``True`` as a number) is an error, which :meth:`diagnose` words."""
         import pandas as pd
 
-        if self.n > WIDE_COLUMNS_PER_ROW * max(n_rows, 1):
-            return None  # a wide file: pandas' cost per column outweighs its speed per cell
-        data = lines[start:]
-        text = "\n".join(data)
-        if _QUOTE_OR_BRACE.search(text) or "%" in text or self.string:
-            return None
-        kept = [i for i, line in enumerate(data) if line.strip()]
-        if len(kept) != n_rows or any(data[i].count(",") != self.n - 1 for i in kept):
-            return None
-        numeric = np.flatnonzero(self.numeric)
+        kept = [i for i, line in enumerate(lines[start:]) if line.strip()]
+        if len(kept) != n_rows or any(lines[start + i].count(",") != self.n - 1 for i in kept):
+            raise self.diagnose(lines, start, n_rows)
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("error", pd.errors.ParserWarning)
                 frame = pd.read_csv(
-                    io.StringIO(text),
+                    io.BytesIO(text.encode("utf-8")),
                     sep=",",
                     header=None,
                     names=range(self.n),
                     index_col=False,
-                    dtype={j: (np.float64 if self.numeric[j] else object) for j in range(self.n)},
+                    dtype={j: object for j in self.nominal},  # numeric: pandas' inference
                     na_values=["", "?"],
                     keep_default_na=False,
                     skipinitialspace=True,
                     skip_blank_lines=True,
+                    low_memory=False,  # a column is numbers or text as a whole
                     engine="c",
+                    encoding="utf-8",
                 )
         except (pd.errors.ParserError, pd.errors.ParserWarning, ValueError, TypeError):
-            return None
+            raise self.diagnose(lines, start, n_rows) from None
         if len(frame) != n_rows:
-            return None
+            raise self.diagnose(lines, start, n_rows)
         line_of = np.array(kept, dtype=np.int64) + start + 1
-        values = np.empty((n_rows, self.n))
-        if numeric.size:
-            values[:, numeric] = frame[list(numeric)].to_numpy(dtype=np.float64)
+        values = np.empty((n_rows, self.n), order="F")  # filled column by column
+        for j in np.flatnonzero(self.numeric).tolist():
+            column = frame[j]
+            if column.dtype.kind in "fiu":
+                values[:, j] = column.to_numpy()
+                continue
+            codes, distinct = self.distinct_values(column, lines, start, n_rows)
+            numbers, bad = to_floats(np.array(distinct + [MISSING], dtype=object)[:, None])
+            if bad.any():
+                raise self.diagnose(lines, start, n_rows)  # not a number: where, it says
+            values[:, j] = numbers[codes, 0]  # code -1 (missing) takes the last entry, NaN
         for j in self.nominal:  # each distinct value looked up once
-            codes, distinct = factorize(frame[j].to_numpy(dtype=object))
-            if any(_WHITESPACE.search(v) for v in distinct):
-                return None  # a value with a space: the line-by-line reader says where
+            codes, distinct = self.distinct_values(frame[j], lines, start, n_rows)
             lookup = self.codes[j]
             mapped = np.array([lookup.get(v, -1.0) for v in distinct] + [np.nan])
             if (mapped == -1.0).any():
-                return None  # an undeclared value: the line-by-line reader says where
+                raise self.diagnose(lines, start, n_rows)  # not declared: where, it says
             values[:, j] = mapped[codes]  # code -1 (missing) takes the last entry, NaN
         return values, {}, line_of
+
+    def distinct_values(self, column, lines, start, n_rows) -> tuple[np.ndarray, list]:
+        """``(codes, distinct)`` of a column pandas left as text, its values as the line
+        reader has them: stripped, ``?`` and empty ones missing (code -1)."""
+        codes, raw = factorize(column.to_numpy(dtype=object))
+        distinct: list = []
+        index: dict = {}
+        recode = np.empty(len(raw) + 1, dtype=np.intp)
+        recode[-1] = -1
+        for u, value in enumerate(raw):
+            if not isinstance(value, str) or _WHITESPACE.search(value := value.strip()):
+                raise self.diagnose(lines, start, n_rows)  # True (pandas' bool), 'a b'
+            if value in ("", "?"):
+                recode[u] = -1
+            else:
+                recode[u] = index.setdefault(value, len(distinct))
+                if recode[u] == len(distinct):
+                    distinct.append(value)
+        return recode[codes], distinct
+
+    def diagnose(self, lines, start, n_rows) -> DataError:
+        """The error of a data section pandas refused: the line reader's exact one (it
+        raises it), else pandas' refusal in general words."""
+        self.read_dense_lines(lines, start, n_rows)
+        return DataError(
+            "The ARFF file is malformed: its data rows could not be read as one value per "
+            "attribute. Check the @data section."
+        )
 
     def read_sparse(self, lines, start, n_rows):
         strings = {j: np.full(n_rows, None, dtype=object) for j in self.string}
