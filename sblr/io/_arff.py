@@ -1,5 +1,16 @@
 """ARFF files: the header (via liac-arff) and the ``@data`` section, dense or sparse,
 straight into arrays; Mulan's XML label files.
+
+The values of the ``@data`` section come from exactly one path, chosen by its shape before
+anything is parsed (:meth:`ArffData.read`):
+
+* sparse rows (``{index value, ...}``): the sparse builder (:meth:`ArffData.read_sparse`);
+* dense rows, at most :data:`WIDE_COLUMNS_PER_ROW` attributes per row, without quotes,
+  braces, ``%`` comments or string attributes: pandas' C parser
+  (:meth:`ArffData.read_dense_parsed`).  When pandas refuses the rows, the line reader reads
+  them again only to raise the exact :class:`DataError` (:meth:`ArffData.diagnose`);
+* other dense rows (wide, or with quoted values, comments or string attributes): the line
+  reader (:meth:`ArffData.read_dense_lines`), the same pass that words pandas' refusals.
 """
 
 from __future__ import annotations
