@@ -437,14 +437,12 @@ def _assemble_dense(table: Table, plan: _Encoded) -> np.ndarray:
     n_rows, values = table.n_rows, table.values
     check_dense(n_rows, len(plan.names), "the feature matrix")
     X = np.zeros((n_rows, len(plan.names)))
-    runs: list[list[int]] = []  # [table column, X column, count]: copied as one block each
-    for j, at in zip(plan.numeric, plan.numeric_at, strict=True):
-        if runs and j == runs[-1][0] + runs[-1][2] and at == runs[-1][1] + runs[-1][2]:
-            runs[-1][2] += 1
-        else:
-            runs.append([j, at, 1])
-    for j, at, count in runs:
-        X[:, at : at + count] = values[:, j : j + count]
+    # numeric columns side by side in the table and in X are copied as one block each
+    j, at = np.asarray(plan.numeric, dtype=np.intp), np.asarray(plan.numeric_at, dtype=np.intp)
+    starts = np.flatnonzero(np.r_[True, (np.diff(j) != 1) | (np.diff(at) != 1)][: j.size])
+    counts = np.diff(np.r_[starts, j.size])
+    for first, count in zip(starts.tolist(), counts.tolist(), strict=True):
+        X[:, at[first] : at[first] + count] = values[:, j[first] : j[first] + count]
     rows = np.arange(n_rows)
     for j, at, width, positive in zip(
         plan.nominal, plan.nominal_at, plan.width, plan.positive, strict=True
