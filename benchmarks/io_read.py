@@ -1,9 +1,10 @@
 """Read times of sblr's loader against pandas and liac-arff on the same files.
 
-sblr reads CSV rows through pandas' C parser (after sniffing the separator, with the
-line-by-line reader as the fallback for what pandas cannot take) and dense ARFF data
-through pandas too; sparse ARFF through its own reader. This script times, in one run and
-as the median of ``--repeats`` reads:
+sblr reads CSV rows through pandas' C parser (after sniffing the separator) and plain dense
+ARFF data through pandas too; wide files, and dense ARFF with quotes or comments, line by
+line; sparse ARFF through its own reader (one value path per file shape: the module
+docstrings of sblr/io/_csv.py and _arff.py). This script times, in one run and as the
+median of ``--repeats`` reads:
 
 * a generated CSV of 100,000 rows x 22 columns (20 numbers, one text column, the class):
   ``sblr.load_dataset`` against ``pandas.read_csv`` of the same bytes (pandas only parses;

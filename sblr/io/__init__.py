@@ -101,40 +101,40 @@ import scipy.sparse as sp
 
 from sblr.exceptions import DataError
 from sblr.io._arff import (
-    _arff_targets,
-    _read_arff,
+    arff_targets,
+    read_arff,
     read_mulan_xml,
 )
 from sblr.io._csv import (
-    _csv_names,
-    _csv_targets,
-    _read_csv,
+    csv_names,
+    csv_targets,
+    read_csv,
 )
 from sblr.io._dataset import (
-    _ARFF_EXTENSIONS,
-    _CSV_EXTENSIONS,
-    _KNOWN_EXTENSIONS,
-    _NOT_TEXT,
+    ARFF_EXTENSIONS,
+    CSV_EXTENSIONS,
+    KNOWN_EXTENSIONS,
     MULTILABEL,
+    NOT_TEXT,
     Dataset,
     Encoding,
     FeatureColumn,
-    _preview,
-    _read_bytes,
-    _shorten,
-    _Table,
+    Table,
+    preview,
+    read_bytes,
+    shorten,
 )
 from sblr.io._encoding import (
-    _binary_labels,
-    _build_dataset,
-    _class_target,
+    binary_labels,
+    build_dataset,
+    class_target,
 )
 from sblr.io._limits import (
     MAX_DENSE_MB,
-    _check_dense,
-    _check_sparse,
-    _reading,
-    _size_limit,
+    check_dense,
+    check_sparse,
+    reading,
+    size_limit,
 )
 
 __all__ = [
@@ -287,16 +287,16 @@ def load_dataset(
                 f"With like=, the columns come from the training data; leave out "
                 f"{', '.join(given)}."
             )
-        data, path = _read_bytes(source, name, what="data file")
+        data, path = read_bytes(source, name, what="data file")
         file_name = name or (path.name if path else _source_name(source))
-        with _reading("data file"), _size_limit(max_dense_mb):
+        with reading("data file"), size_limit(max_dense_mb):
             return _load_like(
                 data, path, file_name, encoding, like, fmt=format, name=name, header=header
             )
-    data, path = _read_bytes(source, name, what="data file")
-    xml_data = None if xml is None else _read_bytes(xml, None, what="XML label file")[0]
+    data, path = read_bytes(source, name, what="data file")
+    xml_data = None if xml is None else read_bytes(xml, None, what="XML label file")[0]
     file_name = name or (path.name if path else _source_name(source))
-    with _reading("data file"), _size_limit(max_dense_mb):
+    with reading("data file"), size_limit(max_dense_mb):
         return _load(
             data,
             path,
@@ -329,13 +329,13 @@ def list_columns(
     >>> list_columns(b"a,b,label\n1,2,x\n3,4,y\n", name="t.csv")
     ['a', 'b', 'label']
     """
-    data, path = _read_bytes(source, name, what="data file")
-    with _reading("data file"):
+    data, path = read_bytes(source, name, what="data file")
+    with reading("data file"):
         text, _ = _decode(data)
         ext = _extension(name, path)
         if _infer_format(format, ext, text) == "arff":
-            return _read_arff(text, header_only=True)[0].names
-        return _csv_names(text, header=header, ext=ext)
+            return read_arff(text, header_only=True)[0].names
+        return csv_names(text, header=header, ext=ext)
 
 
 def _load(
@@ -345,13 +345,13 @@ def _load(
     ext = _extension(name, path)
     fmt = _infer_format(fmt, ext, text)
     if fmt == "arff":
-        table, relation = _read_arff(text)
-        labels = _arff_targets(table, relation, target, n_labels, xml, path)
+        table, relation = read_arff(text)
+        labels = arff_targets(table, relation, target, n_labels, xml, path)
     else:
-        table = _read_csv(text, header=header, ext=ext)
-        labels = _csv_targets(table, target, n_labels)
+        table = read_csv(text, header=header, ext=ext)
+        labels = csv_targets(table, target, n_labels)
     table.notes[:0] = notes
-    ds = _build_dataset(table, labels, drop=drop, missing=missing, name=_dataset_name(file_name))
+    ds = build_dataset(table, labels, drop=drop, missing=missing, name=_dataset_name(file_name))
     _check_characters(ds.class_names, "class named")
     _check_characters(ds.feature_names, "column named")
     _check_characters(ds.notes, "value (in the note)")
@@ -363,7 +363,7 @@ def _load_like(data: bytes, path, file_name, encoding: Encoding, like, *, fmt, n
     text, notes = _decode(data)
     ext = _extension(name, path)
     fmt = _infer_format(fmt, ext, text)
-    table = _read_arff(text)[0] if fmt == "arff" else _read_csv(text, header=header, ext=ext)
+    table = read_arff(text)[0] if fmt == "arff" else read_csv(text, header=header, ext=ext)
     notes = notes + list(table.warnings) + list(table.notes)
     if table.n_rows < 1:
         raise DataError("The file has no data rows.")
@@ -375,18 +375,18 @@ def _load_like(data: bytes, path, file_name, encoding: Encoding, like, *, fmt, n
     if lacking:
         raise DataError(
             f"The file lacks {len(lacking)} feature column(s) of {training}: "
-            f"{_preview(lacking, 8)}. Columns are matched by name; the file has "
-            f"{_preview(table.names, 8)}."
+            f"{preview(lacking, 8)}. Columns are matched by name; the file has "
+            f"{preview(table.names, 8)}."
         )
     used = {f.name for f in encoding.features} | set(encoding.target) | set(encoding.dropped)
     extra = [c for c in table.names if c not in used]
     if extra:
-        notes.append(f"left out column(s) {_preview(extra, 8)}: not features of {training}")
+        notes.append(f"left out column(s) {preview(extra, 8)}: not features of {training}")
     n = table.n_rows
     widths = [len(f.categories) if f.kind == "onehot" else 1 for f in encoding.features]
     width = int(sum(widths))
     if not encoding.sparse:
-        _check_dense(n, width, "the feature matrix")
+        check_dense(n, width, "the feature matrix")
     rows_parts, cols_parts, data_parts = [], [], []  # the entries of X, column by column
     at = 0
     unseen_notes = []
@@ -404,8 +404,8 @@ def _load_like(data: bytes, path, file_name, encoding: Encoding, like, *, fmt, n
                 bad = sorted({v for v in values if v is not None} - set(spec.categories))
                 if bad:
                     raise DataError(
-                        f"Column {spec.name!r} has value(s) {_preview(bad, 5)} that {training} "
-                        f"never had: it knew only {_preview(list(spec.categories), 5)}."
+                        f"Column {spec.name!r} has value(s) {preview(bad, 5)} that {training} "
+                        f"never had: it knew only {preview(list(spec.categories), 5)}."
                     )
                 codes = np.array(
                     [-2 if v is None else (0 if v == spec.positive else -1) for v in values]
@@ -414,7 +414,7 @@ def _load_like(data: bytes, path, file_name, encoding: Encoding, like, *, fmt, n
                 index = {c: i for i, c in enumerate(spec.categories)}
                 bad = sorted({v for v in values if v is not None and v not in index})
                 if bad:
-                    unseen_notes.append(f"{spec.name!r}: {_preview(bad, 5)}")
+                    unseen_notes.append(f"{spec.name!r}: {preview(bad, 5)}")
                 codes = np.array([-2 if v is None else index.get(v, -1) for v in values])
             hit = np.flatnonzero(codes >= 0)
             rows_parts.append(hit)
@@ -440,7 +440,7 @@ def _load_like(data: bytes, path, file_name, encoding: Encoding, like, *, fmt, n
             f"imputed {int(holes.sum())} missing value(s) with the training data's column means"
         )
     if encoding.sparse:
-        _check_sparse(vals.size, n, width, "the feature matrix")
+        check_sparse(vals.size, n, width, "the feature matrix")
         X = sp.csr_matrix((vals, (rows, cols)), shape=(n, width), dtype=np.float64)
         X.eliminate_zeros()
     else:
@@ -473,7 +473,7 @@ def _feature_names(encoding: Encoding) -> list[str]:
     return names
 
 
-def _numeric_like(table: _Table, j: int, name: str) -> np.ndarray:
+def _numeric_like(table: Table, j: int, name: str) -> np.ndarray:
     """Column ``j`` as numbers for a numeric training column (NaN = missing)."""
     if table.kinds[j] == "numeric":
         return table.numbers(j)
@@ -487,14 +487,14 @@ def _numeric_like(table: _Table, j: int, name: str) -> np.ndarray:
         except ValueError:
             raise DataError(
                 f"Column {name!r} holds numbers in the training data, but {table.where(r)} "
-                f"of this file has {_shorten(str(v), 40)!r}."
+                f"of this file has {shorten(str(v), 40)!r}."
             ) from None
     if not np.isfinite(out[~np.isnan(out)]).all():
         raise DataError(f"Column {name!r} has an infinite value.")
     return out
 
 
-def _texts_like(table: _Table, j: int) -> list:
+def _texts_like(table: Table, j: int) -> list:
     """Column ``j`` as text values (None = missing), numbers written as the training file
     would have read them ("1" for 1.0)."""
     column = table.column(j)
@@ -503,7 +503,7 @@ def _texts_like(table: _Table, j: int) -> list:
     return [None if v is None else str(v) for v in column.values]
 
 
-def _labels_like(table: _Table, where: dict, encoding: Encoding, training: str, notes: list):
+def _labels_like(table: Table, where: dict, encoding: Encoding, training: str, notes: list):
     """``y`` of the file coded as the training data's, or None when it has no label column."""
     present = [t for t in encoding.target if t in where]
     if not present:
@@ -512,20 +512,20 @@ def _labels_like(table: _Table, where: dict, encoding: Encoding, training: str, 
     if len(present) < len(encoding.target):
         absent = [t for t in encoding.target if t not in where]
         raise DataError(
-            f"The file has some label columns of {training} but not {_preview(absent, 5)}: "
+            f"The file has some label columns of {training} but not {preview(absent, 5)}: "
             "give every label column, or none (rows to predict)."
         )
     if encoding.task == MULTILABEL:
         return np.column_stack(
-            [_binary_labels(table.column(where[t])) for t in encoding.target]
+            [binary_labels(table.column(where[t])) for t in encoding.target]
         ).astype(np.int64)
-    y, _ = _class_target(table.column(where[encoding.target[0]]), [])
+    y, _ = class_target(table.column(where[encoding.target[0]]), [])
     known = {str(v): v for v in encoding.class_values}
     new = sorted({str(v) for v in y.tolist()} - set(known))
     if new:
         raise DataError(
-            f"The class column {encoding.target[0]!r} has class(es) {_preview(new, 5)} that "
-            f"{training} never had (it knew {_preview(list(known), 8)})."
+            f"The class column {encoding.target[0]!r} has class(es) {preview(new, 5)} that "
+            f"{training} never had (it knew {preview(list(known), 8)})."
         )
     values = [known[str(v)] for v in y.tolist()]
     return np.asarray(values)
@@ -540,7 +540,7 @@ def _check_characters(texts: list[str], what: str) -> None:
     written as UTF-8)."""
     for text in texts:
         if _SURROGATE.search(text):
-            shown = _shorten(text.encode("utf-8", "backslashreplace").decode("ascii"))
+            shown = shorten(text.encode("utf-8", "backslashreplace").decode("ascii"))
             raise DataError(
                 f"The file has a {what} '{shown}': an escape \\uD800-\\uDFFF there is half "
                 "of a UTF-16 surrogate pair, not a character. Write the character itself "
@@ -557,7 +557,7 @@ def _extension(name: str | None, path: Path | None) -> str:
     for candidate in (name, path.name if path else None):
         if candidate:
             suffix = Path(candidate).suffix.lower()
-            if suffix in _KNOWN_EXTENSIONS:
+            if suffix in KNOWN_EXTENSIONS:
                 return suffix
     return ""
 
@@ -566,7 +566,7 @@ def _dataset_name(file_name: str | None) -> str:
     if not file_name:
         return "dataset"
     stem = Path(file_name)
-    return stem.stem if stem.suffix.lower() in _KNOWN_EXTENSIONS else file_name
+    return stem.stem if stem.suffix.lower() in KNOWN_EXTENSIONS else file_name
 
 
 def _decode(data: bytes) -> tuple[str, list[str]]:
@@ -576,9 +576,9 @@ def _decode(data: bytes) -> tuple[str, list[str]]:
         try:
             text = data.decode("utf-16")
         except UnicodeDecodeError as exc:
-            raise DataError(_NOT_TEXT) from exc
+            raise DataError(NOT_TEXT) from exc
     elif b"\x00" in data:
-        raise DataError(_NOT_TEXT)
+        raise DataError(NOT_TEXT)
     else:
         try:
             text = data.decode("utf-8-sig")
@@ -594,16 +594,17 @@ def _decode(data: bytes) -> tuple[str, list[str]]:
     if not text.strip():
         raise DataError("The file is empty. Choose a file with data in it.")
     if _looks_binary(text):
-        raise DataError(_NOT_TEXT)
+        raise DataError(NOT_TEXT)
     return text, notes
+
+
+# Control characters: below 32 but for \t\n\v\f\r, and 127-159.
+_CONTROL = re.compile("[\x00-\x08\x0e-\x1f\x7f-\x9f]")
 
 
 def _looks_binary(text: str) -> bool:
     sample = text[:65536]
-    odd = sum(
-        1 for ch in sample if (ord(ch) < 32 and ch not in "\t\n\r\f\v") or 127 <= ord(ch) < 160
-    )
-    return odd > max(2, len(sample) // 100)
+    return len(_CONTROL.findall(sample)) > max(2, len(sample) // 100)
 
 
 def _infer_format(fmt: str | None, ext: str, text: str) -> str:
@@ -612,9 +613,9 @@ def _infer_format(fmt: str | None, ext: str, text: str) -> str:
         if chosen not in ("arff", "csv"):
             raise DataError(f"Unknown format {fmt!r}: use 'arff', 'csv' or None to infer it.")
         return chosen
-    if ext in _ARFF_EXTENSIONS:
+    if ext in ARFF_EXTENSIONS:
         return "arff"
-    if ext in _CSV_EXTENSIONS:
+    if ext in CSV_EXTENSIONS:
         return "csv"
     return "arff" if _looks_like_arff(text) else "csv"
 

@@ -1,5 +1,16 @@
 """ARFF files: the header (via liac-arff) and the ``@data`` section, dense or sparse,
 straight into arrays; Mulan's XML label files.
+
+The values of the ``@data`` section come from exactly one path, chosen by its shape before
+anything is parsed (:meth:`ArffData.read`):
+
+* sparse rows (``{index value, ...}``): the sparse builder (:meth:`ArffData.read_sparse`);
+* dense rows, at most :data:`WIDE_COLUMNS_PER_ROW` attributes per row, without quotes,
+  braces, ``%`` comments or string attributes: pandas' C parser
+  (:meth:`ArffData.read_dense_parsed`).  When pandas refuses the rows, the line reader reads
+  them again only to raise the exact :class:`DataError` (:meth:`ArffData.diagnose`);
+* other dense rows (wide, or with quoted values, comments or string attributes): the line
+  reader (:meth:`ArffData.read_dense_lines`), the same pass that words pandas' refusals.
 """
 
 from __future__ import annotations
@@ -19,29 +30,29 @@ import scipy.sparse as sp
 
 from sblr.exceptions import DataError
 from sblr.io._dataset import (
-    _CHUNK_CELLS,
-    _MEKA_C,
-    _MISSING,
+    CHUNK_CELLS,
+    MEKA_C,
+    MISSING,
     MULTICLASS,
     MULTILABEL,
-    _check_label_count,
-    _chunks,
-    _factorize,
-    _preview,
-    _read_bytes,
-    _shorten,
-    _Table,
-    _to_floats,
+    Table,
+    check_label_count,
+    chunks,
+    factorize,
+    preview,
+    read_bytes,
+    shorten,
+    to_floats,
 )
 from sblr.io._encoding import (
-    _targets_from_spec,
+    targets_from_spec,
 )
 from sblr.io._limits import (
     WIDE_COLUMNS_PER_ROW,
-    _check_dense,
-    _check_sparse,
-    _describe,
-    _reading,
+    check_dense,
+    check_sparse,
+    describe,
+    reading,
 )
 
 
@@ -66,8 +77,8 @@ def read_mulan_xml(source: str | os.PathLike | bytes | Any) -> list[str]:
     ...                b'<label name="a&amp;b"></label><label name="c"/></labels>')
     ['a&b', 'c']
     """
-    data, _ = _read_bytes(source, None, what="XML label file")
-    with _reading("XML label file"):
+    data, _ = read_bytes(source, None, what="XML label file")
+    with reading("XML label file"):
         return _mulan_labels(data)
 
 
@@ -130,7 +141,7 @@ _ESCAPES = {
 }
 
 
-def _read_arff(text: str, *, header_only: bool = False) -> tuple[_Table, str]:
+def read_arff(text: str, *, header_only: bool = False) -> tuple[Table, str]:
     """Parse ARFF text into a table of columns; return it and the relation name."""
     if "\r" in text:  # Windows and old Mac line ends
         text = text.replace("\r\n", "\n").replace("\r", "\n")
@@ -144,7 +155,7 @@ def _read_arff(text: str, *, header_only: bool = False) -> tuple[_Table, str]:
         raise DataError(_arff_error_message(exc, text)) from exc
     except (ValueError, TypeError, IndexError, KeyError, AttributeError) as exc:
         raise DataError(
-            f"Could not read the ARFF file: {_describe(exc)}. Check the file is valid ARFF."
+            f"Could not read the ARFF file: {describe(exc)}. Check the file is valid ARFF."
         ) from exc
     attributes = parsed.get("attributes") or []
     if not attributes:
@@ -166,8 +177,8 @@ def _read_arff(text: str, *, header_only: bool = False) -> tuple[_Table, str]:
     relation = str(parsed.get("relation") or "")
     if header_only:
         empty = np.empty((0, len(names)))
-        return _Table(names, kinds, categories, empty, np.empty(0, dtype=np.int64)), relation
-    reader = _ArffData(names, kinds, categories)
+        return Table(names, kinds, categories, empty, np.empty(0, dtype=np.int64)), relation
+    reader = ArffData(names, kinds, categories)
     table = reader.read(lines, data_at + 1)
     return table, relation
 
@@ -189,7 +200,7 @@ def _header_line(line: str, line_no: int) -> str:
     kind = rest[end:].strip()
     if kind.startswith("{") and not _is_value_list(kind):
         name = _unescape(rest[:end].strip("'\""))
-        shown = _shorten(kind)
+        shown = shorten(kind)
         why = (
             "it does not end with '}'"
             if not kind.endswith("}")
@@ -198,7 +209,7 @@ def _header_line(line: str, line_no: int) -> str:
         )
         raise DataError(
             f"The ARFF file is malformed: line {line_no} declares the nominal attribute "
-            f"{_shorten(name)!r} with the value list {shown!r}, which is not a list "
+            f"{shorten(name)!r} with the value list {shown!r}, which is not a list "
             f"{{a,b,...}}: {why}."
         )
     return line
@@ -246,13 +257,13 @@ def _is_value_list(kind: str) -> bool:
 
 
 def _arff_error_message(exc: arff.ArffException, text: str) -> str:
-    message = _describe(exc).rstrip(".")
+    message = describe(exc).rstrip(".")
     line_no = getattr(exc, "line", None)
     detail = ""
     if isinstance(line_no, int) and line_no > 0:
         lines = text.splitlines()
         if line_no <= len(lines):
-            detail = f" Line {line_no} reads: {_shorten(lines[line_no - 1].strip())!r}."
+            detail = f" Line {line_no} reads: {shorten(lines[line_no - 1].strip())!r}."
     hint = ""
     if isinstance(exc, arff.BadLayout):
         hint = (
@@ -264,7 +275,7 @@ def _arff_error_message(exc: arff.ArffException, text: str) -> str:
     return f"The ARFF file is malformed: {message}.{detail}{hint}"
 
 
-class _ArffData:
+class ArffData:
     """Reads the ``@data`` section of an ARFF file straight into arrays.
 
     Dense rows fill a float matrix chunk by chunk; sparse rows give the
@@ -283,7 +294,7 @@ class _ArffData:
         self.codes = {j: {c: float(i) for i, c in enumerate(categories[j])} for j in self.nominal}
         # What a sparse row leaves out, as a dense row would spell it.
         self.defaults = [
-            categories[j][0] if k == "nominal" else ("0" if k == "numeric" else _MISSING)
+            categories[j][0] if k == "nominal" else ("0" if k == "numeric" else MISSING)
             for j, k in enumerate(kinds)
         ]
 
@@ -296,7 +307,7 @@ class _ArffData:
             if row and not row.startswith("%"):
                 yield i + 1, row
 
-    def read(self, lines: list[str], start: int) -> _Table:
+    def read(self, lines: list[str], start: int) -> Table:
         n_rows = n_entries = 0
         sparse = None
         for _, row in self.rows(lines, start):
@@ -305,12 +316,12 @@ class _ArffData:
             n_rows += 1
             n_entries += row.count(",") + 1 if row.startswith("{") else self.n
         if sparse:
-            _check_sparse(n_entries, n_rows, self.n, "the sparse ARFF data")
+            check_sparse(n_entries, n_rows, self.n, "the sparse ARFF data")
             values, strings, line_of = self.read_sparse(lines, start, n_rows)
         else:
-            _check_dense(n_rows, self.n, "the ARFF data")
+            check_dense(n_rows, self.n, "the ARFF data")
             values, strings, line_of = self.read_dense(lines, start, n_rows)
-        return _Table(
+        return Table(
             list(self.names),
             list(self.kinds),
             list(self.categories),
@@ -321,7 +332,7 @@ class _ArffData:
 
     def fail(self, line_no: int, row: str, problem: str) -> DataError:
         return DataError(
-            f"The ARFF file is malformed: {problem}. Line {line_no} reads: {_shorten(row)!r}."
+            f"The ARFF file is malformed: {problem}. Line {line_no} reads: {shorten(row)!r}."
         )
 
     def dense_values(self, line_no: int, row: str) -> list:
@@ -336,7 +347,7 @@ class _ArffData:
             values = [v.strip() for v in row.split(",")]
             plain = not _WHITESPACE.search("".join(values))  # else: an error, found below
         if plain:
-            values = [_MISSING if v in ("", "?") else v for v in values]
+            values = [MISSING if v in ("", "?") else v for v in values]
         else:
             values = []
             pos = 0
@@ -372,7 +383,7 @@ class _ArffData:
                     raise self.fail(
                         line_no, row, f"{item.strip()!r} on line {line_no} is not 'index value'"
                     )
-                pairs.append((int(parts[0]), _MISSING if parts[1] == "?" else parts[1]))
+                pairs.append((int(parts[0]), MISSING if parts[1] == "?" else parts[1]))
         else:
             pos = 0
             while True:
@@ -406,7 +417,7 @@ class _ArffData:
 
     def token(self, raw: str | None, line_no: int, row: str) -> Any:
         if raw is None or raw == "?":
-            return _MISSING
+            return MISSING
         if raw[0] not in "'\"":
             return raw
         try:
@@ -417,22 +428,35 @@ class _ArffData:
     # ------------------------------------------------------------------ conversion
 
     def read_dense(self, lines, start, n_rows):
-        fast = self.read_dense_parsed(lines, start, n_rows)
-        if fast is not None:
-            return fast
+        """The values of dense rows, from the one path the shape of the data section picks:
+        pandas' C parser (:meth:`read_dense_parsed`) for a narrow section without quotes,
+        braces, ``%`` comments or string attributes, else the line reader
+        (:meth:`read_dense_lines`)."""
+        if self.n > WIDE_COLUMNS_PER_ROW * max(n_rows, 1):
+            # a wide file: pandas' cost per column outweighs its speed per cell
+            return self.read_dense_lines(lines, start, n_rows)
+        text = "\n".join(lines[start:])
+        if _QUOTE_OR_BRACE.search(text) or "%" in text or self.string:
+            return self.read_dense_lines(lines, start, n_rows)
+        return self.read_dense_parsed(lines, start, n_rows, text)
+
+    def read_dense_lines(self, lines, start, n_rows):
+        """Dense rows read line by line: the value path of wide files and of those with
+        quoted values, comments or string attributes; for the others, the pass that finds
+        why pandas refused them (:meth:`diagnose`)."""
         values = np.empty((n_rows, self.n))
         strings = {j: np.empty(n_rows, dtype=object) for j in self.string}
         line_of = np.empty(n_rows, dtype=np.int64)
         numeric = np.flatnonzero(self.numeric)
         r = 0
-        for chunk in _chunks(self.rows(lines, start), max(1, _CHUNK_CELLS // self.n)):
+        for chunk in chunks(self.rows(lines, start), max(1, CHUNK_CELLS // self.n)):
             cells = np.empty((len(chunk), self.n), dtype=object)
             for i, (line_no, row) in enumerate(chunk):
                 cells[i] = self.dense_values(line_no, row)
                 line_of[r + i] = line_no
             block = values[r : r + len(chunk)]
             if numeric.size:
-                numbers, bad = _to_floats(cells[:, numeric])
+                numbers, bad = to_floats(cells[:, numeric])
                 if bad.any():
                     i, k = np.argwhere(bad)[0]
                     raise self.not_a_number(numeric[k], cells[i, numeric[k]], r + i, line_of)
@@ -448,57 +472,87 @@ class _ArffData:
             r += len(chunk)
         return values, strings, line_of
 
-    def read_dense_parsed(self, lines, start, n_rows):
-        """:meth:`read_dense` by pandas' C parser (yeast: 0.075 -> 0.03 s), or None where the
-        line-by-line reading is needed for its checks and messages: quotes, braces, comments,
-        whitespace inside a value, a row without exactly one value per attribute, a numeric
-        value that is not a number (each such file is read line by line, which says where)."""
+    def read_dense_parsed(self, lines, start, n_rows, text):
+        """Dense rows by pandas' C parser (yeast: 0.075 -> 0.03 s).  pandas parses the
+        numeric attributes as floats; one it leaves as text is converted value by value as
+        the line reader converts it (Python's ``float``).  What pandas cannot take (a row
+        without one value per attribute, whitespace inside a value, a value that is not
+        declared, ``True`` as a number) is an error, which :meth:`diagnose` words."""
         import pandas as pd
 
-        if self.n > WIDE_COLUMNS_PER_ROW * max(n_rows, 1):
-            return None  # a wide file: pandas' cost per column outweighs its speed per cell
-        data = lines[start:]
-        text = "\n".join(data)
-        if _QUOTE_OR_BRACE.search(text) or "%" in text or self.string:
-            return None
-        kept = [i for i, line in enumerate(data) if line.strip()]
-        if len(kept) != n_rows or any(data[i].count(",") != self.n - 1 for i in kept):
-            return None
-        numeric = np.flatnonzero(self.numeric)
+        kept = [i for i, line in enumerate(lines[start:]) if line.strip()]
+        if len(kept) != n_rows or any(lines[start + i].count(",") != self.n - 1 for i in kept):
+            raise self.diagnose(lines, start, n_rows)
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("error", pd.errors.ParserWarning)
                 frame = pd.read_csv(
-                    io.StringIO(text),
+                    io.BytesIO(text.encode("utf-8")),
                     sep=",",
                     header=None,
                     names=range(self.n),
                     index_col=False,
-                    dtype={j: (np.float64 if self.numeric[j] else object) for j in range(self.n)},
+                    dtype={j: object for j in self.nominal},  # numeric: pandas' inference
                     na_values=["", "?"],
                     keep_default_na=False,
                     skipinitialspace=True,
                     skip_blank_lines=True,
+                    low_memory=False,  # a column is numbers or text as a whole
                     engine="c",
+                    encoding="utf-8",
                 )
         except (pd.errors.ParserError, pd.errors.ParserWarning, ValueError, TypeError):
-            return None
+            raise self.diagnose(lines, start, n_rows) from None
         if len(frame) != n_rows:
-            return None
+            raise self.diagnose(lines, start, n_rows)
         line_of = np.array(kept, dtype=np.int64) + start + 1
-        values = np.empty((n_rows, self.n))
-        if numeric.size:
-            values[:, numeric] = frame[list(numeric)].to_numpy(dtype=np.float64)
+        values = np.empty((n_rows, self.n), order="F")  # filled column by column
+        for j in np.flatnonzero(self.numeric).tolist():
+            column = frame[j]
+            if column.dtype.kind in "fiu":
+                values[:, j] = column.to_numpy()
+                continue
+            codes, distinct = self.distinct_values(column, lines, start, n_rows)
+            numbers, bad = to_floats(np.array(distinct + [MISSING], dtype=object)[:, None])
+            if bad.any():
+                raise self.diagnose(lines, start, n_rows)  # not a number: where, it says
+            values[:, j] = numbers[codes, 0]  # code -1 (missing) takes the last entry, NaN
         for j in self.nominal:  # each distinct value looked up once
-            codes, distinct = _factorize(frame[j].to_numpy(dtype=object))
-            if any(_WHITESPACE.search(v) for v in distinct):
-                return None  # a value with a space: the line-by-line reader says where
+            codes, distinct = self.distinct_values(frame[j], lines, start, n_rows)
             lookup = self.codes[j]
             mapped = np.array([lookup.get(v, -1.0) for v in distinct] + [np.nan])
             if (mapped == -1.0).any():
-                return None  # an undeclared value: the line-by-line reader says where
+                raise self.diagnose(lines, start, n_rows)  # not declared: where, it says
             values[:, j] = mapped[codes]  # code -1 (missing) takes the last entry, NaN
         return values, {}, line_of
+
+    def distinct_values(self, column, lines, start, n_rows) -> tuple[np.ndarray, list]:
+        """``(codes, distinct)`` of a column pandas left as text, its values as the line
+        reader has them: stripped, ``?`` and empty ones missing (code -1)."""
+        codes, raw = factorize(column.to_numpy(dtype=object))
+        distinct: list = []
+        index: dict = {}
+        recode = np.empty(len(raw) + 1, dtype=np.intp)
+        recode[-1] = -1
+        for u, value in enumerate(raw):
+            if not isinstance(value, str) or _WHITESPACE.search(value := value.strip()):
+                raise self.diagnose(lines, start, n_rows)  # True (pandas' bool), 'a b'
+            if value in ("", "?"):
+                recode[u] = -1
+            else:
+                recode[u] = index.setdefault(value, len(distinct))
+                if recode[u] == len(distinct):
+                    distinct.append(value)
+        return recode[codes], distinct
+
+    def diagnose(self, lines, start, n_rows) -> DataError:
+        """The error of a data section pandas refused: the line reader's exact one (it
+        raises it), else pandas' refusal in general words."""
+        self.read_dense_lines(lines, start, n_rows)
+        return DataError(
+            "The ARFF file is malformed: its data rows could not be read as one value per "
+            "attribute. Check the @data section."
+        )
 
     def read_sparse(self, lines, start, n_rows):
         strings = {j: np.full(n_rows, None, dtype=object) for j in self.string}
@@ -517,7 +571,7 @@ class _ArffData:
             for index, value in pairs:
                 cols.append(index)
                 cells.append(value)
-            if len(cells) >= _CHUNK_CELLS:
+            if len(cells) >= CHUNK_CELLS:
                 parts.append(self.entries(rows, cols, cells, strings, line_of))
                 rows, cols, cells = [], [], []
         parts.append(self.entries(rows, cols, cells, strings, line_of))
@@ -536,7 +590,7 @@ class _ArffData:
         kinds = self.kind_of[col_of]
         numeric = np.flatnonzero(kinds == "numeric")
         if numeric.size:
-            numbers, bad = _to_floats(cell_of[numeric].reshape(-1, 1))
+            numbers, bad = to_floats(cell_of[numeric].reshape(-1, 1))
             if bad.any():
                 k = numeric[np.flatnonzero(bad)[0]]
                 raise self.not_a_number(col_of[k], cell_of[k], row_of[k], line_of)
@@ -568,15 +622,15 @@ class _ArffData:
 
     def undeclared(self, j: int, value: str, row: int, line_of: np.ndarray) -> DataError:
         return DataError(
-            f"The ARFF file has the value {_shorten(value)!r} for the nominal attribute "
+            f"The ARFF file has the value {shorten(value)!r} for the nominal attribute "
             f"{self.names[j]!r} in data row {row + 1} (line {int(line_of[row])}), but that value "
-            f"is not declared: the declared values are {_preview(self.categories[j], 10)}. "
+            f"is not declared: the declared values are {preview(self.categories[j], 10)}. "
             "Fix the value or add it to the @attribute line."
         )
 
     def not_a_number(self, j: int, value: str, row: int, line_of: np.ndarray) -> DataError:
         return DataError(
-            f"The ARFF file has {_shorten(str(value))!r} for the numeric attribute "
+            f"The ARFF file has {shorten(str(value))!r} for the numeric attribute "
             f"{self.names[j]!r} in data row {row + 1} (line {int(line_of[row])}): it is not a "
             "number. Fix the value, or write ? for a missing value."
         )
@@ -605,13 +659,11 @@ def _unescape(name: str) -> str:
     return re.sub(r"\\(['\"\\%])", r"\1", name)
 
 
-def _arff_targets(
-    table: _Table, relation: str, target, n_labels, xml, path
-) -> tuple[str, list[int]]:
+def arff_targets(table: Table, relation: str, target, n_labels, xml, path) -> tuple[str, list[int]]:
     """Decide which ARFF attributes are the labels; return (task, indices)."""
     names = table.names
     if target is not None:
-        return _targets_from_spec(target, names)
+        return targets_from_spec(target, names)
     xml_labels, source = _xml_labels(xml, path)
     if xml_labels is not None:
         if n_labels is not None and int(n_labels) != len(xml_labels):
@@ -622,12 +674,12 @@ def _arff_targets(
         table.notes.append(f"read {len(xml_labels)} label names from {source}")
         return MULTILABEL, _label_indices_from_names(xml_labels, names)
     if n_labels is not None:
-        count = _check_label_count(n_labels, len(names), "n_labels")
+        count = check_label_count(n_labels, len(names), "n_labels")
         return MULTILABEL, list(range(len(names) - count, len(names)))
-    match = _MEKA_C.search(relation)
+    match = MEKA_C.search(relation)
     if match and int(match.group(1)) != 0:
         c = int(match.group(1))
-        count = _check_label_count(abs(c), len(names), f"MEKA option '-C {c}' in the relation name")
+        count = check_label_count(abs(c), len(names), f"MEKA option '-C {c}' in the relation name")
         first = c > 0
         table.notes.append(
             f"MEKA relation option '-C {c}': the {'first' if first else 'last'} "
@@ -644,7 +696,7 @@ def _arff_targets(
         if binary >= 2:
             table.warnings.append(
                 f"Warning: the last {binary} attributes "
-                f"({_preview(names[len(names) - binary :], 5)}) hold only 0/1 values, as the "
+                f"({preview(names[len(names) - binary :], 5)}) hold only 0/1 values, as the "
                 "labels of a multi-label file do, but nothing says which attributes are labels: "
                 f"only the last one, {names[-1]!r}, is used, as the class of a multi-class "
                 f"problem. To load the file as multi-label, {how}."
@@ -663,7 +715,7 @@ def _arff_targets(
     )
 
 
-def _trailing_binary(table: _Table) -> int:
+def _trailing_binary(table: Table) -> int:
     """How many attributes at the end hold only 0/1 values (nominal {0,1} or numeric)."""
     count = 0
     for j in reversed(range(len(table.names))):
@@ -697,7 +749,7 @@ def _label_indices_from_names(labels: list[str], names: list[str]) -> list[int]:
     unknown = [label for label in labels if label not in position]
     if unknown:
         raise DataError(
-            f"Label(s) {_preview(unknown, 5)} from the XML label file are not attributes of the "
+            f"Label(s) {preview(unknown, 5)} from the XML label file are not attributes of the "
             "ARFF file. Check that the XML file belongs to this ARFF file."
         )
     return [position[label] for label in labels]

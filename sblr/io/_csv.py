@@ -1,5 +1,17 @@
-"""CSV-like text: the separator, the header row, and the rows (pandas' C parser, or line
-by line where a file needs the exact messages).
+"""CSV-like text: the separator, the header row, and the rows.
+
+The separator and the header row are settled first, from the first rows read by
+``csv.reader`` (:func:`csv_layout`).  Then the values come from exactly one path, chosen by
+the shape of the file before anything is parsed:
+
+* a file with at most :data:`WIDE_COLUMNS_PER_ROW` columns per row: pandas' C parser
+  (:func:`parse_columns`).  When pandas refuses the file, the line reader reads it again
+  only to raise the exact :class:`DataError` (:func:`diagnose`), never for its values;
+* a wider file: the line reader (:func:`read_rows`, ``csv.reader`` line by line), the same
+  pass that words pandas' refusals.
+
+Both give the same cells for the same file (tests/test_io.py compares them on 400
+generated files).
 """
 
 from __future__ import annotations
@@ -8,36 +20,39 @@ import csv
 import io
 import itertools
 import math
+import re
 import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from sblr.exceptions import DataError
 from sblr.io._dataset import (
-    _CHUNK_CELLS,
-    _FALSE_TOKENS,
-    _MISSING,
-    _NA_TOKENS,
-    _SAMPLE_ROWS,
-    _TRUE_TOKENS,
-    _TYPO_SHARE,
+    CHUNK_CELLS,
+    FALSE_TOKENS,
+    MISSING,
     MULTILABEL,
-    _check_label_count,
-    _chunks,
-    _factorize,
-    _header_names,
-    _preview,
-    _Table,
-    _to_floats,
+    NA_TOKENS,
+    SAMPLE_ROWS,
+    TRUE_TOKENS,
+    TYPO_SHARE,
+    Table,
+    check_label_count,
+    chunks,
+    factorize,
+    header_names,
+    preview,
+    to_floats,
 )
 from sblr.io._encoding import (
-    _targets_from_spec,
+    targets_from_spec,
 )
 from sblr.io._limits import (
     WIDE_COLUMNS_PER_ROW,
-    _check_dense,
+    check_dense,
+    describe,
 )
 
 _CSV_ADVICE = (
@@ -46,7 +61,7 @@ _CSV_ADVICE = (
 
 
 @dataclass
-class _CsvLayout:
+class CsvLayout:
     """Separator, column names and the first rows of a CSV file (read once)."""
 
     sep: str
@@ -59,19 +74,19 @@ class _CsvLayout:
     spans: list[tuple[int, int]]  # (first, last) lines of the rows read that span lines
 
 
-def _csv_layout(text: str, *, header: bool, ext: str) -> _CsvLayout:
-    """Read the header and up to ``_SAMPLE_ROWS`` rows: enough to name the columns."""
+def csv_layout(text: str, *, header: bool, ext: str) -> CsvLayout:
+    """Read the header and up to ``SAMPLE_ROWS`` rows: enough to name the columns."""
     sep = "\t" if ext == ".tsv" else _detect_separator(text)
     spans: list[tuple[int, int]] = []
-    rows = _csv_rows(text, sep, spans)
-    head = list(itertools.islice(rows, _SAMPLE_ROWS + 1))
+    rows = csv_rows(text, sep, spans)
+    head = list(itertools.islice(rows, SAMPLE_ROWS + 1))
     if not head:
         raise DataError("The file is empty. Choose a file with data in it.")
     notes: list[str] = []
     first = head[0][1]
     has_header = header
     if header and _first_row_is_data(first, [cells for _, cells in head[1:]], sep):
-        shown = _preview(first, 5)
+        shown = preview(first, 5)
         if ext == ".data":
             has_header = False
             notes.append(
@@ -85,51 +100,51 @@ def _csv_layout(text: str, *, header: bool, ext: str) -> _CsvLayout:
                 "has no header row, load it with header=False"
             )
     if has_header:
-        names, repeated = _header_names(first)
+        names, repeated = header_names(first)
         head = head[1:]
         if repeated:
             renamed = [names[i] for positions in repeated.values() for i in positions[1:]]
             notes.append(
-                f"column name(s) {_preview(list(repeated), 5)} appear more than once in the "
-                f"header: renamed the repeats {_preview(renamed, 5)}"
+                f"column name(s) {preview(list(repeated), 5)} appear more than once in the "
+                f"header: renamed the repeats {preview(renamed, 5)}"
             )
     else:
         names, repeated = [str(i) for i in range(len(first))], {}
-    return _CsvLayout(sep, names, has_header, head, rows, notes, repeated, spans)
+    return CsvLayout(sep, names, has_header, head, rows, notes, repeated, spans)
 
 
-def _csv_names(text: str, *, header: bool, ext: str) -> list[str]:
+def csv_names(text: str, *, header: bool, ext: str) -> list[str]:
     """Column names of a CSV file from its first rows (all rows only if the last
     column may be an empty one left by delimiters at line ends)."""
-    layout = _csv_layout(text, header=header, ext=ext)
+    layout = csv_layout(text, header=header, ext=ext)
     if _may_be_empty_last(layout):
-        return _read_csv(text, header=header, ext=ext).names
+        return read_csv(text, header=header, ext=ext).names
     return layout.names
 
 
-def _may_be_empty_last(layout: _CsvLayout) -> bool:
+def _may_be_empty_last(layout: CsvLayout) -> bool:
     if len(layout.names) < 2:
         return False
     if layout.has_header and not layout.names[-1].startswith("Unnamed:"):
         return False
     last = len(layout.names) - 1
-    return all(len(cells) <= last or cells[last] in _NA_TOKENS for _, cells in layout.head)
+    return all(len(cells) <= last or cells[last] in NA_TOKENS for _, cells in layout.head)
 
 
-def _read_csv(text: str, *, header: bool, ext: str) -> _Table:
-    layout = _csv_layout(text, header=header, ext=ext)
+def read_csv(text: str, *, header: bool, ext: str) -> Table:
+    """The cells of a CSV file as a :class:`Table`, from one value path chosen by the shape
+    of the file (see the module docstring): pandas' C parser, or for a wide file the line
+    reader."""
+    layout = csv_layout(text, header=header, ext=ext)
     names, width = layout.names, len(layout.names)
     decimal_comma = layout.sep == ";"
-    n_lines = text.count("\n") + text.count("\r") + 1  # at least the number of rows
-    _check_dense(n_lines, width, "the CSV data")
-    # a wide file (many columns, few rows): pandas' cost per column outweighs its speed per cell
-    wide = width > WIDE_COLUMNS_PER_ROW * max(n_lines - 1, 1)
-    parsed = None if wide else _parsed_columns(text, layout, decimal_comma)
-    if parsed is not None:
-        values, texts, line_of = parsed
-    else:  # the line-by-line reader: exact messages and notes for unusual files
-        values, texts, line_of = _read_rows(text, layout, n_lines, decimal_comma)
-    table = _Table(
+    n_lines = _line_bound(text)
+    check_dense(n_lines, width, "the CSV data")
+    if is_wide(width, n_lines):
+        values, texts, line_of = read_rows(text, layout, n_lines, decimal_comma)
+    else:
+        values, texts, line_of = parse_columns(text, layout, decimal_comma)
+    table = Table(
         list(names),
         ["numeric"] * width,
         [None] * width,
@@ -151,18 +166,32 @@ def _read_csv(text: str, *, header: bool, ext: str) -> _Table:
     return table
 
 
-def _read_rows(text: str, layout: _CsvLayout, n_lines: int, decimal_comma: bool):
-    """``(values, texts, line_of)`` of every row, read line by line (:func:`_csv_rows`)."""
+def _line_bound(text: str) -> int:
+    """At least the number of rows of ``text``: its lines, old Mac line ends counted."""
+    return text.count("\n") + (text.count("\r") if "\r" in text else 0) + 1
+
+
+def is_wide(width: int, n_lines: int) -> bool:
+    """Whether a file with ``width`` columns over ``n_lines`` lines is read line by line: more
+    than :data:`WIDE_COLUMNS_PER_ROW` columns per row (pandas' cost per column outweighs its
+    speed per cell)."""
+    return width > WIDE_COLUMNS_PER_ROW * max(n_lines - 1, 1)
+
+
+def read_rows(text: str, layout: CsvLayout, n_lines: int, decimal_comma: bool):
+    """``(values, texts, line_of)`` of every row, read line by line (:func:`csv_rows`): the
+    value path of wide files, and the pass that finds what makes pandas refuse a file
+    (:func:`diagnose`): it raises the exact :class:`DataError`."""
     width = len(layout.names)
     values = np.empty((n_lines, width))
     line_of = np.empty(n_lines, dtype=np.int64)
     texts: dict[int, list[np.ndarray]] = {}  # cells of the text columns, chunk by chunk
     late: set[int] = set()  # columns found to be text after their first chunk
     r = 0
-    size = max(64, _CHUNK_CELLS // max(width, 1))
+    size = max(64, CHUNK_CELLS // max(width, 1))
     for cells, lines in _row_blocks(itertools.chain(layout.head, layout.rest), width, size):
         line_of[r : r + len(lines)] = lines
-        numbers, bad = _to_floats(_decimal_points(cells) if decimal_comma else cells)
+        numbers, bad = to_floats(_decimal_points(cells) if decimal_comma else cells)
         values[r : r + len(lines)] = numbers
         for j in np.flatnonzero(bad.any(axis=0)).tolist():
             if j not in texts and j not in late:
@@ -180,143 +209,160 @@ def _read_rows(text: str, layout: _CsvLayout, n_lines: int, decimal_comma: bool)
 
 
 def _row_blocks(rows: Iterator, width: int, size: int) -> Iterator[tuple[np.ndarray, list]]:
-    """Blocks of ``size`` rows from :func:`_csv_rows`: their cells (missing = NaN) and lines."""
-    for chunk in _chunks(rows, size):
-        cells = np.full((len(chunk), width), _MISSING, dtype=object)
+    """Blocks of ``size`` rows from :func:`csv_rows`: their cells (missing = NaN) and lines."""
+    for chunk in chunks(rows, size):
+        cells = np.full((len(chunk), width), MISSING, dtype=object)
         for i, (line_no, row) in enumerate(chunk):
             if len(row) > width:
                 raise DataError(
                     f"Could not read the CSV file: line {line_no} has {len(row)} values, more "
                     f"values than there are column names ({width}). {_CSV_ADVICE}"
                 )
-            cells[i, : len(row)] = [_MISSING if c in _NA_TOKENS else c for c in row]
+            cells[i, : len(row)] = [MISSING if c in NA_TOKENS else c for c in row]
         yield cells, [line_no for line_no, _ in chunk]
 
 
-def _parsed_columns(text: str, layout: _CsvLayout, decimal_comma: bool):
-    """:func:`_read_rows`'s ``(values, texts, line_of)`` from pandas' C parser (15 times
-    faster on 100,000 rows), or None when the file needs the line-by-line reader: a
-    whitespace separator, a row with more values than column names, a quote never closed, a
-    quoted value over several lines (each has its own message or note there), or rows that
-    do not map one to one to non-blank lines.
+def parse_columns(text: str, layout: CsvLayout, decimal_comma: bool):
+    """:func:`read_rows`'s ``(values, texts, line_of)`` from pandas' C parser: the value path
+    of every CSV file that is not wide.  A file it refuses (a row with more values than
+    column names, a quote never closed) goes to :func:`diagnose`, which raises the exact
+    :class:`DataError`.
 
-    Columns pandas reads as numbers are taken as they are (its conversion equals Python's
-    ``float`` on every value tried, 400,000 of them); the others are read again as text and
-    converted cell by cell as the line-by-line reader does (the same notes, the typo rule)."""
+    pandas parses the numeric columns as floats (the missing-value markers are its NA
+    values); a column it leaves as text is converted cell by cell as :func:`read_rows`
+    converts it (cells stripped, then the markers, the decimal comma, the typo rule).
+    ``line_of`` is a function: the lines are looked up only when a message names one."""
     import pandas as pd
 
-    if layout.sep not in (",", ";", "\t", "|") or not layout.names or layout.spans:
-        return None
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     width = len(layout.names)
-    options = dict(
+    options: dict[str, Any] = dict(
         sep=layout.sep,
-        header=None,
+        header=0 if layout.has_header else None,  # the header row, replaced by `names`
         names=range(width),
         index_col=False,
-        skipinitialspace=True,
+        # spaces after a separator are stripped below; skipped here only where a quote may
+        # follow them (as csv.reader skips them): skipping costs pandas a fifth of its time
+        skipinitialspace=f"{layout.sep} " in text,
         skip_blank_lines=True,
+        na_values=sorted(NA_TOKENS),
+        keep_default_na=False,
+        decimal="," if decimal_comma else ".",
+        low_memory=False,  # a column is numbers or text as a whole, not chunk by chunk
         engine="c",
+        encoding="utf-8",
     )
-    skip = 1 if layout.has_header else 0
+    if layout.sep == r"\s+":
+        options["quoting"] = csv.QUOTE_NONE  # the line reader splits on spaces only
     try:
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore", pd.errors.DtypeWarning)  # read again as text below
-            # more values than names: pandas drops them with a warning; the line-by-line
-            # reader says which line
+            # more values than names: pandas drops them with a warning
             warnings.simplefilter("error", pd.errors.ParserWarning)
-            frame = pd.read_csv(
-                io.StringIO(text),
-                skiprows=_header_lines(text, skip),
-                na_values=sorted(_NA_TOKENS),
-                keep_default_na=False,
-                decimal="," if decimal_comma else ".",
-                **options,
-            )
-    except (pd.errors.ParserError, pd.errors.ParserWarning, ValueError, IndexError):
-        return None
-    # each row's line: the non-blank lines in order (csv.reader's line_num, one line a row)
-    lines = np.array([i for i, line in enumerate(text.split("\n"), 1) if line.strip()])
-    lines = lines[skip:]
-    if len(lines) != len(frame):
-        return None
+            # bytes: pandas reads a StringIO chunk by chunk, encoding each (0.04 s here)
+            frame = pd.read_csv(io.BytesIO(text.encode("utf-8")), **options)
+    except (pd.errors.ParserError, pd.errors.ParserWarning, ValueError, IndexError) as exc:
+        raise diagnose(text, layout, decimal_comma, exc) from None
+    n_rows = len(frame)
+    values = np.empty((n_rows, width), order="F")  # filled column by column
     numeric = [j for j in range(width) if frame[j].dtype.kind in "fiu"]
-    others = sorted(set(range(width)) - set(numeric))
-    values = np.full((len(frame), width), np.nan)
-    if numeric:
-        values[:, numeric] = frame[numeric].to_numpy(dtype=np.float64)
+    for j in numeric:
+        values[:, j] = frame[j].to_numpy()
     texts: dict[int, list[np.ndarray]] = {}
-    if others:
-        try:
-            cells = pd.read_csv(
-                io.StringIO(text),
-                skiprows=_header_lines(text, skip),
-                usecols=others,
-                dtype=object,
-                na_filter=False,
-                **options,
-            )[others].to_numpy(dtype=object, copy=True)
-        except (pd.errors.ParserError, ValueError, IndexError):
-            return None
-        if any("\n" in c for c in cells.ravel() if isinstance(c, str)):
-            return None  # a quoted value over several lines: the spans note comes from csv
-        cells = _strip_cells(cells)  # the line-by-line reader strips every cell
-        cells[pd.DataFrame(cells).isin(_NA_TOKENS).to_numpy()] = _MISSING
-        numbers, bad = _to_floats(_decimal_points(cells) if decimal_comma else cells)
-        values[:, others] = numbers
-        texts = {j: [cells[:, i]] for i, j in enumerate(others) if bad[:, i].any()}
-    return values, texts, lines
+    over_lines = False  # a quoted value over several lines
+    for j in sorted(set(range(width)) - set(numeric)):
+        cells, multiline = _clean_cells(frame[j].to_numpy(dtype=object))
+        over_lines = over_lines or multiline
+        numbers, bad = to_floats((_decimal_points(cells) if decimal_comma else cells)[:, None])
+        values[:, j] = numbers[:, 0]
+        if bad.any():
+            texts[j] = [cells]
+    # pandas reads a line of spaces as no row, like csv.reader, but one of other blanks
+    # (no-break spaces) as a row of missing values: such rows are counted
+    empty_rows = n_rows and np.isnan(values).all(axis=1).any()
+    if over_lines or layout.spans or (empty_rows and _count_rows(text, layout) != n_rows):
+        # the exact lines of the rows (csv.reader's), with those over several lines
+        del layout.spans[:]
+        line_of = [line for line, _ in csv_rows(text, layout.sep, layout.spans)]
+        line_of = np.array(line_of[1:] if layout.has_header else line_of, dtype=np.int64)
+        if len(line_of) != n_rows:
+            raise DataError(
+                f"Could not read the CSV file: its {len(line_of)} rows were read as {n_rows}. "
+                f"{_CSV_ADVICE}"
+            )
+        return values, texts, line_of
+    return values, texts, lambda: _nonblank_lines(text, 1 if layout.has_header else 0)
 
 
-def _header_lines(text: str, skip: int) -> list[int]:
-    """The 0-based lines before the first data row: blank lines and ``skip`` header rows."""
-    out, seen = [], 0
-    if not skip:
-        return out
-    for i, line in enumerate(text.split("\n", 1000)):
-        out.append(i)
-        if line.strip():
-            seen += 1
-            if seen == skip:
-                return out
-    return out
+def diagnose(text: str, layout: CsvLayout, decimal_comma: bool, exc: Exception) -> DataError:
+    """The error of a file pandas refused: the line reader's exact one, found by reading the
+    file again line by line (:func:`read_rows` raises it), else pandas' own words."""
+    read_rows(text, layout, _line_bound(text), decimal_comma)
+    return DataError(f"Could not read the CSV file: {describe(exc)} {_CSV_ADVICE}")
 
 
-_strip_cells = np.frompyfunc(lambda c: c.strip() if isinstance(c, str) else c, 1, 1)
+def _clean_cells(cells: np.ndarray) -> tuple[np.ndarray, bool]:
+    """A text column from pandas as :func:`read_rows` has it: each cell stripped, a missing
+    value marker (also with spaces around it) NaN, ``True``/``False`` (which pandas turns into
+    booleans) as ``true``/``false``; and whether a cell runs over several lines.  Each
+    distinct cell is cleaned once."""
+    codes, distinct = factorize(cells)
+    clean = np.empty(len(distinct) + 1, dtype=object)
+    multiline = False
+    for u, cell in enumerate(distinct):
+        text = str(cell).lower() if isinstance(cell, (bool, np.bool_)) else str(cell).strip()
+        clean[u] = MISSING if text in NA_TOKENS else text
+        multiline = multiline or "\n" in text
+    clean[-1] = MISSING  # code -1: missing
+    return clean[codes], multiline
 
 
-def _csv_columns(text: str, layout: _CsvLayout, columns: list[int], n_rows: int) -> dict:
+_BLANK_LINE = re.compile(r"\n[^\S\n]*(?=\n)")  # a line of spaces, or empty
+
+
+def _count_rows(text: str, layout: CsvLayout) -> int:
+    """The number of data rows, one per non-blank line (what pandas should have read)."""
+    if layout.sep == "\t":  # a line of tabs is a row of missing values
+        blank = len(re.findall(r"\n[^\S\n\t]*(?=\n)", f"\n{text}\n"))
+    else:
+        blank = len(_BLANK_LINE.findall(f"\n{text}\n"))
+    return text.count("\n") + 1 - blank - (1 if layout.has_header else 0)
+
+
+def _nonblank_lines(text: str, skip: int) -> np.ndarray:
+    """The line of each data row when each non-blank line is one row (after ``skip``)."""
+    lines = [i for i, line in enumerate(text.split("\n"), 1) if line.strip()]
+    return np.array(lines[skip:], dtype=np.int64)
+
+
+def _csv_columns(text: str, layout: CsvLayout, columns: list[int], n_rows: int) -> dict:
     """All cells of some columns, read again (columns that turned out text late)."""
-    found = {j: np.full(n_rows, _MISSING, dtype=object) for j in columns}
-    rows = _csv_rows(text, layout.sep)
+    found = {j: np.full(n_rows, MISSING, dtype=object) for j in columns}
+    rows = csv_rows(text, layout.sep)
     if layout.has_header:
         next(rows)
     for i, (_, row) in enumerate(rows):
         for j in columns:
-            if j < len(row) and row[j] not in _NA_TOKENS:
+            if j < len(row) and row[j] not in NA_TOKENS:
                 found[j][i] = row[j]
     return {j: [cells] for j, cells in found.items()}
 
 
-def _csv_rows(text: str, sep: str, spans=None) -> Iterator[tuple[int, list[str]]]:
+def csv_rows(text: str, sep: str, spans=None) -> Iterator[tuple[int, list[str]]]:
     """Rows of CSV text as (line number, stripped cells); blank lines are skipped. The first
     and last lines of rows with a quoted value over several lines go to ``spans``."""
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     if sep == r"\s+":
-        for line_no, line in enumerate(io.StringIO(text), 1):
+        for line_no, line in enumerate(_lines(text), 1):
             if cells := line.split():
                 yield line_no, cells
         return
-    if not text.endswith("\n"):
-        text += "\n"  # so that a quote never closed keeps the last line end in its cell
-    n_lines = text.count("\n")
-    reader = csv.reader(io.StringIO(text), delimiter=sep, skipinitialspace=True)
+    reader = csv.reader(_lines(text), delimiter=sep, skipinitialspace=True)
     end = 0
     for row in reader:
         start, end = end + 1, reader.line_num
-        if end > start and end >= n_lines and any(c.endswith("\n") for c in row):
+        if end > start and end >= _count_lines(text) and any(c.endswith("\n") for c in row):
             # a quote opened on line `start` is never closed: the rest of the file is one cell
             raise DataError(
                 f'Could not read the CSV file: line {start} opens a quoted value (") that is '
@@ -327,6 +373,25 @@ def _csv_rows(text: str, sep: str, spans=None) -> Iterator[tuple[int, list[str]]
             spans.append((start, end))
         if len(row) > 1 or (row and row[0].strip()):
             yield reader.line_num, [c.strip() for c in row]
+
+
+def _lines(text: str) -> Iterator[str]:
+    """The lines of ``text`` with their line ends (the last one given one, so that a quote
+    never closed keeps it in its cell), each cut when it is needed: ``io.StringIO`` copied
+    all of a 10 MB file to read its first rows."""
+    start, size = 0, len(text)
+    while start < size:
+        end = text.find("\n", start)
+        if end < 0:
+            yield text[start:] + "\n"
+            return
+        yield text[start : end + 1]
+        start = end + 1
+
+
+def _count_lines(text: str) -> int:
+    """The number of lines of ``text`` as :func:`_lines` gives them."""
+    return text.count("\n") + (0 if text.endswith("\n") else 1)
 
 
 def _decimal_points(cells: np.ndarray) -> np.ndarray:
@@ -351,32 +416,30 @@ def _first_row_is_data(first: list[str], rows: list[list[str]], sep: str) -> boo
     decimal_comma = sep == ";"
     evidence = not rows  # alone, a row of numbers is data
     for j, cell in enumerate(first):
-        if cell in _NA_TOKENS:
+        if cell in NA_TOKENS:
             continue
         if _is_number(cell, decimal_comma):
             if not evidence:
-                below = [r[j] for r in rows if j < len(r) and r[j] not in _NA_TOKENS]
+                below = [r[j] for r in rows if j < len(r) and r[j] not in NA_TOKENS]
                 evidence = all(_is_number(v, decimal_comma) for v in below)
         elif not any(j < len(r) and r[j] == cell for r in rows):
             return False
     return evidence
 
 
-def _text_column(table: _Table, j: int, cells: np.ndarray, decimal_comma: bool) -> None:
+def _text_column(table: Table, j: int, cells: np.ndarray, decimal_comma: bool) -> None:
     """Turn column ``j`` of a CSV table into a text column (codes in ``values``).
 
     A column of numbers with a few non-numbers is recorded in ``table.typos``.
     """
-    codes, texts = _factorize(cells)  # the distinct texts; -1: a missing cell
+    codes, texts = factorize(cells)  # the distinct texts; -1: a missing cell
     n_present = int((codes >= 0).sum())
     column = cells.reshape(-1, 1)
-    not_numbers = np.flatnonzero(
-        _to_floats(_decimal_points(column) if decimal_comma else column)[1]
-    )
-    if n_present - len(not_numbers) >= 2 and len(not_numbers) <= max(1, n_present // _TYPO_SHARE):
+    not_numbers = np.flatnonzero(to_floats(_decimal_points(column) if decimal_comma else column)[1])
+    if n_present - len(not_numbers) >= 2 and len(not_numbers) <= max(1, n_present // TYPO_SHARE):
         table.typos[j] = [(i, cells[i]) for i in not_numbers.tolist()]
     lowered = {t.lower() for t in texts}
-    if lowered <= _TRUE_TOKENS | _FALSE_TOKENS and len(lowered) <= 2:
+    if lowered <= TRUE_TOKENS | FALSE_TOKENS and len(lowered) <= 2:
         texts = [t.lower() for t in texts]
     categories = sorted(set(texts))
     code = {c: float(k) for k, c in enumerate(categories)}
@@ -385,7 +448,7 @@ def _text_column(table: _Table, j: int, cells: np.ndarray, decimal_comma: bool) 
     table.categories[j] = categories
 
 
-def _drop_trailing_empty(table: _Table, has_header: bool) -> None:
+def _drop_trailing_empty(table: Table, has_header: bool) -> None:
     """Drop empty last columns left by delimiters at the end of every line."""
     dropped = []
     while len(table.names) > 1 and np.isnan(table.values[:, -1]).all():
@@ -396,7 +459,7 @@ def _drop_trailing_empty(table: _Table, has_header: bool) -> None:
         table.categories.pop()
         table.values = table.values[:, :-1]
     if dropped:
-        table.notes.append(f"dropped empty column(s) {_preview(dropped)} (delimiters at line ends)")
+        table.notes.append(f"dropped empty column(s) {preview(dropped)} (delimiters at line ends)")
 
 
 def _first_lines(text: str, n: int) -> list[str]:
@@ -427,15 +490,15 @@ def _detect_separator(text: str) -> str:
     return r"\s+" if any(len(ln.split()) > 1 for ln in lines) else ","
 
 
-def _csv_targets(table: _Table, target, n_labels) -> tuple[str, list[int]]:
+def csv_targets(table: Table, target, n_labels) -> tuple[str, list[int]]:
     names = table.names
     if target is not None:
-        return _targets_from_spec(target, names, table.repeated)
+        return targets_from_spec(target, names, table.repeated)
     if n_labels is not None:
-        count = _check_label_count(n_labels, len(names), "n_labels")
+        count = check_label_count(n_labels, len(names), "n_labels")
         return MULTILABEL, list(range(len(names) - count, len(names)))
     raise DataError(
         "Choose the target of this CSV file: one class column (target='name' or a position, "
         "multi-class) or a list of 0/1 label columns (multi-label). "
-        f"Available columns: {_preview(names)}."
+        f"Available columns: {preview(names)}."
     )

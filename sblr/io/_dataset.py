@@ -1,5 +1,5 @@
 """What a load produces and the cells it is built from: :class:`Dataset`, its
-:class:`Encoding`, the parsed :class:`_Table`, and the helpers every reader shares.
+:class:`Encoding`, the parsed :class:`Table`, and the helpers every reader shares.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import math
 import numbers
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,38 +28,38 @@ MULTICLASS = "multiclass"
 MULTILABEL = "multilabel"
 
 
-_ARFF_EXTENSIONS = {".arff"}
+ARFF_EXTENSIONS = {".arff"}
 
 
-_CSV_EXTENSIONS = {".csv", ".tsv"}
+CSV_EXTENSIONS = {".csv", ".tsv"}
 
 
 _SNIFF_EXTENSIONS = {".data", ".txt"}  # CSV unless the content is ARFF
 
 
-_KNOWN_EXTENSIONS = _ARFF_EXTENSIONS | _CSV_EXTENSIONS | _SNIFF_EXTENSIONS
+KNOWN_EXTENSIONS = ARFF_EXTENSIONS | CSV_EXTENSIONS | _SNIFF_EXTENSIONS
 
 
-_TRUE_TOKENS = {"1", "1.0", "true", "yes", "y", "t"}
+TRUE_TOKENS = {"1", "1.0", "true", "yes", "y", "t"}
 
 
-_FALSE_TOKENS = {"0", "0.0", "false", "no", "n", "f"}
+FALSE_TOKENS = {"0", "0.0", "false", "no", "n", "f"}
 
 
-_MAX_ONEHOT = 20
+MAX_ONEHOT = 20
 
 
-_NOT_TEXT = (
+NOT_TEXT = (
     "The file does not look like a text ARFF or CSV file (it contains binary data). "
     "Upload the .arff or .csv file itself, not an image, a spreadsheet or a zip archive."
 )
 
 
-_MEKA_C = re.compile(r"-C\s+(-?\d+)")
+MEKA_C = re.compile(r"-C\s+(-?\d+)")
 
 
 # Missing-value markers of a CSV cell (pandas' defaults and UCI's "?").
-_NA_TOKENS = frozenset(
+NA_TOKENS = frozenset(
     {"", "?", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND"}
     | {"1.#QNAN", "<NA>", "N/A", "NA", "NULL", "NaN", "None", "n/a", "nan", "null"}
 )
@@ -67,16 +67,16 @@ _NA_TOKENS = frozenset(
 
 # A missing cell while parsing: a float, so that a block of cells converts to
 # floats in one call, and never equal to a text or nominal value.
-_MISSING = math.nan
+MISSING = math.nan
 
 
-_SAMPLE_ROWS = 100  # rows read by list_columns to settle the header and the columns
+SAMPLE_ROWS = 100  # rows read by list_columns to settle the header and the columns
 
 
-_CHUNK_CELLS = 1 << 20  # cells converted at a time
+CHUNK_CELLS = 1 << 20  # cells converted at a time
 
 
-_TYPO_SHARE = 10  # a numeric column may have at most 1 cell in 10 that is not a number
+TYPO_SHARE = 10  # a numeric column may have at most 1 cell in 10 that is not a number
 
 
 @dataclass(frozen=True)
@@ -394,7 +394,7 @@ class Dataset:
 
 
 @dataclass
-class _Column:
+class Column:
     """One target column, dense.
 
     ``kind`` is "numeric" (float values, NaN = missing), "nominal" (declared
@@ -414,21 +414,23 @@ class _Column:
 
 
 @dataclass
-class _Table:
+class Table:
     """A parsed file: one column per attribute, before encoding.
 
     ``values`` (n_rows × n_columns, float, NaN = missing) holds the numbers of
     numeric columns and the category codes (positions in ``categories``) of
     nominal and text ones: a dense ndarray, or a CSC matrix for a sparse ARFF
     file, whose implicit zeros are 0 or the first declared category.  ARFF
-    string attributes keep their values in ``strings``.
+    string attributes keep their values in ``strings``.  ``lines`` holds the line of the
+    file of each data row, or a function that finds them: a CSV file read by pandas looks
+    its lines up only when a message names one (:meth:`line`).
     """
 
     names: list[str]
     kinds: list[str]
     categories: list[list[str] | None]
     values: Any
-    lines: np.ndarray  # line of the file holding each data row
+    lines: np.ndarray | Callable[[], np.ndarray]
     strings: dict[int, np.ndarray] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
@@ -449,22 +451,31 @@ class _Table:
             return self.values[:, [j]].toarray().ravel()
         return np.asarray(self.values[:, j], dtype=np.float64)
 
-    def column(self, j: int) -> _Column:
+    def column(self, j: int) -> Column:
         name, kind = self.names[j], self.kinds[j]
         if kind == "string":
-            return _Column(name, kind, self.strings[j])
+            return Column(name, kind, self.strings[j])
         values = self.numbers(j)
         if kind == "numeric":
-            return _Column(name, kind, values)
+            return Column(name, kind, values)
         cats = self.categories[j] or []
-        texts = [None if math.isnan(c) else cats[int(c)] for c in values.tolist()]
-        return _Column(name, kind, np.array(texts, dtype=object), cats)
+        holes = np.isnan(values)
+        codes = np.where(holes, len(cats), values).astype(np.intp)  # missing: the last entry
+        texts = np.empty(len(cats) + 1, dtype=object)
+        texts[: len(cats)] = cats
+        return Column(name, kind, texts[codes], cats)
+
+    def line(self, row: int) -> int:
+        """The line of the file holding data row ``row`` (0-based)."""
+        if callable(self.lines):
+            self.lines = self.lines()
+        return int(self.lines[row])
 
     def where(self, row: int) -> str:
-        return f"data row {row + 1} (line {int(self.lines[row])})"
+        return f"data row {row + 1} (line {self.line(row)})"
 
 
-def _read_bytes(source, name, *, what: str) -> tuple[bytes, Path | None]:
+def read_bytes(source, name, *, what: str) -> tuple[bytes, Path | None]:
     """Return the raw bytes of ``source`` and its path (``None`` if not a path)."""
     if isinstance(source, (str, os.PathLike)):
         path = Path(source)
@@ -503,7 +514,7 @@ def _is_dir(path: Path) -> bool:
         return False
 
 
-def _to_floats(cells: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def to_floats(cells: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Convert a 2-D object array of cells (str, or NaN = missing) to floats.
 
     Returns the numbers and the mask of cells that are not numbers (NaN there).
@@ -516,13 +527,13 @@ def _to_floats(cells: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         pass
     if cells.shape[1] > 1:
         half = cells.shape[1] // 2
-        left, left_bad = _to_floats(cells[:, :half])
-        right, right_bad = _to_floats(cells[:, half:])
+        left, left_bad = to_floats(cells[:, :half])
+        right, right_bad = to_floats(cells[:, half:])
         return np.hstack([left, right]), np.hstack([left_bad, right_bad])
     # One column with non-numbers: each distinct cell converted once, mapped back to the
     # cells in C (a text column repeats its few categories; 850,000 text cells took 5.8 s one
     # by one).  Missing cells (NaN) come out of factorize as -1: NaN, and a number.
-    codes, distinct = _factorize(cells[:, 0])
+    codes, distinct = factorize(cells[:, 0])
     numbers = np.full(len(distinct) + 1, np.nan)
     bad = np.zeros(len(distinct) + 1, dtype=bool)
     for u, cell in enumerate(distinct):
@@ -533,7 +544,7 @@ def _to_floats(cells: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return numbers[codes].reshape(cells.shape), bad[codes].reshape(cells.shape)
 
 
-def _factorize(column: np.ndarray) -> tuple[np.ndarray, list]:
+def factorize(column: np.ndarray) -> tuple[np.ndarray, list]:
     """``(codes, distinct)``: each cell's index into the list of distinct cells, -1 for a
     missing one (NaN or None); pandas' hash table, in C."""
     import pandas as pd  # only for files with text cells
@@ -542,16 +553,16 @@ def _factorize(column: np.ndarray) -> tuple[np.ndarray, list]:
     return codes, distinct.tolist()
 
 
-def _chunks(rows: Iterator, size: int) -> Iterator[list]:
+def chunks(rows: Iterator, size: int) -> Iterator[list]:
     while chunk := list(itertools.islice(rows, size)):
         yield chunk
 
 
-def _shorten(text: str, limit: int = 80) -> str:
+def shorten(text: str, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def _check_label_count(count, n_columns: int, what: str) -> int:
+def check_label_count(count, n_columns: int, what: str) -> int:
     if isinstance(count, bool) or not isinstance(count, numbers.Integral) or count < 1:
         raise DataError(f"{what} must be a positive whole number, not {count!r}.")
     if count > n_columns:
@@ -565,7 +576,7 @@ def _check_label_count(count, n_columns: int, what: str) -> int:
     return int(count)
 
 
-def _header_names(cells: list[str]) -> tuple[list[str], dict[str, list[int]]]:
+def header_names(cells: list[str]) -> tuple[list[str], dict[str, list[int]]]:
     """Column names from a header row: empty ones are ``Unnamed: i`` and repeats
     get ``.1``, ``.2`` suffixes (as pandas names them)."""
     names = [cell or f"Unnamed: {i}" for i, cell in enumerate(cells)]
@@ -590,7 +601,7 @@ def _header_names(cells: list[str]) -> tuple[list[str], dict[str, list[int]]]:
     return names, repeated
 
 
-def _preview(items: list[str], limit: int = 20) -> str:
+def preview(items: list[str], limit: int = 20) -> str:
     shown = ", ".join(repr(str(i)) for i in items[:limit])
     return shown + (f" and {len(items) - limit} more" if len(items) > limit else "")
 

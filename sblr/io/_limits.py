@@ -14,7 +14,7 @@ import arff
 
 from sblr.exceptions import DataError
 from sblr.io._dataset import (
-    _shorten,
+    shorten,
 )
 
 #: Memory budget of the loader in MiB.  A file is refused with a DataError when a
@@ -50,7 +50,7 @@ _SERVER_PATH = re.compile(r"(?<![\w.])(?:[A-Za-z]:)?[\\/](?:[\w.-]+[\\/])+[\w.-]
 
 
 @contextmanager
-def _reading(what: str) -> Iterator[None]:
+def reading(what: str) -> Iterator[None]:
     """The error boundary of the public functions: whatever a parser raises on a
     hostile file becomes a DataError (its message never holds a server path)."""
     try:
@@ -66,7 +66,7 @@ def _reading(what: str) -> Iterator[None]:
     except RecursionError:
         message = f"The {what} is nested too deeply to be read. Check that it is a valid file."
     except _PARSER_ERRORS as exc:
-        raise DataError(f"Could not read the {what}: {_describe(exc)}") from exc
+        raise DataError(f"Could not read the {what}: {describe(exc)}") from exc
     # Raised outside the handler so that the MemoryError's frames (and arrays) are freed.
     raise DataError(message)
 
@@ -79,7 +79,7 @@ _LIMIT_MB: ContextVar[float | None] = ContextVar("sblr_io_limit_mb", default=Non
 
 
 @contextmanager
-def _size_limit(limit_mb: float | None) -> Iterator[None]:
+def size_limit(limit_mb: float | None) -> Iterator[None]:
     token = _LIMIT_MB.set(limit_mb)
     try:
         yield
@@ -111,7 +111,7 @@ def _check_memory(n_bytes: float, what: str, advice: str = _FEWER) -> None:
         )
 
 
-def _check_dense(n_rows: int, n_columns: int, what: str, advice: str = _FEWER) -> None:
+def check_dense(n_rows: int, n_columns: int, what: str, advice: str = _FEWER) -> None:
     _check_memory(
         8.0 * n_rows * n_columns,
         f"{what} ({n_rows:,} rows × {n_columns:,} columns, dense)",
@@ -119,19 +119,19 @@ def _check_dense(n_rows: int, n_columns: int, what: str, advice: str = _FEWER) -
     )
 
 
-def _check_sparse(n_entries: int, n_rows: int, n_columns: int, what: str) -> None:
+def check_sparse(n_entries: int, n_rows: int, n_columns: int, what: str) -> None:
     _check_memory(
         float(_SPARSE_ENTRY_BYTES) * n_entries,
         f"{what} ({n_rows:,} rows × {n_columns:,} columns, {n_entries:,} stored values)",
     )
 
 
-def _describe(exc: BaseException) -> str:
+def describe(exc: BaseException) -> str:
     """``str(exc)`` for a message: short, without server paths (liac-arff exceptions
     can fail to produce one)."""
     try:
         text = str(exc).strip()
     except (TypeError, ValueError):
         text = ""
-    text = _shorten(_SERVER_PATH.sub("<path>", text), 300)
+    text = shorten(_SERVER_PATH.sub("<path>", text), 300)
     return text or type(exc).__name__
