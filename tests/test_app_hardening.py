@@ -391,10 +391,11 @@ def test_a_downloads_context_never_lists_its_options():
     from types import SimpleNamespace
 
     from pages._shared.formatting import context
+    from pages._shared.state import Settings
 
     ds = SimpleNamespace(name="d")
     for model in ("SparseSBLR", "SBLR"):
-        s = SimpleNamespace(model=model, gamma="scale", lam=1e-3)
+        s = Settings(model=model, gamma="scale", lam=1e-3, k=0)
         assert context(ds, s, with_lam=True) == {
             "data": "d",
             "model": model,
