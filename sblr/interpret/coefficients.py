@@ -178,6 +178,10 @@ def frequent_classes(Y, n: int, *, include=()) -> np.ndarray:
     return _keep(np.argsort(-sizes, kind="stable"), n, include)
 
 
+@validate_params(
+    lambda: {"Y": ["array-like"], "class_names": ["array-like"]},
+    prefer_skip_nested_validation=True,
+)
 def label_sets(Y, class_names) -> pd.DataFrame:
     """The distinct label sets of a multi-label data set, the most frequent first.
 
