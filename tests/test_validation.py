@@ -158,6 +158,7 @@ CASES = [
     ("sblr.similarity.check_evidence", (None,), {}, "F"),
     ("sblr.similarity.label_indicator", (3,), {}, "y"),
     ("sblr.interpret.evidence_sd", (None,), {}, "F"),
+    ("sblr.interpret.label_sets", (None, ["a"]), {}, "Y"),
     ("sblr.interpret.standardized_coef", (S,), {"sd": 1.0}, "sd"),
     ("sblr.interpret.top_classes", (S, 0), {}, "n"),
     ("sblr.interpret.cooccurrence", (Y,), {"classes": 3}, "classes"),
