@@ -20,6 +20,8 @@ import threading
 
 import streamlit as st
 
+from sblr.exceptions import DataError
+
 __all__ = ["on_cluster", "run", "scheduler_address", "submit"]
 
 #: The environment variable naming the Dask scheduler of the heavy jobs.
@@ -66,9 +68,9 @@ def _forget_clients() -> None:
 
 
 def _connect(address: str):
+    # lazy: Dask's client and the protocol (scikit-learn) cost seconds; only with a cluster
     from distributed import Client
 
-    from sblr.exceptions import DataError
     from sblr.protocol import SCHEDULER_TIMEOUT, _check_cluster
 
     if "://" not in address:

@@ -5,12 +5,22 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import tempfile
 from dataclasses import dataclass
+from urllib.parse import urlencode
 
 import streamlit as st
 
+from pages._shared import server
 from pages._shared.formatting import esc_md
 from pages._shared.server import job_slot, waiting_for_worker
+from pages._shared.sharing import (
+    NotOwner,
+    SharedDataMissing,
+    StoreFull,
+    StoreLimits,
+    UploadStore,
+)
 from sblr import DataError, plots
 from sblr.io import MAX_DENSE_MB as LIBRARY_DENSE_MB
 from sblr.io import list_columns, load_dataset
@@ -160,9 +170,6 @@ def share_store():
     """The server's store of uploads behind ``?data=<id>`` links (pages._shared.sharing):
     ``SBLR_SHARE_DIR`` (a folder, or an fsspec URL that replicas of the dashboard share),
     else a folder per account in the temporary directory."""
-    import tempfile
-
-    from pages._shared.sharing import StoreLimits, UploadStore
 
     # one folder per account: another account's folder of the same name is refused
     owner = f"-{os.getuid()}" if hasattr(os, "getuid") else ""
@@ -196,7 +203,6 @@ def _share(upload: Upload, digest: str):
     copy); one person (:func:`person`) holds at most ``SHARES_PER_PERSON`` links, their oldest
     removed first, and a full store refuses the link rather than remove anybody else's.
     """
-    from pages._shared.sharing import StoreFull
 
     mine = st.session_state.setdefault("_my_shares", [])  # [(digest, id, owner key)], oldest first
     store = share_store()
@@ -225,11 +231,8 @@ def _share(upload: Upload, digest: str):
 def person() -> str:
     """Whom an upload's link counts for: a digest of the browser's cookie (every session and
     tab of one browser), else of the session."""
-    import hashlib
 
-    from pages._shared.server import current_user
-
-    return hashlib.sha256(repr(current_user()).encode()).hexdigest()
+    return hashlib.sha256(repr(server.current_user()).encode()).hexdigest()
 
 
 def open_shared(token, owner_key=None):
@@ -239,7 +242,6 @@ def open_shared(token, owner_key=None):
     ``owner_key`` (from the private manage link) makes the session the data's owner when it
     is the key the store gave the uploader; otherwise the session only reads it.
     """
-    from pages._shared.sharing import SharedDataMissing
 
     store = share_store()
     if store is None:
@@ -275,7 +277,6 @@ def open_shared(token, owner_key=None):
 def manage_link(token, owner_key, base_url=None) -> str:
     """The owner's private link: the data's link plus its owner key (``manage=``), which the
     page takes out of the address bar as soon as it is read."""
-    from urllib.parse import urlencode
 
     base = (base_url or "").split("?")[0]
     return f"{base}?{urlencode({'data': token, 'manage': owner_key})}"
@@ -298,7 +299,6 @@ def reads_shared() -> bool:
 def forget_shared():
     """Remove the session's upload from the share store (its link stops working); only the
     owner's session can (:func:`owns_shared`)."""
-    from pages._shared.sharing import NotOwner
 
     upload = st.session_state.get("upload")
     if not owns_shared() or share_store() is None:

@@ -8,8 +8,11 @@ SparseSBLR heatmap), all on the first screen at 1024×768, before the page's own
 
 from __future__ import annotations
 
+import logging
 import math
+import os
 import threading
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -29,7 +32,13 @@ from pages._shared.data import cached_sample, dataset_key
 from pages._shared.formatting import esc_md, grid_value, nearest_point, text_table
 from pages._shared.long_jobs import N_RESAMPLES, stability_with_progress, stored_stability
 from pages._shared.questions import HOLDOUT, Spec
+from pages._shared.server import compiled_solver, job_slots
 from pages._shared.state import K_LOG_LAM, LOG_GRID, log_label, show_view
+from sblr import plots
+from sblr.interpret import cooccurrence, evidence_sd, standardized_coef
+
+# sblr.metrics imports scikit-learn (about 1 s): imported where the per-class step draws, so
+# the first page (app.py imports this module) opens without it (tests/test_startup.py).
 
 __all__ = [
     "STEPS",
@@ -262,8 +271,6 @@ def _planted():
 
 
 def _cooccurrence(s):
-    from sblr import plots
-    from sblr.interpret import cooccurrence
 
     ds = _planted()
     fig = shared_figure(  # every student's is the same: built once
@@ -290,8 +297,6 @@ def _per_class(s):
 
 
 def _heatmap(s, model_name):
-    from sblr import plots
-    from sblr.interpret import evidence_sd, standardized_coef
 
     ds = _planted()
     spec = s.spec_for(model_name)
@@ -341,7 +346,6 @@ def _sparse(s):
 
 
 def _stability(s):
-    from sblr import plots
 
     ds = _planted()
     result = stored_stability(ds, s.gamma, s.lam)
@@ -404,10 +408,6 @@ def _warm(log):
     evidence at each step's γ, the three models at each step's view and step 2's held-out
     probabilities. Each piece takes a job slot and waits while users compute, so a visitor's
     own view never queues behind it."""
-    import time
-
-    from pages._shared.server import compiled_solver, job_slots
-
     compiled_solver().join()  # SparseSBLR's solver first (compiled or loaded)
     ds = _planted()
     slots = job_slots()
@@ -451,8 +451,6 @@ def warm_lesson() -> threading.Thread | None:
     the lesson shows: a class's first "Show me" and a student's first link then find it done
     (cold, a fresh session's first step took 34.5 s in front of the class). Off with
     ``SBLR_WARM_LESSON=0`` (the test suite, whose sessions clear the caches again and again)."""
-    import logging
-    import os
 
     if os.environ.get("SBLR_WARM_LESSON", "1").strip() == "0":
         return None

@@ -28,6 +28,10 @@ from pages._shared.server import (
 )
 from pages._shared.stores import Store
 
+# sblr.tuning, sblr.stability, sblr.protocol and sblr.evaluation import scikit-learn (about
+# 1 s): imported in the functions that run the jobs, so the first page (app.py imports the
+# lesson, which imports this module) opens without it (tests/test_startup.py).
+
 __all__ = [
     "N_RESAMPLES",
     "TUNE_SCHEMES",

@@ -32,9 +32,19 @@ from datetime import datetime, timezone
 import numpy as np
 import pandas as pd
 
+from sblr import plots
 from sblr.decision import describe
+from sblr.diagnostics import evidence_diagnostics
 from sblr.display import fmt_value
 from sblr.exceptions import DataError
+from sblr.interpret import (
+    check_claim,
+    class_affinity,
+    contribution_table,
+    cooccurrence,
+    standardized_coef,
+    top_classes,
+)
 from sblr.plots.export import figure_div, plotly_script
 
 __all__ = ["Analysis", "analysis_report", "dashboard_report", "html_report"]
@@ -65,7 +75,7 @@ def html_report(title: str, context: Mapping[str, object], sections: Sequence[tu
     -------
     str
     """
-    import plotly.graph_objects as go
+    import plotly.graph_objects as go  # lazy: writing a report without figures needs no plotly
 
     parts = [
         "<!DOCTYPE html><html><head><meta charset='utf-8'>",
@@ -171,16 +181,6 @@ def analysis_report(dataset, k, analysis: Analysis) -> str:
     -------
     str
     """
-    from sblr import plots
-    from sblr.diagnostics import evidence_diagnostics
-    from sblr.interpret import (
-        check_claim,
-        class_affinity,
-        contribution_table,
-        cooccurrence,
-        standardized_coef,
-        top_classes,
-    )
 
     a = analysis
     sblr_model, sparse_model, evidence, evaluation = (

@@ -11,6 +11,7 @@ import sys
 import threading
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 try:  # Streamlit's own stop/rerun check of a run (1.5x and later); without it, no checkpoint
     from streamlit.runtime.scriptrunner_utils.script_run_context import get_run_yield_check
@@ -184,8 +185,6 @@ def job_slots() -> FairSlots:
 def current_user():
     """Who a computation is for: the browser (its XSRF cookie, the same in all its tabs), else
     the session; None outside a session's script."""
-    from streamlit.runtime.scriptrunner import get_script_run_ctx
-
     ctx = get_script_run_ctx()
     if ctx is None:
         return None
@@ -201,8 +200,6 @@ def current_address():
     named by ``SBLR_CLIENT_ADDRESS_HEADER`` (set it behind a proxy that writes one, e.g.
     ``X-Forwarded-For``), else the connection's own ("local" for localhost); None outside a
     session's script."""
-    from streamlit.runtime.scriptrunner import get_script_run_ctx
-
     if get_script_run_ctx() is None:
         return None
     header = os.environ.get("SBLR_CLIENT_ADDRESS_HEADER", "").strip()
@@ -391,7 +388,7 @@ def settle_garbage_collector() -> bool:
 
 
 def _prepare_compiled_solver():
-    from sblr.logistic import prepare_compiled_solver
+    from sblr.logistic import prepare_compiled_solver  # lazy: numba's compile, in a thread
 
     try:
         prepare_compiled_solver()
@@ -415,7 +412,7 @@ def compiled_solver() -> threading.Thread:
 def wait_for_compiled_solver() -> None:
     """Before a SparseSBLR fit that a page waits for: if the compiled solver is not loaded
     yet (a fresh install, seconds after the server started), say so while it is prepared."""
-    from sblr.logistic import compiled_solver_ready
+    from sblr.logistic import compiled_solver_ready  # lazy: as _prepare_compiled_solver
 
     if not compiled_solver_ready():
         with st.spinner(

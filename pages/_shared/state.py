@@ -27,6 +27,8 @@ from pages._shared.formatting import (
 from pages._shared.questions import Spec
 from sblr._approx import AUTO_APPROX_ROWS, resolve_approx
 from sblr.exceptions import DataError
+from sblr.interpret import starting_class
+from sblr.plots import MAX_TICK_LABELS
 from sblr.samples import DEFAULT_SAMPLE, SAMPLES
 
 __all__ = [
@@ -138,7 +140,7 @@ class Settings:
     k: int
 
     def estimator(self):
-        from sblr.models import make_model
+        from sblr.models import make_model  # lazy: scikit-learn, ~1 s, not on the first page
 
         return make_model(self.model, gamma=self.gamma, lam=self.lam)
 
@@ -287,7 +289,6 @@ def default_class(ds) -> int:
     """The class the pages start on: the one in the share of rows nearest one half
     (:func:`sblr.interpret.starting_class`), so that every view (test rows, PR curve,
     contributions, an explanation) has something to show."""
-    from sblr.interpret import starting_class
 
     return starting_class(ds.label_matrix())
 
@@ -403,7 +404,7 @@ def approx_notice(ds):
     mode = resolve_approx("auto", "rbf", ds.n_samples)
     if mode is None:
         return
-    from sblr.similarity import SimilarityFeaturizer
+    from sblr.similarity import SimilarityFeaturizer  # lazy: scikit-learn, ~1 s
 
     n_components = SimilarityFeaturizer().n_components
     st.sidebar.info(
@@ -592,8 +593,6 @@ def classes_shown(ds, *, prefix, what, rank, help):
     of them: few enough to name). Widget keys: ``{prefix}_top_n:{key}``,
     ``{prefix}_classes:{key}`` (``key`` the data's, :func:`dataset_key`, so a choice stays
     with its data)."""
-    from sblr.plots import MAX_TICK_LABELS
-
     key = dataset_key()
 
     m = ds.n_classes
