@@ -236,6 +236,11 @@ def parse_columns(text: str, layout: CsvLayout, decimal_comma: bool):
 
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if not text.isascii():
+        # a line of other blanks (no-break spaces...) is no row, as a line of spaces is and as
+        # the line reader has it; pandas would read a row of missing values (a line of tabs
+        # stays one: tabs separate its values)
+        text = (_OTHER_BLANKS_TSV if layout.sep == "\t" else _OTHER_BLANKS).sub("", text)
     width = len(layout.names)
     options: dict[str, Any] = dict(
         sep=layout.sep,
@@ -318,6 +323,8 @@ def _clean_cells(cells: np.ndarray) -> tuple[np.ndarray, bool]:
 
 
 _BLANK_LINE = re.compile(r"\n[^\S\n]*(?=\n)")  # a line of spaces, or empty
+_OTHER_BLANKS = re.compile(r"^[^\S\n]+$", re.MULTILINE)  # a line of blanks: emptied
+_OTHER_BLANKS_TSV = re.compile(r"^[^\S\n\t]+$", re.MULTILINE)
 
 
 def _count_rows(text: str, layout: CsvLayout) -> int:
