@@ -395,7 +395,7 @@ def test_with_a_dask_scheduler_the_folds_run_on_the_cluster_and_give_the_local_r
         # a large upload's evidence there too (here: every upload), as the pages ask for it
         from pages._shared import cache
 
-        monkeypatch.setattr(cache, "CLUSTER_EVIDENCE_ROWS", 0)
+        monkeypatch.setattr(cluster, "CLUSTER_EVIDENCE_ROWS", 0)
         cache._evidence.clear()
         cache._stores.clear()
         import sblr.evaluation

@@ -87,14 +87,14 @@ def heavy(*, keep: int, resource: bool = False, spinner: str | bool = False, job
     turn with a spinner that says its place (:func:`~pages._shared.server.waiting_for_worker`),
     and ``spinner`` (a text) says what is computed. A cache hit never waits. A heavy function
     may call another: the slot is re-entrant. ``job`` names a job that may run on the Dask
-    cluster (:func:`_runs_on_cluster`, asked of the first argument, the data set): there it
+    cluster (``cluster.runs_on_cluster``, asked of the first argument, the data set): there it
     holds no slot here while it waits. ``.clear()`` empties its cache.
     """
 
     def decorate(func):
         @functools.wraps(func)
         def in_slot(*args, **kwargs):
-            if job is not None and _runs_on_cluster(job, args[0]):
+            if job is not None and cluster.runs_on_cluster(job, args[0]):
                 return func(*args, **kwargs)
             with job_slot():
                 return func(*args, **kwargs)
@@ -150,23 +150,6 @@ def _distances(ds, scheme, i):
     return fold_distances(ds.X, ds.y, train, test)
 
 
-#: From this many rows an upload's evidence is computed on the Dask cluster, when one is
-#: configured (pages/_shared/cluster.py): exact evidence at 5,000 rows takes about 0.3 s here.
-CLUSTER_EVIDENCE_ROWS = 5_000
-
-
-def _runs_on_cluster(job: str, ds=None) -> bool:
-    """Where a heavy job runs: the one place that decides. With a Dask cluster configured
-    (pages/_shared/cluster.py), Compare's folds, Tune's grid and the stability resamples run
-    there, and the evidence of uploads from CLUSTER_EVIDENCE_ROWS rows; every other
-    computation (fits, paths, explanations: tenths of a second) runs here, in a job slot."""
-    if job not in ("compare", "tune", "stability", "evidence"):
-        raise ValueError(f"unknown job {job!r}")
-    if not cluster.on_cluster():
-        return False
-    return job != "evidence" or ds.n_samples >= CLUSTER_EVIDENCE_ROWS
-
-
 # The evidences are kept (bounded in bytes) in the "evidence" store; this cache adds the
 # spinner and computes each one once when several sessions ask at the same time.
 @heavy(keep=8, resource=True, spinner="Computing class evidence…", job="evidence")
@@ -177,7 +160,7 @@ def _evidence(ds, gamma):
 
     def make():
         every = (np.arange(ds.n_samples), np.arange(0))
-        if _runs_on_cluster("evidence", ds):  # its distances computed there too
+        if cluster.runs_on_cluster("evidence", ds):  # its distances computed there too
             (fold,) = cluster.submit(
                 "evidence", None, fold_evidence, make_model("SBLR", gamma=gamma), ds.X, ds.y,
                 [every],

@@ -1,7 +1,7 @@
 """The dashboard's long jobs: Tune's grid search, the bootstrap stability of β and Compare's
 cross-validated folds, each seconds to minutes.
 
-They run on the Dask cluster when one is configured (``cache._runs_on_cluster`` decides),
+They run on the Dask cluster when one is configured (``cluster.runs_on_cluster`` decides),
 else here in a job slot that is also counted against the user's network address
 (:func:`~pages._shared.server.job_slot` with ``long=True``), reporting progress step by step
 and letting whoever waits for a slot go first at each step. Their results are shared by every
@@ -18,7 +18,7 @@ import numpy as np
 import streamlit as st
 
 from pages._shared import cluster
-from pages._shared.cache import _runs_on_cluster, cached_fit, heavy, training_evidence
+from pages._shared.cache import cached_fit, heavy, training_evidence
 from pages._shared.questions import HASH_FUNCS, Spec
 from pages._shared.server import (
     job_slot,
@@ -91,11 +91,11 @@ def tune(ds, model, search, progress=None):
 
 def _long_job(job, func, args, progress, options):
     """``func(*args, **options)`` of a job that takes seconds to minutes (Tune's grid, the
-    stability resamples): on the Dask cluster when :func:`_runs_on_cluster` says so (no
+    stability resamples): on the Dask cluster when ``cluster.runs_on_cluster`` says so (no
     step-by-step progress there), else in a job slot here (counted against the user's address
     too), reporting ``progress`` and letting whoever waits for a slot go first at each step
     (server.take_turn: Tune held its slot for its whole grid)."""
-    if _runs_on_cluster(job):
+    if cluster.runs_on_cluster(job):
         return cluster.run(job, None, func, *args, **options)
 
     def step(*done):
@@ -159,7 +159,7 @@ def cached_compare_fold(ds, method, fold, folds, grid):
     fold at its next grid point (Streamlit's own stop check), and the slot goes back."""
     from sblr import protocol
 
-    if _runs_on_cluster("compare"):  # the fold runs there (compare_methods submitted it)
+    if cluster.runs_on_cluster("compare"):  # the fold runs there (compare_methods submitted it)
         result = _submit_fold(ds, method, fold, folds, grid).result()
         _folds_computed().add((ds.fingerprint, method, fold, folds, grid))
         return result
@@ -210,7 +210,7 @@ def compare_methods(ds, methods, folds, grid, progress=None):
         grid = tuple(float(g) for g in grid)
     total = len(methods) * folds
     pending = []  # the futures live until their folds are read below
-    if _runs_on_cluster("compare"):  # every fold at once: the workers run them together
+    if cluster.runs_on_cluster("compare"):  # every fold at once: the workers run them together
         pending = [
             _submit_fold(ds, method, fold, folds, grid)
             for method in methods
