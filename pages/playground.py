@@ -361,18 +361,27 @@ def _plane():
     else:
         title = f"{model_name}: π of {pg.CLASS_NAMES[k]} (dashed: π = {cut_level:.2f})"
     fig = go.Figure(traces)
+    colour_bar = model is not None and k is not None  # the contour of one class has one
     fig.update_layout(
         title={"text": title, "font": {"size": 15}},
-        xaxis={"range": [-1.05, 1.05], "title": {"text": "x₁"}, "constrain": "domain"},
+        xaxis={
+            "range": [-1.05, 1.05],
+            "title": {"text": "x₁"},
+            "constrain": "domain",
+            "automargin": False,
+        },
         yaxis={
             "range": [-1.05, 1.05],
             "title": {"text": "x₂"},
             "scaleanchor": "x",
             "constrain": "domain",
             "constraintoward": "top",  # a narrow column: the square right under the title
+            "automargin": False,
         },
         height=470,
-        margin={"l": 40, "r": 10, "t": 40, "b": 36},
+        # fixed margins, room for the tick labels, axis titles and the colour bar: Plotly's
+        # automatic margins laid the plane out twice a redraw (a fifth of a λ step in Chromium)
+        margin={"l": 56, "r": 72 if colour_bar else 12, "t": 40, "b": 58, "autoexpand": False},
         plot_bgcolor="white",
         clickmode="event+select",
         dragmode=False,

@@ -1213,6 +1213,18 @@ def test_the_playground_draws_clicks_moves_lambda_travels_by_link_and_sends_its_
         fresh.evaluate("() => window.scrollTo(0, 0)")
         box = fresh_plane.locator(".nsewdrag").first.bounding_box()
         assert box and box["y"] >= 0 and box["y"] + box["height"] <= 768, box
+        # the plane's margins are fixed (no automatic margins: a second layout a redraw): its
+        # colour bar, tick labels and axis titles are still inside the chart, not cut off
+        outside = fresh_plane.evaluate(
+            """(el) => { const svg = el.querySelector('.main-svg').getBoundingClientRect();
+            const parts = [...el.querySelectorAll(
+                '.colorbar, .g-xtitle, .g-ytitle, .xtick, .ytick')];
+            return [parts.some(n => n.closest('.colorbar')), parts.filter(n => {
+                const r = n.getBoundingClientRect();
+                return r.width > 0 && (r.left < svg.left - 1 || r.right > svg.right + 1
+                    || r.top < svg.top - 1 || r.bottom > svg.bottom + 1); }).length]; }"""
+        )
+        assert outside == [True, 0], outside  # a colour bar (π of C), nothing cut
     finally:
         other.close()
 
