@@ -38,17 +38,17 @@ import sys
 import time
 import warnings
 from collections.abc import Callable, Mapping, Sequence
-from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
-from joblib import Parallel, delayed, parallel_config
+from joblib import Parallel, delayed
 from sklearn.model_selection import GridSearchCV
 
 from sblr import metrics
+from sblr._backends import joblib_backend
 from sblr.baselines import (
     BRSVMClassifier,
     IBLRClassifier,
@@ -760,7 +760,7 @@ def run_benchmark(
     bar = ProgressBar(len(tasks), enabled=progress and bool(tasks))
     computed = {}
     if tasks:
-        with _joblib_backend(scheduler, n_jobs) as workers:
+        with joblib_backend(scheduler, n_jobs) as workers:
             parallel = Parallel(n_jobs=workers, return_as="generator_unordered")
             jobs = (
                 delayed(_run_labelled)(ds, m, f, sp, opts, path)
@@ -825,86 +825,6 @@ def collect_results(folds):
         return BenchmarkResult(results, pd.DataFrame(columns=[*lead, *timing]))
     rest = [c for c in hyper.columns if c not in lead + timing]
     return BenchmarkResult(results, hyper[[*lead, *rest, *timing]])
-
-
-#: How long to try to reach a Dask scheduler before giving up.
-SCHEDULER_TIMEOUT = "10s"
-
-
-@contextmanager
-def _joblib_backend(scheduler, n_jobs):
-    """joblib's default (local processes) or its dask backend on a distributed cluster.
-
-    Yields the ``n_jobs`` to give ``Parallel``.
-    """
-    if scheduler is None:
-        yield n_jobs
-        return
-    try:
-        from distributed import Client, LocalCluster  # lazy: Dask, only with a scheduler
-    except ImportError:  # pragma: no cover - distributed is in requirements.txt
-        raise DataError(
-            "Running on a Dask cluster needs the distributed package: pip install distributed"
-        ) from None
-    with ExitStack() as stack:
-        if scheduler == "local":
-            if n_jobs in (None, -1):
-                workers = os.cpu_count() or 1
-            else:
-                workers = max(1, int(n_jobs))
-            cluster = stack.enter_context(
-                LocalCluster(
-                    n_workers=workers,
-                    threads_per_worker=1,
-                    processes=True,
-                    host="127.0.0.1",
-                    dashboard_address=None,
-                )
-            )
-            client = stack.enter_context(Client(cluster))
-        else:
-            if "://" not in str(scheduler):
-                raise DataError(
-                    f"A Dask scheduler address looks like tcp://HOST:PORT (or use 'local'); "
-                    f"got {scheduler!r}."
-                )
-            try:
-                client = stack.enter_context(Client(scheduler, timeout=SCHEDULER_TIMEOUT))
-            except OSError as exc:
-                raise DataError(f"Cannot reach the Dask scheduler at {scheduler}: {exc}") from None
-        try:
-            client.wait_for_workers(1, timeout=60)
-        except (OSError, TimeoutError):
-            raise DataError(f"The Dask scheduler at {scheduler} has no workers.") from None
-        _check_cluster(client, scheduler)
-        stack.enter_context(parallel_config(backend="dask"))
-        yield -1
-
-
-def _check_cluster(client, scheduler):
-    """Fail fast unless the scheduler and every worker can import sblr.
-
-    The scheduler unpickles the tasks too; without sblr it drops them and the
-    client would wait forever.
-    """
-
-    def _sblr_importable():  # nested: pickled by value, so it runs where sblr is missing
-        import importlib.util  # inside: the function travels to the worker by value
-
-        return importlib.util.find_spec("sblr") is not None
-
-    where = []
-    if not client.run_on_scheduler(_sblr_importable):
-        where.append("the scheduler")
-    missing = [w for w, ok in client.run(_sblr_importable).items() if not ok]
-    if missing:
-        where.append(f"{len(missing)} worker(s) ({', '.join(sorted(missing)[:3])})")
-    if where:
-        raise DataError(
-            f"sblr cannot be imported on {' and '.join(where)} of the Dask cluster at "
-            f"{scheduler}: start them where sblr is installed (pip install -e . in the "
-            "repository) or with PYTHONPATH set to the repository."
-        )
 
 
 def _run_labelled(ds, method, fold, splits, opts, path):

@@ -331,7 +331,9 @@ def test_dask_cluster_equals_local(wine, planted, tmp_path):
 @pytest.mark.slow
 def test_unreachable_or_malformed_scheduler_is_a_clear_error(wine, monkeypatch):
     pytest.importorskip("distributed")
-    monkeypatch.setattr(protocol, "SCHEDULER_TIMEOUT", "1s")
+    import sblr._backends
+
+    monkeypatch.setattr(sblr._backends, "SCHEDULER_TIMEOUT", "1s")
     kw = {"folds": 2, "grid": GRID, "progress": False}
     with pytest.raises(DataError, match="looks like tcp://HOST:PORT"):
         run_benchmark([wine], ["ncm"], scheduler="127.0.0.1:8786", **kw)

@@ -92,10 +92,10 @@ def _forget_clients() -> None:
 
 
 def _connect(address: str):
-    # lazy: Dask's client and the protocol (scikit-learn) cost seconds; only with a cluster
+    # lazy: Dask's client costs seconds; only with a cluster configured
     from distributed import Client
 
-    from sblr.protocol import SCHEDULER_TIMEOUT, _check_cluster
+    from sblr._backends import SCHEDULER_TIMEOUT, check_cluster
 
     if "://" not in address:
         raise DataError(f"{SCHEDULER_ENV} must look like tcp://HOST:PORT; got {address[:40]!r}.")
@@ -108,7 +108,7 @@ def _connect(address: str):
     except (OSError, TimeoutError):
         client.close()
         raise DataError(f"The Dask scheduler at {address} has no workers.") from None
-    _check_cluster(client, address)
+    check_cluster(client, address)
     return client
 
 
