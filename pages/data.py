@@ -45,15 +45,15 @@ st.download_button(
     mime="text/html",
 )
 if ds.task == "multilabel":
-    sets = label_sets(ds)
+    top = label_sets(ds, 10)
     cardinality = float(Y.sum(axis=1).mean())
     st.subheader("Label sets")
     st.caption(
-        f"{len(sets):,} distinct label sets over {ds.n_samples:,} rows, {cardinality:.2f} labels "
-        "a row on average. A row's whole set is what subset accuracy asks a model to give "
-        "exactly; co-occurrence above counts only pairs. The 10 most frequent:"
+        f"{top.attrs['n_sets']:,} distinct label sets over {ds.n_samples:,} rows, "
+        f"{cardinality:.2f} labels a row on average. A row's whole set is what subset accuracy "
+        "asks a model to give exactly; co-occurrence above counts only pairs. The "
+        f"{len(top)} most frequent:"
     )
-    top = sets.head(10)
     st.dataframe(
         text_table(top, formats={"share": "{:.1%}"}),
         hide_index=True,

@@ -128,6 +128,9 @@ def test_label_sets_count_each_rows_whole_set(data):
     assert table["labels"].tolist() == [sum(s) for s, _ in expected]
     if rows:
         assert table["share"].sum() == pytest.approx(1.0)
+    assert table.attrs["n_sets"] == len(counted)
+    top = label_sets(np.array(rows, dtype=int).reshape(len(rows), m), names, top=2)
+    assert top["label set"].tolist() == written[:2] and top.attrs["n_sets"] == len(counted)
 
 
 def test_label_sets_refuse_what_is_not_a_label_matrix():
@@ -135,6 +138,8 @@ def test_label_sets_refuse_what_is_not_a_label_matrix():
         label_sets(np.zeros((3, 3)), ["a", "b"])
     with pytest.raises(DataError, match="only 0 and 1"):
         label_sets(np.array([[2, 0]]), ["a", "b"])
+    with pytest.raises(DataError, match="positive whole number"):
+        label_sets(np.array([[1, 0]]), ["a", "b"], top=0)
 
 
 def test_cooccurrence_by_hand():

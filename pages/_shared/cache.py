@@ -398,12 +398,13 @@ def yardstick_predicts_nothing(ds) -> bool:
     return bool((np.asarray(ds.y).mean(axis=0) <= 0.5).all())
 
 
-@heavy(keep=16)
-def label_sets(ds):
-    """The data's distinct label sets, most frequent first (sblr.interpret.label_sets)."""
+@heavy(keep=16, spinner="Counting the label sets…")
+def label_sets(ds, top):
+    """The data's ``top`` most frequent label sets and how many there are
+    (sblr.interpret.label_sets: 0.5 s for 150,000 rows of 174 labels)."""
     from sblr.interpret import label_sets as label_sets_of
 
-    return label_sets_of(ds.label_matrix(), ds.class_names)
+    return label_sets_of(ds.label_matrix(), ds.class_names, top=top)
 
 
 @st.cache_data(max_entries=16, show_spinner=False, hash_funcs=HASH_FUNCS)

@@ -179,10 +179,10 @@ def frequent_classes(Y, n: int, *, include=()) -> np.ndarray:
 
 
 @validate_params(
-    lambda: {"Y": ["array-like"], "class_names": ["array-like"]},
+    lambda: {"Y": ["array-like"], "class_names": ["array-like"], "top": "no_validation"},
     prefer_skip_nested_validation=True,
 )
-def label_sets(Y, class_names) -> pd.DataFrame:
+def label_sets(Y, class_names, *, top=None) -> pd.DataFrame:
     """The distinct label sets of a multi-label data set, the most frequent first.
 
     Co-occurrence counts pairs; a label set is a row's whole combination of classes, what
@@ -193,6 +193,8 @@ def label_sets(Y, class_names) -> pd.DataFrame:
     Y : array-like of shape (n_samples, m)
         0/1 label matrix (:meth:`sblr.io.Dataset.label_matrix`).
     class_names : sequence of str, length m
+    top : int, optional
+        Only the ``top`` most frequent sets (all of them by default).
 
     Returns
     -------
@@ -200,7 +202,7 @@ def label_sets(Y, class_names) -> pd.DataFrame:
         One row per distinct label set (ties: in class order, the empty set last):
         ``label set`` (its class names joined by " + "; "(no label)" for the empty set),
         ``labels`` (its size), ``rows`` (how many rows carry exactly it) and ``share`` (of
-        all rows).
+        all rows). ``attrs["n_sets"]`` is the number of distinct sets, listed or not.
 
     Raises
     ------
@@ -215,6 +217,8 @@ def label_sets(Y, class_names) -> pd.DataFrame:
     0     a + c       2     2   0.50
     1         b       1     1   0.25
     2  (no label)     0     1   0.25
+    >>> label_sets(Y, ["a", "b", "c"], top=1).attrs["n_sets"]
+    3
     """
     Y = np.asarray(Y)
     if Y.ndim != 2 or Y.shape[1] != len(class_names):
@@ -224,25 +228,36 @@ def label_sets(Y, class_names) -> pd.DataFrame:
         )
     if Y.size and not np.isin(Y, (0, 1)).all():
         raise DataError("Y must hold only 0 and 1 (a label indicator matrix).")
+    if top is not None and (
+        isinstance(top, bool) or not isinstance(top, int | np.integer) or top < 1
+    ):
+        raise DataError(f"top must be a positive whole number of sets, got {top!r}.")
     if Y.shape[0] == 0:
-        return pd.DataFrame({"label set": [], "labels": [], "rows": [], "share": []})
-    sets, counts = np.unique(Y.astype(bool), axis=0, return_counts=True)
+        table = pd.DataFrame({"label set": [], "labels": [], "rows": [], "share": []})
+        table.attrs["n_sets"] = 0
+        return table
+    if Y.shape[1] == 0:  # no classes: every row's set is the empty one
+        Y = np.zeros((Y.shape[0], 1), dtype=bool)
+        class_names = [""]
+    # each row's set as bytes, class 0 the highest bit: sorted bytes are sets in class order
+    packed = np.packbits(Y.astype(bool), axis=1)
+    keys = np.ascontiguousarray(packed).view(np.dtype((np.void, packed.shape[1]))).ravel()
+    _, first, counts = np.unique(keys, return_index=True, return_counts=True)
+    sets = Y[first].astype(bool)
     sizes = sets.sum(axis=1)
-    # most rows first; ties in class order (class 0's sets, then class 1's...), empty last
-    in_class_order = [-sets[:, j].astype(int) for j in reversed(range(sets.shape[1]))]
-    order = np.lexsort((*in_class_order, sizes == 0, -counts))
-    names = [str(n) for n in class_names]
-    return pd.DataFrame(
+    # most rows first; ties in class order (np.unique's order reversed: 1 before 0), empty last
+    order = np.lexsort((-np.arange(len(first)), sizes == 0, -counts))[:top]
+    names = np.array([str(n) for n in class_names], dtype=object)
+    table = pd.DataFrame(
         {
-            "label set": [
-                " + ".join(n for n, on in zip(names, sets[i], strict=True) if on) or "(no label)"
-                for i in order
-            ],
+            "label set": [" + ".join(names[sets[i]]) or "(no label)" for i in order],
             "labels": sizes[order].astype(int),
             "rows": counts[order].astype(int),
             "share": counts[order] / Y.shape[0],
         }
     )
+    table.attrs["n_sets"] = len(first)
+    return table
 
 
 def starting_class(Y) -> int:
