@@ -1,4 +1,5 @@
-"""How the dashboard, its figures and its report write γ and λ: one notation everywhere.
+"""How the dashboard, its figures and its report write γ, λ and label sets: one notation
+everywhere.
 
 The sliders move on quarter decades (10^-5, 10^-4.75, ...), so a value is written as the
 slider writes it: ``1e-3`` at a whole decade, ``5.6e-4`` between (two digits; "1e-3.25" is
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["fmt_number", "fmt_value", "log_label"]
+__all__ = ["fmt_number", "fmt_value", "label_set", "log_label"]
 
 _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
@@ -85,3 +86,13 @@ def fmt_value(value):
     if round(mantissa, 2) >= 10:  # 9.996e-3 rounds up to the next decade
         mantissa, exponent = mantissa / 10, exponent + 1
     return f"{mantissa:.3g}e{exponent}"
+
+
+def label_set(names, relevant) -> str:
+    """A set of classes as every table writes it (predictions, label sets): the names of the
+    ``relevant`` ones (a 0/1 or boolean row) joined by "; ", "(none)" for the empty set.
+
+    >>> label_set(["a", "b", "c"], [1, 0, 1]), label_set(["a", "b"], [0, 0])
+    ('a; c', '(none)')
+    """
+    return "; ".join(str(n) for n, hit in zip(names, relevant, strict=True) if hit) or "(none)"

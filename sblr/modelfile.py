@@ -58,6 +58,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from sblr import __version__
+from sblr.display import label_set
 from sblr.exceptions import DataError
 from sblr.io import Encoding, load_dataset
 
@@ -204,10 +205,7 @@ class SavedModel:
                 scores = np.c_[-scores, scores]
 
         def label_sets(Y):
-            return [
-                "; ".join(n for n, hit in zip(names, r, strict=True) if hit) or "(none)"
-                for r in np.asarray(Y)
-            ]
+            return [label_set(names, r) for r in np.asarray(Y)]
 
         multilabel = pred.ndim == 2
         table = pd.DataFrame({"row": np.arange(X.shape[0])})

@@ -186,7 +186,7 @@ def test_the_data_page_lists_the_label_sets_of_multilabel_data_only():
     assert list(shown.columns) == ["label set", "labels", "rows", "share"]
     assert len(shown) == 10
     for _, listed in shown.iterrows():  # each count, against the rows carrying exactly it
-        names = [] if listed["label set"] == "(no label)" else listed["label set"].split(" + ")
+        names = [] if listed["label set"] == "(none)" else listed["label set"].split("; ")
         members = [ds.class_names.index(n) for n in names]
         carried = (Y[:, members] == 1).all(axis=1) & (Y.sum(axis=1) == len(members))
         assert int(listed["rows"]) == int(carried.sum()) > 0

@@ -120,8 +120,7 @@ def test_label_sets_count_each_rows_whole_set(data):
         counted[tuple(row)] = counted.get(tuple(row), 0) + 1
     expected = sorted(counted.items(), key=lambda kv: (-kv[1], not any(kv[0]), [-b for b in kv[0]]))
     written = [
-        " + ".join(n for n, b in zip(names, s, strict=True) if b) or "(no label)"
-        for s, _ in expected
+        "; ".join(n for n, b in zip(names, s, strict=True) if b) or "(none)" for s, _ in expected
     ]
     assert table["label set"].tolist() == written
     assert table["rows"].tolist() == [c for _, c in expected]

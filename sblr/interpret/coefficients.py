@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from sblr._validation import validate_params
+from sblr.display import label_set
 from sblr.exceptions import DataError
 from sblr.interpret._shared import (
     MODEL_PARAM,
@@ -200,7 +201,8 @@ def label_sets(Y, class_names, *, top=None) -> pd.DataFrame:
     -------
     pandas.DataFrame
         One row per distinct label set (ties: in class order, the empty set last):
-        ``label set`` (its class names joined by " + "; "(no label)" for the empty set),
+        ``label set`` (as :func:`sblr.display.label_set` writes it: the names joined by "; ",
+        "(none)" for the empty set),
         ``labels`` (its size), ``rows`` (how many rows carry exactly it) and ``share`` (of
         all rows). ``attrs["n_sets"]`` is the number of distinct sets, listed or not.
 
@@ -214,9 +216,9 @@ def label_sets(Y, class_names, *, top=None) -> pd.DataFrame:
     >>> Y = [[1, 0, 1], [1, 0, 1], [0, 1, 0], [0, 0, 0]]
     >>> label_sets(Y, ["a", "b", "c"])
       label set  labels  rows  share
-    0     a + c       2     2   0.50
+    0      a; c       2     2   0.50
     1         b       1     1   0.25
-    2  (no label)     0     1   0.25
+    2    (none)       0     1   0.25
     >>> label_sets(Y, ["a", "b", "c"], top=1).attrs["n_sets"]
     3
     """
@@ -247,10 +249,9 @@ def label_sets(Y, class_names, *, top=None) -> pd.DataFrame:
     sizes = sets.sum(axis=1)
     # most rows first; ties in class order (np.unique's order reversed: 1 before 0), empty last
     order = np.lexsort((-np.arange(len(first)), sizes == 0, -counts))[:top]
-    names = np.array([str(n) for n in class_names], dtype=object)
     table = pd.DataFrame(
         {
-            "label set": [" + ".join(names[sets[i]]) or "(no label)" for i in order],
+            "label set": [label_set(class_names, sets[i]) for i in order],
             "labels": sizes[order].astype(int),
             "rows": counts[order].astype(int),
             "share": counts[order] / Y.shape[0],
