@@ -18,6 +18,7 @@ are in :mod:`pages._shared.long_jobs`.
 from __future__ import annotations
 
 import functools
+from contextlib import nullcontext
 
 import numpy as np
 import scipy.sparse as sp
@@ -29,6 +30,7 @@ from pages._shared.data import MAX_DENSE_MB
 from pages._shared.formatting import LOG_GRID, esc_md, fmt_gamma, fmt_value, grid_value
 from pages._shared.questions import HASH_FUNCS, Scheme, Spec
 from pages._shared.server import (
+    compiled_solver,
     job_slot,
     wait_for_compiled_solver,
     waiting_for_worker,
@@ -156,18 +158,15 @@ def _distances(ds, scheme, i):
 def _evidence(ds, gamma):
     """Featurizer fitted on all rows and its leave-one-out evidence, per (data, γ)."""
     from sblr.evaluation import fold_evidence
-    from sblr.models import make_model
 
     def make():
         every = (np.arange(ds.n_samples), np.arange(0))
+        model = Spec.of("SBLR", gamma).estimator()
         if cluster.runs_on_cluster("evidence", ds):  # its distances computed there too
-            (fold,) = cluster.submit(
-                "evidence", None, fold_evidence, make_model("SBLR", gamma=gamma), ds.X, ds.y,
-                [every],
-            ).result()  # fmt: skip
+            job = cluster.submit("evidence", None, fold_evidence, model, ds.X, ds.y, [every])
+            (fold,) = job.result()
         else:
             D = _distances(ds, Scheme("all"), 0)
-            model = make_model("SBLR", gamma=gamma)
             (fold,) = fold_evidence(model, ds.X, ds.y, [every], distances=[D])
         return fold.featurizer, fold.F_train
 
@@ -188,32 +187,33 @@ def scale_gamma(ds):
 def cached_fit(ds, spec, *, quiet=False):
     """The model ``spec`` fitted on all rows, stored for every session; SBLR/SparseSBLR reuse
     the cached evidence. A fit not stored yet shows its progress class by class, waiting for
-    a job slot; ``quiet``: inside a cached function, which must not draw (no progress, and
-    :class:`~pages._shared.server.ServerBusy` when every slot is taken)."""
-    key = (ds.fingerprint, spec)
-    found = _stores()["fits"].get(key)
+    a job slot; ``quiet``: inside a cached function, which must not draw (no progress, no
+    spinner, and :class:`~pages._shared.server.ServerBusy` when every slot is taken)."""
+    key, fits = (ds.fingerprint, spec), _stores()["fits"]
+    found = fits.get(key)
     if found is not None:
         return found
-    if spec.l1:
-        wait_for_compiled_solver()
+    if spec.l1 and quiet:  # its compiled solver first (prepared since the server started)
+        compiled_solver().join()
+    elif spec.l1:
+        wait_for_compiled_solver()  # saying so
     est = spec.estimator()
-    if quiet:
-        with job_slot():
-            if not spec.from_evidence:
-                return _stores()["fits"].put(key, est.fit(ds.X, ds.y))
-            return _stores()["fits"].put(key, est.fit_from_evidence(*_evidence(ds, spec.gamma)))
-    if not spec.from_evidence:
-        with st.spinner(f"Fitting {spec.model}…"), job_slot(wait=True):
-            return _stores()["fits"].put(key, est.fit(ds.X, ds.y))
-    f, F = _evidence(ds, spec.gamma)
+    evidence = _evidence(ds, spec.gamma) if spec.from_evidence else None
     where = f"γ = {fmt_gamma(spec.gamma)}" + (f", λ = {fmt_value(spec.lam)}" if spec.l1 else "")
-    bar = Progress(lambda done, total: f"Fitting {spec.model} ({where}): class {done} of {total}")
+    bar = None if quiet else Progress(
+        lambda done, total: f"Fitting {spec.model} ({where}): class {done} of {total}"
+    )  # fmt: skip
+    saying = st.spinner(f"Fitting {spec.model}…") if bar and evidence is None else nullcontext()
     try:
-        with job_slot(wait=True):
-            est.fit_from_evidence(f, F, progress=bar)
+        with saying, job_slot(wait=not quiet):
+            if evidence is None:
+                est.fit(ds.X, ds.y)
+            else:
+                est.fit_from_evidence(*evidence, progress=bar)
     finally:
-        bar.close()
-    return _stores()["fits"].put(key, est)
+        if bar is not None:
+            bar.close()
+    return fits.put(key, est)
 
 
 @heavy(keep=16, resource=True, spinner="Fitting SML without this row…")

@@ -67,7 +67,7 @@ def tune(ds, model, search, progress=None):
     (a :class:`Search`: the hold-out split's TRAINING rows, or every row when a supplied test
     file holds the test rows), by its metric (default: micro-F1 of the model's decisions, at
     each fit's own cut; accuracy for multi-class)."""
-    tunes_lam = Spec.of(model, "scale", 1.0).l1  # λ is tuned (and "one SE" applies) with L1
+    tunes_lam = Spec.of(model, "scale").l1  # λ is tuned (and "one SE" applies) with L1
     if tunes_lam:
         wait_for_compiled_solver()
     from sblr import tuning
