@@ -164,6 +164,21 @@ def _formula_cells(cells: list[str]) -> list[str]:
     return [c for c in cells if c[:1] in ("=", "+", "-", "@", "\t", "\r") and not _numeric(c)]
 
 
+def test_tables_offer_no_export_that_would_carry_a_formula():
+    """Streamlit's own table export (a hover on any st.dataframe: CSV download, clipboard
+    copy) writes cells as they are, formula-leading class names included; the dashboard's
+    configuration turns it off, its download buttons neutralize instead (the test below).
+    Oracle: the option as Streamlit reads it from the repository's .streamlit/config.toml."""
+    from pathlib import Path
+
+    from streamlit import config
+
+    tomllib = pytest.importorskip("tomllib", reason="Python 3.11's TOML reader, as Streamlit's")
+    path = Path(__file__).resolve().parents[1] / ".streamlit" / "config.toml"
+    assert tomllib.loads(path.read_text(encoding="utf-8"))["client"]["disableDataExport"] is True
+    assert "client.disableDataExport" in config._config_options_template  # Streamlit knows it
+
+
 def test_csv_downloads_neutralize_formulas(downloads):
     names = ["=cmd|' /C calc'!A0", "@SUM(A1:A2)", "+1+2", "-2+3"]
     at = start()
