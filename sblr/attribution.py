@@ -49,6 +49,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from sblr._validation import Interval, validate_params
 from sblr.exceptions import DataError, UnsupportedModelError
+from sblr.similarity import normalize_evidence, with_total
 
 # Parameter constraints (sblr._validation).  The model is checked where it is read (a fitted
 # sblr model with an rbf featurizer_, else UnsupportedModelError); class and row indices get
@@ -235,8 +236,15 @@ def feature_attributions(
     s_x = _scale(f, x)
     s_b = z_base if z_base is not None else _scale(f, baseline)
     quantity = "evidence" if getattr(model, "coef_", None) is None else "logit"
-    centres, w, const = _expansion(model, f, k, leave_out)
-    values, out_x, out_b, gap, n_nodes = _integrate(centres, w, const, f.gamma_, s_b, s_x)
+    if quantity == "logit" and f.normalize == "log_rate":
+        centres, W, offset, const, sizes = _rate_expansion(model, f, k, leave_out)
+        beta = np.asarray(model.coef_[k], dtype=np.float64)
+        values, out_x, out_b, gap, n_nodes = _integrate_log_rate(
+            centres, W, offset, sizes, beta, const, f.gamma_, s_b, s_x
+        )
+    else:
+        centres, w, const = _expansion(model, f, k, leave_out)
+        values, out_x, out_b, gap, n_nodes = _integrate(centres, w, const, f.gamma_, s_b, s_x)
     return FeatureAttribution(
         attributions=values,
         x=x,
@@ -533,8 +541,7 @@ def _unscale(f, s):
     return np.where(hi > lo, x, lo if not f.sparse_input_ else 0.0)
 
 
-def _expansion(model, f, k, leave_out):
-    """``(centres, w, c)`` with ``output_k(s) = c + sum_j w_j exp(-gamma ||s - centres_j||^2)``."""
+def _supported(f):
     if not (isinstance(f.kernel, str) and f.kernel == "rbf"):
         raise UnsupportedModelError(
             f"Feature attributions need the rbf kernel (closed-form gradient); the model uses "
@@ -545,6 +552,42 @@ def _expansion(model, f, k, leave_out):
             f"Feature attributions work with exact or Nystroem evidence; the model uses "
             f"approx={f.approx_!r}."
         )
+
+
+def _rate_expansion(model, f, k, leave_out):
+    """``(centres, W, offset, const, sizes)`` of a model on log rates: ``S(s) = exp(-gamma
+    ||s - centres||^2) @ W - offset`` holds the class sums and, last, the total over every
+    training row, a left-out row's own term replaced by an average row's as
+    :func:`sblr.similarity.normalize_evidence` does (a share ``1 / (n - 1)`` of the total,
+    for the row's classes and the total: still a sum of Gaussians); class k's logit is
+    ``const + beta . max(log(S_t / S_total), floor)``; ``sizes`` the full row counts (class
+    sizes, then n), whose rates a row with no evidence gets."""
+    _supported(f)
+    Y = with_total(np.asarray(f.Y_fit_, dtype=np.float64), "log_rate")
+    sizes = Y.sum(axis=0)
+    const = float(model.intercept_[k])
+    if f.approx_ is None:
+        centres, W, offset = f.X_fit_, Y.copy(), np.zeros(Y.shape[1])
+        if leave_out is not None:
+            W[leave_out] = 0.0
+    else:
+        fm = f.feature_map_  # sums(x) = K(x, landmarks) @ normalization.T @ S
+        W = fm.normalization_.T @ np.hstack([f.S_, f.S_total_[:, None]])
+        offset = np.zeros(Y.shape[1])
+        if leave_out is not None:  # its own approximate term (see approx_class_evidence)
+            offset = f.self_sim_[leave_out] * Y[leave_out]
+        landmarks = fm.components_
+        centres = landmarks if sp.issparse(landmarks) else np.asarray(landmarks, float)
+    if leave_out is not None and sizes[-1] > 1:
+        share = Y[leave_out] / (sizes[-1] - 1.0)
+        W = W + W[:, -1:] * share[None, :]
+        offset = offset + offset[-1] * share
+    return centres, W, offset, const, sizes
+
+
+def _expansion(model, f, k, leave_out):
+    """``(centres, w, c)`` with ``output_k(s) = c + sum_j w_j exp(-gamma ||s - centres_j||^2)``."""
+    _supported(f)
     Y = np.asarray(f.Y_fit_, dtype=np.float64)
     m = Y.shape[1]
     coef = getattr(model, "coef_", None)
@@ -619,6 +662,88 @@ def _integrate(Z, w, const, gamma, s_b, s_x):
     values = delta * grad
     gap = float(values.sum() - (out_x - out_b))
     return values, out_x, out_b, gap, n_nodes
+
+
+#: Gauss-Legendre segments of a path on log rates, doubled until the attributions add up to
+#: the logits' difference within this share of it (or of 1) ...
+_RATE_GAP = 1e-9
+#: ... or until this many kernel evaluations per centre were spent (a path with a kink: a
+#: class's share crossing the floor of the log share).
+_RATE_MAX_NODES = 1024
+
+
+def _integrate_log_rate(Z, W, offset, sizes, beta, const, gamma, s_b, s_x):
+    """Integrated gradients of ``c + beta . log_rate(K(s) @ W - offset)`` from s_b to s_x.
+
+    The logit of a model on log rates is not a sum of Gaussians (a ratio of sums sits inside
+    the log), so the path integral is taken by Gauss-Legendre quadrature on segments, doubled
+    until the attributions add up to the difference of the logits (the completeness gap,
+    reported) within :data:`_RATE_GAP`.  At each node ``grad = sum_t (beta_t / S_t) grad S_t
+    - (sum of beta over the classes above the floor) / S_total grad S_total`` (a class at the
+    floor of the log rate contributes none).  A path that leaves the data so far that every
+    similarity underflows (a what-if value far outside the training range) crosses a jump
+    of the logit itself, to the base rates: no integral of the gradient holds it, and the
+    gap reports it.
+    """
+    from sblr.similarity import LOG_RATE_FLOOR
+
+    delta = s_x - s_b
+    with np.errstate(over="ignore", invalid="ignore"):
+        C = float(delta @ delta)
+    if not np.isfinite(C):
+        raise DataError(
+            "A value is so far outside the training range that the path from the baseline "
+            "to it cannot be measured; enter a value nearer the training range."
+        )
+    keep = np.flatnonzero(np.abs(W).sum(axis=1))
+    Z, W = Z[keep], W[keep]
+    Zd = Z.toarray() if sp.issparse(Z) else np.asarray(Z, dtype=np.float64)
+    z_sq = np.einsum("ij,ij->i", Zd, Zd)
+    d = delta.shape[0]
+    sizes = np.asarray(sizes, dtype=np.float64)[None, :]  # S holds every term already
+
+    def kernel(s):
+        return np.exp(-gamma * np.maximum(z_sq - 2.0 * (Zd @ s) + float(s @ s), 0.0))
+
+    def logit(s):
+        S = kernel(s) @ W - offset
+        rates = normalize_evidence(S[None, :], sizes, "log_rate", sizes=sizes[0])
+        return const + float(beta @ rates[0])
+
+    def gradient(s):
+        K = kernel(s)
+        S = K @ W - offset
+        classes, total = S[:-1], S[-1]
+        if total <= 0.0:  # no evidence at all: the base rates, a constant
+            return np.zeros(d)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            rate = np.log(np.maximum(classes, 1e-320) / total)
+        active = (classes > 0) & (rate > LOG_RATE_FLOOR)
+        g = np.append(
+            np.where(active, beta / np.where(classes > 0, classes, 1.0), 0.0),
+            -beta[active].sum() / total,
+        )
+        u = K * (W @ g)
+        return -2.0 * gamma * (u.sum() * s - Zd.T @ u)
+
+    out_x, out_b = logit(s_x), logit(s_b)
+    if C == 0.0:
+        return np.zeros(d), out_x, out_b, 0.0, 0
+    t, wt = np.polynomial.legendre.leggauss(_NODES_PER_SEGMENT)
+    segments = 1
+    tolerance = _RATE_GAP * max(1.0, abs(out_x - out_b))
+    while True:
+        edges = np.linspace(0.0, 1.0, segments + 1)
+        total = np.zeros(d)
+        for a, b in zip(edges[:-1], edges[1:], strict=True):
+            nodes, weights = a + (t + 1.0) * (b - a) / 2.0, wt * (b - a) / 2.0
+            for node, weight in zip(nodes, weights, strict=True):
+                total += weight * gradient(s_b + node * delta)
+        values = delta * total
+        gap = float(values.sum() - (out_x - out_b))
+        if abs(gap) <= tolerance or segments * _NODES_PER_SEGMENT >= _RATE_MAX_NODES:
+            return values, out_x, out_b, gap, segments * _NODES_PER_SEGMENT
+        segments *= 2
 
 
 def _path_integrals_quadrature(A, B, C, gamma):

@@ -53,6 +53,7 @@ from sblr.baselines import (
     BRSVMClassifier,
     IBLRClassifier,
     MLkNNClassifier,
+    OneVsRestLRClassifier,
     brsvm_grid,
     knn_classifier,
     lr_classifier,
@@ -134,7 +135,7 @@ class MethodSpec:
     @property
     def takes_sparse(self):
         """Whether the method keeps sparse features sparse (the similarity models)."""
-        return self.name in ("sml", "sblr", "sparse_sblr")
+        return self.name in _DECIDING
 
     def features(self, X):
         """``X`` as the method takes it: sparse stays sparse for the similarity models; the
@@ -163,18 +164,37 @@ METHODS: dict[str, MethodSpec] = {
     "sparse_sblr": MethodSpec("sparse_sblr", "SparseSBLR", SparseSBLRClassifier, ("gamma", "lam")),
     "sblr": MethodSpec("sblr", "SBLR", SBLRClassifier, ("gamma",)),
     "sml": MethodSpec("sml", "SML", SMLClassifier, ("gamma",)),
+    # the paper's layer input (the mean evidence f̄) beside the default log shares
+    "sparse_sblr_paper": MethodSpec(
+        "sparse_sblr_paper",
+        "SparseSBLR (paper's f̄)",
+        SparseSBLRClassifier,
+        ("gamma", "lam"),
+        {"normalize": "mean"},
+    ),
     "mlknn": MethodSpec("mlknn", "MLKNN", MLkNNClassifier, (), {"k": 10}),
     "iblr": MethodSpec("iblr", "IBLR", IBLRClassifier, (), {"k": 10}),
     "br_svm": MethodSpec("br_svm", "BR-SVM", BRSVMClassifier, ("gamma", "C")),
+    # the leaderboard's yardstick: scikit-learn's model as a user tuning it for decisions fits
+    # it (C and, multi-label, one cut chosen on 5 inner folds inside fit)
+    "lr_tuned": MethodSpec(
+        "lr_tuned",
+        "LR (tuned)",
+        OneVsRestLRClassifier,
+        (),
+        {"Cs": (0.01, 0.1, 1.0, 10.0, 100.0), "threshold": "micro_f1"},
+    ),
     "knn": MethodSpec("knn", "kNN", knn_classifier, (), {"k": 10}, multiclass_only=True),
     "ncm": MethodSpec("ncm", "NCM", ncm_classifier, (), multiclass_only=True),
     "lr": MethodSpec("lr", "LR", lr_classifier, (), multiclass_only=True),
 }
 
-SELECTIONS = ("holdout", "inner_kfold")
+SELECTIONS = ("holdout", "inner_kfold", "loo")
 
 #: The methods that take a ``threshold`` (the similarity models).
-_DECIDING = ("sml", "sblr", "sparse_sblr")
+_DECIDING = ("sml", "sblr", "sparse_sblr", "sparse_sblr_paper")
+#: Those with a logistic layer: the paper's protocol fits them on the paper's input f̄.
+_LAYERED = ("sblr", "sparse_sblr", "sparse_sblr_paper")
 
 
 def paper_metric(multilabel):
@@ -184,12 +204,15 @@ def paper_metric(multilabel):
 
 def build_decision(spec, threshold):
     """The decision parameters of ``spec``'s estimator: ``{"threshold": threshold}`` for the
-    similarity models, the paper's with ``threshold=None`` (SBLR and SparseSBLR: the cut 0.5;
-    SML: its own rule); ``{}`` for a baseline."""
+    similarity models; with ``threshold=None`` the paper's model whole (SBLR and SparseSBLR:
+    the cut 0.5 on a layer over the mean evidence f̄, ``normalize="mean"``; SML: its own
+    rule), so that the paper's protocol reproduces the paper; ``{}`` for a baseline."""
     if spec.name not in _DECIDING:
         return {}
     if threshold is None:
-        return {"threshold": 0.5 if spec.name != "sml" else None}
+        if spec.name in _LAYERED:
+            return {"threshold": 0.5, "normalize": "mean"}
+        return {"threshold": None}
     return {"threshold": threshold}
 
 
@@ -404,7 +427,9 @@ def select_params(
         A key of :data:`METHODS`.
     X : ndarray of shape (n_samples, n_features)
     y : ndarray of shape (n_samples,) or (n_samples, n_classes)
-    selection : {"holdout", "inner_kfold"}
+    selection : {"holdout", "inner_kfold", "loo"}
+        ``"loo"``: the similarity models are scored on the leave-one-out evidence of every
+        row (see :func:`sblr.tuning.tune`), the baselines on ``inner_folds`` folds.
     grid : sequence of float, or mapping of parameter name to sequence of float
         Values tried for every tuned parameter, or for each by its name (``gamma``,
         ``lam``, ``C``).
@@ -450,11 +475,12 @@ def select_params(
             # only SparseSBLR tunes λ (SML and SBLR ignore ``lams``)
             lams=grid_values(grid, "lam") if "lam" in spec.tuned else PAPER_GRID,
             metric=metric,
-            cv=None if selection == "holdout" else inner_folds,
+            cv={"holdout": None, "loo": "loo"}.get(selection, inner_folds),
             random_state=random_state,
             progress=None if checkpoint is None else lambda *_: checkpoint(),
         )
         return dict(res.best_params)
+    # a baseline has no leave-one-out evidence: "loo" selects it on inner folds
     if selection == "holdout":
         if len(y) < 10:
             raise DataError("Tuning needs at least 10 training rows (a 10% validation split).")

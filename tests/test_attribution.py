@@ -105,11 +105,13 @@ def test_sml_evidence_attribution_equals_the_independent_integral():
     )
 
 
-def test_leave_one_out_row_is_explained_as_in_training():
+@pytest.mark.parametrize("normalize", ["mean", "log_rate"])
+def test_leave_one_out_row_is_explained_as_in_training(normalize):
     """The path's output at x is the row's leave-one-out logit; at the baseline the
-    evidence without the row (its class counts one fewer)."""
+    evidence without the row (its class counts one fewer; for log rates the row counts as
+    an average row, total / (n - 1), in its own classes and the total, worked by hand)."""
     X, Y = _multilabel()
-    model = SparseSBLRClassifier(gamma=1.0, lam=1e-3).fit(X, Y)
+    model = SparseSBLRClassifier(gamma=1.0, lam=1e-3, normalize=normalize).fit(X, Y)
     f = model.featurizer_
     F_train = f.training_evidence()
     row = 11
@@ -118,7 +120,17 @@ def test_leave_one_out_row_is_explained_as_in_training():
     for k in range(Y.shape[1]):
         fa = feature_attributions(model, X[row], k, leave_out=row)
         loo = model.logits_from_evidence(F_train[row : row + 1])[0, k]
-        base = model.logits_from_evidence(f.query_evidence(fa.baseline[None, :], Y=Y_without))[0, k]
+        sums = f.query_evidence(fa.baseline[None, :], Y=Y_without, normalize="sum")[0]
+        if normalize == "mean":
+            evidence = sums / Y_without.sum(axis=0)
+        else:
+            without_row = np.ones((len(Y_without), 1))
+            without_row[row] = 0
+            total = f.query_evidence(fa.baseline[None, :], Y=without_row, normalize="sum")[0, 0]
+            average = total / (len(Y_without) - 1)  # the row counts as an average row
+            rates = (sums + f.Y_fit_[row] * average) / (total + average)
+            evidence = np.maximum(np.log(rates), -100.0)
+        base = model.logits_from_evidence(evidence[None, :])[0, k]
         assert fa.output == pytest.approx(loo, abs=1e-12)
         assert fa.output_baseline == pytest.approx(base, abs=1e-12)
         assert fa.attributions.sum() == pytest.approx(loo - base, abs=1e-9)
@@ -292,7 +304,7 @@ def test_a_value_far_outside_the_training_range_is_attributed_exactly_at_fixed_c
     public logits' finite-difference gradient."""
     X, y = _data(d=2)
     gamma = 100.0
-    model = SBLRClassifier(gamma=gamma).fit(X, y)
+    model = SBLRClassifier(gamma=gamma, normalize="mean").fit(X, y)  # a sum of Gaussians
     x = X[0].copy()
     x[0], x[1] = value, -value / 3
     baseline = X[5]
@@ -308,25 +320,34 @@ def test_the_all_zero_baseline_far_from_the_data_is_bounded_too():
     """The "all-zero row" baseline on columns far from 0 made the same unbounded path."""
     X, y = _data(d=2)
     X = X + np.array([5e4, -2e5])
-    model = SBLRClassifier(gamma=50.0).fit(X, y)
+    model = SBLRClassifier(gamma=50.0, normalize="mean").fit(X, y)
     fa = feature_attributions(model, X[3], 1, baseline=np.zeros(2))
     assert fa.n_nodes <= 16
     expected = _output(model, X[3], 1)[0] - _output(model, np.zeros(2), 1)[0]
     assert fa.attributions.sum() == pytest.approx(expected, rel=1e-9, abs=1e-12)
 
 
+@pytest.mark.parametrize("normalize", ["mean", "log_rate"])
 @pytest.mark.parametrize("value", [1e20, 1e150])
-def test_huge_values_give_numbers_not_a_numpy_size_error(value):
+def test_huge_values_give_numbers_not_a_numpy_size_error(value, normalize):
     """>= 1e20 raised numpy's "Maximum allowed size exceeded" from the node count; the row
-    is now simply far from every training row: its logit is the intercept."""
+    is now simply far from every training row: its logit is the intercept (the paper's
+    mean evidence: all 0), or the intercept plus beta times the log base rates (log rates:
+    with no evidence the training rates), at a bounded number of nodes."""
     X, y = _data(d=3)
-    model = SparseSBLRClassifier(gamma=1.0, lam=1e-3).fit(X, y)
+    model = SparseSBLRClassifier(gamma=1.0, lam=1e-3, normalize=normalize).fit(X, y)
     x = X[0].copy()
     x[2] = value
     fa = feature_attributions(model, x, 1, baseline=X[1])
     assert np.isfinite(fa.attributions).all()
-    assert fa.output == pytest.approx(model.intercept_[1])
+    rates = np.log(model.featurizer_.Y_fit_.mean(axis=0))
+    far = 0.0 if normalize == "mean" else float(model.coef_[1] @ rates)
+    assert fa.output == pytest.approx(model.intercept_[1] + far)
+    assert fa.n_nodes <= 1024
     expected = fa.output - _output(model, X[1], 1)[0]
+    if normalize == "log_rate":  # the logit jumps where the evidence underflows: gap says so
+        assert fa.attributions.sum() - expected == pytest.approx(fa.gap)
+        return
     assert fa.attributions.sum() == pytest.approx(expected, rel=1e-9, abs=1e-12)
 
 

@@ -36,7 +36,8 @@ def test_sblr_equals_sklearn_logistic_regression_on_the_evidence(multilabel):
     X, Y = multilabel
     ridge = 1e-3
     clf = SBLRClassifier(gamma=0.5, ridge=ridge, tol=1e-10, threshold=0.5).fit(X, Y)
-    F = SimilarityFeaturizer(gamma=0.5).fit_transform(X, Y)  # leave-one-out evidence
+    # leave-one-out evidence, the layer's input (log shares, the default)
+    F = SimilarityFeaturizer(gamma=0.5, normalize="log_rate").fit_transform(X, Y)
     sd = F.std(axis=0)
     n = len(Y)
     for k in range(Y.shape[1]):
@@ -68,7 +69,7 @@ def test_sparse_sblr_meets_the_l1_kkt_conditions(multilabel, lam):
 
 def test_lambda_at_or_above_lambda_max_gives_zero_beta(multilabel):
     X, Y = multilabel
-    F = SimilarityFeaturizer(gamma=0.5).fit_transform(X, Y)
+    F = SimilarityFeaturizer(gamma=0.5, normalize="log_rate").fit_transform(X, Y)
     lmax = max(lambda_max(F, Y[:, k]) for k in range(Y.shape[1]))
     clf = SparseSBLRClassifier(gamma=0.5, lam=lmax).fit(X, Y)
     assert np.all(clf.coef_ == 0)
@@ -107,7 +108,8 @@ def test_leave_one_out_prevents_label_leakage(wine):
     # and the estimator does leave it out
     clf = SBLRClassifier(gamma=gamma).fit(X, y)
     np.testing.assert_allclose(
-        clf.featurizer_.training_evidence(), SimilarityFeaturizer(gamma=gamma).fit_transform(X, y)
+        clf.featurizer_.training_evidence(),
+        SimilarityFeaturizer(gamma=gamma, normalize="log_rate").fit_transform(X, y),
     )
 
 

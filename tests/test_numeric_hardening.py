@@ -180,7 +180,7 @@ def test_kernels_without_a_far_limit_raise_instead_of_returning_nan():
         with pytest.raises(DataError, match="NaN or inf"):
             f.transform(far)
         with pytest.raises(DataError, match="NaN or inf"):
-            SBLRClassifier(kernel=kernel).fit(X, y).predict(far)
+            SBLRClassifier(kernel=kernel, normalize="mean").fit(X, y).predict(far)
     nan_kernel = SimilarityFeaturizer(kernel=lambda A, B: np.full((len(A), len(B)), np.nan))
     with pytest.raises(DataError, match="callable"):
         nan_kernel.fit_transform(X, y)

@@ -37,13 +37,18 @@ def test_methods_and_their_hyperparameters():
         "sparse_sblr",
         "sblr",
         "sml",
+        "sparse_sblr_paper",
         "mlknn",
         "iblr",
         "br_svm",
+        "lr_tuned",
         "knn",
         "ncm",
         "lr",
     ]
+    assert METHODS["sparse_sblr_paper"].build().normalize == "mean"
+    assert METHODS["sparse_sblr"].build().normalize == "log_rate"
+    assert METHODS["lr_tuned"].build().Cs is not None
     assert METHODS["sparse_sblr"].tuned == ("gamma", "lam")
     assert METHODS["sblr"].tuned == METHODS["sml"].tuned == ("gamma",)
     assert METHODS["br_svm"].tuned == ("gamma", "C")

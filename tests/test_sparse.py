@@ -91,4 +91,4 @@ def test_shift_dependent_kernels_refuse_sparse(kernel):
     with pytest.raises(TypeError, match="Sparse input works with kernel in"):
         SimilarityFeaturizer(kernel=kernel).fit(X, Y)
     with pytest.raises(TypeError, match="Pass a dense array"):
-        SBLRClassifier(kernel=kernel).fit(X, Y)
+        SBLRClassifier(kernel=kernel, normalize="mean").fit(X, Y)

@@ -45,7 +45,7 @@ from sblr.stats import (
     paper_tables_markdown,
 )
 from sblr.textsafe import escape_markdown, to_csv_bytes
-from sblr.tuning import PAPER_GRID
+from sblr.tuning import DECISION_GRID, PAPER_GRID
 
 #: What a folder given as DATA contributes; a file given by name may have any extension.
 DATA_SUFFIXES = (".arff", ".csv", ".tsv", ".data")
@@ -182,7 +182,9 @@ def _add_protocol_options(p, *, folds_default, selection_default="holdout"):
         choices=SELECTIONS,
         default=selection_default,
         help="hyper-parameter selection on each training fold: 10%% validation split (the "
-        f"paper's) or an inner k-fold (default {selection_default})",
+        "paper's), an inner k-fold, or loo (the similarity models scored on the leave-one-out "
+        "evidence of every training row, the baselines on the inner folds) (default "
+        f"{selection_default})",
     )
     p.add_argument(
         "--inner-folds", type=_folds, default=3, help="folds of --selection inner_kfold (3)"
@@ -208,8 +210,9 @@ def _add_protocol_options(p, *, folds_default, selection_default="holdout"):
         help="run the folds on a Dask LocalCluster on this machine (127.0.0.1, --n-jobs workers)",
     )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
-    # Hidden: a smaller grid than the paper's {1e2, ..., 1e-5}, for tests and quick looks.
-    p.add_argument("--grid", type=_float_list, default=list(PAPER_GRID), help=argparse.SUPPRESS)
+    # Hidden: a smaller grid than the paper's {1e2, ..., 1e-5} (benchmark) or DECISION_GRID
+    # (evaluate, fit), for tests and quick looks.
+    p.add_argument("--grid", type=_float_list, default=None, help=argparse.SUPPRESS)
 
 
 def _add_protocol_commands(sub):
@@ -272,7 +275,7 @@ def _add_protocol_commands(sub):
     )
     _add_method_options(e)
     _add_data_options(e)
-    _add_protocol_options(e, folds_default=10, selection_default="inner_kfold")
+    _add_protocol_options(e, folds_default=10, selection_default="loo")
     _add_decision_options(e, paper=False)
 
     f = sub.add_parser(
@@ -289,7 +292,7 @@ def _add_protocol_commands(sub):
     f.add_argument("--out", required=True, type=Path, help="the model file to write")
     _add_method_options(f)
     _add_data_options(f)
-    _add_protocol_options(f, folds_default=10, selection_default="inner_kfold")
+    _add_protocol_options(f, folds_default=10, selection_default="loo")
     _add_decision_options(f, paper=False)
 
     pr = sub.add_parser(
@@ -455,12 +458,13 @@ def _benchmark(args, parser):
     cache = None if args.no_cache else (args.cache or out / "cache")
     if cache is not None:
         _writable_folder(cache, "--cache" if args.cache else "the cache folder")
+    grid = args.grid or list(PAPER_GRID)
     results, hyper = run_benchmark(
         datasets,
         methods,
         folds=args.folds,
         selection=args.selection,
-        grid=args.grid,
+        grid=grid,
         inner_folds=args.inner_folds,
         seed=args.seed,
         n_jobs=args.n_jobs,
@@ -481,7 +485,7 @@ def _benchmark(args, parser):
     md = ["# Benchmark results\n"]
     md.append(
         f"{args.folds}-fold CV (seed {args.seed}), selection: {args.selection}, "
-        f"grid {', '.join(f'{g:g}' for g in args.grid)}.\n"
+        f"grid {', '.join(f'{g:g}' for g in grid)}.\n"
     )
     if skipped:
         md.append(f"Not run (multi-class only): {', '.join(skipped)}.\n")
@@ -516,7 +520,7 @@ def _evaluate(args, parser):
         [method],
         folds=args.folds,
         selection=args.selection,
-        grid=args.grid,
+        grid=args.grid or DECISION_GRID,
         inner_folds=args.inner_folds,
         params={method: given} if given else None,
         seed=args.seed,
@@ -599,7 +603,7 @@ def _trained(args, parser, ds):
             X,
             y,
             selection=args.selection,
-            grid=args.grid,
+            grid=args.grid or DECISION_GRID,
             inner_folds=args.inner_folds,
             random_state=args.seed,
             metric=_selection_metric(args, ds),

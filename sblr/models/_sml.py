@@ -15,6 +15,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from sblr.models._base import _THRESHOLD_CONSTRAINT, _logit, _SimilarityClassifier
 from sblr.similarity import (
+    NONNEGATIVE_KERNELS,
     label_indicator,
 )
 
@@ -148,6 +149,8 @@ class SMLClassifier(_SimilarityClassifier):
         (its class sums and its set-size sums)."""
         feat = self.featurizer_
         F = feat.training_evidence()
+        if not self.multilabel_:
+            return _evidence_share(F)
         sizes = self.set_sizes_[
             np.argmax(feat.training_evidence(Y=self._size_groups, normalize="sum"), axis=1)
         ]
@@ -273,17 +276,13 @@ class SMLClassifier(_SimilarityClassifier):
 _LOG_ZERO = -800.0
 
 
-#: Kernels whose evidence is never negative: SML's multi-label scores are on the log scale.
-_POSITIVE_KERNELS = ("rbf", "laplacian")
-
-
 def _ranking_scale(F, kernel):
     """A scale on which differences keep every evidence value apart (see
     SMLClassifier.decision_function): ``log F`` for a kernel whose evidence is never negative
     (an evidence <= 0 -> :data:`_LOG_ZERO`; approximate evidence can dip below 0), else ``F``.
     Decided by the kernel, so a row's score never depends on the other rows asked with it."""
     F = np.asarray(F, dtype=np.float64)
-    if not (isinstance(kernel, str) and kernel in _POSITIVE_KERNELS):
+    if not (isinstance(kernel, str) and kernel in NONNEGATIVE_KERNELS):
         return F
     positive = F > 0
     return np.where(positive, np.log(np.where(positive, F, 1.0)), _LOG_ZERO)

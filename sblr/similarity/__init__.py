@@ -34,6 +34,8 @@ from sblr.scaling import (  # noqa: F401 (private names some callers import from
 from sblr.similarity._exact import (
     DEFAULT_WORKING_MEMORY_MB,
     KERNELS,
+    LOG_RATE_FLOOR,
+    NONNEGATIVE_KERNELS,
     SPARSE_KERNELS,
     check_evidence,
     class_evidence,
@@ -42,6 +44,7 @@ from sblr.similarity._exact import (
     normalize_evidence,
     rbf_evidence_from_sq_distances,
     sq_distances,
+    with_total,
 )
 from sblr.similarity._feature_maps import (
     APPROX_METHODS,
@@ -63,6 +66,8 @@ __all__ = [
     "DEFAULT_WORKING_MEMORY_MB",
     "FEATURIZER_PARAMS",
     "KERNELS",
+    "LOG_RATE_FLOOR",
+    "NONNEGATIVE_KERNELS",
     "SPARSE_KERNELS",
     "SimilarityFeaturizer",
     "apply_feature_map",
@@ -83,4 +88,5 @@ __all__ = [
     "resolve_gamma",
     "scale_rows",
     "sq_distances",
+    "with_total",
 ]

@@ -28,10 +28,12 @@ from sblr.scaling import (
 from sblr.similarity._exact import (
     DEFAULT_WORKING_MEMORY_MB,
     KERNELS,
+    NONNEGATIVE_KERNELS,
     SPARSE_KERNELS,
     check_evidence,
     class_evidence,
     normalize_evidence,
+    with_total,
 )
 from sblr.similarity._feature_maps import (
     APPROX_METHODS,
@@ -59,7 +61,7 @@ def featurizer_for(estimator, **overrides):
     --------
     >>> from sblr import SparseSBLRClassifier
     >>> featurizer_for(SparseSBLRClassifier(gamma=0.5, approx="rff"), gamma=2.0)
-    SimilarityFeaturizer(approx='rff', gamma=2.0)
+    SimilarityFeaturizer(approx='rff', gamma=2.0, normalize='log_rate')
     """
     params = {p: getattr(estimator, p) for p in FEATURIZER_PARAMS if hasattr(estimator, p)}
     return SimilarityFeaturizer(**{**params, **overrides})
@@ -85,9 +87,13 @@ class SimilarityFeaturizer(TransformerMixin, BaseEstimator):
     gamma : float or "scale", default="scale"
         Width of the rbf and laplacian kernels.  ``"scale"`` uses
         ``1 / (n_features * X.var())`` on the scaled training data.
-    normalize : {"mean", "sum"}, default="mean"
+    normalize : {"mean", "sum", "log_rate"}, default="mean"
         ``"mean"`` divides each class's sum by the number of its rows counted
-        (``f̄`` in the paper); ``"sum"`` keeps raw sums (SML's ``f``).
+        (``f̄`` in the paper); ``"sum"`` keeps raw sums (SML's ``f``); ``"log_rate"`` is
+        the log of the kernel-weighted rate of the class among the training rows near x,
+        ``log(f_k(x) / sum_j Phi(x, x_j))`` (SBLR's and SparseSBLR's default; see
+        :func:`normalize_evidence`; the rbf and laplacian kernels, whose evidence is never
+        negative).
     working_memory : float, default=None
         Memory budget in MiB for one block of similarities; ``None`` means
         256 MiB.
@@ -133,6 +139,8 @@ class SimilarityFeaturizer(TransformerMixin, BaseEstimator):
         The fitted feature map (only with ``approx``).
     S_ : ndarray of shape (D, n_classes)
         ``phi(X_fit_)^T Y_fit_`` (only with ``approx``).
+    S_total_ : ndarray of shape (D,)
+        ``phi(X_fit_)^T 1``, for ``normalize="log_rate"`` (only with ``approx``).
     self_sim_ : ndarray of shape (n_samples,)
         ``phi(x_i) . phi(x_i)`` of the training rows (only with ``approx``).
     n_features_in_ : int
@@ -161,7 +169,7 @@ class SimilarityFeaturizer(TransformerMixin, BaseEstimator):
     _parameter_constraints = {
         "kernel": [StrOptions(set(KERNELS)), callable],
         "gamma": [StrOptions({"scale"}), Interval(Real, 0, None, closed="neither")],
-        "normalize": [StrOptions({"mean", "sum"})],
+        "normalize": [StrOptions({"mean", "sum", "log_rate"})],
         "working_memory": [Interval(Real, 0, None, closed="neither"), None],
         "approx": [StrOptions({"auto", *APPROX_METHODS}), None],
         "n_components": [Interval(Integral, 1, None, closed="left")],
@@ -210,6 +218,14 @@ class SimilarityFeaturizer(TransformerMixin, BaseEstimator):
                 f"approx={self.approx!r} approximates the rbf kernel only; got "
                 f'kernel={self.kernel!r}. Use kernel="rbf" or approx=None.'
             )
+        if self.normalize == "log_rate" and not (
+            isinstance(self.kernel, str) and self.kernel in NONNEGATIVE_KERNELS
+        ):
+            raise ValueError(
+                f'normalize="log_rate" takes the log of the evidence, which kernel='
+                f"{self.kernel!r} can make negative; use a kernel in {NONNEGATIVE_KERNELS} "
+                'or normalize="mean" (the paper\'s form).'
+            )
         X, y = validate_data(self, X, y, multi_output=True, dtype=np.float64, accept_sparse="csr")
         self.sparse_input_ = sp.issparse(X)
         if self.sparse_input_ and not (
@@ -232,9 +248,13 @@ class SimilarityFeaturizer(TransformerMixin, BaseEstimator):
             self.feature_map_ = make_feature_map(
                 self.approx_, self.gamma_, self.n_components, self.random_state
             ).fit(self.X_fit_)
-            self.S_, self.self_sim_ = approx_class_sums(
-                self.feature_map_, self.X_fit_, self.Y_fit_, self._working_memory()
+            S, self.self_sim_ = approx_class_sums(
+                self.feature_map_,
+                self.X_fit_,
+                with_total(self.Y_fit_, "log_rate"),  # the total too: one pass for both
+                self._working_memory(),
             )
+            self.S_, self.S_total_ = S[:, :-1], S[:, -1]
         return self
 
     def _working_memory(self):
@@ -258,7 +278,7 @@ class SimilarityFeaturizer(TransformerMixin, BaseEstimator):
         Y : ndarray of shape (n_samples, q), optional
             Group indicator to sum over instead of the classes (SML uses the
             label-set-size groups).
-        normalize : {"mean", "sum"}, optional
+        normalize : {"mean", "sum", "log_rate"}, optional
             Overrides the ``normalize`` parameter.
         """
         check_is_fitted(self)
@@ -290,24 +310,30 @@ class SimilarityFeaturizer(TransformerMixin, BaseEstimator):
         return scale_rows(X, self.data_min_, self.data_max_, shift=not self.sparse_input_)
 
     def _evidence(self, Xs, Y, normalize, leave_one_out):
+        normalize = normalize or self.normalize
+        groups = with_total(self.Y_fit_ if Y is None else Y, normalize)
         if self.approx_ is not None:
-            sums, counts = self._approx_evidence(Xs, Y, leave_one_out)
+            sums, counts = self._approx_evidence(Xs, Y, normalize, leave_one_out)
         else:
             sums, counts = class_evidence(
                 Xs,
                 self.X_fit_,
-                self.Y_fit_ if Y is None else Y,
+                groups,
                 kernel=self.kernel,
                 gamma=self.gamma_,
                 leave_one_out=leave_one_out,
                 working_memory=self._working_memory(),
             )
-        return check_evidence(normalize_evidence(sums, counts, normalize or self.normalize))
+        sizes = np.asarray(groups, dtype=np.float64).sum(axis=0)
+        return check_evidence(normalize_evidence(sums, counts, normalize, sizes=sizes))
 
-    def _approx_evidence(self, Xs, Y, leave_one_out):
+    def _approx_evidence(self, Xs, Y, normalize, leave_one_out):
         if Y is None:
             Y, S, self_sim = self.Y_fit_, self.S_, self.self_sim_
+            if normalize == "log_rate":
+                Y, S = with_total(Y, normalize), np.hstack([S, self.S_total_[:, None]])
         else:  # another group indicator: one more O(n D d) pass for its S
+            Y = with_total(Y, normalize)
             S, self_sim = approx_class_sums(
                 self.feature_map_, self.X_fit_, Y, self._working_memory()
             )
