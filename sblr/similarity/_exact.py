@@ -645,6 +645,10 @@ def normalize_evidence(sums, counts, normalize="mean", *, sizes=None):
     return out
 
 
+@validate_params(
+    {"Y": ["array-like"], "normalize": _NORMALIZE},
+    prefer_skip_nested_validation=True,
+)
 def with_total(Y, normalize):
     """The indicator to sum the evidence over: ``Y``, with a last column of ones for
     ``normalize="log_rate"`` (the total similarity to every training row)."""
