@@ -155,6 +155,7 @@ CASES = [
     ("sblr.similarity.sq_distances", (S, 2.0), {}, "B"),
     ("sblr.similarity.rbf_evidence_from_sq_distances", (S, Y, -1.0), {}, "gamma"),
     ("sblr.similarity.normalize_evidence", (S, S), {"normalize": "max"}, "normalize"),
+    ("sblr.similarity.with_total", (S,), {"normalize": "max"}, "normalize"),
     ("sblr.similarity.check_evidence", (None,), {}, "F"),
     ("sblr.similarity.label_indicator", (3,), {}, "y"),
     ("sblr.interpret.evidence_sd", (None,), {}, "F"),
