@@ -18,8 +18,13 @@ Which ARFF attributes are labels, in this order of precedence:
 
 1. ``target=`` (a name/position: multi-class; a list: multi-label);
 2. a Mulan XML label file, passed as ``xml=`` or lying beside the ARFF file
-   with the same stem (``emotions.arff`` → ``emotions.xml``); the labels may
-   sit anywhere in the header and ``class_names`` follows the XML order;
+   as Mulan ships it: the file's own stem (``emotions.arff`` → ``emotions.xml``),
+   else its data set's, the stem's last ``-``/``_``/``.`` part dropped step by
+   step (``delicious-train.arff`` → ``delicious.xml``, ``Corel5k-train-sparse.arff``
+   → ``Corel5k.xml``; the nearest wins).  The labels may sit anywhere in the
+   header and ``class_names`` follows the XML order.  A label matches its
+   attribute as written, else with backslash escapes decoded as the header's
+   names are (delicious.xml's ``TAG_m\\'usica`` is the attribute ``TAG_m'usica``);
 3. ``n_labels=N``: the LAST ``N`` attributes;
 4. MEKA's ``-C N`` in the relation name: the FIRST ``N`` attributes
    (``-C -N``: the last ``N``);
@@ -177,8 +182,9 @@ def load_dataset(
         Number of label attributes/columns: the LAST ``n_labels`` columns are
         0/1 labels (multi-label).  With an XML file it must match its count.
     xml : str, path-like, bytes or binary file-like, optional
-        Mulan XML label file for an ARFF source.  By default ``NAME.xml``
-        beside an ARFF path is used when it exists.
+        Mulan XML label file for an ARFF source.  By default the nearest of
+        ``NAME.xml`` and its data set's XML beside an ARFF path is used
+        (``delicious-train.arff`` → ``delicious-train.xml``, ``delicious.xml``).
     format : {"arff", "csv"}, optional
         File format; inferred from the file name and content when omitted.
     name : str, optional

@@ -1,0 +1,174 @@
+"""Mulan files load as Mulan and MEKA load them (:mod:`sblr.io`): label names with backslash
+escapes, and the data set's XML found beside its split files.
+
+The last tests read every file of ``../shared/datasets/multilabel/`` (skipped where that
+folder is absent) and check it against the folder's README.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from sblr.exceptions import DataError
+from sblr.io import load_dataset, read_mulan_xml
+from sblr.io._arff import xml_candidates
+
+
+def arff(attributes: list[tuple[str, str]], rows: list[str], relation: str = "r") -> bytes:
+    header = [f"@relation {relation}"] + [f"@attribute {n} {t}" for n, t in attributes]
+    return ("\n".join(header + ["@data"] + rows) + "\n").encode()
+
+
+def mulan_xml(labels: list[str]) -> bytes:
+    body = "".join(f'<label name="{label}"></label>' for label in labels)
+    return f'<labels xmlns="http://mulan.sourceforge.net/labels">{body}</labels>'.encode()
+
+
+# --------------------------------------------------------------------------- escapes
+
+
+#: As delicious-train.arff and delicious.xml write them: unquoted, a backslash before ' and ~.
+ESCAPED = [("f", "numeric"), (r"TAG_m\'usica", "{0,1}"), (r"TAG_dise\~no", "{0,1}")]
+ESCAPED_ROWS = ["1,0,1", "2,1,0", "3,1,1"]
+
+
+def test_xml_labels_with_backslash_escapes_match_their_attributes(tmp_path):
+    """delicious: the XML writes a label exactly as the ARFF header does (``TAG_m\\'usica``);
+    both sides decode the escape the same way (the ARFF reader unescapes names as Weka's
+    does), so the label is found and named ``TAG_m'usica``.  ``\\~`` is no escape: kept."""
+    xml = mulan_xml([r"TAG_m\'usica", r"TAG_dise\~no"])
+    ds = load_dataset(arff(ESCAPED, ESCAPED_ROWS), name="d.arff", xml=xml)
+    assert ds.task == "multilabel"
+    assert ds.class_names == ["TAG_m'usica", r"TAG_dise\~no"]
+    np.testing.assert_array_equal(ds.y, [[0, 1], [1, 0], [1, 1]])
+    # the same in a quoted name (Weka's own writing), and an XML that writes the name decoded
+    quoted = [("f", "numeric"), (r"'TAG_m\'usica'", "{0,1}"), (r"TAG_dise\~no", "{0,1}")]
+    for xml in (mulan_xml([r"TAG_m\'usica", r"TAG_dise\~no"]), mulan_xml(["TAG_m'usica"])):
+        ds = load_dataset(arff(quoted, ESCAPED_ROWS), name="q.arff", xml=xml)
+        assert ds.class_names[0] == "TAG_m'usica"
+    # the split's test file is read as its training file was: the same names
+    (tmp_path / "d-train.arff").write_bytes(arff(ESCAPED, ESCAPED_ROWS))
+    (tmp_path / "d-test.arff").write_bytes(arff(ESCAPED, ESCAPED_ROWS[::-1]))
+    (tmp_path / "d.xml").write_bytes(mulan_xml([r"TAG_m\'usica", r"TAG_dise\~no"]))
+    train = load_dataset(tmp_path / "d-train.arff")
+    test = load_dataset(tmp_path / "d-test.arff", like=train)
+    np.testing.assert_array_equal(test.y, train.y[::-1])
+
+
+# --------------------------------------------------------------------------- finding the XML
+
+LABELLED = [("f", "numeric"), ("g", "numeric"), ("a", "{0,1}"), ("b", "{0,1}")]
+LABELLED_ROWS = ["1,2,0,1", "3,4,1,0", "5,6,1,1"]
+
+
+@pytest.mark.parametrize(
+    ("arff_name", "xml_name"),
+    [
+        ("delicious-train.arff", "delicious.xml"),
+        ("delicious-test.arff", "delicious.xml"),
+        ("Corel5k-train-sparse.arff", "Corel5k.xml"),
+        ("tmc2007-500-test.arff", "tmc2007-500.xml"),
+        ("yeast_train.arff", "yeast.xml"),
+        ("emotions.arff", "emotions.xml"),
+    ],
+)
+def test_a_split_file_finds_its_data_sets_xml(tmp_path, arff_name, xml_name):
+    """Mulan ships one ``NAME.xml`` for ``NAME-train.arff`` and ``NAME-test.arff``: the
+    reader tries the file's own stem, then drops its last ``-``/``_``/``.`` part step by
+    step, the case kept as on disk (``Corel5k``); the note names the file it read."""
+    (tmp_path / arff_name).write_bytes(arff(LABELLED, LABELLED_ROWS))
+    (tmp_path / xml_name).write_bytes(mulan_xml(["b", "a"]))
+    ds = load_dataset(tmp_path / arff_name)
+    assert ds.task == "multilabel" and ds.class_names == ["b", "a"]
+    assert f"read 2 label names from {xml_name}" in ds.notes
+
+
+def test_the_nearest_xml_wins_and_an_explicit_one_beats_them_all(tmp_path):
+    path = tmp_path / "toy-500-train.arff"
+    path.write_bytes(arff(LABELLED, LABELLED_ROWS))
+    assert [p.name for p in xml_candidates(path)] == [
+        "toy-500-train.xml",
+        "toy-500.xml",
+        "toy.xml",
+    ]
+    (tmp_path / "toy.xml").write_bytes(mulan_xml(["a"]))
+    (tmp_path / "toy-500.xml").write_bytes(mulan_xml(["b", "a"]))
+    assert load_dataset(path).class_names == ["b", "a"]  # toy-500.xml, not toy.xml
+    other = tmp_path / "elsewhere.xml"
+    other.write_bytes(mulan_xml(["a", "b"]))
+    assert load_dataset(path, xml=other).class_names == ["a", "b"]
+
+
+def test_a_wrong_xml_found_beside_the_file_says_which_file_it_was(tmp_path):
+    path = tmp_path / "toy-train.arff"
+    path.write_bytes(arff(LABELLED, LABELLED_ROWS))
+    (tmp_path / "toy.xml").write_bytes(mulan_xml(["a", "ghost"]))
+    with pytest.raises(DataError, match=r"'ghost' from toy\.xml.*xml="):
+        load_dataset(path)
+
+
+# --------------------------------------------------------------------------- the shared files
+
+#: ``../shared/datasets/multilabel/README.md``: the data set's XML (as Mulan
+#: ships it), then rows, features and labels of every file.  The
+#: README counts genbase's `protein` ID among its 1186 features; the loader drops it (1185).
+#: The four small sets' splits are their full file's rows in two parts (Mulan's split:
+#: train + test = all rows).
+SHARED = {
+    "emotions.arff": ("emotions.xml", 593, 72, 6),
+    "emotions-train.arff": ("emotions.xml", 391, 72, 6),
+    "emotions-test.arff": ("emotions.xml", 202, 72, 6),
+    "scene.arff": ("scene.xml", 2407, 294, 6),
+    "scene-train.arff": ("scene.xml", 1211, 294, 6),
+    "scene-test.arff": ("scene.xml", 1196, 294, 6),
+    "yeast.arff": ("yeast.xml", 2417, 103, 14),
+    "yeast-train.arff": ("yeast.xml", 1500, 103, 14),
+    "yeast-test.arff": ("yeast.xml", 917, 103, 14),
+    "genbase.arff": ("genbase.xml", 662, 1185, 27),
+    "genbase-train.arff": ("genbase.xml", 463, 1185, 27),
+    "genbase-test.arff": ("genbase.xml", 199, 1185, 27),
+    "enron-train.arff": ("enron.xml", 1123, 1001, 53),
+    "enron-test.arff": ("enron.xml", 579, 1001, 53),
+    "Corel5k-train-sparse.arff": ("Corel5k.xml", 4500, 499, 374),
+    "Corel5k-test-sparse.arff": ("Corel5k.xml", 500, 499, 374),
+    "bibtex-train.arff": ("bibtex.xml", 4880, 1836, 159),
+    "bibtex-test.arff": ("bibtex.xml", 2515, 1836, 159),
+    "tmc2007-500-train.arff": ("tmc2007-500.xml", 21519, 500, 22),
+    "tmc2007-500-test.arff": ("tmc2007-500.xml", 7077, 500, 22),
+    "delicious-train.arff": ("delicious.xml", 12920, 500, 983),
+    "delicious-test.arff": ("delicious.xml", 3185, 500, 983),
+}
+#: Files that take a second or more to load on the 2-core development machine (`python -m
+#: benchmarks.io_read --mulan` prints every file's time): the slow suite reads them.
+SLOW_TO_LOAD = {
+    "Corel5k-train-sparse.arff",
+    "bibtex-train.arff",
+    "bibtex-test.arff",
+    "tmc2007-500-train.arff",
+    "delicious-train.arff",
+    "delicious-test.arff",
+}
+
+
+@pytest.mark.parametrize(
+    "file_name",
+    [pytest.param(f, marks=pytest.mark.slow) if f in SLOW_TO_LOAD else f for f in SHARED],
+)
+def test_every_shared_mulan_file_loads_with_its_xml(file_name, shared_datasets):
+    folder = shared_datasets / "multilabel"
+    path = folder / file_name
+    if not path.is_file():
+        pytest.skip(f"{file_name} is not in {folder}")
+    xml, rows, features, labels = SHARED[file_name]
+    ds = load_dataset(path)  # the XML found beside it, as Mulan ships it
+    assert ds.task == "multilabel"
+    assert ds.X.shape == (rows, features) and ds.y.shape == (rows, labels)
+    assert f"read {labels} label names from {xml}" in ds.notes
+    assert len(read_mulan_xml(folder / xml)) == labels
+
+
+def test_the_shared_multilabel_folder_holds_no_file_this_test_misses(shared_datasets):
+    """Every ARFF file of the folder is in :data:`SHARED` (a file added later is checked)."""
+    on_disk = {p.name for p in (shared_datasets / "multilabel").glob("*.arff")}
+    assert on_disk <= set(SHARED), sorted(on_disk - set(SHARED))
