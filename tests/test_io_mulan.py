@@ -1,5 +1,6 @@
 """Mulan files load as Mulan and MEKA load them (:mod:`sblr.io`): label names with backslash
-escapes, and the data set's XML found beside its split files.
+escapes, the data set's XML found beside its split files, and a file of many trailing {0,1}
+attributes without label information refused rather than read as one binary class.
 
 The last tests read every file of ``../shared/datasets/multilabel/`` (skipped where that
 folder is absent) and check it against the folder's README.
@@ -11,7 +12,7 @@ import numpy as np
 import pytest
 
 from sblr.exceptions import DataError
-from sblr.io import load_dataset, read_mulan_xml
+from sblr.io import MANY_TRAILING_BINARY, load_dataset, read_mulan_xml
 from sblr.io._arff import xml_candidates
 
 
@@ -106,6 +107,46 @@ def test_a_wrong_xml_found_beside_the_file_says_which_file_it_was(tmp_path):
     (tmp_path / "toy.xml").write_bytes(mulan_xml(["a", "ghost"]))
     with pytest.raises(DataError, match=r"'ghost' from toy\.xml.*xml="):
         load_dataset(path)
+
+
+# --------------------------------------------------------------------------- no label information
+
+
+def binary_tail(n_binary: int, n_rows: int = 4) -> bytes:
+    """A numeric feature, then ``n_binary`` attributes declared {0,1} (the last one included)."""
+    attributes = [("x", "numeric")] + [(f"t{j}", "{0,1}") for j in range(n_binary)]
+    rng = np.random.default_rng(0)
+    rows = [
+        ",".join([str(i)] + [str(v) for v in rng.integers(0, 2, n_binary)]) for i in range(n_rows)
+    ]
+    return arff(attributes, rows)
+
+
+def test_many_trailing_binary_attributes_without_labels_are_refused():
+    """delicious without its XML was read as ONE binary class, its last tag ("Accuracy
+    0.985"): a run of many {0,1} attributes at the end is a Mulan file's labels, so the
+    loader asks which they are; the message says how many and how to tell it."""
+    n = MANY_TRAILING_BINARY
+    with pytest.raises(DataError) as exc:
+        load_dataset(binary_tail(n), name="tags-train.arff")
+    message = str(exc.value)
+    assert f"ends with {n} attributes declared {{0,1}}" in message
+    for remedy in ("XML label file", "xml=", "n_labels=", "target=-1"):
+        assert remedy in message
+    # told, it loads
+    ds = load_dataset(binary_tail(n), name="tags-train.arff", n_labels=n - 1)
+    assert ds.task == "multilabel" and ds.n_classes == n - 1
+    ds = load_dataset(binary_tail(n), name="tags-train.arff", target=-1)
+    assert ds.task == "multiclass" and ds.class_names == ["0", "1"]
+
+
+def test_a_few_binary_features_and_a_binary_class_still_load():
+    """SPECT (22 {0,1} features and a {0,1} class, 23 in a row) and boolean benchmarks
+    (parity, mux6, corral: 7-11) are single-label files: below the refusal they load as
+    before, the last attribute the class, with the loud "Warning:" note first."""
+    ds = load_dataset(binary_tail(MANY_TRAILING_BINARY - 1), name="spect.arff")
+    assert ds.task == "multiclass" and ds.class_names == ["0", "1"]
+    assert ds.notes[0].startswith(f"Warning: the last {MANY_TRAILING_BINARY - 1} attributes")
 
 
 # --------------------------------------------------------------------------- the shared files

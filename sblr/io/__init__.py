@@ -31,7 +31,11 @@ Which ARFF attributes are labels, in this order of precedence:
 5. otherwise, if the last attribute is nominal, it is the class of a
    multi-class problem (Weka convention).  When two or more trailing
    attributes hold only 0/1 values, the first note starts with "Warning:" and
-   says the file looks multi-label and how to load it so.
+   says the file looks multi-label and how to load it so; a file that ends
+   with :data:`MANY_TRAILING_BINARY` (50) or more attributes
+   declared ``{0,1}`` (Mulan's text and image sets) is refused with a
+   :class:`~sblr.exceptions.DataError` that asks for the XML file or the label
+   count (``target=-1`` still reads it as one class).
 
 ARFF label attributes always give a ``"multilabel"`` dataset, even with a
 single label.  Label values must be 0/1 (``true``/``false`` and
@@ -106,6 +110,7 @@ import scipy.sparse as sp
 
 from sblr.exceptions import DataError
 from sblr.io._arff import (
+    MANY_TRAILING_BINARY,
     arff_targets,
     read_arff,
     read_mulan_xml,
@@ -143,6 +148,7 @@ from sblr.io._limits import (
 )
 
 __all__ = [
+    "MANY_TRAILING_BINARY",
     "MAX_DENSE_MB",
     "Dataset",
     "Encoding",

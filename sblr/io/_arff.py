@@ -659,6 +659,17 @@ def _unescape(name: str) -> str:
     return re.sub(r"\\(['\"\\%])", r"\1", name)
 
 
+#: A run of this many attributes declared {0,1} at the end of an ARFF file that says nothing
+#: of its labels is refused, not read as one binary class (its last attribute): Mulan's text
+#: and image sets, whose features are 0/1 too, end with 522 (tmc2007-500) to 1,995 (bibtex)
+#: of them, and delicious read so reported "Accuracy 0.985" for its last tag alone.
+#: Single-label files of binary features stay below it: SPECT (22 binary features and a
+#: binary class) has 23, boolean benchmarks such as parity5+5, mux6 or corral 7 to 11.
+#: Shorter runs of two or more load as one class with a "Warning:" note first (emotions
+#: without its XML: 6).
+MANY_TRAILING_BINARY = 50
+
+
 def arff_targets(table: Table, relation: str, target, n_labels, xml, path) -> tuple[str, list[int]]:
     """Decide which ARFF attributes are the labels; return (task, indices)."""
     names = table.names
@@ -694,6 +705,19 @@ def arff_targets(table: Table, relation: str, target, n_labels, xml, path) -> tu
         if path is not None
         else "no Mulan XML label file"
     )
+    declared = _trailing_declared_binary(table)
+    if declared >= MANY_TRAILING_BINARY:
+        raise DataError(
+            f"This ARFF file ends with {declared:,} attributes declared {{0,1}} "
+            f"({preview(names[len(names) - declared :], 3)}), as a Mulan multi-label file's "
+            f"labels are, and nothing says which of them are labels: {looked}, no number of "
+            "labels, no MEKA '-C N' in the relation name. Reading only the last one as the "
+            "class of one binary problem would leave the others out, so the file is not "
+            "read. Give its Mulan XML label file (xml=PATH; --xml PATH on the command line; "
+            "the XML upload in the dashboard) or the number of labels, the last N "
+            "attributes (n_labels=N; --n-labels N); to use the last attribute alone as the "
+            "class, target=-1."
+        )
     binary = _trailing_binary(table)
     how = (
         "give its Mulan XML label file (or put the data set's NAME.xml beside the ARFF file) "
@@ -721,6 +745,16 @@ def arff_targets(table: Table, relation: str, target, n_labels, xml, path) -> tu
         "number of labels (the last N attributes). For a single-label file the last attribute "
         "must be nominal." + hint
     )
+
+
+def _trailing_declared_binary(table: Table) -> int:
+    """How many attributes at the end are declared nominal {0,1} (Mulan's label type)."""
+    count = 0
+    for j in reversed(range(len(table.names))):
+        if table.kinds[j] != "nominal" or sorted(table.categories[j] or []) != ["0", "1"]:
+            break
+        count += 1
+    return count
 
 
 def _trailing_binary(table: Table) -> int:
