@@ -680,3 +680,33 @@ def test_evaluate_counts_rows_with_no_label_over_the_folds(capsys):
     assert f"Rows with no label: {empty:,} of 500 test rows over the folds (truth: {truth:,})" in (
         shown
     )
+
+
+# --------------------------------------------------------------------------- parameters
+def test_gamma_takes_every_value_the_library_takes(capsys):
+    """``--gamma scale`` (the estimators' default) was refused as "not a number"; BR-SVM also
+    takes ``auto``, the similarity models do not (their constraints say so)."""
+    argv = ["evaluate", str(WINE), "--target", "class", "--folds", "3", "--quiet"]
+    assert main([*argv, "--gamma", "scale", "--lam", "0.01"]) == 0
+    assert "parameters: fixed gamma=scale, lam=0.01" in capsys.readouterr().out
+    assert main([*argv, "--method", "br_svm", "--gamma", "auto", "--C", "1"]) == 0
+    assert "parameters: fixed gamma=auto, C=1" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as exc:
+        main([*argv, "--gamma", "auto"])
+    assert exc.value.code == 2
+    assert "sparse_sblr takes --gamma scale or a number > 0, not 'auto'" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main([*argv, "--gamma", "sclae"])
+    assert "argument --gamma: a number > 0, scale or auto; got 'sclae'" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_fit_with_gamma_scale_saves_the_resolved_gamma(tmp_path, capsys):
+    from sblr.modelfile import load_model
+
+    model = tmp_path / "m.skops"
+    argv = ["fit", str(PLANTED), "--gamma", "scale", "--lam", "0.01", "--out", str(model)]
+    assert main(argv) == 0
+    assert "parameters fixed gamma=scale, lam=0.01" in capsys.readouterr().out
+    est = load_model(model).estimator
+    assert est.gamma == "scale" and est.gamma_ > 0

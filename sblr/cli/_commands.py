@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from sblr._validation import StrOptions
 from sblr.cli import _BENCHMARK_HELP, _EVALUATE_HELP, _FIT_HELP, _PREDICT_HELP, _OutputError
 from sblr.decision import RULES, describe
 from sblr.exceptions import DataError
@@ -100,6 +101,39 @@ def _nonnegative_float(text):
     if v < 0:
         raise argparse.ArgumentTypeError(f"must be >= 0: {text!r}")
     return v
+
+
+def _gamma_words(methods):
+    """The words the estimators of ``methods`` take for gamma, as their parameter
+    constraints declare them (the similarity models "scale"; BR-SVM also "auto")."""
+    words = {}
+    for spec in methods:
+        for constraint in getattr(spec.factory, "_parameter_constraints", {}).get("gamma", []):
+            if isinstance(constraint, StrOptions):
+                # "scale", the estimators' default, first
+                words.update(
+                    dict.fromkeys(sorted(constraint.options, key=lambda w: (w != "scale", w)))
+                )
+    return list(words)
+
+
+def _gamma(text):
+    """``--gamma``: a number > 0, or a word an estimator takes for it (``scale``)."""
+    words = _gamma_words(METHODS.values())
+    if text in words:
+        return text
+    try:
+        float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"a number > 0, {' or '.join(words)}; got {text!r}"
+        ) from None
+    return _positive_float(text)
+
+
+def _param_text(given):
+    """Parameters as the summary line writes them: ``gamma=scale, lam=0.01``."""
+    return ", ".join(f"{k}={v if isinstance(v, str) else format(v, 'g')}" for k, v in given.items())
 
 
 def _integer(text):
@@ -307,7 +341,12 @@ def _add_protocol_commands(sub):
 
 def _add_method_options(p):
     p.add_argument("--method", default="sparse_sblr", help="method (default sparse_sblr)")
-    p.add_argument("--gamma", type=_positive_float, help="fixed RBF width gamma")
+    p.add_argument(
+        "--gamma",
+        type=_gamma,
+        help="fixed RBF width gamma: a number > 0, or scale (the estimators' default: "
+        "1 / (features x variance)); br_svm also auto",
+    )
     p.add_argument("--lam", type=_nonnegative_float, help="fixed L1 strength lambda (sparse_sblr)")
     p.add_argument("--C", dest="C", type=_positive_float, help="fixed SVM C (br_svm)")
 
@@ -537,7 +576,7 @@ def _evaluate(args, parser):
     table = per_fold.join(params)
     summary = pd.DataFrame({"mean": per_fold.mean(), "std": per_fold.std(ddof=0)})
     summary.index = [METRIC_LABELS.get(m, m) for m in summary.index]
-    how = "fixed " + ", ".join(f"{k}={v:g}" for k, v in given.items()) if given else args.selection
+    how = f"fixed {_param_text(given)}" if given else args.selection
     print(f"{ds.name}: {spec.label}, {args.folds}-fold CV, parameters: {how}")
     print(table.to_string(float_format=lambda v: f"{v:.4g}"))
     print()
@@ -574,6 +613,12 @@ def _one_method(args, parser):
     unused = [k for k in given if k not in spec.tuned]
     if unused:
         parser.error(f"{method[0]} does not take --{', --'.join(unused)}")
+    words = _gamma_words([spec])
+    if isinstance(given.get("gamma"), str) and given["gamma"] not in words:
+        parser.error(
+            f"{method[0]} takes --gamma {' or '.join([*words, 'a number > 0'])}, not "
+            f"{given['gamma']!r}"
+        )
     return method[0], spec, given
 
 
@@ -592,7 +637,7 @@ def _trained(args, parser, ds):
     X = spec.features(ds.X)
     y = np.asarray(ds.y, dtype=int) if ds.task == "multilabel" else np.asarray(ds.y)
     if given:
-        chosen, how = dict(given), "fixed " + ", ".join(f"{k}={v:g}" for k, v in given.items())
+        chosen, how = dict(given), f"fixed {_param_text(given)}"
     else:
         chosen = select_params(
             method,
@@ -607,7 +652,7 @@ def _trained(args, parser, ds):
         )
         metric = _selection_metric(args, ds) or paper_metric(ds.task == "multilabel")
         how = f"selected on {ds.name} ({args.selection}, by {metric})" + (
-            ": " + ", ".join(f"{k}={v:g}" for k, v in chosen.items()) if chosen else ""
+            ": " + _param_text(chosen) if chosen else ""
         )
     est = spec.build(**chosen, **build_decision(spec, args.threshold)).fit(X, y)
     return method, spec, est, how + _decision_text(est)
