@@ -53,17 +53,23 @@ DATA_SUFFIXES = (".arff", ".csv", ".tsv", ".data")
 #: numpy's legacy seeding (used by scikit-learn's splitters) takes 0 ... 2**32 - 1.
 MAX_SEED = 2**32 - 1
 DEFAULT_METHODS = "sparse_sblr,sblr,sml,mlknn,iblr,br_svm"
+#: The keys of a data argument's ``PATH::key=value`` options.
+DATA_KEYS = ("target", "drop", "header", "xml", "n_labels", "name")
 
 _DATA_HELP = """\
-DATA arguments are ARFF files (*.arff: labels from a Mulan XML file beside
-them, else MEKA's -C N, else a nominal last attribute), delimited text files
-(any other extension: .csv, .tsv, UCI's headerless .data, .txt, .dat, none;
-the separator is detected), or folders (every *.arff, *.csv, *.tsv, *.data
-file in them, not recursive; name other files one by one, as a folder often
-holds a README.txt).  --target/--drop/--no-header apply to every delimited
-text file; a single file can override them with PATH::key=value;key=value,
-keys target, drop (comma separated), header (yes/no) and name, e.g.
+DATA arguments are ARFF files (*.arff: labels from --xml, else the Mulan XML
+file beside them as Mulan ships it (NAME.xml; for NAME-train.arff also
+NAME.xml), else --n-labels (the last N attributes), else MEKA's -C N, else a
+nominal last attribute), delimited text files (any other extension: .csv,
+.tsv, UCI's headerless .data, .txt, .dat, none; the separator is detected),
+or folders (every *.arff, *.csv, *.tsv, *.data file in them, not recursive;
+name other files one by one, as a folder often holds a README.txt).
+--target/--drop/--no-header apply to every delimited text file, --n-labels
+to every ARFF file, --xml to the one ARFF file; a single file can override
+them with PATH::key=value;key=value, keys target, drop (comma separated),
+header (yes/no), xml, n_labels (ARFF) and name, e.g.
   "wine.data::target=0;header=no"   "glass.data::target=-1;drop=0;header=no"
+  "delicious-train.arff::xml=labels/delicious.xml"   "tags.arff::target=-1"
 """
 
 
@@ -143,6 +149,13 @@ def _integer(text):
         raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
 
 
+def _label_count(text):
+    v = _integer(text)
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"must be a whole number >= 1: {text!r}")
+    return v
+
+
 def _folds(text):
     v = _integer(text)
     if v < 2:
@@ -173,6 +186,19 @@ def _add_data_options(p):
     p.add_argument("--drop", help="comma-separated CSV columns (names or positions) to leave out")
     p.add_argument(
         "--no-header", action="store_true", help="CSV/.data files have no header row (UCI style)"
+    )
+    p.add_argument(
+        "--xml",
+        metavar="PATH",
+        type=Path,
+        help="the Mulan XML label file of the ARFF file (default: the one beside it, e.g. "
+        "delicious.xml for delicious-train.arff)",
+    )
+    p.add_argument(
+        "--n-labels",
+        type=_label_count,
+        metavar="N",
+        help="ARFF files: the last N attributes are the labels (when no XML file says which)",
     )
 
 
@@ -370,12 +396,17 @@ def _parse_spec(spec, parser):
     for item in filter(None, (s.strip() for s in opts.split(";"))):
         key, eq, value = item.partition("=")
         key = key.strip()
-        if not eq or key not in ("target", "drop", "header", "name"):
-            parser.error(f"bad data option {item!r} in {spec!r} (keys: target, drop, header, name)")
+        if not eq or key not in DATA_KEYS:
+            parser.error(f"bad data option {item!r} in {spec!r} (keys: {', '.join(DATA_KEYS)})")
         if key == "header":
             if value.lower() not in ("yes", "no", "true", "false", "1", "0"):
                 parser.error(f"header must be yes or no in {spec!r}")
             out["header"] = value.lower() in ("yes", "true", "1")
+        elif key == "n_labels":
+            try:
+                out["n_labels"] = _label_count(value)
+            except argparse.ArgumentTypeError as exc:
+                parser.error(f"n_labels in {spec!r} {exc}")
         else:
             out[key] = value
     return Path(path), out
@@ -420,9 +451,36 @@ def _path_text(path) -> str:
     return os.fsencode(path).decode("utf-8", "backslashreplace")
 
 
+def _is_arff(path):
+    return path.suffix.lower() == ".arff"
+
+
+def _check_label_options(files, args):
+    """--xml names one ARFF file's labels, --n-labels those of every ARFF file: given for
+    none, or --xml for several, they are refused before any file is read."""
+    arff = [path for path, _ in files if _is_arff(path)]
+    given = [o for o, v in (("--xml", args.xml), ("--n-labels", args.n_labels)) if v is not None]
+    if given and not arff:
+        raise DataError(
+            "--xml and --n-labels are for ARFF files; a delimited text file names its label "
+            "columns with --target."
+        )
+    if args.xml is not None and len(arff) > 1:
+        raise DataError(
+            f"--xml names the labels of one ARFF file, and {len(arff)} were given; name each "
+            "file's XML with PATH::xml=FILE."
+        )
+
+
 def _load(path, opts, args):
     kwargs = {"name": opts.get("name")}
-    if path.suffix.lower() != ".arff":
+    if _is_arff(path):
+        xml = opts.get("xml", args.xml)
+        kwargs["xml"] = None if xml is None else Path(xml)
+        kwargs["n_labels"] = opts.get("n_labels", args.n_labels)
+        if "target" in opts:  # a file of its own: PATH::target=-1 reads one class
+            kwargs["target"] = _target(opts["target"])
+    else:
         kwargs["format"] = "csv"
         kwargs["header"] = opts.get("header", not args.no_header)
         target = opts.get("target", args.target)
@@ -437,11 +495,17 @@ def _load(path, opts, args):
             kwargs["drop"] = _split_list(drop)
     if kwargs["name"] is None:
         kwargs.pop("name")
-    return load_dataset(path, **kwargs)
+    ds = load_dataset(path, **kwargs)
+    for note in ds.notes:  # the loader's loud notes (what it assumed): never only in a file
+        if note.startswith("Warning: "):
+            print(f"warning: {path.name}: {note.removeprefix('Warning: ')}", file=sys.stderr)
+    return ds
 
 
 def _load_all(specs, args, parser):
-    datasets = [_load(path, opts, args) for path, opts in _expand(specs, parser)]
+    files = _expand(specs, parser)
+    _check_label_options(files, args)
+    datasets = [_load(path, opts, args) for path, opts in files]
     names = [d.name for d in datasets]
     for name in names:
         if names.count(name) > 1:
@@ -549,6 +613,7 @@ def _evaluate(args, parser):
     files = _expand([args.file], parser)
     if len(files) != 1:
         raise DataError(f"evaluate takes one data file; {args.file} holds {len(files)}.")
+    _check_label_options(files, args)
     ds = _load(*files[0], args)
     results, hyper = run_benchmark(
         [ds],
@@ -626,6 +691,7 @@ def _one_file(spec_text, args, parser):
     files = _expand([spec_text], parser)
     if len(files) != 1:
         raise DataError(f"Give one data file; {spec_text} holds {len(files)}.")
+    _check_label_options(files, args)
     return _load(*files[0], args)
 
 

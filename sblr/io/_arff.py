@@ -720,8 +720,7 @@ def arff_targets(table: Table, relation: str, target, n_labels, xml, path) -> tu
         )
     binary = _trailing_binary(table)
     how = (
-        "give its Mulan XML label file (or put the data set's NAME.xml beside the ARFF file) "
-        f"or set the number of labels to {binary} (n_labels={binary})"
+        f"give its Mulan XML label file or set the number of labels to {binary} (n_labels={binary})"
     )
     if table.kinds[-1] == "nominal":
         if binary >= 2:
