@@ -135,9 +135,9 @@ from sblr.io._dataset import (
     shorten,
 )
 from sblr.io._encoding import (
-    binary_labels,
     build_dataset,
     class_target,
+    label_columns,
 )
 from sblr.io._limits import (
     MAX_DENSE_MB,
@@ -528,9 +528,7 @@ def _labels_like(table: Table, where: dict, encoding: Encoding, training: str, n
             "give every label column, or none (rows to predict)."
         )
     if encoding.task == MULTILABEL:
-        return np.column_stack(
-            [binary_labels(table.column(where[t])) for t in encoding.target]
-        ).astype(np.int64)
+        return label_columns(table, [where[t] for t in encoding.target])
     y, _ = class_target(table.column(where[encoding.target[0]]), [])
     known = {str(v): v for v in encoding.class_values}
     new = sorted({str(v) for v in y.tolist()} - set(known))
