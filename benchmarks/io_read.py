@@ -16,11 +16,14 @@ median of ``--repeats`` reads:
   allocations);
 * the Mulan ARFF files of ``../shared/datasets/multilabel`` (yeast, scene, genbase,
   emotions; skipped with a note where absent): ``sblr.load_dataset`` (with the label
-  file) against ``arff.loads`` of liac-arff (parsing only).
+  file) against ``arff.loads`` of liac-arff (parsing only);
+* every ARFF file of that folder (``--mulan`` alone): ``sblr.load_dataset`` of the file as
+  Mulan ships it (its data set's XML found beside it), wall seconds and CPU seconds, with
+  its shape and label count.
 
 Run from the repo root (with sblr importable: `pip install -e .` in the repository)::
 
-    python -m benchmarks.io_read [--repeats 5] [--wide]
+    python -m benchmarks.io_read [--repeats 5] [--wide | --mulan]
 """
 
 from __future__ import annotations
@@ -125,11 +128,33 @@ def wide_files(repeats):
         )
 
 
+def mulan_files(repeats):
+    """Every shared Mulan file, loaded as shipped (the XML found beside it)."""
+    files = sorted(DATA.glob("*.arff"), key=lambda p: p.stat().st_size) if DATA.is_dir() else []
+    if not files:
+        print(f"{DATA}: no ARFF files, skipped")
+        return
+    load_dataset(files[0])  # the first load imports pandas and SciPy's sparse module
+    print(f"{'file':28s} {'MB':>5s} {'wall s':>7s} {'CPU s':>6s}  rows x features, labels")
+    for path in files:
+        wall = median_seconds(lambda path=path: load_dataset(path), repeats)
+        cpu = cpu_seconds(lambda path=path: load_dataset(path), repeats)
+        ds = load_dataset(path)
+        print(
+            f"{path.name:28s} {path.stat().st_size / 2**20:5.2f} {wall:7.2f} {cpu:6.2f}  "
+            f"{ds.n_samples:,} x {ds.X.shape[1]:,}, {ds.n_classes:,}"
+        )
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--wide", "--wide-arff", action="store_true", help="the wide files")
+    parser.add_argument("--mulan", action="store_true", help="every shared Mulan file")
     args = parser.parse_args()
+    if args.mulan:
+        mulan_files(args.repeats)
+        return
     if args.wide:
         wide_files(args.repeats)
         return

@@ -570,7 +570,7 @@ def run_fold(
             checkpoint=checkpoint,
         )
     else:
-        chosen = {k: float(v) for k, v in params.items()}
+        chosen = {k: v if isinstance(v, str) else float(v) for k, v in params.items()}
     if checkpoint is not None:
         checkpoint()
     t1 = time.perf_counter()

@@ -246,6 +246,14 @@ def _truncated_arff() -> bytes:
     return data[: data.index(b"@data") + 300]  # cut inside the fourth data row
 
 
+def _tags_without_labels() -> bytes:
+    """A Mulan-like file whose 60 trailing {0,1} attributes say nothing of which are labels."""
+    header = ["@relation tags", "@attribute x numeric"]
+    header += [f"@attribute t{j} {{0,1}}" for j in range(60)]
+    rows = [",".join([str(i)] + ["01"[(i + j) % 2] for j in range(60)]) for i in range(4)]
+    return "\n".join([*header, "@data", *rows, ""]).encode()
+
+
 def _choose_non_binary_label(at: AppTest) -> None:
     at.radio(key="upload_task").set_value("multi-label: several 0/1 label columns")
     at.run()
@@ -288,6 +296,18 @@ def _too_many_labels(at: AppTest) -> None:
             _too_many_labels,
             ["Could not use many.arff", "asks for 20 labels but the file has only 15"],
             id="more-labels-than-attributes",
+        ),
+        pytest.param(
+            "tags-train.arff",
+            _tags_without_labels(),
+            None,
+            [
+                "Could not use tags-train.arff",
+                "ends with 60 attributes declared {0,1} ('t0', 't1', 't2' and 57 more)",
+                "the XML upload in the dashboard",
+                "(n_labels=N; --n-labels N)",
+            ],
+            id="many-binary-attributes-without-labels",
         ),
     ],
 )

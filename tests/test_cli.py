@@ -680,3 +680,104 @@ def test_evaluate_counts_rows_with_no_label_over_the_folds(capsys):
     assert f"Rows with no label: {empty:,} of 500 test rows over the folds (truth: {truth:,})" in (
         shown
     )
+
+
+# --------------------------------------------------------------------------- Mulan files
+LABELS = ["daylight", "birdsong", "rain", "thunder", "frost", "spring_tide", "noise"]
+FIXED = ["--gamma", "1", "--lam", "0.01", "--folds", "3", "--quiet"]
+
+
+def _planted_split(tmp_path):
+    """planted.arff as a split file with no XML beside it, and its XML under another name."""
+    arff = tmp_path / "planted-train.arff"
+    arff.write_bytes(PLANTED.read_bytes())
+    xml = tmp_path / "labels" / "planted-labels.xml"
+    xml.parent.mkdir()
+    xml.write_bytes(PLANTED.with_suffix(".xml").read_bytes())
+    return arff, xml
+
+
+@pytest.mark.parametrize(
+    "how",
+    [["--xml", "{xml}"], ["--n-labels", "7"], ["{arff}::xml={xml}"], ["{arff}::n_labels=7"]],
+    ids=["--xml", "--n-labels", "::xml=", "::n_labels="],
+)
+def test_evaluate_is_told_the_labels_of_an_arff_file(how, tmp_path, capsys):
+    """An ARFF file whose XML is not beside it: --xml PATH (or --n-labels N) names its labels,
+    for one file, or PATH::xml=/n_labels= for each file of a benchmark."""
+    arff, xml = _planted_split(tmp_path)
+    given = [h.format(arff=arff, xml=xml) for h in how]
+    argv = ["evaluate", *given] if "::" in how[0] else ["evaluate", str(arff), *given]
+    assert main([*argv, *FIXED]) == 0
+    out = capsys.readouterr()
+    assert "Average precision" in out.out and "Accuracy" not in out.out
+    assert "warning" not in out.err
+
+
+def test_an_arff_file_read_as_one_class_says_so_on_stderr(tmp_path, capsys):
+    """Without its XML planted reads as one class (its last label, Weka's convention): the
+    loader's warning reaches the command line, with how to read it as multi-label."""
+    arff, _ = _planted_split(tmp_path)
+    assert main(["evaluate", str(arff), *FIXED]) == 0
+    out = capsys.readouterr()
+    assert "Accuracy" in out.out
+    assert "warning: planted-train.arff: the last 7 attributes" in out.err
+    assert "n_labels=7" in out.err
+    assert "looked for 'planted-train.xml', 'planted.xml'" in out.err
+
+
+def test_many_binary_attributes_without_labels_exit_2_with_the_remedies(tmp_path, capsys):
+    tags = tmp_path / "tags-train.arff"
+    header = ["@relation tags", "@attribute x numeric"]
+    header += [f"@attribute t{j} {{0,1}}" for j in range(60)]
+    rows = [",".join([str(i)] + ["01"[(i + j) % 2] for j in range(60)]) for i in range(6)]
+    tags.write_text("\n".join([*header, "@data", *rows, ""]))
+    assert main(["evaluate", str(tags), *FIXED]) == 2
+    err = _one_error_line(capsys)
+    assert "ends with 60 attributes declared {0,1}" in err
+    assert "--xml PATH" in err and "--n-labels N" in err
+    assert main(["evaluate", f"{tags}::target=-1", *FIXED]) == 0  # one class, if so meant
+    assert "Accuracy" in capsys.readouterr().out
+
+
+def test_xml_and_n_labels_need_one_arff_file(tmp_path, capsys):
+    arff, xml = _planted_split(tmp_path)
+    other = tmp_path / "other.arff"
+    other.write_bytes(PLANTED.read_bytes())
+    argv = ["benchmark", str(arff), str(other), "--xml", str(xml), "--out", str(tmp_path / "o")]
+    assert main([*argv, "--methods", "sml", *FAST]) == 2
+    err = _one_error_line(capsys)
+    assert "--xml names the labels of one ARFF file" in err and "PATH::xml=FILE" in err
+    argv = ["evaluate", str(WINE), "--target", "class", "--xml", str(xml), *FIXED]
+    assert main(argv) == 2
+    assert "--xml and --n-labels are for ARFF files" in _one_error_line(capsys)
+
+
+# --------------------------------------------------------------------------- parameters
+def test_gamma_takes_every_value_the_library_takes(capsys):
+    """``--gamma scale`` (the estimators' default) was refused as "not a number"; BR-SVM also
+    takes ``auto``, the similarity models do not (their constraints say so)."""
+    argv = ["evaluate", str(WINE), "--target", "class", "--folds", "3", "--quiet"]
+    assert main([*argv, "--gamma", "scale", "--lam", "0.01"]) == 0
+    assert "parameters: fixed gamma=scale, lam=0.01" in capsys.readouterr().out
+    assert main([*argv, "--method", "br_svm", "--gamma", "auto", "--C", "1"]) == 0
+    assert "parameters: fixed gamma=auto, C=1" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as exc:
+        main([*argv, "--gamma", "auto"])
+    assert exc.value.code == 2
+    assert "sparse_sblr takes --gamma scale or a number > 0, not 'auto'" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main([*argv, "--gamma", "sclae"])
+    assert "argument --gamma: a number > 0, scale or auto; got 'sclae'" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_fit_with_gamma_scale_saves_the_resolved_gamma(tmp_path, capsys):
+    from sblr.modelfile import load_model
+
+    model = tmp_path / "m.skops"
+    argv = ["fit", str(PLANTED), "--gamma", "scale", "--lam", "0.01", "--out", str(model)]
+    assert main(argv) == 0
+    assert "parameters fixed gamma=scale, lam=0.01" in capsys.readouterr().out
+    est = load_model(model).estimator
+    assert est.gamma == "scale" and est.gamma_ > 0

@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from sblr._validation import StrOptions
 from sblr.cli import _BENCHMARK_HELP, _EVALUATE_HELP, _FIT_HELP, _PREDICT_HELP, _OutputError
 from sblr.decision import RULES, describe
 from sblr.exceptions import DataError
@@ -52,17 +53,23 @@ DATA_SUFFIXES = (".arff", ".csv", ".tsv", ".data")
 #: numpy's legacy seeding (used by scikit-learn's splitters) takes 0 ... 2**32 - 1.
 MAX_SEED = 2**32 - 1
 DEFAULT_METHODS = "sparse_sblr,sblr,sml,mlknn,iblr,br_svm"
+#: The keys of a data argument's ``PATH::key=value`` options.
+DATA_KEYS = ("target", "drop", "header", "xml", "n_labels", "name")
 
 _DATA_HELP = """\
-DATA arguments are ARFF files (*.arff: labels from a Mulan XML file beside
-them, else MEKA's -C N, else a nominal last attribute), delimited text files
-(any other extension: .csv, .tsv, UCI's headerless .data, .txt, .dat, none;
-the separator is detected), or folders (every *.arff, *.csv, *.tsv, *.data
-file in them, not recursive; name other files one by one, as a folder often
-holds a README.txt).  --target/--drop/--no-header apply to every delimited
-text file; a single file can override them with PATH::key=value;key=value,
-keys target, drop (comma separated), header (yes/no) and name, e.g.
+DATA arguments are ARFF files (*.arff: labels from --xml, else the Mulan XML
+file beside them as Mulan ships it (NAME.xml; for NAME-train.arff also
+NAME.xml), else --n-labels (the last N attributes), else MEKA's -C N, else a
+nominal last attribute), delimited text files (any other extension: .csv,
+.tsv, UCI's headerless .data, .txt, .dat, none; the separator is detected),
+or folders (every *.arff, *.csv, *.tsv, *.data file in them, not recursive;
+name other files one by one, as a folder often holds a README.txt).
+--target/--drop/--no-header apply to every delimited text file, --n-labels
+to every ARFF file, --xml to the one ARFF file; a single file can override
+them with PATH::key=value;key=value, keys target, drop (comma separated),
+header (yes/no), xml, n_labels (ARFF) and name, e.g.
   "wine.data::target=0;header=no"   "glass.data::target=-1;drop=0;header=no"
+  "delicious-train.arff::xml=labels/delicious.xml"   "tags.arff::target=-1"
 """
 
 
@@ -102,11 +109,51 @@ def _nonnegative_float(text):
     return v
 
 
+def _gamma_words(methods):
+    """The words the estimators of ``methods`` take for gamma, as their parameter
+    constraints declare them (the similarity models "scale"; BR-SVM also "auto")."""
+    words = {}
+    for spec in methods:
+        for constraint in getattr(spec.factory, "_parameter_constraints", {}).get("gamma", []):
+            if isinstance(constraint, StrOptions):
+                # "scale", the estimators' default, first
+                words.update(
+                    dict.fromkeys(sorted(constraint.options, key=lambda w: (w != "scale", w)))
+                )
+    return list(words)
+
+
+def _gamma(text):
+    """``--gamma``: a number > 0, or a word an estimator takes for it (``scale``)."""
+    words = _gamma_words(METHODS.values())
+    if text in words:
+        return text
+    try:
+        float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"a number > 0, {' or '.join(words)}; got {text!r}"
+        ) from None
+    return _positive_float(text)
+
+
+def _param_text(given):
+    """Parameters as the summary line writes them: ``gamma=scale, lam=0.01``."""
+    return ", ".join(f"{k}={v if isinstance(v, str) else format(v, 'g')}" for k, v in given.items())
+
+
 def _integer(text):
     try:
         return int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+
+
+def _label_count(text):
+    v = _integer(text)
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"must be a whole number >= 1: {text!r}")
+    return v
 
 
 def _folds(text):
@@ -139,6 +186,19 @@ def _add_data_options(p):
     p.add_argument("--drop", help="comma-separated CSV columns (names or positions) to leave out")
     p.add_argument(
         "--no-header", action="store_true", help="CSV/.data files have no header row (UCI style)"
+    )
+    p.add_argument(
+        "--xml",
+        metavar="PATH",
+        type=Path,
+        help="the Mulan XML label file of the ARFF file (default: the one beside it, e.g. "
+        "delicious.xml for delicious-train.arff)",
+    )
+    p.add_argument(
+        "--n-labels",
+        type=_label_count,
+        metavar="N",
+        help="ARFF files: the last N attributes are the labels (when no XML file says which)",
     )
 
 
@@ -310,7 +370,12 @@ def _add_protocol_commands(sub):
 
 def _add_method_options(p):
     p.add_argument("--method", default="sparse_sblr", help="method (default sparse_sblr)")
-    p.add_argument("--gamma", type=_positive_float, help="fixed RBF width gamma")
+    p.add_argument(
+        "--gamma",
+        type=_gamma,
+        help="fixed RBF width gamma: a number > 0, or scale (the estimators' default: "
+        "1 / (features x variance)); br_svm also auto",
+    )
     p.add_argument("--lam", type=_nonnegative_float, help="fixed L1 strength lambda (sparse_sblr)")
     p.add_argument("--C", dest="C", type=_positive_float, help="fixed SVM C (br_svm)")
 
@@ -334,12 +399,17 @@ def _parse_spec(spec, parser):
     for item in filter(None, (s.strip() for s in opts.split(";"))):
         key, eq, value = item.partition("=")
         key = key.strip()
-        if not eq or key not in ("target", "drop", "header", "name"):
-            parser.error(f"bad data option {item!r} in {spec!r} (keys: target, drop, header, name)")
+        if not eq or key not in DATA_KEYS:
+            parser.error(f"bad data option {item!r} in {spec!r} (keys: {', '.join(DATA_KEYS)})")
         if key == "header":
             if value.lower() not in ("yes", "no", "true", "false", "1", "0"):
                 parser.error(f"header must be yes or no in {spec!r}")
             out["header"] = value.lower() in ("yes", "true", "1")
+        elif key == "n_labels":
+            try:
+                out["n_labels"] = _label_count(value)
+            except argparse.ArgumentTypeError as exc:
+                parser.error(f"n_labels in {spec!r} {exc}")
         else:
             out[key] = value
     return Path(path), out
@@ -384,9 +454,36 @@ def _path_text(path) -> str:
     return os.fsencode(path).decode("utf-8", "backslashreplace")
 
 
+def _is_arff(path):
+    return path.suffix.lower() == ".arff"
+
+
+def _check_label_options(files, args):
+    """--xml names one ARFF file's labels, --n-labels those of every ARFF file: given for
+    none, or --xml for several, they are refused before any file is read."""
+    arff = [path for path, _ in files if _is_arff(path)]
+    given = [o for o, v in (("--xml", args.xml), ("--n-labels", args.n_labels)) if v is not None]
+    if given and not arff:
+        raise DataError(
+            "--xml and --n-labels are for ARFF files; a delimited text file names its label "
+            "columns with --target."
+        )
+    if args.xml is not None and len(arff) > 1:
+        raise DataError(
+            f"--xml names the labels of one ARFF file, and {len(arff)} were given; name each "
+            "file's XML with PATH::xml=FILE."
+        )
+
+
 def _load(path, opts, args):
     kwargs = {"name": opts.get("name")}
-    if path.suffix.lower() != ".arff":
+    if _is_arff(path):
+        xml = opts.get("xml", args.xml)
+        kwargs["xml"] = None if xml is None else Path(xml)
+        kwargs["n_labels"] = opts.get("n_labels", args.n_labels)
+        if "target" in opts:  # a file of its own: PATH::target=-1 reads one class
+            kwargs["target"] = _target(opts["target"])
+    else:
         kwargs["format"] = "csv"
         kwargs["header"] = opts.get("header", not args.no_header)
         target = opts.get("target", args.target)
@@ -401,11 +498,17 @@ def _load(path, opts, args):
             kwargs["drop"] = _split_list(drop)
     if kwargs["name"] is None:
         kwargs.pop("name")
-    return load_dataset(path, **kwargs)
+    ds = load_dataset(path, **kwargs)
+    for note in ds.notes:  # the loader's loud notes (what it assumed): never only in a file
+        if note.startswith("Warning: "):
+            print(f"warning: {path.name}: {note.removeprefix('Warning: ')}", file=sys.stderr)
+    return ds
 
 
 def _load_all(specs, args, parser):
-    datasets = [_load(path, opts, args) for path, opts in _expand(specs, parser)]
+    files = _expand(specs, parser)
+    _check_label_options(files, args)
+    datasets = [_load(path, opts, args) for path, opts in files]
     names = [d.name for d in datasets]
     for name in names:
         if names.count(name) > 1:
@@ -514,6 +617,7 @@ def _evaluate(args, parser):
     files = _expand([args.file], parser)
     if len(files) != 1:
         raise DataError(f"evaluate takes one data file; {args.file} holds {len(files)}.")
+    _check_label_options(files, args)
     ds = _load(*files[0], args)
     results, hyper = run_benchmark(
         [ds],
@@ -541,7 +645,7 @@ def _evaluate(args, parser):
     table = per_fold.join(params)
     summary = pd.DataFrame({"mean": per_fold.mean(), "std": per_fold.std(ddof=0)})
     summary.index = [METRIC_LABELS.get(m, m) for m in summary.index]
-    how = "fixed " + ", ".join(f"{k}={v:g}" for k, v in given.items()) if given else args.selection
+    how = f"fixed {_param_text(given)}" if given else args.selection
     print(f"{ds.name}: {spec.label}, {args.folds}-fold CV, parameters: {how}")
     print(table.to_string(float_format=lambda v: f"{v:.4g}"))
     print()
@@ -578,6 +682,12 @@ def _one_method(args, parser):
     unused = [k for k in given if k not in spec.tuned]
     if unused:
         parser.error(f"{method[0]} does not take --{', --'.join(unused)}")
+    words = _gamma_words([spec])
+    if isinstance(given.get("gamma"), str) and given["gamma"] not in words:
+        parser.error(
+            f"{method[0]} takes --gamma {' or '.join([*words, 'a number > 0'])}, not "
+            f"{given['gamma']!r}"
+        )
     return method[0], spec, given
 
 
@@ -585,6 +695,7 @@ def _one_file(spec_text, args, parser):
     files = _expand([spec_text], parser)
     if len(files) != 1:
         raise DataError(f"Give one data file; {spec_text} holds {len(files)}.")
+    _check_label_options(files, args)
     return _load(*files[0], args)
 
 
@@ -596,7 +707,7 @@ def _trained(args, parser, ds):
     X = spec.features(ds.X)
     y = np.asarray(ds.y, dtype=int) if ds.task == "multilabel" else np.asarray(ds.y)
     if given:
-        chosen, how = dict(given), "fixed " + ", ".join(f"{k}={v:g}" for k, v in given.items())
+        chosen, how = dict(given), f"fixed {_param_text(given)}"
     else:
         chosen = select_params(
             method,
@@ -611,7 +722,7 @@ def _trained(args, parser, ds):
         )
         metric = _selection_metric(args, ds) or paper_metric(ds.task == "multilabel")
         how = f"selected on {ds.name} ({args.selection}, by {metric})" + (
-            ": " + ", ".join(f"{k}={v:g}" for k, v in chosen.items()) if chosen else ""
+            ": " + _param_text(chosen) if chosen else ""
         )
     est = spec.build(**chosen, **build_decision(spec, args.threshold)).fit(X, y)
     return method, spec, est, how + _decision_text(est)

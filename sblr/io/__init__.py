@@ -18,15 +18,24 @@ Which ARFF attributes are labels, in this order of precedence:
 
 1. ``target=`` (a name/position: multi-class; a list: multi-label);
 2. a Mulan XML label file, passed as ``xml=`` or lying beside the ARFF file
-   with the same stem (``emotions.arff`` → ``emotions.xml``); the labels may
-   sit anywhere in the header and ``class_names`` follows the XML order;
+   as Mulan ships it: the file's own stem (``emotions.arff`` → ``emotions.xml``),
+   else its data set's, the stem's last ``-``/``_``/``.`` part dropped step by
+   step (``delicious-train.arff`` → ``delicious.xml``, ``Corel5k-train-sparse.arff``
+   → ``Corel5k.xml``; the nearest wins).  The labels may sit anywhere in the
+   header and ``class_names`` follows the XML order.  A label matches its
+   attribute as written, else with backslash escapes decoded as the header's
+   names are (delicious.xml's ``TAG_m\\'usica`` is the attribute ``TAG_m'usica``);
 3. ``n_labels=N``: the LAST ``N`` attributes;
 4. MEKA's ``-C N`` in the relation name: the FIRST ``N`` attributes
    (``-C -N``: the last ``N``);
 5. otherwise, if the last attribute is nominal, it is the class of a
    multi-class problem (Weka convention).  When two or more trailing
    attributes hold only 0/1 values, the first note starts with "Warning:" and
-   says the file looks multi-label and how to load it so.
+   says the file looks multi-label and how to load it so; a file that ends
+   with :data:`MANY_TRAILING_BINARY` (50) or more attributes
+   declared ``{0,1}`` (Mulan's text and image sets) is refused with a
+   :class:`~sblr.exceptions.DataError` that asks for the XML file or the label
+   count (``target=-1`` still reads it as one class).
 
 ARFF label attributes always give a ``"multilabel"`` dataset, even with a
 single label.  Label values must be 0/1 (``true``/``false`` and
@@ -101,6 +110,7 @@ import scipy.sparse as sp
 
 from sblr.exceptions import DataError
 from sblr.io._arff import (
+    MANY_TRAILING_BINARY,
     arff_targets,
     read_arff,
     read_mulan_xml,
@@ -125,9 +135,9 @@ from sblr.io._dataset import (
     shorten,
 )
 from sblr.io._encoding import (
-    binary_labels,
     build_dataset,
     class_target,
+    label_columns,
 )
 from sblr.io._limits import (
     MAX_DENSE_MB,
@@ -138,6 +148,7 @@ from sblr.io._limits import (
 )
 
 __all__ = [
+    "MANY_TRAILING_BINARY",
     "MAX_DENSE_MB",
     "Dataset",
     "Encoding",
@@ -177,8 +188,9 @@ def load_dataset(
         Number of label attributes/columns: the LAST ``n_labels`` columns are
         0/1 labels (multi-label).  With an XML file it must match its count.
     xml : str, path-like, bytes or binary file-like, optional
-        Mulan XML label file for an ARFF source.  By default ``NAME.xml``
-        beside an ARFF path is used when it exists.
+        Mulan XML label file for an ARFF source.  By default the nearest of
+        ``NAME.xml`` and its data set's XML beside an ARFF path is used
+        (``delicious-train.arff`` → ``delicious-train.xml``, ``delicious.xml``).
     format : {"arff", "csv"}, optional
         File format; inferred from the file name and content when omitted.
     name : str, optional
@@ -516,9 +528,7 @@ def _labels_like(table: Table, where: dict, encoding: Encoding, training: str, n
             "give every label column, or none (rows to predict)."
         )
     if encoding.task == MULTILABEL:
-        return np.column_stack(
-            [binary_labels(table.column(where[t])) for t in encoding.target]
-        ).astype(np.int64)
+        return label_columns(table, [where[t] for t in encoding.target])
     y, _ = class_target(table.column(where[encoding.target[0]]), [])
     known = {str(v): v for v in encoding.class_values}
     new = sorted({str(v) for v in y.tolist()} - set(known))

@@ -659,6 +659,17 @@ def _unescape(name: str) -> str:
     return re.sub(r"\\(['\"\\%])", r"\1", name)
 
 
+#: A run of this many attributes declared {0,1} at the end of an ARFF file that says nothing
+#: of its labels is refused, not read as one binary class (its last attribute): Mulan's text
+#: and image sets, whose features are 0/1 too, end with 522 (tmc2007-500) to 1,995 (bibtex)
+#: of them, and delicious read so reported "Accuracy 0.985" for its last tag alone.
+#: Single-label files of binary features stay below it: SPECT (22 binary features and a
+#: binary class) has 23, boolean benchmarks such as parity5+5, mux6 or corral 7 to 11.
+#: Shorter runs of two or more load as one class with a "Warning:" note first (emotions
+#: without its XML: 6).
+MANY_TRAILING_BINARY = 50
+
+
 def arff_targets(table: Table, relation: str, target, n_labels, xml, path) -> tuple[str, list[int]]:
     """Decide which ARFF attributes are the labels; return (task, indices)."""
     names = table.names
@@ -668,11 +679,12 @@ def arff_targets(table: Table, relation: str, target, n_labels, xml, path) -> tu
     if xml_labels is not None:
         if n_labels is not None and int(n_labels) != len(xml_labels):
             raise DataError(
-                f"n_labels={n_labels} does not match the {len(xml_labels)} labels of the XML "
-                "label file. Leave n_labels empty or fix the XML file."
+                f"n_labels={n_labels} does not match the {len(xml_labels)} labels of "
+                f"{source}. Leave n_labels empty or fix the XML file."
             )
+        indices = _label_indices_from_names(xml_labels, names, source, found=xml is None)
         table.notes.append(f"read {len(xml_labels)} label names from {source}")
-        return MULTILABEL, _label_indices_from_names(xml_labels, names)
+        return MULTILABEL, indices
     if n_labels is not None:
         count = check_label_count(n_labels, len(names), "n_labels")
         return MULTILABEL, list(range(len(names) - count, len(names)))
@@ -687,19 +699,38 @@ def arff_targets(table: Table, relation: str, target, n_labels, xml, path) -> tu
         )
         indices = range(count) if first else range(len(names) - count, len(names))
         return MULTILABEL, list(indices)
+    looked = (
+        f"no Mulan XML label file beside it (looked for "
+        f"{preview([p.name for p in xml_candidates(path)], 6)})"
+        if path is not None
+        else "no Mulan XML label file"
+    )
+    declared = _trailing_declared_binary(table)
+    if declared >= MANY_TRAILING_BINARY:
+        raise DataError(
+            f"This ARFF file ends with {declared:,} attributes declared {{0,1}} "
+            f"({preview(names[len(names) - declared :], 3)}), as a Mulan multi-label file's "
+            f"labels are, and nothing says which of them are labels: {looked}, no number of "
+            "labels, no MEKA '-C N' in the relation name. Reading only the last one as the "
+            "class of one binary problem would leave the others out, so the file is not "
+            "read. Give its Mulan XML label file (xml=PATH; --xml PATH on the command line; "
+            "the XML upload in the dashboard) or the number of labels, the last N "
+            "attributes (n_labels=N; --n-labels N); to use the last attribute alone as the "
+            "class, target=-1."
+        )
     binary = _trailing_binary(table)
     how = (
-        "upload its Mulan XML label file (or put NAME.xml beside the ARFF file) or set the "
-        f"number of labels to {binary} (n_labels={binary})"
+        f"give its Mulan XML label file or set the number of labels to {binary} (n_labels={binary})"
     )
     if table.kinds[-1] == "nominal":
         if binary >= 2:
             table.warnings.append(
                 f"Warning: the last {binary} attributes "
                 f"({preview(names[len(names) - binary :], 5)}) hold only 0/1 values, as the "
-                "labels of a multi-label file do, but nothing says which attributes are labels: "
-                f"only the last one, {names[-1]!r}, is used, as the class of a multi-class "
-                f"problem. To load the file as multi-label, {how}."
+                "labels of a multi-label file do, but nothing says which attributes are "
+                f"labels: {looked}, no number of labels, no MEKA '-C N'. Only the last one, "
+                f"{names[-1]!r}, is used, as the class of a multi-class problem. To load the "
+                f"file as multi-label, {how}."
             )
         table.notes.append(
             f"no label information (XML file, number of labels or MEKA '-C'): using the last "
@@ -709,10 +740,20 @@ def arff_targets(table: Table, relation: str, target, n_labels, xml, path) -> tu
     hint = f" The last {binary} attributes hold only 0/1 values: {how}." if binary else ""
     raise DataError(
         "Cannot tell which attributes of this ARFF file are the labels. For a Mulan multi-label "
-        "file, upload its XML label file (or put NAME.xml beside it) or set the number of labels "
-        "(the last N attributes). For a single-label file the last attribute must be nominal."
-        + hint
+        "file, give its XML label file (or put the data set's NAME.xml beside it) or set the "
+        "number of labels (the last N attributes). For a single-label file the last attribute "
+        "must be nominal." + hint
     )
+
+
+def _trailing_declared_binary(table: Table) -> int:
+    """How many attributes at the end are declared nominal {0,1} (Mulan's label type)."""
+    count = 0
+    for j in reversed(range(len(table.names))):
+        if table.kinds[j] != "nominal" or sorted(table.categories[j] or []) != ["0", "1"]:
+            break
+        count += 1
+    return count
 
 
 def _trailing_binary(table: Table) -> int:
@@ -733,23 +774,73 @@ def _trailing_binary(table: Table) -> int:
     return count
 
 
+#: What separates the parts of a split file's name from its data set's (Mulan:
+#: ``delicious-train``, ``Corel5k-train-sparse``; others write ``yeast_train``).
+_NAME_PART = re.compile(r"[-_.][^-_.]*$")
+
+
+def xml_candidates(path: Path | None) -> list[Path]:
+    """The Mulan XML label files an ARFF file at ``path`` may have beside it, nearest first.
+
+    Mulan ships one ``NAME.xml`` for a data set and its split files, so the file's own stem
+    comes first, then the stem with its last ``-``, ``_`` or ``.`` part dropped, step by
+    step; names keep their case (``Corel5k``).
+
+    Examples
+    --------
+    >>> [p.name for p in xml_candidates(Path("Corel5k-train-sparse.arff"))]
+    ['Corel5k-train-sparse.xml', 'Corel5k-train.xml', 'Corel5k.xml']
+    >>> [p.name for p in xml_candidates(Path("tmc2007-500-test.arff"))]
+    ['tmc2007-500-test.xml', 'tmc2007-500.xml', 'tmc2007.xml']
+    """
+    if path is None:
+        return []
+    stems = [path.stem]
+    while (shorter := _NAME_PART.sub("", stems[-1])) and shorter != stems[-1]:
+        stems.append(shorter)
+    return [path.with_name(f"{stem}.xml") for stem in stems]
+
+
 def _xml_labels(xml, path: Path | None) -> tuple[list[str] | None, str]:
+    """The label names of the XML given, else of the nearest one beside ``path``
+    (:func:`xml_candidates`), and where they come from (for notes and errors)."""
     if xml is not None:
         return read_mulan_xml(xml), "the XML label file"
-    if path is not None:
-        companion = path.with_suffix(".xml")
-        if companion.is_file():
-            return read_mulan_xml(companion), companion.name
+    for candidate in xml_candidates(path):
+        if candidate.is_file():
+            try:
+                return read_mulan_xml(candidate), candidate.name
+            except DataError as exc:
+                raise DataError(
+                    f"{candidate.name}, beside the ARFF file, was read as its Mulan XML label "
+                    f"file: {exc} Name the right XML file with xml=, or move this one away."
+                ) from exc
     return None, ""
 
 
-def _label_indices_from_names(labels: list[str], names: list[str]) -> list[int]:
+def _label_indices_from_names(
+    labels: list[str], names: list[str], source: str, *, found: bool = False
+) -> list[int]:
+    """The positions of the XML's labels among the ARFF attributes.
+
+    A label matches an attribute as the XML writes it, else with its backslash escapes
+    decoded as the ARFF header's names are (:func:`_unescape`): delicious.xml writes
+    ``TAG_m\\'usica`` exactly as delicious-train.arff does, and the header's name is read as
+    ``TAG_m'usica``.
+    """
     position = {n: i for i, n in enumerate(names)}
     position.update({n.strip(): i for i, n in enumerate(names) if n.strip() not in position})
-    unknown = [label for label in labels if label not in position]
+    indices, unknown = [], []
+    for label in labels:
+        at = position.get(label, position.get(_unescape(label)))
+        if at is None:
+            unknown.append(label)
+        else:
+            indices.append(at)
     if unknown:
+        remedy = " (found beside it; name another with xml=)" if found else ""
         raise DataError(
-            f"Label(s) {preview(unknown, 5)} from the XML label file are not attributes of the "
-            "ARFF file. Check that the XML file belongs to this ARFF file."
+            f"Label(s) {preview(unknown, 5)} from {source} are not attributes of the ARFF "
+            f"file. Check that the XML file belongs to this ARFF file{remedy}."
         )
-    return [position[label] for label in labels]
+    return indices

@@ -103,7 +103,7 @@ def build_dataset(table: Table, labels: tuple[str, list[int]], *, drop, missing,
         )
     else:
         check_dense(table.n_rows, len(target_idx), "the label matrix")
-        y, class_names = _label_target([table.column(i) for i in target_idx], notes)
+        y, class_names = _label_target(table, target_idx, notes)
     taken = dropped.union(target_idx)
     features = [j for j in range(len(table.names)) if j not in taken]
     X, feature_names, plan = _encode_features(table, features, missing, notes)
@@ -191,13 +191,53 @@ def sorted_distinct(values: np.ndarray) -> np.ndarray:
     return np.unique(np.asarray(pd.unique(values.ravel()), dtype=values.dtype))
 
 
-def _label_target(columns: list[Column], notes: list[str]) -> tuple[np.ndarray, list[str]]:
-    Y = np.column_stack([binary_labels(c) for c in columns]).astype(np.int64)
-    names = [c.name for c in columns]
+def _label_target(table: Table, indices: list[int], notes: list[str]):
+    Y = label_columns(table, indices)
+    names = [table.names[j] for j in indices]
     empty = [n for n, count in zip(names, Y.sum(axis=0), strict=True) if count == 0]
     if empty:
         notes.append(f"label(s) {preview(empty, 5)} have no positive rows")
     return Y, names
+
+
+#: Label columns are decoded this many at a time: a block's category codes are dense (rows ×
+#: block floats, 26 MB for delicious's 12,920 rows), whatever the number of labels.
+_LABEL_BLOCK = 256
+
+
+def label_columns(table: Table, indices: list[int]) -> np.ndarray:
+    """The 0/1 label matrix (int64, rows × labels) of the columns ``indices`` of ``table``.
+
+    A nominal or text column is decoded from its category codes, each declared value read
+    once: value by value, delicious-train's 983 labels × 12,920 rows took most of its load
+    (10.3 CPU-s, now 1.2: ``python -m benchmarks.io_read --mulan``).  A numeric column, and
+    one with a missing value or a value that is not 0/1, goes through
+    :func:`binary_labels`, which words the error.
+    """
+    Y = np.empty((table.n_rows, len(indices)), dtype=np.int64)
+    for start in range(0, len(indices), _LABEL_BLOCK):
+        block = indices[start : start + _LABEL_BLOCK]
+        coded = [k for k, j in enumerate(block) if table.categories[j] is not None]
+        codes = table.values[:, [block[k] for k in coded]] if coded else None
+        if sp.issparse(codes):
+            codes = codes.toarray()
+        decoded = set()
+        for c, k in enumerate(coded):
+            column = codes[:, c]
+            if np.isnan(column).any():
+                continue
+            column = column.astype(np.intp)
+            tokens = [str(v).strip().lower() for v in table.categories[block[k]]]
+            truth = np.array([t in TRUE_TOKENS for t in tokens], dtype=np.int64)
+            known = np.array([t in TRUE_TOKENS | FALSE_TOKENS for t in tokens])
+            if not known[column].all():
+                continue
+            Y[:, start + k] = truth[column]
+            decoded.add(k)
+        for k, j in enumerate(block):
+            if k not in decoded:
+                Y[:, start + k] = binary_labels(table.column(j))
+    return Y
 
 
 def binary_labels(column: Column) -> np.ndarray:
@@ -209,7 +249,7 @@ def binary_labels(column: Column) -> np.ndarray:
         )
     if column.kind == "numeric":
         values = column.values
-        bad = sorted({float(v) for v in values if v not in (0.0, 1.0)}, key=str)
+        bad = sorted(set(values[~np.isin(values, (0.0, 1.0))].tolist()), key=str)
         if not bad:
             return values.astype(np.int64)
         bad_text = [f"{v:g}" for v in bad]
