@@ -140,6 +140,7 @@ def cached_upload(digest, _upload: Upload):
             target=up.target,
             drop=list(up.drop) if up.drop else None,
             max_dense_mb=MAX_DENSE_MB,
+            max_rows=MAX_ROWS,  # counted before the values are parsed
         )
 
 
