@@ -648,7 +648,8 @@ def test_a_load_refuses_more_rows_than_its_limit_before_parsing_them(monkeypatch
     assert load_dataset(spans, name="t.csv", target="c", max_rows=3).n_samples == 3
     with pytest.raises(DataError, match=r"more than 2 rows"):
         load_dataset(spans, name="t.csv", target="c", max_rows=2)
-    arff = b"@relation r\n@attribute f numeric\n@attribute c {a,b}\n@data\n% note\n0.5,a\n\n2,b\n0.1,a\n"
+    arff = b"@relation r\n@attribute f numeric\n@attribute c {a,b}\n@data\n"
+    arff += b"% note\n0.5,a\n\n2,b\n0.1,a\n"  # 3 rows among 5 lines
     assert load_dataset(arff, name="r.arff", max_rows=3).n_samples == 3
     with pytest.raises(DataError, match=r"more than 2 rows"):
         load_dataset(arff, name="r.arff", max_rows=2)
