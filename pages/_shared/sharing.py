@@ -327,7 +327,7 @@ class UploadStore:
             with self._lock:
                 disk = self._files.publish(staged, token, json.dumps(info).encode())
                 staged = None
-                self._index(token, disk, (now, now), digest, holder)
+                self._index(token, disk, (now, now), info)
                 self._claim(person, token, owner_key)
                 self._evict(keep=token, person=person)
         finally:
@@ -466,16 +466,18 @@ class UploadStore:
         except (OSError, ValueError):
             accessed = created
         disk = self._files.disk(token)
-        holder = info.get("holder") if isinstance(info.get("holder"), str) else ""
-        self._index(token, disk, (created, accessed), info.get("digest"), holder, reorder=reorder)
+        self._index(token, disk, (created, accessed), info, reorder=reorder)
         if accessed > created:  # read since it was stored (get() writes the time of use)
             self._opened.add(token)
 
-    def _index(self, token, disk, times, digest, holder="", *, reorder=True):
-        """Enter an item into the index (lock held; ``times``: its creation and last use),
-        keeping both orders (``reorder=False``: the caller sorts them once after entering
-        many), and count it in its holder's share."""
+    def _index(self, token, disk, times, info, *, reorder=True):
+        """Enter an item into the index (lock held; ``times``: its creation and last use;
+        ``info``: its description, for its digest and holder), keeping both orders
+        (``reorder=False``: the caller sorts them once after entering many), and count it in
+        its holder's share."""
         created, accessed = times
+        digest = info.get("digest")
+        holder = info.get("holder") if isinstance(info.get("holder"), str) else ""
         self._holder[token] = holder
         held = self._holding.setdefault(holder, [0, 0])
         held[0] += disk
