@@ -33,6 +33,7 @@ from pages._shared.state import (
     apply_pending_view,
     follow_redirect,
     init_state_from_url,
+    note_dropped_links,
     sidebar_settings,
     url_notice,
 )
@@ -311,6 +312,7 @@ def _sidebar(ds, page_path):
     st.session_state["_settings"] = sidebar_settings(ds)
 
 
+note_dropped_links()  # once per process: a link too long for Streamlit gets a note
 init_state_from_url()
 apply_pending_view()
 pages = [

@@ -24,6 +24,8 @@ ds, s, key = page_context(__file__)  # the data in use (untouched here)
 
 K_BOARD, K_UNDO, K_CLICKS, K_NOTE = "_pg_board", "_pg_undo", "_pg_clicks", "_pg_note"
 K_CLEAN = "_pg_clean"  # the board before the noise slider's flips
+K_INFO = "_pg_info"  # a note on the board the link opened (no fault of the link)
+K_OFFER = "_pg_offer"  # the link could not be read: offer the default board
 COLOURS = plots.class_colors(pg.MAX_CLASSES)
 COLOUR_NAMES = ("blue", "red", "green", "purple", "orange", "cyan")
 MODELS = ("SparseSBLR", "SBLR", "SML")
@@ -44,20 +46,35 @@ def _number(text, choices, default):
 
 
 def _first_board():
-    """The link's points, else the default preset; a broken link: a note and an empty plane."""
+    """``(board, note, offer)``: the link's points, else the default preset; a note to show
+    (or None), and whether to offer the default board beside it.
+
+    Every board a link can hold opens with its points as they were: one of a single class
+    gets an empty second class (the page fits and places two or more; issue #44: a one-class
+    link raised an IndexError on every run, the controls never drawn). A link that cannot be
+    read leaves the plane empty, says why, and offers the default board.
+    """
     text = st.query_params.get("pts")
     if text is None:
-        return pg.preset(DEFAULT_PRESET), None
+        return pg.preset(DEFAULT_PRESET), None, False
     try:
-        return pg.decode_board(text), None
+        board = pg.decode_board(text)
     except DataError as exc:
-        return pg.Board.empty(
-            2
-        ), f"The link's points could not be read ({exc}); the plane is empty."
+        note = f"The link's points could not be read ({exc}); the plane is empty."
+        return pg.Board.empty(2), note, True
+    if board.n_classes < 2:
+        note = (
+            "The link's board has one class (A). A model needs two: class B is added, with no "
+            "points yet; place some to see the models at work."
+        )
+        return board.with_classes(2), note, False
+    return board, None, False
 
 
 if K_BOARD not in st.session_state:
-    st.session_state[K_BOARD], st.session_state[K_NOTE] = _first_board()
+    st.session_state[K_BOARD], note, offer = _first_board()
+    st.session_state[K_NOTE if offer else K_INFO] = note
+    st.session_state[K_OFFER] = offer
     q = st.query_params
     st.session_state["pg_model"] = q.get("pm") if q.get("pm") in MODELS else MODELS[0]
     st.session_state["pg_gamma"] = _number(q.get("pgamma"), LOG_GAMMAS, 0.0)
@@ -103,6 +120,10 @@ def _load_preset():
     _set_board(pg.preset(st.session_state["pg_preset"]))
 
 
+def _default():
+    _set_board(pg.preset(DEFAULT_PRESET))
+
+
 def _clear():
     _set_board(pg.Board.empty(st.session_state[K_BOARD].n_classes))
 
@@ -123,6 +144,11 @@ st.caption(
 note = st.session_state.pop(K_NOTE, None)
 if note:
     st.warning(esc_md(note), icon=":material/link_off:")
+    if st.session_state.pop(K_OFFER, False):  # the default board, one click away
+        st.button(f"Open the default board ({DEFAULT_PRESET})", key="pg_default", on_click=_default)
+info = st.session_state.pop(K_INFO, None)
+if info:
+    st.info(esc_md(info), icon=":material/info:")
 
 # ----------------------------------------------------------------------------- a short lesson
 OVERLAP = "C where A and B overlap"

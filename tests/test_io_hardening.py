@@ -634,3 +634,38 @@ def test_a_load_can_be_given_a_lower_size_limit():
     for bad in (0, -1, float("nan"), float("inf"), "512", True):
         with pytest.raises(ValueError, match="max_dense_mb must be a positive number"):
             load_dataset(raw, name="t.csv", target="c", max_dense_mb=bad)
+
+
+def test_a_load_refuses_more_rows_than_its_limit_before_parsing_them(monkeypatch):
+    """Issue #44 item 9: the dashboard refused a file of more than 200,000 rows only after
+    reading it (790,000 rows of empty cells, within its four-lines-a-row margin: 13 s and
+    3.5 GB before the refusal). ``max_rows`` is counted before the values are parsed: the
+    CSV's rows one by one (a quoted value over several lines is one row), the ARFF's data
+    lines, and the parsers never run on a file over the limit."""
+    import sblr.io._csv as csv_reader
+
+    spans = b'c,g,f\n1,0.5,"a\nlong\nnote"\n0,0.2,"x"\n1,0.5,"and\nmore"\n'  # 3 rows, 7 lines
+    assert load_dataset(spans, name="t.csv", target="c", max_rows=3).n_samples == 3
+    with pytest.raises(DataError, match=r"more than 2 rows"):
+        load_dataset(spans, name="t.csv", target="c", max_rows=2)
+    arff = b"@relation r\n@attribute f numeric\n@attribute c {a,b}\n@data\n"
+    arff += b"% note\n0.5,a\n\n2,b\n0.1,a\n"  # 3 rows among 5 lines
+    assert load_dataset(arff, name="r.arff", max_rows=3).n_samples == 3
+    with pytest.raises(DataError, match=r"more than 2 rows"):
+        load_dataset(arff, name="r.arff", max_rows=2)
+    train = load_dataset(b"c,f,g\n" + b"0,1,2\n1,3,4\n" * 5, name="t.csv", target="c")
+    rows = b"f,g\n" + b",\n" * 50  # empty cells: the column means
+    assert load_dataset(rows, name="rows.csv", like=train, max_rows=50).n_samples == 50
+
+    def never(*args, **kwargs):
+        raise AssertionError("parsed a file over the row limit")
+
+    monkeypatch.setattr(csv_reader, "parse_columns", never)
+    monkeypatch.setattr(csv_reader, "read_rows", never)
+    with pytest.raises(DataError, match=r"more than 49 rows, this load's limit"):
+        load_dataset(rows, name="rows.csv", like=train, max_rows=49)
+    with pytest.raises(DataError, match=r"more than 9 rows"):
+        load_dataset(b"c,f\n" + b"0,1\n" * 10, name="t.csv", target="c", max_rows=9)
+    for bad in (0, -1, 2.5, "5", True):
+        with pytest.raises(ValueError, match="max_rows must be a positive whole number"):
+            load_dataset(rows, name="rows.csv", like=train, max_rows=bad)

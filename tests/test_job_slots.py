@@ -121,6 +121,48 @@ def test_the_dashboard_counts_a_long_job_against_its_address(monkeypatch):
     assert slots.idle()
 
 
+@pytest.mark.parametrize(
+    ("proxies", "expected"),
+    [
+        (None, "10.0.0.2"),  # the default: one proxy, which appended the address it saw
+        ("1", "10.0.0.2"),
+        ("2", "203.0.113.9"),  # two: the outer one appended the client's, the inner one its
+        ("0", "10.0.0.3"),  # the header not trusted: the connection's own peer
+        ("4", "10.0.0.3"),  # fewer entries than proxies: not through them all, not trusted
+    ],
+)
+def test_a_long_jobs_address_is_the_one_the_trusted_proxies_appended(
+    monkeypatch, proxies, expected
+):
+    """Issue #44 item 6: the first X-Forwarded-For entry is whatever the client wrote, so the
+    per-address limit took a new address per request. Each proxy appends the address it saw:
+    behind N trusted proxies the client's is the N-th from the right (MDN's "trusted proxy
+    count"), the header's lines read as one list. Oracle: the entries written here."""
+    from types import SimpleNamespace
+
+    from streamlit.runtime.context import StreamlitHeaders
+
+    from pages._shared import server
+
+    lines = [("X-Forwarded-For", "6.6.6.6, 203.0.113.9"), ("X-Forwarded-For", "10.0.0.2")]
+    context = SimpleNamespace(headers=StreamlitHeaders(lines), ip_address="10.0.0.3")
+    monkeypatch.setattr(server, "get_script_run_ctx", lambda: object())
+    monkeypatch.setattr(server.st, "context", context)
+    monkeypatch.setenv("SBLR_CLIENT_ADDRESS_HEADER", "X-Forwarded-For")
+    if proxies is None:
+        monkeypatch.delenv("SBLR_TRUSTED_PROXIES", raising=False)
+    else:
+        monkeypatch.setenv("SBLR_TRUSTED_PROXIES", proxies)
+    assert server.current_address() == expected
+    if proxies != "4":  # (more proxies set than there are: what is left of them is the client's)
+        # what the client writes in front changes nothing
+        spoofed = [("X-Forwarded-For", "7.7.7.7, 8.8.8.8, 203.0.113.9, 10.0.0.2")]
+        monkeypatch.setattr(context, "headers", StreamlitHeaders(spoofed))
+        assert server.current_address() == expected
+    monkeypatch.delenv("SBLR_CLIENT_ADDRESS_HEADER")  # no header named: never read
+    assert server.current_address() == "10.0.0.3"
+
+
 def test_a_long_job_gives_its_slot_to_a_waiting_user_between_steps(monkeypatch):
     """Tune held a slot for its whole grid (another user's 2-3 s view waited 330 s). With
     take_turn after each step, a view that arrives during the job runs before the job ends,

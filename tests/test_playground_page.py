@@ -5,10 +5,19 @@ from __future__ import annotations
 
 import html
 
+import numpy as np
 import pytest
 from apptest_helpers import assert_clean, goto, start, texts
 
-from sblr.playground import board_scores, encode_board, fit_board, preset
+from sblr.playground import (
+    MAX_POINTS,
+    Board,
+    board_scores,
+    decode_board,
+    encode_board,
+    fit_board,
+    preset,
+)
 
 pytestmark = [pytest.mark.usefixtures("navigation_mode", "private_share_store"), pytest.mark.slow]
 
@@ -32,11 +41,63 @@ def test_a_link_brings_back_the_points_and_the_settings():
     assert at.query_params["pk"] == "C" and at.query_params["pm"] == "SBLR"
 
 
-def test_a_broken_link_gives_a_note_and_an_empty_plane():
+def test_a_broken_link_gives_a_note_an_empty_plane_and_the_default_board_on_offer():
     at = _open({"pts": "AQI*not-a-board"})
     assert "could not be read" in html.unescape(texts(at.warning))
     assert "0 points" in texts(at.caption)
     assert "two classes" in texts(at.info)  # what to do next, instead of a model
+    at.button(key="pg_default").click()
+    at.run()
+    assert_clean(at)
+    assert decode_board(at.query_params["pts"]) == preset("two blobs")
+
+
+def _board(points, labels):
+    return encode_board(Board(np.asarray(points, dtype=float), np.asarray(labels, dtype=bool)))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "AQEFBQHIyAE",  # issue #44: one class, two points (an IndexError on every run)
+        _board(np.linspace(-0.9, 0.9, 80).reshape(40, 2), np.ones((40, 1))),  # one class
+        _board([[0.1, 0.2], [0.3, -0.4], [-0.5, 0.6]], np.ones((3, 6))),  # every class on all
+        _board([[0.0, 0.0]], [[False, False, True]]),  # one point, of the third class
+        _board(np.zeros((MAX_POINTS, 2)), np.eye(2, dtype=bool)[np.arange(MAX_POINTS) % 2]),
+    ],
+    ids=["issue-44", "one-class", "six-on-every-point", "one-point", "400-on-one-cell"],
+)
+def test_every_board_a_link_can_hold_opens_with_its_controls(text):
+    """Issue #44 item 5: a link Board accepts opens, its points as they were and every
+    control drawn; a one-class board gets an empty second class, and says so."""
+    board = decode_board(text)
+    at = _open({"pts": text})
+    shown = decode_board(at.query_params["pts"])
+    assert np.array_equal(shown.points, board.points)
+    assert np.array_equal(shown.labels[:, : board.n_classes], board.labels)
+    assert not shown.labels[:, board.n_classes :].any()
+    assert f"{len(board)} point" in texts(at.caption)
+    assert at.number_input(key="pg_classes").value == max(board.n_classes, 2)
+    assert len(at.radio(key="pg_class").options) == max(board.n_classes, 2)
+    if board.n_classes == 1:
+        assert "one class" in html.unescape(texts(at.info))
+    at.button(key="pg_load").click()  # and the controls work: the default preset loads
+    at.run()
+    assert_clean(at)
+    assert decode_board(at.query_params["pts"]) == preset("two blobs")
+
+
+def test_a_link_too_long_to_read_says_so_and_the_playground_shows_its_default():
+    """Issue #44 item 9: Streamlit reads no query string of over 1,000 parameters (or 512 Ki
+    characters) and the session began as if the link had none, unsaid."""
+    start({})  # the server's first session (its first run installs the notice)
+    query = {"pts": encode_board(preset("XOR")), **{f"x{i}": "" for i in range(1000)}}
+    at = start(query, pin_lam=False)
+    assert "too long" in html.unescape(texts(at.warning))
+    assert "1,001 parameters" in html.unescape(texts(at.warning))
+    at = goto(at, "pages/playground.py")
+    assert decode_board(at.query_params["pts"]) == preset("two blobs")
+    assert "too long" not in html.unescape(texts(at.warning))  # said once
 
 
 def test_the_points_become_the_data_of_the_other_pages_on_request():
@@ -55,8 +116,6 @@ def test_the_points_become_the_data_of_the_other_pages_on_request():
 def test_points_can_be_placed_and_removed_from_the_keyboard():
     """The plane takes clicks; the same actions by typed coordinates, for a keyboard user.
     Oracle: the board the address carries, decoded."""
-    from sblr.playground import decode_board
-
     board = preset("two blobs")
     at = _open({"pts": encode_board(board)})
     at.radio(key="pg_class").set_value(1)
@@ -79,7 +138,7 @@ def test_the_short_lesson_sets_the_overlap_and_its_lambda_empties_c_of_a_and_b()
     """Issue #36 item 5: place C only where A and B overlap, predict which β of C are
     non-zero, check with λ, then break it with noise. Oracle: SparseSBLR fitted by the
     library on the same board at each step's settings."""
-    from sblr.playground import decode_board, with_label_noise
+    from sblr.playground import with_label_noise
 
     at = _open({})
     at.button(key="pg_lesson_1").click()
@@ -152,7 +211,7 @@ def test_the_evidence_space_shows_the_class_against_the_one_that_moves_it_and_fo
 def test_the_noise_slider_makes_a_share_of_labels_wrong_and_gives_them_back_at_zero():
     """Oracle: sblr.playground.with_label_noise on the clean board, and the clean board itself
     when the slider is back at 0 %; an edit afterwards starts from the noisy points."""
-    from sblr.playground import decode_board, with_label_noise
+    from sblr.playground import with_label_noise
 
     board = preset("two blobs")
     at = _open({"pts": encode_board(board)})

@@ -300,9 +300,11 @@ def test_parallel_equals_serial(wine):
     kw = {"folds": 3, "grid": GRID, "progress": False}
     serial, h1 = run_benchmark([wine], ["sblr", "br_svm"], n_jobs=1, **kw)
     parallel, h2 = run_benchmark([wine], ["sblr", "br_svm"], n_jobs=2, **kw)
-    assert serial.equals(parallel)
+    # the scores of worker processes (their BLAS threads may sum in another order): to a
+    # stated tolerance; what was chosen (the grid points) exactly
+    pd.testing.assert_frame_equal(serial, parallel, check_exact=False, rtol=1e-12, atol=1e-15)
     cols = ["dataset", "method", "fold", "gamma", "C"]
-    assert h1[cols].equals(h2[cols])
+    assert h1[cols].equals(h2[cols])  # exact: the grid points chosen, decisions
 
 
 @pytest.mark.slow
@@ -325,12 +327,15 @@ def test_dask_cluster_equals_local(wine, planted, tmp_path):
         with distributed.Client(cluster) as client:
             ran = client.run(lambda: __import__("os").getpid())
     assert len(ran) == 2
-    pd.testing.assert_frame_equal(local, remote)
+    # the workers' scores against these: to a stated tolerance (pandas' default is 1e-5)
+    pd.testing.assert_frame_equal(local, remote, check_exact=False, rtol=1e-12, atol=1e-15)
     params = ["dataset", "method", "fold", "gamma", "lam"]
-    pd.testing.assert_frame_equal(h_local[params], h_remote[params])
+    chosen = h_local[params], h_remote[params]
+    pd.testing.assert_frame_equal(*chosen, check_exact=True)  # exact: grid points, decisions
     assert len(list(tmp_path.rglob("*.json"))) == 3 * 3 + 2 * 3  # ncm is multi-class only
     own, _ = run_benchmark([wine], ["sblr"], scheduler="local", n_jobs=2, **kw)
-    pd.testing.assert_frame_equal(own, run_benchmark([wine], ["sblr"], **kw)[0])
+    here = run_benchmark([wine], ["sblr"], **kw)[0]
+    pd.testing.assert_frame_equal(own, here, check_exact=False, rtol=1e-12, atol=1e-15)
 
 
 @pytest.mark.slow

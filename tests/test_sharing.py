@@ -421,17 +421,114 @@ def test_one_person_keeps_at_most_their_quota_their_oldest_going_first(tmp_path)
     store.get(theirs)
 
 
-def test_a_full_store_takes_the_uploaders_own_oldest_then_refuses_rather_than_evict(tmp_path):
-    """With evict_others=False (the dashboard) a full store removes the uploader's own oldest
-    items, and when only others' are left it refuses the upload (StoreFull) instead of
-    removing a link somebody else made; the default still evicts the least recently used."""
-    from pages._shared.sharing import StoreFull
+def _ids(root):
+    return sorted(p.name for p in root.iterdir() if is_share_id(p.name))
 
+
+def _alive(store, tokens):
+    return [t for t in tokens if store.expires_at(t) is not None]
+
+
+def test_a_full_store_still_takes_a_newcomers_link(tmp_path, monkeypatch):
+    """Issue #44 item 7: the dashboard's full store refused every newcomer's link until links
+    expired (up to 7 days). Now what is over its share gives way: here the person holding
+    three of the four links loses their oldest unopened one."""
+    import streamlit as st
+
+    from pages._shared import data
+
+    monkeypatch.setenv("SBLR_SHARE_DIR", str(tmp_path))
+    monkeypatch.setattr(data, "SHARE_MAX_ITEMS", 4)
+    st.cache_resource.clear()  # the dashboard's store, made again with that cap
+    try:
+        store = data.share_store()
+        mine = [store.put({"data": b"a%d" % i}, {}, person="a")[0] for i in range(3)]
+        theirs, _ = store.put({"data": b"b"}, {}, person="b")
+        store.get(mine[0])  # opened: a link somebody uses
+        newcomer, _ = store.put({"data": b"c"}, {}, person="c")
+        assert store.expires_at(newcomer) is not None
+        assert _alive(store, [*mine, theirs]) == [mine[0], mine[2], theirs]
+    finally:
+        st.cache_resource.clear()
+
+
+def test_a_cookie_dropping_flood_cannot_evict_a_link_held_within_its_share(tmp_path):
+    """A new cookie is a new person, not a new holder: one address's uploads count together
+    (the dashboard passes the address as ``holder``). Thirty fresh cookies of one address,
+    each opening its own link, take their own oldest links, never the teacher's."""
     clock = Clock()
     mb = b"x" * 2**20
     store = UploadStore(
-        tmp_path, StoreLimits(max_item_mb=2, max_total_mb=3.1, evict_others=False), clock=clock
+        tmp_path, StoreLimits(max_item_mb=2, max_total_mb=3.1, evict="fair"), clock=clock
     )
+    lesson, _ = store.put({"data": mb + b"lesson"}, {}, person="teacher", holder="school")
+    flood = []
+    for i in range(30):
+        clock.now += 1
+        token, _ = store.put({"data": mb + b"%d" % i}, {}, person=f"cookie{i}", holder="attic")
+        store.get(token)
+        flood.append(token)
+    assert store.expires_at(lesson) is not None
+    assert _alive(store, flood) == flood[-2:]  # every one of them got its link
+    assert store.total_bytes() <= 3.1 * 2**20
+
+
+def test_what_goes_is_the_largest_holders_oldest_unopened_then_least_recently_used(tmp_path):
+    """The policy, item by item (count cap 5): at an upload past a cap, the holder furthest
+    over its share (the cap over the number of holders) loses its oldest unopened link; when
+    it has none left, its least recently used one."""
+    clock = Clock()
+    store = UploadStore(tmp_path, StoreLimits(max_items=5, evict="fair"), clock=clock)
+
+    def put(data, holder):
+        clock.now += 1
+        return store.put({"data": data}, {}, person=data.decode(), holder=holder)[0]
+
+    a1, a2, a3, b1, c1 = (put(d, h) for d, h in [(b"a1", "A"), (b"a2", "A"), (b"a3", "A"),
+                                                  (b"b1", "B"), (b"c1", "C")])  # fmt: skip
+    for token in (a3, a1):  # opened, a1 the most recently
+        clock.now += 1
+        store.get(token)
+    d1 = put(b"d1", "D")  # A holds 3/5, its share 1/4: its oldest unopened, a2
+    assert _alive(store, [a1, a2, a3, b1, c1, d1]) == [a1, a3, b1, c1, d1]
+    e1 = put(b"e1", "E")  # A holds 2/5 > 1/5, none unopened: its least recently used, a3
+    assert _alive(store, [a1, a3, b1, c1, d1, e1]) == [a1, b1, c1, d1, e1]
+    f1 = put(b"f1", "F")  # each holds 1/5 > 1/6: the oldest unopened of them all, b1
+    assert _alive(store, [a1, b1, c1, d1, e1, f1]) == [a1, c1, d1, e1, f1]
+
+
+def test_an_upload_past_its_share_while_everyone_holds_within_theirs_is_refused(tmp_path):
+    """Refused only when nobody else is over their share: six holders of 0.4 MB in a 3.1 MB
+    store (each within 1/7), a seventh's 1 MB upload has no link and removes nothing; the
+    uploader's own oldest go first, as before."""
+    from pages._shared.sharing import StoreFull
+
+    clock = Clock()
+    store = UploadStore(
+        tmp_path, StoreLimits(max_item_mb=2, max_total_mb=3.1, evict="fair"), clock=clock
+    )
+    for h in range(6):
+        clock.now += 1
+        store.put({"data": b"x" * 400_000 + b"%d" % h}, {}, person=f"p{h}", holder=f"h{h}")
+    before = _ids(tmp_path)
+    with pytest.raises(StoreFull, match="fair share"):
+        store.put({"data": b"n" * 2**20}, {}, person="newcomer", holder="h6")
+    assert _ids(tmp_path) == before
+    # the same upload by a holder that is over its share with older items: its own go
+    clock.now += 1
+    again, _ = store.put({"data": b"x" * 700_000}, {}, person="p0", holder="h0")
+    clock.now += 1
+    store.put({"data": b"y" * 700_000}, {}, person="p0", holder="h0")
+    assert store.expires_at(again) is None and len(_ids(tmp_path)) == 6
+    assert store.total_bytes() <= 3.1 * 2**20
+
+
+def test_the_library_default_still_evicts_the_least_recently_used(tmp_path):
+    """``evict="lru"`` (a store of one user's links, the library's default): anybody's least
+    recently used goes, the uploader's own oldest first."""
+    clock = Clock()
+    mb = b"x" * 2**20
+    store = UploadStore(tmp_path, StoreLimits(max_item_mb=2, max_total_mb=3.1), clock=clock)
     teacher, _ = store.put({"data": mb + b"t"}, {}, person="teacher")
     clock.now += 1
     a, _ = store.put({"data": mb + b"a"}, {}, person="student")
@@ -439,12 +536,9 @@ def test_a_full_store_takes_the_uploaders_own_oldest_then_refuses_rather_than_ev
     b, _ = store.put({"data": mb + b"b"}, {}, person="student")
     clock.now += 1
     c, _ = store.put({"data": mb + b"c"}, {}, person="student")  # over: the student's oldest
-    with pytest.raises(SharedDataMissing):
-        store.get(a)
-    for token in (teacher, b, c):
-        store.get(token)
-    before = sorted(p.name for p in tmp_path.iterdir() if is_share_id(p.name))
-    with pytest.raises(StoreFull, match="full of other people's links"):
-        store.put({"data": mb + b"n"}, {}, person="newcomer")
-    assert sorted(p.name for p in tmp_path.iterdir() if is_share_id(p.name)) == before
-    assert store.total_bytes() <= 3.1 * 2**20
+    assert _alive(store, [teacher, a, b, c]) == [teacher, b, c]
+    clock.now += 1
+    store.put({"data": mb + b"n"}, {}, person="newcomer")  # then the least recently used
+    assert _alive(store, [teacher, b, c]) == [b, c]
+    with pytest.raises(ValueError, match="evict"):
+        UploadStore(tmp_path, StoreLimits(evict="never"))

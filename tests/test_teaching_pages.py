@@ -290,7 +290,8 @@ def test_a_link_stored_by_another_replica_opens_here(root, tmp_path, monkeypatch
 
 def _as_browser(monkeypatch):
     """AppTest sessions all share one session id and carry no cookie: each test session here
-    names its browser in its state (``_browser``), as a browser's cookie would."""
+    names its browser in its state (``_browser``), as a browser's cookie would, and its
+    network address (``_address``, default "local") as the request would."""
     import streamlit as st
 
     from pages._shared import server
@@ -298,10 +299,12 @@ def _as_browser(monkeypatch):
     monkeypatch.setattr(
         server, "current_user", lambda: ("browser", st.session_state.get("_browser"))
     )
+    monkeypatch.setattr(server, "current_address", lambda: st.session_state.get("_address"))
 
-    def browser(name, query=None):
+    def browser(name, query=None, address="local"):
         at = start(query)
         at.session_state["_browser"] = name
+        at.session_state["_address"] = address
         return at
 
     return browser
@@ -335,8 +338,10 @@ def test_a_browser_keeps_one_copy_per_file_and_a_few_links_at_most(monkeypatch):
 def test_fresh_sessions_of_one_browser_cannot_evict_another_users_link(monkeypatch):
     """Issue #35 row 4: with SBLR_SHARE_MAX_MB=1 a teacher's 85 kB link was gone after four
     fresh sessions uploaded three files each (the quota lived in the session). Now the quota
-    follows the browser, and a full store refuses the newcomer's link, saying why, rather
-    than remove the teacher's."""
+    follows the browser. Issue #44 item 7: a full store then refused every newcomer's link;
+    now it makes room by fair shares among addresses, so twelve fresh browsers of another
+    address all get links, at the cost of their own address's oldest, and the classroom's
+    links (within its share of the store) all hold."""
     import streamlit as st
 
     from pages._shared import data
@@ -344,27 +349,30 @@ def test_fresh_sessions_of_one_browser_cannot_evict_another_users_link(monkeypat
     monkeypatch.setattr(data, "SHARE_MAX_MB", 1.0)  # SBLR_SHARE_MAX_MB=1
     st.cache_resource.clear()  # the store is made again with that cap
     browser = _as_browser(monkeypatch)
-    teacher = load_upload(browser("teacher"), "lesson.csv", _big_csv(85_000, seed=0))
+    teacher = load_upload(browser("teacher", address="school"), "lesson.csv", _big_csv(85_000, 0))
     lesson = teacher.query_params["data"]
     made = []
     for session in range(4):  # reloads: fresh sessions of one browser
-        at = browser("student")
+        at = browser("student", address="school")
         for i in range(3):
             load_upload(at, f"s{session}_{i}.csv", _big_csv(85_000, seed=10 * session + i))
             made.append(at.query_params["data"])
     assert data.share_store().expires_at(lesson) is not None  # the teacher's link holds
     alive = [t for t in made if data.share_store().expires_at(t) is not None]
     assert alive == made[-3:]  # the student's browser keeps its last three
-    # other browsers, one file each, until the store is full: refused, never evicting
-    refused = None
+    # fresh browsers of another address, one file each, past the store's 1 MB: each gets a link
+    flood = []
     for b in range(12):
-        at = load_upload(browser(f"b{b}"), f"b{b}.csv", _big_csv(85_000, seed=100 + b))
-        if "data" not in at.query_params:
-            refused = at
-            break
-    assert refused is not None, "1 MB of store never filled"
-    assert "full of other people's links" in html.unescape(texts(refused.caption))
-    assert data.share_store().expires_at(lesson) is not None
+        at = browser(f"b{b}", address="attic")
+        load_upload(at, f"b{b}.csv", _big_csv(85_000, seed=100 + b))
+        assert "data" in at.query_params, texts(at.caption)
+        flood.append(at.query_params["data"])
+    store = data.share_store()
+    assert store.total_bytes() <= 2**20
+    gone = [t for t in flood if store.expires_at(t) is None]
+    assert gone and gone == flood[: len(gone)]  # the attic's own oldest made the room
+    assert store.expires_at(lesson) is not None  # the classroom's four links all hold
+    assert [t for t in made if store.expires_at(t) is not None] == made[-3:]
 
 
 def _big_csv(n_bytes, seed):

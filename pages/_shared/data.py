@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import ipaddress
 import logging
 import os
 import tempfile
@@ -70,8 +71,9 @@ SHARE_DAYS = float(os.environ.get("SBLR_SHARE_DAYS", "7"))
 #: everyone's links; then the count was per session, and four reloads evicted a teacher's link).
 SHARES_PER_PERSON = 3
 #: All shared uploads together at most this many MB (env ``SBLR_SHARE_MAX_MB``). A full store
-#: refuses a link to a new upload rather than remove anybody else's (the uploader's own
-#: oldest go first).
+#: makes room by fair shares (pages._shared.sharing): the uploader's own oldest links first,
+#: then the oldest unopened ones of whoever (a network address) keeps most beyond their share;
+#: refusing every newcomer instead kept a full store closed for up to SHARE_DAYS (issue #44).
 SHARE_MAX_MB = float(os.environ.get("SBLR_SHARE_MAX_MB", "2048"))
 #: At most this many shared uploads (env ``SBLR_SHARE_MAX_ITEMS``), as SHARE_MAX_MB.
 SHARE_MAX_ITEMS = int(os.environ.get("SBLR_SHARE_MAX_ITEMS", "10000"))
@@ -138,6 +140,7 @@ def cached_upload(digest, _upload: Upload):
             target=up.target,
             drop=list(up.drop) if up.drop else None,
             max_dense_mb=MAX_DENSE_MB,
+            max_rows=MAX_ROWS,  # counted before the values are parsed
         )
 
 
@@ -185,7 +188,7 @@ def share_store():
                 max_items=SHARE_MAX_ITEMS,
                 ttl_seconds=SHARE_DAYS * 86400,
                 max_per_person=SHARES_PER_PERSON,
-                evict_others=False,
+                evict="fair",
             ),
         )
     except (OSError, ValueError, ImportError) as exc:
@@ -201,7 +204,9 @@ def _share(upload: Upload, digest: str):
 
     The same bytes and options loaded again in this session keep their link (no second
     copy); one person (:func:`person`) holds at most ``SHARES_PER_PERSON`` links, their oldest
-    removed first, and a full store refuses the link rather than remove anybody else's.
+    removed first; a full store makes room by fair shares among network addresses
+    (:func:`holder`), and refuses the link only when this upload would take more than its
+    address's share while every other address keeps within its own.
     """
 
     mine = st.session_state.setdefault("_my_shares", [])  # [(digest, id, owner key)], oldest first
@@ -217,7 +222,7 @@ def _share(upload: Upload, digest: str):
             break
     parts = {"data": upload.data} | ({} if upload.xml is None else {"xml": upload.xml})
     try:
-        token, owner_key = store.put(parts, upload.meta(), person=person())
+        token, owner_key = store.put(parts, upload.meta(), person=person(), holder=holder())
     except StoreFull as exc:
         return None, None, str(exc)
     except (DataError, OSError):
@@ -233,6 +238,22 @@ def person() -> str:
     tab of one browser), else of the session."""
 
     return hashlib.sha256(repr(server.current_user()).encode()).hexdigest()
+
+
+def holder() -> str:
+    """Whose fair share of the share store an upload counts in: a digest of the network
+    address it came from (:func:`server.current_address`: behind trusted proxies, the
+    client's), an IPv6 address by its /64 prefix (the addresses one connection may choose
+    from). A new cookie is a new person, never a new holder."""
+
+    address = str(server.current_address())
+    try:
+        ip = ipaddress.ip_address(address.strip("[]"))
+    except ValueError:  # "local", a proxy's own text: as it is
+        key = address
+    else:
+        key = str(ipaddress.ip_network(f"{ip}/64", strict=False)) if ip.version == 6 else str(ip)
+    return hashlib.sha256(key.encode()).hexdigest()
 
 
 def open_shared(token, owner_key=None):

@@ -27,6 +27,7 @@ __all__ = [
     "FairSlots",
     "current_address",
     "current_user",
+    "forwarded_client",
     "take_turn",
     "ServerBusy",
     "compiled_solver",
@@ -196,21 +197,57 @@ def current_user():
 
 
 def current_address():
-    """The network address a computation is for: the first address of the request header
-    named by ``SBLR_CLIENT_ADDRESS_HEADER`` (set it behind a proxy that writes one, e.g.
-    ``X-Forwarded-For``), else the connection's own ("local" for localhost); None outside a
-    session's script."""
+    """The network address a computation is for; None outside a session's script.
+
+    Behind proxies (``SBLR_CLIENT_ADDRESS_HEADER`` names the header they write, e.g.
+    ``X-Forwarded-For``): the address the trusted proxies appended
+    (:func:`forwarded_client`, ``SBLR_TRUSTED_PROXIES`` of them, default 1), never an entry
+    the client wrote. Else, or when the header does not hold as many entries, the
+    connection's own peer ("local" for localhost).
+    """
     if get_script_run_ctx() is None:
         return None
     header = os.environ.get("SBLR_CLIENT_ADDRESS_HEADER", "").strip()
     try:
         if header:
-            value = (st.context.headers.get(header) or "").split(",")[0].strip()
-            if value:
-                return value
+            address = forwarded_client(st.context.headers.get_all(header), _trusted_proxies())
+            if address:
+                return address
         return st.context.ip_address or "local"
     except Exception:  # no request context (tests): every session one address
         return "local"
+
+
+def _trusted_proxies() -> int:
+    """``SBLR_TRUSTED_PROXIES``: the proxies in front of the server that append to the header
+    (default 1, the one proxy of docs/hosting.md; 0: the header is not trusted)."""
+    text = os.environ.get("SBLR_TRUSTED_PROXIES", "").strip() or "1"
+    try:
+        return max(0, int(text))
+    except ValueError:  # a setting that says nothing usable: trust no header
+        _log.error("SBLR_TRUSTED_PROXIES=%r is not a number of proxies; trusting none", text)
+        return 0
+
+
+def forwarded_client(values, proxies: int) -> str | None:
+    """The client's address in a forwarding header (``X-Forwarded-For``) that ``proxies``
+    trusted proxies wrote, or None when it cannot be told.
+
+    Each proxy appends the address it received the request from, so the client's address is
+    the ``proxies``-th entry from the right, appended by the outermost trusted proxy; every
+    entry left of it was written by the client, who can write anything (MDN's "trusted proxy
+    count"). ``values``: the header's lines, in order, read as one list. Fewer entries than
+    proxies (a request that did not pass them all), or ``proxies`` 0: None.
+
+    >>> forwarded_client(["6.6.6.6, 203.0.113.9", "10.0.0.2"], 2)
+    '203.0.113.9'
+    >>> forwarded_client(["203.0.113.9"], 2) is None
+    True
+    """
+    entries = [entry.strip() for value in values for entry in str(value).split(",")]
+    if proxies <= 0 or len(entries) < proxies:
+        return None
+    return entries[-proxies] or None
 
 
 _held = threading.local()

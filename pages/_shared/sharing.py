@@ -8,9 +8,8 @@ upload, and anyone given the link sees the same data.  The store is bounded:
 - all items together at most ``max_total_mb`` of disk, counted as the disk holds them (the
   blocks of every file and folder, not only the bytes uploaded: 1,500 tiny items took 1,369
   times their bytes), and at most ``max_items`` items. When an upload would pass a cap, the
-  uploader's own oldest items go first; then, by default, the least recently used of
-  anybody's, or, with ``evict_others=False`` (the dashboard), the upload is refused
-  (:class:`StoreFull`) rather than remove a link somebody else made;
+  uploader's own oldest items go first; then, by default (``evict="lru"``), the least
+  recently used of anybody's; with ``evict="fair"`` (the dashboard), by fair shares (below);
 - with ``max_per_person``, one person (an opaque id the caller passes to :meth:`put`: the
   dashboard's browser cookie) keeps at most that many items: their oldest go first, however
   many sessions they open;
@@ -27,6 +26,21 @@ upload.  The root may also be an fsspec URL (``s3://bucket/links``), and several
 (replicas of one dashboard behind a proxy) may share one root: a server opens an item another
 stored, and re-reads the list of items at most every ``rescan_seconds`` at an upload, so the
 caps hold for the store as a whole.
+
+**Fair shares** (``evict="fair"``). Every item counts for a *holder*, an opaque id the
+caller passes to :meth:`put` beside the person: the dashboard's is the network address the
+upload came from, so that a new cookie makes a new person but not a new holder. A holder's
+use is the larger of its part of the disk cap and of the count cap; its *share* is the cap
+divided by the number of holders (the uploader's included), so shares shrink as more people
+keep links. When an upload passes a cap after the uploader's own oldest items are gone, the
+holder furthest over its share loses its oldest item that nobody has opened (:meth:`get`),
+then, when it has none, its least recently used one; again, until the caps hold. A holder
+within its share never loses a link to somebody else's upload, however many cookies (or
+sessions, or tabs) they use; a newcomer is refused (:class:`StoreFull`) only when their upload
+would take more than their own share and every other holder is within theirs. What this
+cannot tell apart: people behind one address (a class behind one NAT) are one holder, and
+among them the oldest unopened links go first; an uploader with many addresses (many IPv6
+prefixes) is many holders.
 
 Only whoever stored an item may remove it: :meth:`UploadStore.put` returns, beside the id,
 an owner key (128 more random bits) that never goes into the shared link; the store keeps
@@ -111,8 +125,8 @@ class SharedDataMissing(LookupError):
 
 
 class StoreFull(DataError):
-    """An upload the store cannot take without removing somebody else's link (its caps are
-    reached and ``evict_others`` is False): the upload has no link."""
+    """An upload the store cannot take without removing a link of somebody within their fair
+    share (``evict="fair"``): the upload has no link."""
 
 
 class NotOwner(PermissionError):
@@ -171,10 +185,10 @@ class StoreLimits:
     max_per_person : int, optional
         Items one person (the ``person`` of :meth:`UploadStore.put`) keeps at once; their
         oldest claim goes when they store one more. Counted by this server since it started.
-    evict_others : bool, default True
+    evict : {"lru", "fair"}, default "lru"
         When an upload passes a cap after the uploader's own oldest items are gone: remove
-        the least recently used items of others (True), or refuse the upload with
-        :class:`StoreFull` (False: nobody's link is removed by another's upload).
+        the least recently used items of anybody ("lru": a store of one user's links), or
+        go by fair shares ("fair": a store many people share; see the module docstring).
     """
 
     max_item_mb: float = 60
@@ -183,7 +197,7 @@ class StoreLimits:
     ttl_seconds: float = 7 * 86400
     rescan_seconds: float = 60
     max_per_person: int | None = None
-    evict_others: bool = True
+    evict: str = "lru"
 
 
 class UploadStore:
@@ -217,7 +231,9 @@ class UploadStore:
         self.max_per_person = (
             None if lim.max_per_person is None else max(int(lim.max_per_person), 1)
         )
-        self.evict_others = bool(lim.evict_others)
+        if lim.evict not in ("lru", "fair"):
+            raise ValueError(f'evict must be "lru" or "fair"; got {lim.evict!r}.')
+        self.evict = lim.evict
         # person -> [(id, owner hash)], oldest first: the claims each person made here
         self._people: dict[str, list[tuple[str, str]]] = {}
         self._lock = threading.Lock()
@@ -229,18 +245,25 @@ class UploadStore:
         self._expired: OrderedDict[str, float] = OrderedDict()  # notes: id -> expiry time
         self._by_digest: dict[str, str] = {}  # the content's digest -> its id (stored once)
         self._digest_of: dict[str, str] = {}  # and back
+        self._holder: dict[str, str] = {}  # id -> whose share it counts in ("": not known)
+        self._holding: dict[str, list[int]] = {}  # holder -> [disk, items] it holds
+        self._opened: set[str] = set()  # ids read through get() since they were stored
         self._disk = 0
         self._scanned = -math.inf
         with self._lock:
             self._scan()
 
     # ------------------------------------------------------------------ public
-    def put(self, parts: dict, meta: dict, *, person: str | None = None) -> tuple[str, str]:
+    def put(
+        self, parts: dict, meta: dict, *, person: str | None = None, holder: str | None = None
+    ) -> tuple[str, str]:
         """Store ``parts`` (``{"data": bytes, "xml": bytes}``; ``"xml"`` optional) with
         ``meta`` (JSON-serialisable: the file name and the loader's options).
 
         ``person`` (optional, any string: e.g. a hash of the uploader's browser cookie) is
         whom the item counts for: ``max_per_person``, and whose items go first at a cap.
+        ``holder`` (optional, default ``person``; e.g. a hash of the uploader's network
+        address) is whose fair share it counts in (``evict="fair"``).
 
         Returns
         -------
@@ -256,7 +279,8 @@ class UploadStore:
             The item is larger than ``max_item_mb``, or a part is not one of ``"data"``,
             ``"xml"``.
         StoreFull
-            ``evict_others`` is False and the store is full of other people's items.
+            ``evict="fair"``, and the upload would take more than the uploader's share while
+            every other holder is within theirs.
         """
         unknown = set(parts) - set(PARTS)
         if unknown or "data" not in parts:
@@ -285,6 +309,7 @@ class UploadStore:
                 self._touch(same, now)
                 self._claim(person, same, owner_key)
                 return same, owner_key
+        holder = str(person if holder is None else holder) if (holder or person) else ""
         info = {
             "created": now,
             "size": size,
@@ -292,6 +317,7 @@ class UploadStore:
             "meta": meta,
             "owners": [_key_hash(owner_key)],
             "digest": digest,
+            "holder": holder,
         }
         files = {name: bytes(data) for name, data in parts.items()}
         files[ACCESSED] = repr(now).encode()
@@ -301,7 +327,7 @@ class UploadStore:
             with self._lock:
                 disk = self._files.publish(staged, token, json.dumps(info).encode())
                 staged = None
-                self._index(token, disk, (now, now), digest)
+                self._index(token, disk, (now, now), info)
                 self._claim(person, token, owner_key)
                 self._evict(keep=token, person=person)
         finally:
@@ -347,6 +373,7 @@ class UploadStore:
             now = self.clock()
             self._files.write(token, ACCESSED, repr(now).encode())
             self._touch(token, now)
+            self._opened.add(token)
         return parts, info["meta"]
 
     def is_owner(self, token, owner_key) -> bool:
@@ -439,13 +466,22 @@ class UploadStore:
         except (OSError, ValueError):
             accessed = created
         disk = self._files.disk(token)
-        self._index(token, disk, (created, accessed), info.get("digest"), reorder=reorder)
+        self._index(token, disk, (created, accessed), info, reorder=reorder)
+        if accessed > created:  # read since it was stored (get() writes the time of use)
+            self._opened.add(token)
 
-    def _index(self, token, disk, times, digest, *, reorder=True):
-        """Enter an item into the index (lock held; ``times``: its creation and last use),
-        keeping both orders (``reorder=False``: the caller sorts them once after entering
-        many)."""
+    def _index(self, token, disk, times, info, *, reorder=True):
+        """Enter an item into the index (lock held; ``times``: its creation and last use;
+        ``info``: its description, for its digest and holder), keeping both orders
+        (``reorder=False``: the caller sorts them once after entering many), and count it in
+        its holder's share."""
         created, accessed = times
+        digest = info.get("digest")
+        holder = info.get("holder") if isinstance(info.get("holder"), str) else ""
+        self._holder[token] = holder
+        held = self._holding.setdefault(holder, [0, 0])
+        held[0] += disk
+        held[1] += 1
         later_created = later_used = False
         if reorder and self._used:
             later_created = created < self._created[next(reversed(self._created))]
@@ -491,6 +527,9 @@ class UploadStore:
         self._evict(keep=None)
 
     def _forget_all(self):
+        self._holder.clear()
+        self._holding.clear()
+        self._opened.clear()
         self._by_digest.clear()
         self._digest_of.clear()
         self._used.clear()
@@ -507,6 +546,15 @@ class UploadStore:
 
     def _forget(self, token):
         """Take an item out of the index, leaving its files (lock held)."""
+        disk = self._used.get(token, 0)
+        holder = self._holder.pop(token, None)
+        if holder is not None:
+            held = self._holding[holder]
+            held[0] -= disk
+            held[1] -= 1
+            if held[1] <= 0:
+                del self._holding[holder]
+        self._opened.discard(token)
         self._disk -= self._used.pop(token, 0)
         self._created.pop(token, None)
         self._accessed.pop(token, None)
@@ -599,8 +647,10 @@ class UploadStore:
 
     def _evict(self, keep, person=None) -> None:
         """Items out until the disk and count caps hold (lock held): the uploader's own
-        oldest first, then the least recently used of others', or (``evict_others`` False,
-        at an upload) the upload ``keep`` itself, refused with :class:`StoreFull`."""
+        oldest first, then (``evict="lru"``) the least recently used of others', or
+        (``"fair"``) the items of whoever is furthest over their share
+        (:meth:`_over_share`); an upload ``keep`` that cannot be made room for that way is
+        removed and refused with :class:`StoreFull`."""
         self._expire_due()
         if not self._over():
             return
@@ -611,17 +661,54 @@ class UploadStore:
                 if token != keep and token in self._used:
                     self._people[str(person)].remove((token, owner_hash))
                     self._give_up(token, owner_hash)
-        if keep is not None and not self.evict_others and self._over():
+        while self._over():
+            token = self._over_share(keep) if self.evict == "fair" else self._least_used(keep)
+            if token is None:
+                break
+            self._drop(token)
+        if keep is not None and self._over():
+            holders = len(self._holding)
             self._drop(keep)
             raise StoreFull(
-                "The server's store of shared links is full of other people's links; this "
-                f"upload has no link (links expire after {self.ttl_seconds / 86400:g} days)."
+                "The server's store of shared links is full, and every other person keeping "
+                f"links there keeps no more than their fair share (1/{holders} of it); this "
+                "upload would take more than yours, so it has no link (links expire after "
+                f"{self.ttl_seconds / 86400:g} days)."
             )
-        for token in list(self._used):
-            if not self._over():
-                break
-            if token != keep:
-                self._drop(token)
+
+    def _least_used(self, keep):
+        """The least recently used item other than ``keep`` (lock held), or None."""
+        return next((token for token in self._used if token != keep), None)
+
+    def _use(self, holder) -> float:
+        """A holder's part of the store: the larger of its disk over the disk cap and its
+        items over the count cap (lock held)."""
+        disk, items = self._holding[holder]
+        return max(disk / max(self.max_total_bytes, 1), items / max(self.max_items, 1))
+
+    def _over_share(self, keep):
+        """The next item to go by fair shares (lock held), or None: of the holder furthest
+        over its share (the cap over the number of holders), its oldest unopened item, else
+        its least recently used one; between holders as far over, an unopened item before an
+        opened one, the older (the less recently used) first; never ``keep``."""
+        share = 1.0 / max(len(self._holding), 1)
+        over = {h for h in self._holding if self._use(h) > share}
+        unopened, used = {}, {}  # holder -> (position, its first such item)
+        for i, token in enumerate(self._created):  # oldest first
+            holder = self._holder.get(token, "")
+            if holder in over and token != keep and token not in self._opened:
+                unopened.setdefault(holder, (i, token))
+        for i, token in enumerate(self._used):  # least recently used first
+            holder = self._holder.get(token, "")
+            if holder in over and token != keep:
+                used.setdefault(holder, (i, token))
+        ranked = [
+            (self._use(h), 1, -unopened[h][0], unopened[h][1])
+            if h in unopened
+            else (self._use(h), 0, -used[h][0], used[h][1])
+            for h in used
+        ]
+        return max(ranked)[3] if ranked else None
 
 
 def _folder(root):

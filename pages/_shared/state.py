@@ -13,6 +13,8 @@ from pathlib import Path
 
 import numpy as np
 import streamlit as st
+import streamlit.runtime.app_session as st_app_session
+import streamlit.runtime.state.query_params as st_query_params
 
 from pages._shared.cache import scale_gamma
 from pages._shared.data import current_dataset, dataset_key, open_shared, use_sample
@@ -49,6 +51,7 @@ __all__ = [
     "follow_redirect",
     "gamma_needs_apply",
     "init_state_from_url",
+    "note_dropped_links",
     "page_context",
     "set_tuned",
     "show_view",
@@ -197,6 +200,59 @@ def _grid_point(text, name, ignored, moved):
     return point
 
 
+#: The parameter a link Streamlit does not read arrives as (:func:`note_dropped_links`): its
+#: characters and parameters, ``"600000.2"``. No link the dashboard writes has it.
+DROPPED_LINK = "_sblr_link_not_read"
+
+
+def note_dropped_links() -> None:
+    """Have a link Streamlit does not read arrive as one parameter that says so.
+
+    Streamlit reads no query string of more than 524,288 characters or 1,000 parameters
+    (its ``CLIENT_STATE_QUERY_STRING_MAX_*``, 1.5x): the session starts as if the link had none (the
+    Playground on its default board, the sidebar on its defaults), and nothing told the person
+    who followed it. Its check (``sanitize_query_string``, where the server reads a browser's
+    request and where a run parses the query) is wrapped here, once per process: such a query
+    string becomes ``DROPPED_LINK=<characters>.<parameters>``, which
+    :func:`init_state_from_url` turns into a note. app.py calls this at its first run, so a
+    link of the very first session of a server is still dropped unsaid. A Streamlit without
+    that function (another version) is left as it is.
+    """
+    for module in (st_app_session, st_query_params):  # a request's check, and a run's
+        sanitize = getattr(module, "sanitize_query_string", None)
+        if sanitize is None or getattr(sanitize, "notes_dropped_links", False):
+            continue
+        module.sanitize_query_string = _noting_dropped(sanitize)
+
+
+def _noting_dropped(sanitize):
+    def sanitize_query_string(query_string: str) -> str:
+        kept = sanitize(query_string)
+        if query_string and not kept:
+            return f"{DROPPED_LINK}={len(query_string)}.{query_string.count('&') + 1}"
+        return kept
+
+    sanitize_query_string.notes_dropped_links = True
+    return sanitize_query_string
+
+
+def _dropped_note(value) -> str:
+    """What a link Streamlit did not read was, for :func:`url_notice`."""
+    chars, _, params = str(value).partition(".")
+    size = (
+        f"{int(chars):,} characters, {int(params):,} parameters"
+        if chars.isdigit() and params.isdigit()
+        else "its size"
+    )
+    most = getattr(st_query_params, "CLIENT_STATE_QUERY_STRING_MAX_LENGTH", 512 * 1024)
+    fields = getattr(st_query_params, "CLIENT_STATE_QUERY_STRING_MAX_FIELDS", 1000)
+    return (
+        f"This link is too long to be read ({size}; the dashboard reads links of at most "
+        f"{most:,} characters and {fields:,} parameters): it opened as a plain link, without "
+        "its data, settings or Playground points."
+    )
+
+
 def init_state_from_url():
     """On a session's first run, take the shareable state from the URL.
 
@@ -207,6 +263,9 @@ def init_state_from_url():
     st.session_state["_url_read"] = True
     q = st.query_params
     ignored, moved = [], []
+    if DROPPED_LINK in q:  # a link Streamlit did not read (note_dropped_links): say so
+        st.session_state["_url_dropped"] = _dropped_note(q[DROPPED_LINK])
+        del st.query_params[DROPPED_LINK]
     shared_missing = None
     st.session_state["_url_step"] = q.get("step")  # the lesson's step (pages/lesson.py)
     manage = q.get("manage")
@@ -256,6 +315,9 @@ def init_state_from_url():
 
 def url_notice(ds):
     """Say which values of the link were ignored (once, on the page the link opened)."""
+    dropped = st.session_state.pop("_url_dropped", None)
+    if dropped:
+        st.warning(esc_md(dropped), icon=":material/link_off:")
     missing = st.session_state.pop("_share_missing", None)
     if missing:
         st.warning(

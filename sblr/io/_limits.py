@@ -1,10 +1,12 @@
-"""How much a load may take: the memory limit of the matrices a file would build, and
-the error boundary that turns whatever a parser raises into a :class:`~sblr.DataError`.
+"""How much a load may take: the memory limit of the matrices a file would build, the
+number of rows it may hold, and the error boundary that turns whatever a parser raises into a
+:class:`~sblr.DataError`.
 """
 
 from __future__ import annotations
 
 import csv
+import numbers
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -76,15 +78,46 @@ _FEWER = "Use fewer rows or columns, or store sparse data as sparse ARFF ({index
 
 #: The size limit of the load running now, if :func:`load_dataset` was given one.
 _LIMIT_MB: ContextVar[float | None] = ContextVar("sblr_io_limit_mb", default=None)
+#: The row limit of the load running now, if :func:`load_dataset` was given one.
+_MAX_ROWS: ContextVar[int | None] = ContextVar("sblr_io_max_rows", default=None)
+
+
+def valid_max_rows(max_rows) -> int | None:
+    """``max_rows`` of :func:`load_dataset` as an int (None: no limit), else ValueError."""
+    if max_rows is None:
+        return None
+    if isinstance(max_rows, bool) or not isinstance(max_rows, numbers.Integral) or max_rows < 1:
+        raise ValueError(f"max_rows must be a positive whole number; got {max_rows!r}.")
+    return int(max_rows)
 
 
 @contextmanager
-def size_limit(limit_mb: float | None) -> Iterator[None]:
-    token = _LIMIT_MB.set(limit_mb)
+def size_limit(limit_mb: float | None, max_rows: int | None = None) -> Iterator[None]:
+    """The limits of one load: ``limit_mb`` for the matrices it builds, ``max_rows`` for the
+    rows of its file (None: no limit)."""
+    token, rows_token = _LIMIT_MB.set(limit_mb), _MAX_ROWS.set(max_rows)
     try:
         yield
     finally:
+        _MAX_ROWS.reset(rows_token)
         _LIMIT_MB.reset(token)
+
+
+def row_limit() -> int | None:
+    """The most rows the load running now may read (:func:`size_limit`), or None."""
+    return _MAX_ROWS.get()
+
+
+def check_rows(n_rows: int, what: str) -> None:
+    """Refuse, before its values are parsed, a file with more rows than the load's
+    ``max_rows`` (``n_rows``: its rows, or as many as were counted before the count stopped
+    past the limit)."""
+    limit = _MAX_ROWS.get()
+    if limit is not None and n_rows > limit:
+        raise DataError(
+            f"The file is too long to load: {what} has more than {limit:,} rows, this load's "
+            "limit. Use fewer rows, or a sample of them."
+        )
 
 
 def _package_limit() -> float:
@@ -112,6 +145,9 @@ def _check_memory(n_bytes: float, what: str, advice: str = _FEWER) -> None:
 
 
 def check_dense(n_rows: int, n_columns: int, what: str, advice: str = _FEWER) -> None:
+    """Refuse, before allocating, a dense matrix over the load's limits: more rows than
+    ``max_rows`` (``n_rows`` is the number of rows, never a bound on it), or more memory."""
+    check_rows(n_rows, what)
     _check_memory(
         8.0 * n_rows * n_columns,
         f"{what} ({n_rows:,} rows × {n_columns:,} columns, dense)",
@@ -120,6 +156,8 @@ def check_dense(n_rows: int, n_columns: int, what: str, advice: str = _FEWER) ->
 
 
 def check_sparse(n_entries: int, n_rows: int, n_columns: int, what: str) -> None:
+    """As :func:`check_dense`, for a sparse matrix of ``n_entries`` stored values."""
+    check_rows(n_rows, what)
     _check_memory(
         float(_SPARSE_ENTRY_BYTES) * n_entries,
         f"{what} ({n_rows:,} rows × {n_columns:,} columns, {n_entries:,} stored values)",
