@@ -84,6 +84,9 @@ DATA_SPECS = {
     "zoo": "../shared/datasets/multiclass/zoo.data::target=-1;drop=0;header=no",
 }
 
+#: The paper's decisions and selection metric, passed explicitly: `sblr benchmark` decides by
+#: the fitted cut and selects by micro-F1 unless told otherwise.
+PAPER_DECISIONS = "--threshold paper --select-by average_precision"
 #: Methods that have their own benchmark run (own output folder, shared cache).
 SEPARATE_RUNS = ("br_svm",)
 
@@ -289,13 +292,14 @@ def _benchmark_commands(results):
     main = [m for m in methods if m not in SEPARATE_RUNS]
     cmds = [
         f"python -m sblr benchmark {data} --methods {','.join(main)} --folds {folds} "
-        "--out /tmp/repro --n-jobs 1"
+        f"{PAPER_DECISIONS} --out /tmp/repro --n-jobs 1"
     ]
     for m in methods:
         if m in SEPARATE_RUNS:
             cmds.append(
                 f"python -m sblr benchmark {data} --methods {m} --folds {folds} "
-                f"--out /tmp/repro_{m.replace('br_', '')} --cache /tmp/repro/cache --n-jobs 1"
+                f"{PAPER_DECISIONS} --out /tmp/repro_{m.replace('br_', '')} "
+                "--cache /tmp/repro/cache --n-jobs 1"
             )
     merge = (
         'python -c "import pandas as pd; pd.concat([pd.read_csv(f) for f in '
@@ -314,7 +318,7 @@ def _inner_commands(inner):
     return [
         f"python -m sblr benchmark {_data_arguments(inner)} --methods {','.join(methods)} "
         f"--folds {folds} --selection inner_kfold --inner-folds {INNER_FOLDS} "
-        "--out /tmp/repro_inner --n-jobs 1",
+        f"{PAPER_DECISIONS} --out /tmp/repro_inner --n-jobs 1",
         f"cp /tmp/repro_inner/results.csv {INNER_RESULTS}",
     ]
 

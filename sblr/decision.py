@@ -38,11 +38,18 @@ import numpy as np
 
 #: The rules :func:`fit_cuts` knows, by the name a ``threshold`` parameter takes.
 RULES = ("pcut", "pcut_per_class", "f1", "micro_f1")
+#: Each rule in words, as the pages, the reports and the benchmark's tables name it.
+RULE_WORDS = {
+    "pcut": "one cut matching the label cardinality of held-out rows",
+    "micro_f1": "one cut maximizing micro-F1 on held-out rows",
+    "pcut_per_class": "per class: as many rows as have the label, on held-out rows",
+    "f1": "per class: maximizing each class's F1 on held-out rows",
+}
 
 #: Fewest positives for which the ``"f1"`` rule fits a class a cut of its own.
 _MIN_POSITIVES = 5
 
-__all__ = ["RULES", "checked_threshold", "decide", "describe", "fit_cuts"]
+__all__ = ["RULES", "RULE_WORDS", "checked_threshold", "decide", "describe", "fit_cuts"]
 
 
 def _valid_cuts(s):
@@ -183,12 +190,7 @@ def describe(threshold_param, cuts):
     'per class, 0.2 – 0.6'
     """
     cuts = np.asarray(cuts, dtype=np.float64)
-    how = {
-        "pcut": "one cut matching the label cardinality of held-out rows",
-        "micro_f1": "one cut maximizing micro-F1 on held-out rows",
-        "pcut_per_class": "per class: as many rows as have the label, on held-out rows",
-        "f1": "per class: maximizing each class's F1 on held-out rows",
-    }.get(threshold_param if isinstance(threshold_param, str) else "", "")
+    how = RULE_WORDS.get(threshold_param if isinstance(threshold_param, str) else "", "")
     finite = cuts[np.isfinite(cuts)]
     if cuts.size and np.all(cuts == cuts[0]):
         text = f"{cuts[0]:.3g}"

@@ -59,6 +59,7 @@ from sblr.baselines import (
     lr_classifier,
     ncm_classifier,
 )
+from sblr.decision import RULE_WORDS
 from sblr.evaluation import make_splits, validation_split
 from sblr.exceptions import DataError
 from sblr.io import MAX_DENSE_MB, Dataset
@@ -74,6 +75,7 @@ __all__ = [
     "collect_results",
     "run_benchmark",
     "build_decision",
+    "decisions_text",
     "paper_metric",
     "run_fold",
     "select_params",
@@ -214,6 +216,31 @@ def build_decision(spec, threshold):
             return {"threshold": 0.5, "normalize": "mean"}
         return {"threshold": None}
     return {"threshold": threshold}
+
+
+def decisions_text(threshold, multilabel=True):
+    """How the similarity models decide, in the words of Compare's table and the benchmark's
+    tables.md: the choice a comparison was run with, named where its numbers are shown.
+
+    Examples
+    --------
+    >>> decisions_text("micro_f1")
+    'fitted cuts (one cut maximizing micro-F1 on held-out training rows)'
+    >>> decisions_text(None)
+    "the paper's decisions (π ≥ 0.5 on the mean evidence f̄, SML its top ξ)"
+    >>> decisions_text(None, multilabel=False)
+    "the paper's models (the mean evidence f̄), the most probable class"
+    """
+    if not multilabel:
+        if threshold is None:
+            return "the paper's models (the mean evidence f̄), the most probable class"
+        return "the most probable class"
+    if threshold is None:
+        return "the paper's decisions (π ≥ 0.5 on the mean evidence f̄, SML its top ξ)"
+    if isinstance(threshold, str):
+        how = RULE_WORDS[threshold].replace("held-out rows", "held-out training rows")
+        return f"fitted cuts ({how})"
+    return f"a fixed cut, π ≥ {', '.join(f'{t:g}' for t in np.ravel(threshold))}"
 
 
 @dataclass(frozen=True)
@@ -724,8 +751,8 @@ def run_benchmark(
     progress : bool
         Show a progress bar on stderr.
     metric, threshold
-        Selection metric and the similarity models' decision (see :func:`select_params`);
-        None: the paper's.
+        Multi-label selection metric (multi-class data: accuracy) and the similarity models'
+        decision (see :func:`select_params`); None: the paper's.
 
     Returns
     -------
@@ -760,7 +787,8 @@ def run_benchmark(
                 "inner_folds": inner_folds,
                 "params": fixed,
                 "random_state": seed,
-                "metric": metric,
+                # micro-F1 and its kin are multi-label metrics: multi-class data by accuracy
+                "metric": metric if ds.task == "multilabel" else None,
                 "threshold": threshold,
             }
             settings = {
@@ -772,8 +800,11 @@ def run_benchmark(
                 "inner_folds": inner_folds if selection == "inner_kfold" else None,
                 "params": fixed,
             }
-            if metric is not None or threshold is not None:  # the paper's keep their keys
-                settings["decision"] = [metric, _json_threshold(threshold)]
+            # the paper's decisions keep their keys, named or not (--threshold paper
+            # --select-by average_precision): the reproduction's cache stays valid
+            chosen = None if opts["metric"] == paper_metric(True) else opts["metric"]
+            if chosen is not None or threshold is not None:
+                settings["decision"] = [chosen, _json_threshold(threshold)]
             for f in range(folds):
                 path = None
                 if cache_dir is not None:

@@ -84,6 +84,12 @@ def test_benchmark_tables_md(bench):
     _, out = bench
     md = (out / "tables.md").read_text(encoding="utf-8")
     assert "3-fold CV (seed 0), selection: holdout, grid 1, 0.1." in md
+    # the decisions the numbers were made with, named (the fitted cut by default)
+    assert (
+        "Decisions: multi-label data, SML, SBLR and SparseSBLR: fitted cuts (one cut maximizing "
+        "micro-F1 on held-out training rows), selected by micro_f1; the baselines by their own "
+        "rules; multi-class data: the most probable class, selected by accuracy." in md
+    )
     planted_csv = escape_markdown("planted_csv", readable=True)  # data set names are user text
     assert f"Not run (multi-class only): kNN on planted, kNN on {planted_csv}." in md
     assert "| dataset | SparseSBLR | SML | MLKNN | BR-SVM | kNN |" in md  # accuracy table
@@ -91,6 +97,41 @@ def test_benchmark_tables_md(bench):
     assert "Friedman χ² =" in md and "±" in md
     html = (out / "cd_accuracy.html").read_text()
     assert "SparseSBLR" in html and "CD = " in html
+
+
+@pytest.mark.slow
+def test_benchmark_decides_by_the_fitted_cut_unless_told_the_papers(tmp_path):
+    """Issue #43, item 3: `sblr benchmark` scored the similarity models at π ≥ 0.5 (the
+    paper's decisions) while `sblr evaluate` and the dashboard decide by the fitted cut. Its
+    default is now the fitted cut and selection by micro-F1; ``--threshold paper --select-by
+    average_precision`` reproduces the paper. Oracle: the rows given no label by
+    ``run_benchmark`` called here with each decision; tables.md names the one used."""
+    from sblr import load_dataset
+
+    argv = ["benchmark", str(PLANTED), "--methods", "sparse_sblr", "--folds", "2"]
+    argv += ["--grid", "1,0.1", "--quiet", "--no-cache"]
+    assert main([*argv, "--out", str(tmp_path / "fitted")]) == 0
+    paper = ["--threshold", "paper", "--select-by", "average_precision"]
+    assert main([*argv, *paper, "--out", str(tmp_path / "paper")]) == 0
+    ds = load_dataset(str(PLANTED))
+    empty = {}
+    for name, decision in [
+        ("fitted", {"threshold": "micro_f1", "metric": "micro_f1"}),
+        ("paper", {"threshold": None, "metric": None}),
+    ]:
+        hyper = pd.read_csv(tmp_path / name / "hyperparameters.csv")
+        _, want = protocol.run_benchmark(
+            ds, ["sparse_sblr"], folds=2, grid=[1.0, 0.1], progress=False, **decision
+        )
+        assert hyper["no_label_rows"].tolist() == want["no_label_rows"].tolist()
+        empty[name] = hyper["no_label_rows"].sum()
+    assert empty["fitted"] != empty["paper"]
+    fitted_md = (tmp_path / "fitted" / "tables.md").read_text(encoding="utf-8")
+    paper_md = (tmp_path / "paper" / "tables.md").read_text(encoding="utf-8")
+    assert "SparseSBLR: fitted cuts (one cut maximizing micro-F1" in fitted_md
+    assert "selected by micro_f1" in fitted_md
+    assert "SparseSBLR: the paper's decisions (π ≥ 0.5 on the mean evidence f̄" in paper_md
+    assert "selected by average_precision" in paper_md
 
 
 @pytest.mark.slow

@@ -12,7 +12,14 @@ import io
 import numpy as np
 import pandas as pd
 import pytest
-from apptest_helpers import assert_clean, download, goto, load_upload, start
+from apptest_helpers import (
+    assert_clean,
+    download,
+    goto,
+    load_upload,
+    shown_numbers,
+    start,
+)
 from streamlit.testing.v1 import AppTest
 
 from pages._shared import long_jobs
@@ -26,6 +33,9 @@ PAGE = "pages/compare.py"
 QUICK = {"gamma": (1.0, 0.1, 0.01), "C": (1.0, 0.1, 0.01), "lam": (1e-3, 1e-4, 1e-5)}
 FAST = {"planted": ["sparse_sblr", "sblr", "sml", "mlknn"], "wine": ["sblr", "knn", "ncm"]}
 TASK = {"planted": "multilabel", "wine": "multiclass"}
+#: The page's default decisions, as run_benchmark takes them (the metric applies to
+#: multi-label data; multi-class data are selected by accuracy).
+FITTED = {"threshold": "micro_f1", "metric": "micro_f1"}
 
 
 # Every test here starts the app in AppTest: seconds each, so out of the fast suite.
@@ -112,8 +122,11 @@ def test_page_runs_before_anything_is_computed(fold_calls):
         "mlknn",
         "iblr",
         "br_svm",
+        "lr_tuned",
     ]
     assert at.radio(key="compare_folds").value == 10
+    # the similarity models decide by their fitted cut unless the paper's decisions are chosen
+    assert at.radio(key="compare_decisions").value == "fitted"
     assert at.radio(key="compare_grid").value == "paper"
     # The quick grid says it is not the paper's.
     assert "NOT the paper's" in at.radio(key="compare_grid").options[1]
@@ -156,9 +169,10 @@ def test_run_shows_metrics_ranks_and_hyperparameters(sample, fold_calls, downloa
         assert f"{label} {written}" in line
     full_table = table
 
-    # The same numbers as the library's run_benchmark (which the CLI uses).
+    # The same numbers as the library's run_benchmark (which the CLI uses), at the page's
+    # default decisions: the fitted cut, selection by micro-F1 (multi-class: accuracy)
     expected_results, expected_hyper = run_benchmark(
-        load_sample(sample), methods, folds=folds, grid=QUICK, progress=False
+        load_sample(sample), methods, folds=folds, grid=QUICK, progress=False, **FITTED
     )
     expected = mean_std_table(expected_results).droplevel("dataset")
     assert (
@@ -215,17 +229,16 @@ def test_run_shows_metrics_ranks_and_hyperparameters(sample, fold_calls, downloa
     assert sorted(zip(hyper["method"], hyper["fold"], strict=True)) == sorted(
         (label, f + 1) for label in labels for f in range(folds)
     )
-    sblr_gammas = hyper.loc[hyper["method"] == "SBLR", "γ"].tolist()
+    sblr_gammas = shown_numbers(hyper.loc[hyper["method"] == "SBLR", "γ"]).tolist()
     assert sblr_gammas == expected_hyper.loc[expected_hyper["method"] == "sblr", "gamma"].tolist()
     assert set(sblr_gammas) <= set(QUICK["gamma"])
     if "sparse_sblr" in methods:
         # λ from its own quick grid (a grid shared with γ, {1, 0.1, 0.01}, left SparseSBLR
         # no weights on many data sets and made it look like the worst method)
-        chosen = hyper.loc[hyper["method"] == "SparseSBLR", "λ"]
+        chosen = shown_numbers(hyper.loc[hyper["method"] == "SparseSBLR", "λ"])
         assert len(chosen) == folds and set(chosen) <= set(QUICK["lam"])
         # written as the sliders write them, "–" where a method has no such parameter
-        written = shown_values(at.dataframe[FRAMES.index("compare_hyper")])
-        lam_shown = written.iloc[:, list(hyper.columns).index("λ")]
+        lam_shown = hyper["λ"]
         assert set(lam_shown[hyper["method"] == "SparseSBLR"]) <= {"1e-3", "1e-4", "1e-5"}
         assert set(lam_shown[hyper["method"] != "SparseSBLR"]) == {"–"}
 
@@ -350,7 +363,7 @@ def test_with_a_dask_scheduler_the_folds_run_on_the_cluster_and_give_the_local_r
 
     methods, folds = FAST["planted"], 3
     expected, _ = run_benchmark(
-        load_sample("planted"), methods, folds=folds, grid=QUICK, progress=False
+        load_sample("planted"), methods, folds=folds, grid=QUICK, progress=False, **FITTED
     )
     with distributed.LocalCluster(
         n_workers=1,
@@ -417,3 +430,62 @@ def test_with_a_dask_scheduler_the_folds_run_on_the_cluster_and_give_the_local_r
         np.testing.assert_allclose(F_remote, ref, rtol=1e-12)
         cluster._forget_clients()
     st.cache_data.clear()
+
+
+def _no_label_counts(at: AppTest) -> str:
+    (line,) = [c.value for c in at.caption if c.value.startswith("Rows given no label")]
+    return line
+
+
+def _cells(at: AppTest) -> list[str]:
+    """Every cell of the page's tables as the reader sees it (a Styler's display values)."""
+    cells = []
+    for name in FRAMES:
+        element = at.dataframe[FRAMES.index(name)]
+        table = shown_values(element) if element.proto.arrow_data.styler.uuid else element.value
+        cells += [str(v) for v in table.to_numpy().ravel()]
+    return cells
+
+
+def test_compare_decides_by_the_fitted_cut_and_the_papers_decisions_are_an_option(fold_calls):
+    """Issue #43, item 3: Compare scored the similarity models at π ≥ 0.5 while every other
+    page decides by the fitted cut (489 of 645 rows without a label on Compare, against the
+    Model page's cut). Oracle: SparseSBLR's rows with no label, fold by fold from
+    ``protocol.run_fold`` called here with the fitted cut (and with the paper's decisions,
+    ``threshold=None``); the heading and the caption name the decisions; no cell of the
+    tables says "None" or "nan" (issue #46, item 13)."""
+    run_fold = protocol.run_fold  # the spy: it passes every call on
+    ds = load_sample("planted")
+    splits = protocol.benchmark_splits(ds, 3)
+
+    def empty_rows(**decision):
+        return sum(
+            run_fold(ds, "sparse_sblr", f, splits, grid=QUICK, **decision).counts["no_label_rows"]
+            for f in range(3)
+        )
+
+    fitted, paper = empty_rows(**FITTED), empty_rows(threshold=None)
+    assert fitted != paper  # the choice matters here
+    calls = len(fold_calls)
+    at = choose(open_page(), ["sparse_sblr", "sml", "mlknn"], 3, "quick")
+    click_run(at)
+    assert len(fold_calls) == calls + 9
+    assert at.subheader[0].value == "planted: 3-fold cross-validation, fitted cuts"
+    caption = " ".join(c.value for c in at.caption)
+    assert "Decisions: fitted cuts (one cut maximizing micro-F1 on held-out training rows)" in (
+        caption
+    )
+    assert "ML-kNN by their own rules" in caption
+    assert f"SparseSBLR {fitted:,} of 500" in _no_label_counts(at)
+    for cell in _cells(at):
+        assert cell not in ("None", "nan", "NaN", "<NA>"), cell
+
+    at.radio(key="compare_decisions").set_value("paper")
+    at.run()
+    assert "Showing the last run" in " ".join(c.value for c in at.caption)
+    click_run(at)
+    assert len(fold_calls) == calls + 18  # the other decisions: computed, not the cached folds
+    assert at.subheader[0].value == "planted: 3-fold cross-validation, the paper's decisions"
+    assert "Decisions: the paper's decisions (π ≥ 0.5" in " ".join(c.value for c in at.caption)
+    line = _no_label_counts(at)
+    assert f"SparseSBLR {paper:,} of 500" in line and "the paper's decisions" in line

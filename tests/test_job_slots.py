@@ -428,6 +428,7 @@ def test_a_cancel_stops_a_compare_fold_inside_its_grid_search_and_frees_the_slot
     job slot goes back at once. Oracle: the grid points reached, counted by the check, and the
     slots' own count."""
     from pages._shared import long_jobs, server
+    from pages._shared.questions import Protocol
     from sblr import load_dataset
 
     slots = FairSlots(1, 1)
@@ -444,9 +445,9 @@ def test_a_cancel_stops_a_compare_fold_inside_its_grid_search_and_frees_the_slot
     ds = load_dataset("sample_data/wine.csv", target="class")
     grid = (("C", (1.0, 0.1)), ("gamma", (1.0, 0.1, 0.01)))  # 6 grid points
     with pytest.raises(_Rerun):
-        long_jobs.cached_compare_fold(ds, "br_svm", 0, 3, grid)
+        long_jobs.cached_compare_fold(ds, "br_svm", 0, Protocol(3, grid))
     assert checks == [False, False]  # the slot was held at each check ...
     assert slots.idle()  # ... and is free now, after 2 of the fold's 7 checkpoints
     monkeypatch.setattr(server, "get_run_yield_check", lambda: None)  # no run: no checkpoint
-    res = long_jobs.cached_compare_fold(ds, "br_svm", 0, 3, grid)
+    res = long_jobs.cached_compare_fold(ds, "br_svm", 0, Protocol(3, grid))
     assert res.params and slots.idle()

@@ -109,7 +109,11 @@ def test_report_rows_and_discussion(tiny, tmp_path):
     assert re.search(r"^- BR-SVM .*not finished", text, re.M)
     assert "cmc" in text  # data sets of the paper not run are listed
     assert "--methods sparse_sblr,sml,mlknn,sblr" not in text
-    assert "--methods sparse_sblr,sblr,sml,mlknn --folds 2" in text
+    # the paper's decisions, named: the benchmark's default is the fitted cut
+    assert (
+        "--methods sparse_sblr,sblr,sml,mlknn --folds 2 --threshold paper "
+        "--select-by average_precision --out /tmp/repro" in text
+    )
 
 
 def test_br_svm_merged_from_a_second_run(tiny, tmp_path):
@@ -178,7 +182,7 @@ def test_selection_section_only_with_inner_results(tiny, tiny_inner, tmp_path):
     assert command.startswith("python -m sblr benchmark ../shared/datasets/multilabel/emotions")
     assert command.endswith(
         "--methods sparse_sblr,sblr --folds 2 --selection inner_kfold --inner-folds 5 "
-        "--out /tmp/repro_inner --n-jobs 1"
+        "--threshold paper --select-by average_precision --out /tmp/repro_inner --n-jobs 1"
     )
     assert '"../shared/datasets/multiclass/wine.data::target=0;header=no"' in command
     assert "cp /tmp/repro_inner/results.csv docs/reproduction_results_inner_kfold.csv" in lines

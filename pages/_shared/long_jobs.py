@@ -12,8 +12,6 @@ stopped at its next grid point by a Cancel).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 import numpy as np
 import streamlit as st
 
@@ -153,47 +151,52 @@ def _compare_splits(ds, folds):
 
 
 @heavy(keep=2048, job="compare")
-def cached_compare_fold(ds, method, fold, folds, grid):
-    """``protocol.run_fold`` for one (data, method, fold, folds, grid): selection on the
+def cached_compare_fold(ds, method, fold, run):
+    """``protocol.run_fold`` for one (data, method, fold) under ``run`` (a
+    :class:`~pages._shared.questions.Protocol`: folds, grid, decisions): selection on the
     training fold's 10% validation split, refit, scores on the test fold. A Cancel stops the
     fold at its next grid point (Streamlit's own stop check), and the slot goes back."""
     from sblr import protocol
 
     if cluster.runs_on_cluster("compare"):  # the fold runs there (compare_methods submitted it)
-        result = _submit_fold(ds, method, fold, folds, grid).result()
-        _folds_computed().add((ds.fingerprint, method, fold, folds, grid))
+        result = _submit_fold(ds, method, fold, run).result()
+        _folds_computed().add((ds.fingerprint, method, fold, run))
         return result
-    splits = _compare_splits(ds, folds)
     return protocol.run_fold(
-        ds, method, fold, splits, grid=_plain_grid(grid), checkpoint=stop_if_rerun_requested
+        ds,
+        method,
+        fold,
+        _compare_splits(ds, run.folds),
+        grid=run.plain_grid,
+        metric=run.metric(ds.task),
+        threshold=run.threshold,
+        checkpoint=stop_if_rerun_requested,
     )
 
 
-def _plain_grid(grid):
-    """The protocol's grid from its hashable form: (name, values) pairs -> a dict."""
-    return dict(grid) if grid and isinstance(grid[0], tuple) else grid
-
-
-def _submit_fold(ds, method, fold, folds, grid):
+def _submit_fold(ds, method, fold, run):
     """One Compare fold on the cluster, keyed by what identifies it (submitted twice, it runs
     once)."""
     from sblr import protocol
 
-    key = (ds.fingerprint, method, fold, folds, grid)
-    splits, plain = _compare_splits(ds, folds), _plain_grid(grid)
-    return cluster.submit("fold", key, protocol.run_fold, ds, method, fold, splits, grid=plain)
+    key = (ds.fingerprint, method, fold, run)
+    options = {"grid": run.plain_grid, "metric": run.metric(ds.task), "threshold": run.threshold}
+    splits = _compare_splits(ds, run.folds)
+    return cluster.submit("fold", key, protocol.run_fold, ds, method, fold, splits, **options)
 
 
 @st.cache_resource
 def _folds_computed():
-    """The (data, method, fold, folds, grid) of the folds the cluster computed: not sent
-    again when a run asks for them (they are cached; one that left the cache is computed
-    when it is asked for, on its own)."""
+    """The (data, method, fold, :class:`~pages._shared.questions.Protocol`) of the folds the
+    cluster computed: not sent again when a run asks for them (they are cached; one that left
+    the cache is computed when it is asked for, on its own)."""
     return set()
 
 
-def compare_methods(ds, methods, folds, grid, progress=None):
-    """Cross-validate ``methods`` fold by fold from the cache, as ``run_benchmark`` would.
+def compare_methods(ds, methods, run, progress=None):
+    """Cross-validate ``methods`` under ``run`` (a :class:`~pages._shared.questions.Protocol`)
+    fold by fold from the cache, as ``run_benchmark`` would with the same folds, grid,
+    ``threshold`` and ``metric``.
 
     ``progress(done, total, method, fold, timed)`` is called before each fold, outside the
     cached function; ``timed`` maps each method to the seconds of its folds done so far (as
@@ -202,21 +205,18 @@ def compare_methods(ds, methods, folds, grid, progress=None):
     """
     from sblr.protocol import collect_results
 
-    if "sparse_sblr" in methods:
+    if "sparse_sblr" in methods or "sparse_sblr_paper" in methods:
         wait_for_compiled_solver()
-    if isinstance(grid, Mapping):  # one grid per parameter, as hashable (name, values) pairs
-        grid = tuple((name, tuple(float(v) for v in grid[name])) for name in sorted(grid))
-    else:
-        grid = tuple(float(g) for g in grid)
+    folds = run.folds
     total = len(methods) * folds
     pending = []  # the futures live until their folds are read below
     if cluster.runs_on_cluster("compare"):  # every fold at once: the workers run them together
         pending = [
-            _submit_fold(ds, method, fold, folds, grid)
+            _submit_fold(ds, method, fold, run)
             for method in methods
             for fold in range(folds)
             # most likely in the cache: not again
-            if (ds.fingerprint, method, fold, folds, grid) not in _folds_computed()
+            if (ds.fingerprint, method, fold, run) not in _folds_computed()
         ]
     done = []
     timed = {method: [] for method in methods}
@@ -224,7 +224,7 @@ def compare_methods(ds, methods, folds, grid, progress=None):
         for fold in range(folds):
             if progress:
                 progress(i * folds + fold, total, method, fold, timed)
-            res = cached_compare_fold(ds, method, fold, folds, grid)
+            res = cached_compare_fold(ds, method, fold, run)
             timed[method].append(res.select_seconds + res.fit_seconds)
             done.append(((ds.name, method, fold), res))
     del pending  # every fold is read: the cluster may forget them

@@ -1,8 +1,9 @@
 """The typed questions the pages ask of the compute layer (:mod:`pages._shared.cache`).
 
 A question is a frozen, hashable value: :class:`Spec` (which model, at which γ and λ),
-:class:`Scheme` (how an evaluation splits the rows), :class:`Search` (what Tune searches on)
-and :class:`RowQuestion` (which row's credits, against which baseline, for which class).
+:class:`Scheme` (how an evaluation splits the rows), :class:`Search` (what Tune searches on),
+:class:`Protocol` (the settings of a Compare run) and :class:`RowQuestion` (which row's
+credits, against which baseline, for which class).
 Streamlit's caches hash them, and a data set, by :data:`HASH_FUNCS`: by their fields, and a
 data set by its content (``Dataset.fingerprint``), never by passing a key beside them.
 
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -22,7 +24,16 @@ import numpy as np
 from pages._shared.formatting import fmt_value
 from sblr.io import Dataset
 
-__all__ = ["HASH_FUNCS", "HOLDOUT", "RowQuestion", "Scheme", "Search", "Spec"]
+__all__ = [
+    "DECISIONS",
+    "HASH_FUNCS",
+    "HOLDOUT",
+    "Protocol",
+    "RowQuestion",
+    "Scheme",
+    "Search",
+    "Spec",
+]
 
 
 @functools.cache
@@ -108,6 +119,53 @@ class Search:
     metric: str | None = None
 
 
+#: Compare's decisions, by the name a :class:`Protocol` takes: the similarity models' multi-label
+#: decision (``threshold`` of :func:`sblr.protocol.run_fold`) and selection metric. "fitted"
+#: decides as every other page does; "paper" is the paper's protocol whole (π ≥ 0.5, SML its
+#: top ξ, the mean evidence f̄, selection by average precision).
+DECISIONS = {"fitted": ("micro_f1", "micro_f1"), "paper": (None, None)}
+
+
+@dataclass(frozen=True)
+class Protocol:
+    """The settings of a Compare run, beside the data and the method: the outer ``folds``,
+    the ``grid`` (the protocol's grid in a hashable form: values, or (name, values) pairs)
+    and the ``decisions`` (a key of :data:`DECISIONS`)."""
+
+    folds: int
+    grid: tuple
+    decisions: str = "fitted"
+
+    @classmethod
+    def of(cls, folds, grid, decisions="fitted"):
+        """The settings with ``grid`` in its hashable form: a mapping of parameter names to
+        values becomes sorted (name, values) pairs, a sequence a tuple of floats."""
+        if decisions not in DECISIONS:
+            raise ValueError(f"decisions must be one of {sorted(DECISIONS)}; got {decisions!r}.")
+        if isinstance(grid, Mapping):
+            grid = tuple((name, tuple(float(v) for v in grid[name])) for name in sorted(grid))
+        else:
+            grid = tuple(float(g) for g in grid)
+        return cls(int(folds), grid, decisions)
+
+    @property
+    def plain_grid(self):
+        """The grid as the protocol takes it: a dict per parameter, or the values."""
+        grid = self.grid
+        return dict(grid) if grid and isinstance(grid[0], tuple) else grid
+
+    @property
+    def threshold(self):
+        """The similarity models' multi-label decision, as :func:`sblr.protocol.run_fold`
+        takes it (None: the paper's)."""
+        return DECISIONS[self.decisions][0]
+
+    def metric(self, task):
+        """The selection metric of a ``task`` data set (None: the paper's; multi-class data
+        are selected by accuracy either way)."""
+        return DECISIONS[self.decisions][1] if task == "multilabel" else None
+
+
 def _digest(values) -> str | None:
     if values is None:
         return None
@@ -135,5 +193,6 @@ HASH_FUNCS = {
     Dataset: lambda ds: ds.fingerprint,
     Spec: lambda spec: (spec.model, str(spec.gamma), spec.lam),
     Scheme: lambda scheme: (scheme.kind, float(scheme.test_size), int(scheme.n_splits)),
+    Protocol: lambda run: (int(run.folds), run.grid, run.decisions),
     RowQuestion: RowQuestion.key,
 }

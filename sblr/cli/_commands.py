@@ -34,6 +34,7 @@ from sblr.protocol import (
     _metric_values,
     _scores,
     build_decision,
+    decisions_text,
     paper_metric,
     run_benchmark,
     select_params,
@@ -214,22 +215,25 @@ def _threshold(text):
     return value
 
 
-def _add_decision_options(p, *, paper):
-    """``--threshold`` and ``--select-by``: the paper's (benchmark) or decisions (fit/evaluate)."""
+def _add_decision_options(p):
+    """``--threshold`` and ``--select-by``: the fitted micro-F1 cut and selection by micro-F1
+    by default, as the dashboard decides; ``--threshold paper --select-by average_precision``
+    is the paper's protocol."""
     p.add_argument(
         "--threshold",
         type=_threshold,
-        default=None if paper else "micro_f1",
+        default="micro_f1",
         help="multi-label decision of sml/sblr/sparse_sblr: a probability cut (0.5 is the "
         f"paper's), a cut fitted on out-of-fold training probabilities ({', '.join(RULES)}), "
-        "or paper (0.5; SML its own top-xi rule); default " + ("paper" if paper else "micro_f1"),
+        "or paper (0.5 on the paper's mean evidence; SML its own top-xi rule); default "
+        "micro_f1",
     )
     p.add_argument(
         "--select-by",
         choices=MULTILABEL_METRICS,
-        default=None if paper else "micro_f1",
+        default="micro_f1",
         help="multi-label selection metric of gamma/lambda (multi-class: accuracy); default "
-        + ("average_precision (the paper's)" if paper else "micro_f1"),
+        "micro_f1 (the paper's: average_precision)",
     )
 
 
@@ -292,9 +296,11 @@ def _add_protocol_commands(sub):
         "dataset, method, fold, metric), OUT/hyperparameters.csv, OUT/tables.md (mean ± std, "
         "the paper's rank tables, Friedman tests) and OUT/cd_<metric>.html "
         "(critical-difference diagrams, with >= 2 data sets and >= 3 methods). Fold results "
-        "are cached, so an interrupted or extended run only computes what is missing.\n\n"
-        + _DATA_HELP
-        + f"\nMethods: {methods}.",
+        "are cached, so an interrupted or extended run only computes what is missing. "
+        "Multi-label decisions of sml/sblr/sparse_sblr: a cut fitted on out-of-fold training "
+        "probabilities, gamma/lambda selected by micro-F1 (as `sblr evaluate` and the "
+        "dashboard); the paper's protocol is --threshold paper --select-by "
+        "average_precision.\n\n" + _DATA_HELP + f"\nMethods: {methods}.",
         formatter_class=fmt,
     )
     b.add_argument("data", nargs="+", metavar="DATA", help="data files or folders")
@@ -310,7 +316,7 @@ def _add_protocol_commands(sub):
     b.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
     _add_data_options(b)
     _add_protocol_options(b, folds_default=10)
-    _add_decision_options(b, paper=True)
+    _add_decision_options(b)
 
     e = sub.add_parser(
         "evaluate",
@@ -336,7 +342,7 @@ def _add_protocol_commands(sub):
     _add_method_options(e)
     _add_data_options(e)
     _add_protocol_options(e, folds_default=10, selection_default="loo")
-    _add_decision_options(e, paper=False)
+    _add_decision_options(e)
 
     f = sub.add_parser(
         "fit",
@@ -353,7 +359,7 @@ def _add_protocol_commands(sub):
     _add_method_options(f)
     _add_data_options(f)
     _add_protocol_options(f, folds_default=10, selection_default="loo")
-    _add_decision_options(f, paper=False)
+    _add_decision_options(f)
 
     pr = sub.add_parser(
         "predict",
@@ -590,6 +596,7 @@ def _benchmark(args, parser):
         f"{args.folds}-fold CV (seed {args.seed}), selection: {args.selection}, "
         f"grid {', '.join(f'{g:g}' for g in grid)}.\n"
     )
+    md.append(_decisions_markdown(args, datasets))
     if skipped:
         md.append(f"Not run (multi-class only): {', '.join(skipped)}.\n")
     md.append("## Mean ± std over folds\n")
@@ -610,6 +617,24 @@ def _benchmark(args, parser):
         written.append(f"cd_{metric}.html")
     print(f"Wrote {', '.join(written)} to {out}")
     return 0
+
+
+def _decisions_markdown(args, datasets):
+    """The decisions of a benchmark in one line of its tables.md (who decides how, chosen by
+    which metric): the numbers below mean nothing without it."""
+    tasks = {d.task for d in datasets}
+    parts = []
+    if "multilabel" in tasks:
+        parts.append(
+            f"multi-label data, SML, SBLR and SparseSBLR: {decisions_text(args.threshold)}, "
+            f"selected by {args.select_by}; the baselines by their own rules"
+        )
+    if "multiclass" in tasks:
+        parts.append(
+            f"multi-class data: {decisions_text(args.threshold, multilabel=False)}, selected "
+            "by accuracy"
+        )
+    return "Decisions: " + "; ".join(parts) + ".\n"
 
 
 def _evaluate(args, parser):
