@@ -341,7 +341,7 @@ def _add_protocol_commands(sub):
     )
     _add_method_options(e)
     _add_data_options(e)
-    _add_protocol_options(e, folds_default=10, selection_default="loo")
+    _add_protocol_options(e, folds_default=10, selection_default="inner_kfold")
     _add_decision_options(e)
 
     f = sub.add_parser(
@@ -358,7 +358,7 @@ def _add_protocol_commands(sub):
     f.add_argument("--out", required=True, type=Path, help="the model file to write")
     _add_method_options(f)
     _add_data_options(f)
-    _add_protocol_options(f, folds_default=10, selection_default="loo")
+    _add_protocol_options(f, folds_default=10, selection_default="inner_kfold")
     _add_decision_options(f)
 
     pr = sub.add_parser(
