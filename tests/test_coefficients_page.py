@@ -432,16 +432,20 @@ def test_conditioning_warning_names_the_numbers():
     from sblr.diagnostics import evidence_diagnostics
 
     ds = load_sample("wine")
-    for gamma in ("10", "0.01"):  # 10: nothing to report; 0.01: a separated class
+    for gamma in ("10", "0.01"):  # 10: nothing to report; 0.01: collinear evidence
         at = goto(start({"sample": "wine", "gamma": gamma}), "pages/coefficients.py")
         model = SBLRClassifier(gamma=float(gamma)).fit(ds.X, ds.y)
         diag = evidence_diagnostics(model, model.featurizer_.training_evidence())
         warnings = [w.value for w in at.warning if "one by one" in w.value]
         assert diag.unreliable == (gamma == "0.01")
         assert bool(warnings) == diag.unreliable, (gamma, diag)
-        if warnings:
+        if warnings:  # it names what the diagnostics found: separated classes, collinearity
             text = html.unescape(warnings[0])
-            assert "separated" in text and ds.class_names[int(diag.separated.argmax())] in text
+            if diag.separated.any():
+                assert "separated" in text
+                assert ds.class_names[int(diag.separated.argmax())] in text
+            if diag.collinear.size:
+                assert "collinear" in text
 
 
 def test_multiclass_contributions_compare_with_mean_evidence_not_empty_cooccurrence():

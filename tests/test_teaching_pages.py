@@ -453,11 +453,22 @@ def test_row_pickers_and_the_three_models_side_by_side():
 
 
 def _logit_without_row(model, X, row, k):
-    """Class k's logit of the rows X for the model with training row `row` left out."""
+    """Class k's logit of the rows X for the model with training row `row` left out (log
+    rates: the row counts as an average row, total / (n - 1), in its classes and the total,
+    as a training row's own evidence is built)."""
     f = model.featurizer_
+    X = np.atleast_2d(X)
     Y_without = f.Y_fit_.copy()
     Y_without[row] = 0
-    return model.logits_from_evidence(f.query_evidence(np.atleast_2d(X), Y=Y_without))[:, k]
+    if f.normalize != "log_rate":
+        return model.logits_from_evidence(f.query_evidence(X, Y=Y_without))[:, k]
+    others = np.ones((len(Y_without), 1))
+    others[row] = 0
+    sums = f.query_evidence(X, Y=Y_without, normalize="sum")
+    total = f.query_evidence(X, Y=others, normalize="sum")
+    average = total / (len(Y_without) - 1)
+    rates = (sums + f.Y_fit_[row] * average) / (total + average)
+    return model.logits_from_evidence(np.maximum(np.log(rates), -100.0))[:, k]
 
 
 def test_feature_credits_and_what_if():
