@@ -50,6 +50,7 @@ from sklearn.model_selection import GridSearchCV
 from sblr import metrics
 from sblr._backends import joblib_backend
 from sblr.baselines import (
+    TUNED_LR,
     BRSVMClassifier,
     IBLRClassifier,
     MLkNNClassifier,
@@ -179,13 +180,7 @@ METHODS: dict[str, MethodSpec] = {
     "br_svm": MethodSpec("br_svm", "BR-SVM", BRSVMClassifier, ("gamma", "C")),
     # the leaderboard's yardstick: scikit-learn's model as a user tuning it for decisions fits
     # it (C and, multi-label, one cut chosen on 5 inner folds inside fit)
-    "lr_tuned": MethodSpec(
-        "lr_tuned",
-        "LR (tuned)",
-        OneVsRestLRClassifier,
-        (),
-        {"Cs": (0.01, 0.1, 1.0, 10.0, 100.0), "threshold": "micro_f1"},
-    ),
+    "lr_tuned": MethodSpec("lr_tuned", "LR (tuned)", OneVsRestLRClassifier, (), dict(TUNED_LR)),
     "knn": MethodSpec("knn", "kNN", knn_classifier, (), {"k": 10}, multiclass_only=True),
     "ncm": MethodSpec("ncm", "NCM", ncm_classifier, (), multiclass_only=True),
     "lr": MethodSpec("lr", "LR", lr_classifier, (), multiclass_only=True),

@@ -369,3 +369,40 @@ def test_frequency_classifier_is_scikit_learns_dummy_on_every_output():
     assert ml.decision_function(Xq).shape == (7, 4)
     two = FrequencyClassifier().fit(X, y == "a")
     assert two.decision_function(Xq).shape == (7,)  # two classes: one score
+
+
+@pytest.mark.slow
+def test_tuned_lr_chooses_c_and_its_cut_as_a_hand_loop_does():
+    """Oracle: scikit-learn's one-vs-rest logistic regression on the [-1, 1]-scaled features,
+    per C on the same 5 shuffled folds (seed 0), out-of-fold probabilities, one micro-F1 cut
+    (sblr.decision.fit_cuts) and its micro-F1; the best C (first on ties) and its cut."""
+    from sklearn.datasets import make_multilabel_classification
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import KFold
+    from sklearn.multiclass import OneVsRestClassifier
+
+    from sblr.baselines import OneVsRestLRClassifier
+    from sblr.decision import decide, fit_cuts
+    from sblr.metrics import micro_f1
+
+    X, Y = make_multilabel_classification(n_samples=120, n_features=6, n_classes=4, random_state=1)
+    Xs = 2 * (X - X.min(0)) / (X.max(0) - X.min(0)) - 1
+    Cs = (0.01, 1.0, 100.0)
+    best = (-1.0, None, None)
+    for C in Cs:
+        P = np.empty(Y.shape)
+        for fit, held in KFold(5, shuffle=True, random_state=0).split(Xs):
+            lr = OneVsRestClassifier(LogisticRegression(C=C, max_iter=1000)).fit(Xs[fit], Y[fit])
+            P[held] = lr.predict_proba(Xs[held])
+        cuts = fit_cuts(P, Y, "micro_f1")
+        value = micro_f1(Y, decide(P, cuts))
+        if value > best[0]:
+            best = (value, C, cuts)
+    model = OneVsRestLRClassifier(Cs=Cs, threshold="micro_f1").fit(X, Y)
+    assert model.C_ == best[1]
+    np.testing.assert_allclose(model.threshold_, best[2], rtol=1e-6)
+    P = model.predict_proba(X)
+    np.testing.assert_array_equal(model.predict(X), decide(P, model.threshold_))
+    # without Cs and a rule: the plain model, C = 1 and the cut 0.5
+    plain = OneVsRestLRClassifier().fit(X, Y)
+    assert plain.C_ == 1.0 and np.all(plain.threshold_ == 0.5)

@@ -36,11 +36,13 @@ from sblr.baselines._neighbours import (
     leave_one_out_neighbors,  # noqa: F401 (public, not in __all__)
 )
 from sblr.baselines._simple import (
+    TUNED_LR,
     FrequencyClassifier,
     OneVsRestLRClassifier,
     knn_classifier,
     lr_classifier,
     ncm_classifier,
+    tuned_lr_classifier,
 )
 from sblr.baselines._svm import (
     BRSVM_SECONDS,
@@ -53,6 +55,7 @@ __all__ = [
     "BASELINES",
     "BRSVM_SECONDS",
     "MULTICLASS_ONLY",
+    "TUNED_LR",
     "BRSVMClassifier",
     "FrequencyClassifier",
     "IBLRClassifier",
@@ -63,6 +66,7 @@ __all__ = [
     "knn_classifier",
     "lr_classifier",
     "ncm_classifier",
+    "tuned_lr_classifier",
 ]
 
 
