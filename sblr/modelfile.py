@@ -14,6 +14,9 @@ file: the feature names and how the training file was encoded (so a new file is 
 * the archive's directory is read first: a member or a whole file that would unpack to more
   than ``MAX_UNPACKED_MB``, or to more than ``MAX_RATIO`` times its packed size beyond
   ``RATIO_FREE_MB`` (a zip bomb), is refused before anything is unpacked;
+* its table of contents (``schema.json``) is bounded before JSON parses it: at most
+  ``MAX_SCHEMA_MB``, ``MAX_SCHEMA_VALUES`` values and ``MAX_SCHEMA_DEPTH`` levels, counted
+  on its bytes (parsed whole, 63 MB of ``[],`` are 21 million Python lists: 1.8 GB);
 * every type the file would create must be sblr's own or one skops trusts by default
   (NumPy, SciPy, scikit-learn); a file naming any other type (a function, ``os.system``, a
   class of somebody's module) is refused, listing them;
@@ -50,6 +53,7 @@ import os
 import stat
 import warnings
 import zipfile
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -87,6 +91,25 @@ MAX_UNPACKED_MB = 2 * MAX_MODEL_MB
 #: 0.8 MB file unpacking to 800 MB of zeros is 1,000x.
 MAX_RATIO = 100
 RATIO_FREE_MB = 64
+#: The most a model file's table of contents (``schema.json``: every object, field and list
+#: element of the model; the arrays are members of their own) may hold: MB, values (each
+#: array, object, key, number or text counts one) and levels of nesting, counted on its bytes
+#: before JSON parses it.  What sblr writes (``python -m benchmarks.model_schema``): a
+#: SparseSBLR of 20,000 features (its names, means and encoding: ~88 values a feature)
+#: 38.9 MB, 1.76 million values; BR-SVM of 300 classes (one SVM each, ~1,900 values) 14.4 MB,
+#: 0.57 million; SBLR, SML, ML-kNN, IBLR of 300 classes and 100 features 0.3 MB; nesting 12-16
+#: levels for every estimator.  A model file the dashboard opens is an upload of at most 50 MB
+#: and skops stores its members unpacked, so its schema is below 50 MB, about 2.3 million
+#: values.  At these limits a crafted schema costs at most ~300 MB while it is read (measured
+#: in the benchmark; tests/test_modelfile_schema.py holds the 62 kB file of 63 MB of ``[],``
+#: below 600 MB).
+MAX_SCHEMA_MB = 64
+MAX_SCHEMA_VALUES = 3_000_000
+MAX_SCHEMA_DEPTH = 64
+#: Bytes of the schema counted at a time by :func:`_nesting_depth` (its working memory is
+#: about 25 times this).
+_DEPTH_BLOCK = 2**20
+_NOT_STRUCTURE = bytes(sorted(set(range(256)) - set(b'"[]{}')))
 #: The layout of the file; a file of a newer layout is refused with the reason. 2: classes are
 #: named by the module that defines them (``sblr.models._logistic.SBLRClassifier``) since
 #: sblr.models, sblr.similarity and sblr.baselines are packages; an sblr that reads format 1
@@ -297,6 +320,71 @@ def _check_unpacked_sizes(data, name, max_mb=MAX_UNPACKED_MB):
             f"({total / max(len(data), 1):,.0f} times its size; a model unpacks to at most "
             f"{MAX_RATIO} times): it is not opened."
         )
+
+
+def _check_schema(data, name):
+    """Refuse a table of contents (``schema.json``) larger, fuller or deeper than sblr writes,
+    before JSON parses it: the size its directory states, then the values counted as it is
+    unpacked (a 62 kB file unpacking to 63 MB of ``[],`` is refused after its first MB), then
+    the nesting (JSON builds a Python object of ~60 bytes for each value)."""
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+        member = archive.getinfo("schema.json")  # the member skops reads
+    except (KeyError, zipfile.BadZipFile, OSError, ValueError):
+        raise ModelFileError(f"{name} is damaged or truncated (it has no schema.json).") from None
+    if member.file_size > MAX_SCHEMA_MB * 2**20:
+        raise ModelFileError(
+            f"{name} has a table of contents of {member.file_size / 2**20:,.0f} MB; a model "
+            f"file's is at most {MAX_SCHEMA_MB} MB. It is not opened."
+        )
+    # every value but the first follows a ',' or opens an array or object, every key precedes
+    # a ':' (counted inside texts too: an upper bound)
+    values = 1
+    try:  # zipfile unpacks at most the size its directory states (then fails its CRC check)
+        with archive.open(member) as stream:
+            while values <= MAX_SCHEMA_VALUES and (chunk := stream.read(2**20)):
+                values += sum(chunk.count(c) for c in (b"[", b"{", b",", b":"))
+        text = archive.read(member) if values <= MAX_SCHEMA_VALUES else b""
+    except (zipfile.BadZipFile, zlib.error, OSError, ValueError, EOFError, RuntimeError) as exc:
+        raise ModelFileError(f"{name} is damaged or truncated ({exc}).") from None
+    if values > MAX_SCHEMA_VALUES:
+        raise ModelFileError(
+            f"{name} has a table of contents of more than {MAX_SCHEMA_VALUES:,} values, more "
+            "than a model file holds. It is not opened."
+        )
+    depth = _nesting_depth(text)
+    if depth > MAX_SCHEMA_DEPTH:
+        raise ModelFileError(
+            f"{name} has a table of contents nested {depth:,} levels deep; a model file's is "
+            f"at most {MAX_SCHEMA_DEPTH} deep. It is not opened."
+        )
+
+
+def _nesting_depth(text: bytes) -> int:
+    r"""The deepest nesting of arrays and objects in the JSON ``text``, brackets inside texts
+    not counted; exact for valid JSON, and for the part of invalid JSON a parser reads before
+    its first error.  Counted in blocks of :data:`_DEPTH_BLOCK` bytes, in NumPy.
+
+    >>> _nesting_depth(b'{"a": [[1], "]]]", {"b": "\\\\"}], "c": "[[[\\"[["}')
+    3
+    """
+    # in a text, an escaped backslash and then an escaped quote are no delimiters: drop them
+    # (in that order, so that a run of backslashes pairs up from its left, as JSON reads it);
+    # then keep the quotes and brackets only (a fifth of what sblr writes)
+    text = text.replace(b"\\\\", b"").replace(b'\\"', b"").translate(None, _NOT_STRUCTURE)
+    quotes = depth = deepest = 0
+    for start in range(0, len(text), _DEPTH_BLOCK):
+        block = np.frombuffer(text, np.uint8, min(_DEPTH_BLOCK, len(text) - start), start)
+        is_quote = block == ord('"')
+        outside = (np.cumsum(is_quote, dtype=np.int64) + quotes) % 2 == 0
+        quotes += int(is_quote.sum())
+        opens = outside & ((block == ord("[")) | (block == ord("{")))
+        closes = outside & ((block == ord("]")) | (block == ord("}")))
+        levels = np.cumsum(opens.astype(np.int32) - closes, dtype=np.int64) + depth
+        if levels.size:
+            deepest = max(deepest, int(levels.max()))
+            depth = int(levels[-1])
+    return deepest
 
 
 def _check_info(info, name):
@@ -632,6 +720,7 @@ def load_model(path, *, max_unpacked_mb: float = MAX_UNPACKED_MB) -> SavedModel:
             "one runs whatever code it holds."
         )
     _check_unpacked_sizes(data, path.name, min(float(max_unpacked_mb), MAX_UNPACKED_MB))
+    _check_schema(data, path.name)
     try:
         untrusted = sio.get_untrusted_types(data=data)
     except Exception as exc:  # a damaged archive: its schema cannot be read
