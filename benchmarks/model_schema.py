@@ -16,7 +16,8 @@ the model, each a JSON object of six fields) and one ``.npy`` member per array. 
   short texts, of keys, and of skops's own nodes (which skops turns into a tree of Python
   objects before it refuses them) -- with the same measurements.
 
-Run from the repository root::
+Run from the repository root, as a module (sblr must be importable: ``pip install -e .`` in
+the repository)::
 
     python -m benchmarks.model_schema                 # both parts (BR-SVM's fit: ~2 min)
     python -m benchmarks.model_schema --part crafted  # seconds

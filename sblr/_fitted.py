@@ -34,6 +34,7 @@ sblr._fitted.FittedStateError: intercept_ must be of shape (2,); it is of shape 
 
 from __future__ import annotations
 
+import contextlib
 import re
 from dataclasses import dataclass, field
 from numbers import Integral, Real
@@ -70,6 +71,8 @@ __all__ = ["RELATIONS", "RULES", "FittedStateError", "check_fitted"]
 
 #: Longest text an attribute no rule names may hold (a mode, a name).
 GENERIC_TEXT = 200
+#: Sizes a fitted model has at least one of.
+_NOT_EMPTY = {"n": "training rows", "m": "classes", "d": "features", "v": "support vectors"}
 #: Support vectors inside the box (0 < α < C) of each SVM checked to lie on its margin.
 _MARGIN_VECTORS = 8
 #: Stored training rows are scaled to [-1, 1] (exactly, by construction); a file's may be off
@@ -156,7 +159,10 @@ class Array:
         for axis, entry in enumerate(self.shape):
             want = scope.size(entry)
             if want is None and isinstance(entry, str):
-                scope.sizes[re.match(r"\w+", entry).group()] = value.shape[axis]
+                name = re.match(r"\w+", entry).group()
+                if name in _NOT_EMPTY and value.shape[axis] < 1:
+                    scope.fail(attr, f"is empty (it has no {_NOT_EMPTY[name]})")
+                scope.sizes[name] = value.shape[axis]
             elif want is not None and value.shape[axis] != want:
                 shape = tuple(scope.size(e) for e in self.shape)
                 scope.fail(attr, f"must be of shape {shape}; it is of shape {value.shape}")
@@ -871,14 +877,31 @@ def _check_object(obj, scope):
             if state[attr] is None:
                 continue
             rule = rule.rule
-        rule.check(state[attr], scope, attr, obj)
+        with _unforeseen(scope, attr):
+            rule.check(state[attr], scope, attr, obj)
     if own:
         for attr in [a for a in state if a not in rules and a not in params]:
             _generic(state[attr], scope, attr)
     for relation in relations:
-        wrong = relation(obj, scope.sizes)
+        with _unforeseen(scope, relation.__name__.strip("_").replace("_", " ")):
+            wrong = relation(obj, scope.sizes)
         if wrong:
             raise FittedStateError(f"{scope.path}{wrong}")
+
+
+@contextlib.contextmanager
+def _unforeseen(scope, what):
+    """A state no rule foresaw that makes a check itself fail (an empty array reduced, a
+    value of a type compared with another): a FittedStateError naming the check, never an
+    untyped error out of the loader."""
+    try:
+        yield
+    except FittedStateError:
+        raise
+    except (ValueError, TypeError, IndexError, KeyError, AttributeError, ArithmeticError) as exc:
+        raise FittedStateError(
+            f"{scope.path}{what} cannot be checked ({type(exc).__name__}: {str(exc)[:80]})"
+        ) from None
 
 
 def check_fitted(estimator):

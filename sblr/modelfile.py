@@ -54,6 +54,7 @@ import datetime
 import importlib
 import inspect
 import io
+import math
 import os
 import stat
 import warnings
@@ -530,11 +531,7 @@ def _check_encoding(enc, info, name):
     if clash:
         bad(f"uses the column {min(clash)!r} twice (a feature, target or dropped column)")
     means = enc["means"]
-    if not (
-        isinstance(means, list)
-        and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in means)
-        and np.isfinite(np.asarray(means, dtype=np.float64)).all()
-    ):
+    if not (isinstance(means, list) and all(type(v) is float and math.isfinite(v) for v in means)):
         bad("means must be finite numbers")
     features_named = info.get("feature_names")
     if len(means) != width or (features_named is not None and len(features_named) != width):
@@ -648,9 +645,11 @@ def _check_applies(estimator, info, name):
 
 
 def _same_value(a, b):
-    """A parameter of the model and its copy in the info (written as plain Python values)."""
-    if isinstance(a, (bool, np.bool_)) or isinstance(b, bool) or isinstance(a, str):
-        return type(a) is type(b) and a == b if not isinstance(a, np.bool_) else bool(a) == b
+    """A parameter of the model and its copy in the info (written as plain Python values):
+    a flag or a text of the same type, a number of the same value."""
+    a = bool(a) if isinstance(a, np.bool_) else a
+    if isinstance(a, (bool, str)) or isinstance(b, (bool, str)):
+        return type(a) is type(b) and a == b
     return a == b
 
 

@@ -487,8 +487,10 @@ def _slots(obj, path=(), depth=0, seen=None):
 
 def _array_mutations(a):
     """The issue's list, for one array: NaN, inf, another ndim, transposed, another dtype,
-    text, out of range (integers; dropped and swapped: in _cases)."""
+    text, out of range (integers), and empty (dropped and swapped: in _cases)."""
     out = {"text": "x", "extra axis": a[None]}
+    if a.ndim >= 1 and a.size:
+        out["empty"] = a[:0]
     if a.ndim == 1 and a.size:
         out["0-d"] = np.asarray(a[0])
     if a.ndim == 2 and a.shape[0] != a.shape[1]:
