@@ -351,8 +351,8 @@ def _check_schema(data, name):
         raise ModelFileError(f"{name} is damaged or truncated (it has no schema.json).") from None
     if member.file_size > MAX_SCHEMA_MB * 2**20:
         raise ModelFileError(
-            f"{name} has a table of contents of {member.file_size / 2**20:,.0f} MB; a model "
-            f"file's is at most {MAX_SCHEMA_MB} MB. It is not opened."
+            f"{name} has a table of contents of {member.file_size / 2**20:,.0f} MB, more than "
+            f"a model file's {MAX_SCHEMA_MB} MB, so it is not opened."
         )
     # every value but the first follows a ',' or opens an array or object, every key precedes
     # a ':' (counted inside texts too: an upper bound)
@@ -367,13 +367,13 @@ def _check_schema(data, name):
     if values > MAX_SCHEMA_VALUES:
         raise ModelFileError(
             f"{name} has a table of contents of more than {MAX_SCHEMA_VALUES:,} values, more "
-            "than a model file holds. It is not opened."
+            "than a model file holds, so it is not opened."
         )
     depth = _nesting_depth(text)
     if depth > MAX_SCHEMA_DEPTH:
         raise ModelFileError(
-            f"{name} has a table of contents nested {depth:,} levels deep; a model file's is "
-            f"at most {MAX_SCHEMA_DEPTH} deep. It is not opened."
+            f"{name} has a table of contents nested {depth:,} levels deep, deeper than a model "
+            f"file's {MAX_SCHEMA_DEPTH}, so it is not opened."
         )
 
 

@@ -73,7 +73,7 @@ def test_a_schema_larger_than_the_limit_is_refused_from_the_directory(monkeypatc
     """The size the zip directory states is read before any byte is unpacked."""
     monkeypatch.setattr(mf, "MAX_SCHEMA_MB", 1)
     data = _zip((b'"', b" " * 2**16, 20, b'"'))  # one text of 1.25 MB: few values, too large
-    _refused_cheaply(data, "table of contents of 1 MB; a model file's is at most 1 MB", 1)
+    _refused_cheaply(data, "table of contents of 1 MB, more than a model file's 1 MB", 1)
 
 
 def test_a_schema_nested_too_deep_is_refused():
