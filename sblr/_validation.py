@@ -35,6 +35,7 @@ _SKLEARN_NAMES = (
     "Options",
     "RealNotInt",
     "StrOptions",
+    "validate_parameter_constraints",
 )
 
 __all__ = [*_SKLEARN_NAMES, "validate_params"]

@@ -14,14 +14,22 @@ file: the feature names and how the training file was encoded (so a new file is 
 * the archive's directory is read first: a member or a whole file that would unpack to more
   than ``MAX_UNPACKED_MB``, or to more than ``MAX_RATIO`` times its packed size beyond
   ``RATIO_FREE_MB`` (a zip bomb), is refused before anything is unpacked;
+* its table of contents (``schema.json``) is bounded before JSON parses it: at most
+  ``MAX_SCHEMA_MB``, ``MAX_SCHEMA_VALUES`` values and ``MAX_SCHEMA_DEPTH`` levels, counted
+  on its bytes (parsed whole, 63 MB of ``[],`` are 21 million Python lists: 1.8 GB);
 * every type the file would create must be sblr's own or one skops trusts by default
   (NumPy, SciPy, scikit-learn); a file naming any other type (a function, ``os.system``, a
   class of somebody's module) is refused, listing them;
+* the model's info is checked field by field (types, lengths, unique names; its encoding
+  key by key), and the model by the rules of its class (:mod:`sblr._fitted`): every
+  parameter, every fitted array's shape (from the model's own numbers of classes, features
+  and rows), dtype and range, and what the arrays say of each other -- a damaged array is
+  refused when the file is opened, never found at a prediction;
 * then the file is data, never live compiled state: a neighbour search (ML-kNN, IBLR) is
   rebuilt from its stored training rows (a stored tree whose index array points outside its
   data made the first prediction read out of bounds and crash the process), an SVM's
-  arrays (BR-SVM) are checked against each other before libsvm sees them, and the model's
-  info is checked field by field.
+  arrays (BR-SVM) have been checked against each other before libsvm sees them, and the
+  model must agree with the info (its type, task, classes, width and parameters).
 
 Examples
 --------
@@ -46,10 +54,12 @@ import datetime
 import importlib
 import inspect
 import io
+import math
 import os
 import stat
 import warnings
 import zipfile
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -87,6 +97,36 @@ MAX_UNPACKED_MB = 2 * MAX_MODEL_MB
 #: 0.8 MB file unpacking to 800 MB of zeros is 1,000x.
 MAX_RATIO = 100
 RATIO_FREE_MB = 64
+#: The most a model file's table of contents (``schema.json``: every object, field and list
+#: element of the model; the arrays are members of their own) may hold: MB, values (each
+#: array, object, key, number or text counts one) and levels of nesting, counted on its bytes
+#: before JSON parses it.  What sblr writes (``python -m benchmarks.model_schema``): a
+#: SparseSBLR of 20,000 features (its names, means and encoding: ~88 values a feature)
+#: 38.9 MB, 1.76 million values; BR-SVM of 300 classes (one SVM each, ~1,900 values) 14.4 MB,
+#: 0.57 million; SBLR, SML, ML-kNN, IBLR of 2,000 rows, 100 features and 300 classes 0.5 MB;
+#: nesting 12-16 levels for every estimator.  A model file the dashboard opens is an upload of
+#: at most 50 MB and skops stores its members unpacked, so its schema is below 50 MB, about
+#: 2.3 million values.  Crafted schemas at these limits cost at most 316 MB more while they are
+#: read (texts; the 20,000-feature file itself 305 MB); the 62 kB file of 63 MB of ``[],`` is
+#: refused after its first MB (tests/test_modelfile_schema.py holds it below 600 MB).
+MAX_SCHEMA_MB = 64
+MAX_SCHEMA_VALUES = 3_000_000
+MAX_SCHEMA_DEPTH = 64
+#: Bytes of the schema counted at a time by :func:`_nesting_depth` (its working memory is
+#: about 25 times this).
+_DEPTH_BLOCK = 2**20
+_NOT_STRUCTURE = bytes(sorted(set(range(256)) - set(b'"[]{}')))
+#: Longest name in a model file (a feature, class, category or parameter's text), and the
+#: longest of its other texts: a data set's name, the versions and the time it was saved
+#: (sblr writes "2026-01-31 12:00 UTC").  A name is shown in tables, a stamp in one line.
+MAX_NAME_CHARS = 1000
+_INFO_TEXTS = {
+    "task": 20,
+    "estimator": 100,
+    "sblr_version": 40,
+    "saved_at": 40,
+    "data": MAX_NAME_CHARS,
+}
 #: The layout of the file; a file of a newer layout is refused with the reason. 2: classes are
 #: named by the module that defines them (``sblr.models._logistic.SBLRClassifier``) since
 #: sblr.models, sblr.similarity and sblr.baselines are packages; an sblr that reads format 1
@@ -299,8 +339,74 @@ def _check_unpacked_sizes(data, name, max_mb=MAX_UNPACKED_MB):
         )
 
 
+def _check_schema(data, name):
+    """Refuse a table of contents (``schema.json``) larger, fuller or deeper than sblr writes,
+    before JSON parses it: the size its directory states, then the values counted as it is
+    unpacked (a 62 kB file unpacking to 63 MB of ``[],`` is refused after its first MB), then
+    the nesting (JSON builds a Python object of ~60 bytes for each value)."""
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+        member = archive.getinfo("schema.json")  # the member skops reads
+    except (KeyError, zipfile.BadZipFile, OSError, ValueError):
+        raise ModelFileError(f"{name} is damaged or truncated (it has no schema.json).") from None
+    if member.file_size > MAX_SCHEMA_MB * 2**20:
+        raise ModelFileError(
+            f"{name} has a table of contents of {member.file_size / 2**20:,.0f} MB, more than "
+            f"a model file's {MAX_SCHEMA_MB} MB, so it is not opened."
+        )
+    # every value but the first follows a ',' or opens an array or object, every key precedes
+    # a ':' (counted inside texts too: an upper bound)
+    values = 1
+    try:  # zipfile unpacks at most the size its directory states (then fails its CRC check)
+        with archive.open(member) as stream:
+            while values <= MAX_SCHEMA_VALUES and (chunk := stream.read(2**20)):
+                values += sum(chunk.count(c) for c in (b"[", b"{", b",", b":"))
+        text = archive.read(member) if values <= MAX_SCHEMA_VALUES else b""
+    except (zipfile.BadZipFile, zlib.error, OSError, ValueError, EOFError, RuntimeError) as exc:
+        raise ModelFileError(f"{name} is damaged or truncated ({exc}).") from None
+    if values > MAX_SCHEMA_VALUES:
+        raise ModelFileError(
+            f"{name} has a table of contents of more than {MAX_SCHEMA_VALUES:,} values, more "
+            "than a model file holds, so it is not opened."
+        )
+    depth = _nesting_depth(text)
+    if depth > MAX_SCHEMA_DEPTH:
+        raise ModelFileError(
+            f"{name} has a table of contents nested {depth:,} levels deep, deeper than a model "
+            f"file's {MAX_SCHEMA_DEPTH}, so it is not opened."
+        )
+
+
+def _nesting_depth(text: bytes) -> int:
+    r"""The deepest nesting of arrays and objects in the JSON ``text``, brackets inside texts
+    not counted; exact for valid JSON, and for the part of invalid JSON a parser reads before
+    its first error.  Counted in blocks of :data:`_DEPTH_BLOCK` bytes, in NumPy.
+
+    >>> _nesting_depth(b'{"a": [[1], "]]]", {"b": "\\\\"}], "c": "[[[\\"[["}')
+    3
+    """
+    # in a text, an escaped backslash and then an escaped quote are no delimiters: drop them
+    # (in that order, so that a run of backslashes pairs up from its left, as JSON reads it);
+    # then keep the quotes and brackets only (a fifth of what sblr writes)
+    text = text.replace(b"\\\\", b"").replace(b'\\"', b"").translate(None, _NOT_STRUCTURE)
+    quotes = depth = deepest = 0
+    for start in range(0, len(text), _DEPTH_BLOCK):
+        block = np.frombuffer(text, np.uint8, min(_DEPTH_BLOCK, len(text) - start), start)
+        is_quote = block == ord('"')
+        outside = (np.cumsum(is_quote, dtype=np.int64) + quotes) % 2 == 0
+        quotes += int(is_quote.sum())
+        opens = outside & ((block == ord("[")) | (block == ord("{")))
+        closes = outside & ((block == ord("]")) | (block == ord("}")))
+        levels = np.cumsum(opens.astype(np.int32) - closes, dtype=np.int64) + depth
+        if levels.size:
+            deepest = max(deepest, int(levels.max()))
+            depth = int(levels[-1])
+    return deepest
+
+
 def _check_info(info, name):
-    """Every field of a model file's info that is used, of the type it must have."""
+    """Every field of a model file's info, of the type, length and values it must have (the
+    encoding: :func:`_check_encoding`)."""
 
     def bad(key, why):
         raise ModelFileError(f"{name}: its info field {key!r} {why}.")
@@ -310,21 +416,34 @@ def _check_info(info, name):
         bad("format", f"must be a layout number 1 … {FORMAT}")
     for key in ("feature_names", "class_names"):
         value = info.get(key)
-        if value is not None and not (
-            isinstance(value, list) and all(isinstance(v, str) for v in value)
-        ):
+        if value is None:
+            continue
+        if not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
             bad(key, "must be a list of names")
-    for key in ("task", "data", "estimator", "sblr_version", "saved_at"):
+        if any(len(v) > MAX_NAME_CHARS for v in value):
+            bad(key, f"holds a name longer than {MAX_NAME_CHARS:,} characters")
+        if len(set(value)) != len(value):
+            bad(key, f"names {_first_repeated(value)!r} twice")
+    for key, longest in _INFO_TEXTS.items():
         value = info.get(key)
         if value is not None and not isinstance(value, str):
             bad(key, "must be text")
+        if value is not None and len(value) > longest:
+            bad(key, f"is longer than {longest:,} characters")
     if info.get("task") not in (None, "multilabel", "multiclass"):
         bad("task", "must be multilabel or multiclass")
     for key in ("params", "frames"):
         if not isinstance(info.get(key) or {}, dict):
             bad(key, "must be a mapping")
-    if info.get("encoding") is not None and not isinstance(info["encoding"], dict):
-        bad("encoding", "must be a mapping")
+    for key, value in (info.get("params") or {}).items():
+        if not (
+            isinstance(key, str)
+            and (value is None or isinstance(value, (bool, int, float, str)))
+            and (not isinstance(value, str) or len(value) <= MAX_NAME_CHARS)
+        ):
+            bad("params", "must map names to numbers, texts or None")
+    if info.get("encoding") is not None:
+        _check_encoding(info["encoding"], info, name)
     frames = info.get("frames") or {}
     for attr, frame in frames.items():
         if not (
@@ -332,92 +451,186 @@ def _check_info(info, name):
             and attr.endswith("_")
             and isinstance(frame, dict)
             and all(isinstance(frame.get(k), list) for k in ("columns", "index", "data"))
+            and all(isinstance(c, str) for c in frame["columns"])
+            and len(frame["index"]) == len(frame["data"])
+            and all(
+                isinstance(row, list)
+                and len(row) == len(frame["columns"])
+                and all(v is None or isinstance(v, (bool, int, float, str)) for v in row)
+                for row in frame["data"]
+            )
         ):
             bad("frames", "holds a table that is not columns, index and rows")
 
 
-def _checked_rows(X, name, what, n_features=None):
-    """A stored matrix of training rows: 2-D, finite floats, the model's number of columns."""
-    if not (isinstance(X, np.ndarray) and X.ndim == 2 and X.dtype.kind == "f" and X.shape[0]):
-        raise ModelFileError(f"{name}: its {what} are not a matrix of numbers.")
-    if n_features is not None and X.shape[1] != n_features:
-        raise ModelFileError(
-            f"{name}: its {what} have {X.shape[1]} columns, the model {n_features} features."
+#: The keys of a model file's encoding (:meth:`sblr.io.Encoding.to_dict`): those it must
+#: have, and those it may.
+_ENCODING_KEYS = {"features", "target", "task", "class_values", "means"}
+_ENCODING_OPTIONAL = {"dropped", "sparse"}
+_FEATURE_KINDS = ("numeric", "binary", "onehot")
+
+
+def _check_encoding(enc, info, name):
+    """A model file's encoding (how a new file is read like the training file): its keys and
+    their types, unique names, each column's categories, and its widths and classes agreeing
+    with the file's names -- refused in one sentence here, not at the first prediction."""
+
+    def bad(why):
+        raise ModelFileError(f"{name}: its encoding {why}, so it is not opened.")
+
+    def names(value, what):
+        if not (
+            isinstance(value, list)
+            and all(isinstance(v, str) and 0 < len(v) <= MAX_NAME_CHARS for v in value)
+        ):
+            bad(f"must list its {what} by name")
+        if len(set(value)) != len(value):
+            bad(f"names the {what} {_first_repeated(value)!r} twice")
+        return value
+
+    if not isinstance(enc, dict):
+        bad("must be a mapping")
+    missing, unknown = _ENCODING_KEYS - set(enc), set(enc) - _ENCODING_KEYS - _ENCODING_OPTIONAL
+    if missing or unknown:
+        bad(
+            f"lacks {', '.join(sorted(missing))}"
+            if missing
+            else f"holds {', '.join(sorted(map(str, unknown)))}, which no encoding has"
         )
-    if not np.isfinite(X).all():
-        raise ModelFileError(f"{name}: its {what} hold NaN or infinite values.")
-    return np.ascontiguousarray(X, dtype=np.float64)
-
-
-def _rebuild_compiled(estimator, name):
-    """Rebuild what a file must not supply as live compiled state: every neighbour search of
-    the estimator from its own stored rows, checked; every SVM's arrays checked against each
-    other (libsvm indexes them by the counts stored beside them)."""
-    # lazy: scikit-learn, about 1 s
-    from sklearn.neighbors import NearestNeighbors
-    from sklearn.svm import SVC
-
-    n_features = getattr(estimator, "n_features_in_", None)
-    if n_features is not None and (
-        isinstance(n_features, bool)
-        or not isinstance(n_features, (int, np.integer))
-        or n_features < 1
+    task = enc["task"]
+    if task not in ("multiclass", "multilabel") or task != info.get("task", task):
+        bad("task must be the file's task, multiclass or multilabel")
+    target = names(enc["target"], "target columns")
+    if not target or (task == "multiclass" and len(target) != 1):
+        bad("must name one class column, or the label columns")
+    dropped = names(enc.get("dropped", []), "dropped columns")
+    if not isinstance(enc.get("sparse", False), bool):
+        bad("sparse must be true or false")
+    features = enc["features"]
+    if not isinstance(features, list) or not features:
+        bad("must list its feature columns")
+    width = 0
+    for column in features:
+        if not (isinstance(column, list) and len(column) == 4):
+            bad("must give each feature column as [name, kind, categories, positive]")
+        column_name, kind, categories, positive = column
+        names([column_name], "feature columns")
+        label = f"column {str(column_name)[:40]!r}"
+        if kind not in _FEATURE_KINDS:
+            bad(f"gives {label} the kind {str(kind)[:20]!r}, not {', '.join(_FEATURE_KINDS)}")
+        names(categories, f"categories of {label}")
+        if kind == "numeric" and (categories or positive is not None):
+            bad(f"gives the numeric {label} categories")
+        if kind == "binary" and not (len(categories) in (1, 2) and positive in categories):
+            bad(f"must give the 0/1 {label} one or two categories, its 1 among them")
+        if kind == "onehot" and (not categories or positive is not None):
+            bad(f"must give the one-hot {label} its categories")
+        width += len(categories) if kind == "onehot" else 1
+    columns = names([c[0] for c in features], "feature columns")
+    clash = set(columns) & (set(target) | set(dropped)) or set(target) & set(dropped)
+    if clash:
+        bad(f"uses the column {min(clash)!r} twice (a feature, target or dropped column)")
+    means = enc["means"]
+    if not (isinstance(means, list) and all(type(v) is float and math.isfinite(v) for v in means)):
+        bad("means must be finite numbers")
+    features_named = info.get("feature_names")
+    if len(means) != width or (features_named is not None and len(features_named) != width):
+        bad(f"makes {width} feature columns, but names {len(means)} means")
+    # the columns of X it makes, named as the loader names them (a name repeated there was
+    # renamed by the loader: then the file's names are not derived, and not compared)
+    made = [
+        name
+        for column_name, kind, categories, _ in features
+        for name in (
+            [f"{column_name}={c}" for c in categories] if kind == "onehot" else [column_name]
+        )
+    ]
+    if features_named is not None and len(set(made)) == len(made) and made != features_named:
+        bad("makes feature columns other than the file's feature names, or in another order")
+    values = enc["class_values"]
+    if not (
+        isinstance(values, list)
+        and values
+        and all(isinstance(v, str if task == "multilabel" else (str, int, float)) for v in values)
+        and all(np.isfinite(v) for v in values if isinstance(v, float))
     ):
-        raise ModelFileError(f"{name}: its number of features is not a positive integer.")
+        bad("class_values must be the class values or label names")
+    shown = [str(v) for v in values]
+    if len(set(shown)) != len(shown):
+        bad(f"names the class {_first_repeated(shown)!r} twice")
+    classes = info.get("class_names")
+    if (classes is not None and shown != classes) or (task == "multilabel" and shown != target):
+        bad("class_values must be the file's class names, in their order")
+    try:
+        Encoding.from_dict(enc)
+    except (KeyError, TypeError, ValueError) as exc:  # a form no check above foresaw
+        bad(f"cannot be read ({exc})")
+
+
+def _first_repeated(values):
     seen = set()
+    for v in values:
+        if v in seen:
+            return v
+        seen.add(v)
+    return None
 
-    def visit(obj, depth=0):
-        if id(obj) in seen or depth > 4:
-            return
-        seen.add(id(obj))
-        if isinstance(obj, (list, tuple)):
-            for item in obj:
-                visit(item, depth + 1)
-            return
-        if isinstance(obj, SVC):
-            _check_svc(obj, name, n_features)
-            return
-        if not hasattr(obj, "__dict__") or isinstance(obj, np.ndarray):
-            return
-        for attr, value in list(vars(obj).items()):
-            if isinstance(value, NearestNeighbors):
-                rows = getattr(obj, "X_fit_", None)
-                rows = _checked_rows(
-                    rows if rows is not None else getattr(value, "_fit_X", None),
-                    name,
-                    "training rows",
-                    n_features,
-                )
-                k = value.n_neighbors
-                if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-                    raise ModelFileError(f"{name}: its number of neighbours is not positive.")
-                setattr(obj, attr, NearestNeighbors(n_neighbors=int(k)).fit(rows))
-            elif attr.endswith("_") and not isinstance(value, (str, bytes)):
-                visit(value, depth + 1)
 
-    visit(estimator)
-    _check_neighbour_labels(estimator, name)
+def _check_state(estimator, name):
+    """The estimator's parameters and every fitted array and field, by the rules of its class
+    (:mod:`sblr._fitted`: shapes from its own sizes, dtypes, ranges, what the arrays say of
+    each other), before anything predicts."""
+    # lazy: the rules import the estimators and scikit-learn (about 1 s; see the imports)
+    from sblr._fitted import FittedStateError, check_fitted
+
+    try:
+        check_fitted(estimator)
+    except FittedStateError as exc:
+        raise ModelFileError(f"{name}: the model's {exc}, so it is not opened.") from None
+
+
+def _rebuild_compiled(estimator):
+    """Rebuild what a file must not supply as live compiled state: a neighbour search (ML-kNN,
+    IBLR) from the stored rows the rules checked (a stored tree whose index array pointed
+    outside its data made the first prediction read out of bounds and crash the process).
+    An SVM's libsvm arrays are data, checked against each other by the rules."""
+    from sklearn.neighbors import NearestNeighbors  # lazy: scikit-learn, about 1 s
+
+    search = getattr(estimator, "nn_", None)
+    if isinstance(search, NearestNeighbors):
+        estimator.nn_ = NearestNeighbors(n_neighbors=search.n_neighbors).fit(estimator.X_fit_)
 
 
 def _check_applies(estimator, info, name):
-    """The estimator's arrays agree with each other and with the file's names: its classes
-    are the file's class names, its width the feature names', and it predicts one row (an
-    array of the wrong shape fails here, with the file's name, not at a user's prediction)."""
-    classes = getattr(estimator, "classes_", None)
+    """The estimator agrees with the file's info -- its type, task, classes, width and
+    parameters are those the info names (the probability columns are labelled by them) --
+    and it predicts one row."""
+
+    def bad(why):
+        raise ModelFileError(f"{name}: {why}; it is not opened.")
+
+    if info.get("estimator") not in (None, type(estimator).__name__):
+        bad(f"its info names a {info['estimator'][:40]} but it holds a {type(estimator).__name__}")
+    task = "multilabel" if estimator.multilabel_ else "multiclass"
+    if info.get("task") not in (None, task):
+        bad(f"its info says {info['task']} but its model is {task}")
+    classes = estimator.classes_
     names = info.get("class_names")
-    if names is not None and classes is not None and len(names) != len(classes):
-        raise ModelFileError(
-            f"{name}: it names {len(names)} classes but its model has {len(classes)}; the "
-            "probability columns would be labelled wrongly. It is not opened."
+    if names is not None and len(names) != len(classes):
+        bad(
+            f"it names {len(names)} classes but its model has {len(classes)}, so the "
+            "probability columns would be labelled wrongly"
         )
+    if names is not None and task == "multiclass" and names != [str(c) for c in classes.tolist()]:
+        bad("its class names are not its model's classes, in their order")
     features = info.get("feature_names")
-    width = getattr(estimator, "n_features_in_", None)
-    if features is not None and width is not None and len(features) != width:
-        raise ModelFileError(
-            f"{name}: it names {len(features)} features but its model takes {width}."
-        )
-    if width is None:
-        return
+    width = estimator.n_features_in_
+    if features is not None and len(features) != width:
+        bad(f"it names {len(features)} features but its model takes {width}")
+    params = estimator.get_params(deep=False)
+    for key, value in (info.get("params") or {}).items():
+        if key in params and not _same_value(params[key], value):
+            bad(f"its info gives {key} = {repr(value)[:40]} but its model {params[key]!r}")
     probe = np.zeros((1, int(width)))
     try:
         with warnings.catch_warnings(), np.errstate(all="ignore"):
@@ -427,65 +640,17 @@ def _check_applies(estimator, info, name):
             out = np.asarray(scores(probe), dtype=float)
     except Exception as exc:  # any failure of a damaged model: a typed refusal, not a page error
         raise ModelFileError(f"{name}: its model does not apply to a row ({exc}).") from None
-    if classes is not None and out.ndim == 2 and out.shape[1] != len(classes):
-        raise ModelFileError(
-            f"{name}: its model gives {out.shape[1]} scores a row for {len(classes)} classes."
-        )
+    if out.ndim == 2 and out.shape[1] != len(classes):
+        bad(f"its model gives {out.shape[1]} scores a row for {len(classes)} classes")
 
 
-def _check_neighbour_labels(estimator, name):
-    """ML-kNN / IBLR: the label matrix has one row per stored training row, and the
-    neighbour count is below the number of rows."""
-    X, Y = getattr(estimator, "X_fit_", None), getattr(estimator, "Y_fit_", None)
-    if X is None or Y is None or not hasattr(estimator, "nn_"):
-        return
-    if not (isinstance(Y, np.ndarray) and Y.ndim == 2 and Y.shape[0] == X.shape[0]):
-        raise ModelFileError(f"{name}: its label matrix does not match its training rows.")
-    k = getattr(estimator, "n_neighbors_", 0)
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 0 <= k < X.shape[0]:
-        raise ModelFileError(f"{name}: its number of neighbours does not fit its training rows.")
-
-
-def _check_svc(svc, name, n_features):
-    """An SVC's libsvm arrays consistent with each other, so that libsvm reads inside them."""
-
-    def need(ok, what):
-        if not ok:
-            raise ModelFileError(f"{name}: an SVM's {what}; it is not opened.")
-
-    def arr(attr, kind, ndim):
-        a = getattr(svc, attr, None)
-        need(
-            isinstance(a, np.ndarray) and a.dtype.kind == kind and a.ndim == ndim,
-            f"{attr} is not a {ndim}-D array of the right type",
-        )
-        return a
-
-    sv = arr("support_vectors_", "f", 2)
-    n_sv = sv.shape[0]
-    need(n_features is None or sv.shape[1] == n_features, "support vectors have the wrong width")
-    need(np.isfinite(sv).all(), "support vectors hold NaN or infinite values")
-    n_support = arr("_n_support", "i", 1)
-    need(n_support.size == 2 and (n_support >= 0).all(), "class counts are not two counts")
-    need(int(n_support.sum()) == n_sv, "class counts do not add up to its support vectors")
-    dual = arr("_dual_coef_", "f", 2)
-    need(dual.shape == (1, n_sv) and np.isfinite(dual).all(), "dual coefficients do not match")
-    intercept = arr("_intercept_", "f", 1)
-    need(intercept.shape == (1,) and np.isfinite(intercept).all(), "intercept is not one number")
-    support = arr("support_", "i", 1)
-    need(support.shape == (n_sv,) and (support >= 0).all(), "support indices do not match")
-    for attr in ("_probA", "_probB"):
-        a = arr(attr, "f", 1)
-        need(a.size in (0, 1), f"{attr} does not match")
-    need(getattr(svc, "kernel", None) in ("rbf", "linear", "poly", "sigmoid"), "kernel is unknown")
-    gamma = getattr(svc, "_gamma", None)
-    need(
-        isinstance(gamma, (float, int, np.floating)) and np.isfinite(gamma) and gamma >= 0,
-        "γ is not a number",
-    )
-    need(not getattr(svc, "_sparse", False), "layout is sparse")
-    for attr in ("support_vectors_", "_dual_coef_", "_intercept_", "_n_support", "support_"):
-        setattr(svc, attr, np.ascontiguousarray(getattr(svc, attr)))
+def _same_value(a, b):
+    """A parameter of the model and its copy in the info (written as plain Python values):
+    a flag or a text of the same type, a number of the same value."""
+    a = bool(a) if isinstance(a, np.bool_) else a
+    if isinstance(a, (bool, str)) or isinstance(b, (bool, str)):
+        return type(a) is type(b) and a == b
+    return a == b
 
 
 def _content(estimator, dataset) -> dict:
@@ -632,6 +797,7 @@ def load_model(path, *, max_unpacked_mb: float = MAX_UNPACKED_MB) -> SavedModel:
             "one runs whatever code it holds."
         )
     _check_unpacked_sizes(data, path.name, min(float(max_unpacked_mb), MAX_UNPACKED_MB))
+    _check_schema(data, path.name)
     try:
         untrusted = sio.get_untrusted_types(data=data)
     except Exception as exc:  # a damaged archive: its schema cannot be read
@@ -672,7 +838,8 @@ def load_model(path, *, max_unpacked_mb: float = MAX_UNPACKED_MB) -> SavedModel:
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise ModelFileError(f"{path.name}: its table {attr!r} is damaged ({exc}).") from None
-    _rebuild_compiled(estimator, path.name)
+    _check_state(estimator, path.name)
+    _rebuild_compiled(estimator)
     _check_applies(estimator, info, path.name)
     notes = []
     if info.get("sblr_version") != __version__:

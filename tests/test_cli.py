@@ -205,6 +205,19 @@ def test_python_dash_m(tmp_path):
         (["evaluate", str(WINE), "--method", "sml,sblr"], "--method takes one method"),
         (["evaluate", f"{WINE}::colour=red"], "bad data option 'colour=red'"),
         (["evaluate", str(WINE), "--dask", "cloud"], "invalid choice: 'cloud'"),
+        # issue #44: a cut of 0 predicts every label, of 1 none; a baseline has no cut
+        (["evaluate", str(WINE), "--threshold", "1"], "a probability between 0 and 1"),
+        (["fit", str(WINE), "--threshold", "0", "--out", "m"], "a probability between 0 and 1"),
+        (["evaluate", str(WINE), "--threshold", "-0.5"], "a probability between 0 and 1"),
+        (["evaluate", str(WINE), "--threshold", "nan"], "argument --threshold: must be a finite"),
+        (
+            ["evaluate", str(WINE), "--method", "mlknn", "--threshold", "0.3"],
+            "mlknn does not use --threshold",
+        ),
+        (
+            ["benchmark", str(WINE), "--out", "x", "--methods", "iblr,br_svm", "--threshold", "f1"],
+            "iblr, br_svm do not use --threshold",
+        ),
         (
             ["evaluate", str(WINE), "--dask", "local", "--scheduler", "tcp://127.0.0.1:1"],
             "not allowed with argument",

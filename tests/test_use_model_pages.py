@@ -176,6 +176,29 @@ def test_a_pickle_offered_as_a_model_file_is_refused(tmp_path):
     assert not marker.exists()
 
 
+def test_a_model_file_breaking_a_rule_is_refused_in_one_sentence():
+    """Issue #44: a 2-D cut in a model file was a traceback at the first prediction (the
+    generic box); the page shows the rule it breaks, before any rows are asked for."""
+    import skops.io as sio
+
+    from sblr.modelfile import model_bytes
+
+    ds = load_dataset(SAMPLE_DIR / "planted.arff")
+    data = model_bytes(SparseSBLRClassifier(gamma=1.0, lam=1e-3).fit(ds.X, ds.y), dataset=ds)
+    content = sio.loads(data, trusted=sio.get_untrusted_types(data=data))
+    content["estimator"]._threshold = content["estimator"]._threshold[None]
+    at = goto(start(), "pages/predict.py")
+    at.radio(key="predict_source").set_value("file")
+    rerun(at)
+    keyed(at.get("file_uploader"), "predict_model_upload").set_value(
+        ("model.skops", sio.dumps(content), "application/octet-stream")
+    )
+    at.run()
+    assert not at.exception
+    shown = html.unescape(" ".join(e.value for e in at.error))  # the page escapes Markdown
+    assert "Could not open model.skops" in shown and "_threshold must be a 1-D array" in shown
+
+
 def test_the_result_list_keeps_every_evaluation_of_the_session(downloads):
     """Weka's result list: each evaluation (model, γ, λ, scheme, data, metrics) is kept, side
     by side, and downloadable. Oracle: the metrics the page showed at each setting."""

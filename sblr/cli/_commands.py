@@ -204,25 +204,51 @@ def _add_data_options(p):
 
 
 def _threshold(text):
-    """``--threshold``: a probability, a rule of sblr.decision, or "paper"."""
+    """``--threshold``: a probability strictly between 0 and 1 (a cut of 0 predicts every
+    label, of 1 none), a rule of sblr.decision, or "paper"."""
     if text in (*RULES, "paper"):
-        return None if text == "paper" else text
+        return text
     value = _finite_float(text)
-    if not 0.0 <= value <= 1.0:
+    if not 0.0 < value < 1.0:
         raise argparse.ArgumentTypeError(
-            f"must be a probability in [0, 1], one of {', '.join(RULES)}, or paper; got {text!r}"
+            f"must be a probability between 0 and 1 (0 would predict every label, 1 none), "
+            f"one of {', '.join(RULES)}, or paper; got {text!r}"
         )
     return value
+
+
+def _decision(args):
+    """The decision the command runs with: --threshold as given ("paper": None), else the
+    fitted micro-F1 cut."""
+    if args.threshold is None:
+        return args.default_threshold
+    return None if args.threshold == "paper" else args.threshold
+
+
+def _check_threshold_used(args, parser, methods):
+    """A --threshold given for methods none of which decides by one (the baselines: their own
+    rule) is a mistake said in one line, not silently ignored."""
+    if args.threshold is not None and not any(build_decision(METHODS[m], 0.5) for m in methods):
+        how = (
+            "does not use --threshold (it decides"
+            if len(methods) == 1
+            else ("do not use --threshold (each decides")
+        )
+        parser.error(
+            f"{', '.join(methods)} {how} by its own rule); --threshold is for sml, sblr and "
+            "sparse_sblr"
+        )
 
 
 def _add_decision_options(p):
     """``--threshold`` and ``--select-by``: the fitted micro-F1 cut and selection by micro-F1
     by default, as the dashboard decides; ``--threshold paper --select-by average_precision``
     is the paper's protocol."""
+    p.set_defaults(default_threshold="micro_f1")
     p.add_argument(
         "--threshold",
         type=_threshold,
-        default="micro_f1",
+        default=None,
         help="multi-label decision of sml/sblr/sparse_sblr: a probability cut (0.5 is the "
         f"paper's), a cut fitted on out-of-fold training probabilities ({', '.join(RULES)}), "
         "or paper (0.5 on the paper's mean evidence; SML its own top-xi rule); default "
@@ -566,6 +592,7 @@ def _writable_file(path, option):
 # --------------------------------------------------------------------------- commands
 def _benchmark(args, parser):
     methods = _methods(args.methods, parser)
+    _check_threshold_used(args, parser, methods)
     datasets = _load_all(args.data, args, parser)
     out = args.out
     _writable_folder(out, "--out")
@@ -586,7 +613,7 @@ def _benchmark(args, parser):
         cache_dir=cache,
         progress=not args.quiet,
         metric=args.select_by,
-        threshold=args.threshold,
+        threshold=_decision(args),
     )
     (out / "results.csv").write_bytes(to_csv_bytes(results, index=False))
     (out / "hyperparameters.csv").write_bytes(to_csv_bytes(hyper, index=False))
@@ -631,12 +658,12 @@ def _decisions_markdown(args, datasets):
     parts = []
     if "multilabel" in tasks:
         parts.append(
-            f"multi-label data, SML, SBLR and SparseSBLR: {decisions_text(args.threshold)}, "
+            f"multi-label data, SML, SBLR and SparseSBLR: {decisions_text(_decision(args))}, "
             f"selected by {args.select_by}; the baselines by their own rules"
         )
     if "multiclass" in tasks:
         parts.append(
-            f"multi-class data: {decisions_text(args.threshold, multilabel=False)}, selected "
+            f"multi-class data: {decisions_text(_decision(args), multilabel=False)}, selected "
             "by accuracy"
         )
     return "Decisions: " + "; ".join(parts) + ".\n"
@@ -662,7 +689,7 @@ def _evaluate(args, parser):
         scheduler=args.scheduler or args.dask,
         progress=not args.quiet,
         metric=_selection_metric(args, ds),
-        threshold=args.threshold,
+        threshold=_decision(args),
     )
     if results.empty:
         raise DataError(f"{spec.label} handles multi-class data only; {ds.name} is multi-label.")
@@ -718,6 +745,7 @@ def _one_method(args, parser):
             f"{method[0]} takes --gamma {' or '.join([*words, 'a number > 0'])}, not "
             f"{given['gamma']!r}"
         )
+    _check_threshold_used(args, parser, method)
     return method[0], spec, given
 
 
@@ -748,13 +776,13 @@ def _trained(args, parser, ds):
             inner_folds=args.inner_folds,
             random_state=args.seed,
             metric=_selection_metric(args, ds),
-            threshold=args.threshold,
+            threshold=_decision(args),
         )
         metric = _selection_metric(args, ds) or paper_metric(ds.task == "multilabel")
         how = f"selected on {ds.name} ({args.selection}, by {metric})" + (
             ": " + _param_text(chosen) if chosen else ""
         )
-    est = spec.build(**chosen, **build_decision(spec, args.threshold)).fit(X, y)
+    est = spec.build(**chosen, **build_decision(spec, _decision(args))).fit(X, y)
     return method, spec, est, how + _decision_text(est)
 
 
