@@ -437,6 +437,8 @@ RULES = {
     OneVsRestLRClassifier: {
         "model_": Part((OneVsRestClassifier, LogisticRegression)),
         "n_iter_": Array((None,), "int", low=0),
+        "C_": Number(positive=True),
+        "threshold_": NoneOr(Array(("m",), low=0.0, high=1.0)),
     },
     OneVsRestClassifier: {
         "estimators_": Parts((SVC, LogisticRegression)),
@@ -726,7 +728,11 @@ def _svm_wrong(svc, built, gamma, d):
 
 
 def _regressions_as_fitted(est, sizes):
-    built = LogisticRegression(C=est.C, max_iter=est.max_iter)
+    if est.Cs is None and est.C_ != est.C:
+        return f"C_ must be the model's C ({est.C}) when it chooses none (Cs is None)"
+    if est.Cs is not None and est.C_ not in [float(c) for c in est.Cs]:
+        return "C_ must be one of the Cs it chose from"
+    built = LogisticRegression(C=est.C_, max_iter=est.max_iter)
     model, m, d = est.model_, sizes["m"], sizes["d"]
     if _multilabel(est):
         if type(model) is not OneVsRestClassifier or len(model.estimators_) != m:
@@ -788,7 +794,7 @@ RELATIONS = {
 #: Parameters added to a class after files were written without them: ``{class: {name:
 #: value}}``, the value under which such a file predicts as it did (a file missing any other
 #: parameter is refused: a dropped ``force_top1`` would silently change its predictions).
-PARAMETERS_ADDED = {}
+PARAMETERS_ADDED = {OneVsRestLRClassifier: {"Cs": None, "threshold": 0.5, "cv": 5}}
 
 
 # --------------------------------------------------------------------------- checking
