@@ -162,7 +162,9 @@ def _lesson(step):
         _set_board(pg.with_label_noise(board, 0.15, seed=0) if step == 3 else board)
     st.session_state["pg_model"] = "SparseSBLR"
     st.session_state["pg_gamma"] = 0.0
-    st.session_state["pg_lam"] = -2.0 if step == 2 else -3.0
+    # on log rates C's weights on A and B fade between 1e-2 and 3e-2: at 10^-1.5 only C's
+    # own survives (sblr.playground.fit_board on the preset)
+    st.session_state["pg_lam"] = -1.5 if step == 2 else -3.0
     st.session_state["pg_show_k"] = "C"
     st.session_state["pg_layer"] = "πₖ"
 
@@ -171,7 +173,7 @@ LESSON = {
     0: "Three steps on a class that lives where two others overlap. Press 1 to begin.",
     1: "**1.** Every point of C is also a point of A and of B. *Predict:* in row C of β (the "
     "heatmap at the right), which weights are non-zero: C's own, A's, B's? Then press 2.",
-    2: "**2.** λ raised to 1e-2: which of C's weights survive? C's own evidence says “near C's "
+    2: "**2.** λ raised to 3.2e-2: which of C's weights survive? C's own evidence says “near C's "
     "points” directly; A's and B's only help at C's edges (“A without B is not C”: a negative "
     "weight), and the L1 penalty drops what adds least. Co-occurring is not being needed.",
     3: "**3.** 15% of all labels flipped at random: move λ and watch the test error and which "
@@ -179,7 +181,7 @@ LESSON = {
 }
 with st.expander("A short lesson: a class that lives where two others overlap"):
     steps = st.columns(3)
-    for n, label in enumerate(("1 · C inside A ∩ B", "2 · λ = 1e-2", "3 · 15% noise"), 1):
+    for n, label in enumerate(("1 · C inside A ∩ B", "2 · λ = 3.2e-2", "3 · 15% noise"), 1):
         steps[n - 1].button(label, key=f"pg_lesson_{n}", on_click=_lesson, args=(n,))
     st.markdown(LESSON[st.session_state.get("_pg_lesson", 0)])
 

@@ -71,11 +71,24 @@ CUT_XFAIL = {
 }
 
 
+#: Probabilities that round to 0 or 1 where the logits still rank the rows.
+SATURATION_XFAIL = {
+    "check_classifier_multioutput": (
+        "on log rates (the default input) the check's separable multi-output data give logits "
+        "beyond +-37, where predict_proba rounds to exactly 0 or 1 in float64 while "
+        "decision_function (the logits) still orders the rows; the check compares the ranks "
+        "of the two (on the paper's mean evidence the logits stayed smaller)"
+    ),
+}
+
+
 def _expected_failed_checks(estimator):
     if isinstance(estimator, SimilarityFeaturizer):
         return FEATURIZER_XFAIL
     if isinstance(getattr(estimator, "threshold", None), str):
         return CUT_XFAIL
+    if getattr(estimator, "normalize", None) == "log_rate":
+        return SATURATION_XFAIL
     if isinstance(estimator, FrequencyClassifier):
         return YARDSTICK_XFAIL
     return {}

@@ -122,7 +122,6 @@ def test_page_runs_before_anything_is_computed(fold_calls):
         "mlknn",
         "iblr",
         "br_svm",
-        "lr_tuned",
     ]
     assert at.radio(key="compare_folds").value == 10
     # the similarity models decide by their fitted cut unless the paper's decisions are chosen

@@ -138,7 +138,9 @@ def test_every_saved_estimator_type_has_rules():
 def test_every_estimator_passes_its_rules_and_predicts_as_fitted(fitted, name, multilabel):
     model, ds = fitted[name, multilabel]
     saved = load_model(model_bytes(model, dataset=ds))
-    np.testing.assert_array_equal(saved.estimator.predict(ds.X), model.predict(ds.X))
+    np.testing.assert_array_equal(
+        saved.estimator.predict(ds.X), model.predict(ds.X)
+    )  # exact: decisions
     method = "predict_proba" if hasattr(model, "predict_proba") else "decision_function"
     np.testing.assert_allclose(
         getattr(saved.estimator, method)(ds.X), getattr(model, method)(ds.X), rtol=1e-12
@@ -320,7 +322,9 @@ def test_swapped_or_edited_arrays_are_refused_where_detectable(fitted, name, mut
         content = _content(model, ds)
         mutate(content["estimator"], content["info"])
         saved = load_model(_file(content))
-        np.testing.assert_array_equal(saved.estimator.predict(ds.X), model.predict(ds.X))
+        np.testing.assert_array_equal(
+            saved.estimator.predict(ds.X), model.predict(ds.X)
+        )  # exact: decisions
         return
     _refused(fitted, name, mutate, match)
 
@@ -349,7 +353,9 @@ def test_a_new_finite_attribute_passes_the_generic_rule(fitted):
     est = content["estimator"]
     est.centre_, est.spread_, est.representation_ = np.zeros(3), 1.5, "centred"
     saved = load_model(_file(content))
-    np.testing.assert_array_equal(saved.estimator.predict(ds.X), model.predict(ds.X))
+    np.testing.assert_array_equal(
+        saved.estimator.predict(ds.X), model.predict(ds.X)
+    )  # exact: decisions
 
 
 # ---------------------------------------------------------------- row 4: the encoding

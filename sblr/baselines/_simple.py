@@ -307,7 +307,8 @@ class OneVsRestLRClassifier(_ScaledClassifier):
         -------
         P : ndarray of shape (n_samples, n_classes)
         """
-        return self._probabilities(self.model_, self._scaled(X))
+        Xs = self._scaled(X)  # checks that the model is fitted first
+        return self._probabilities(self.model_, Xs)
 
     def decision_function(self, X):
         """The probabilities (a ranking for the ranking metrics); two classes: the second's.
