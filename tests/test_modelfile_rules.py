@@ -16,6 +16,7 @@ from __future__ import annotations
 import copy
 import os
 import pickle
+import re
 import subprocess
 import sys
 import textwrap
@@ -109,14 +110,15 @@ def fitted():
     return out
 
 
-def _refused(fitted, name, mutate, match, multilabel=True):
-    """The file of ``name`` with ``mutate(estimator, info)`` applied is refused with a
-    ModelFileError matching ``match``."""
+def _refusal(fitted, name, mutate, multilabel=True):
+    """The message of the ModelFileError that refuses the file of ``name`` with
+    ``mutate(estimator, info)`` applied (the test fails if the file opens)."""
     model, ds = fitted[name, multilabel]
     content = _content(model, ds)
     mutate(content["estimator"], content["info"])
-    with pytest.raises(ModelFileError, match=match):
+    with pytest.raises(ModelFileError) as refused:
         load_model(_file(content))
+    return str(refused.value)
 
 
 def test_every_saved_estimator_type_has_rules():
@@ -212,7 +214,7 @@ def _shift_intercept(svc, by):
 )
 def test_a_damaged_array_is_refused_when_opened(fitted, name, mutate, match):
     """Issue #44 row 2: each loaded and failed later, or silently predicted otherwise."""
-    _refused(fitted, name, mutate, match)
+    assert re.search(match, _refusal(fitted, name, mutate))
 
 
 def test_a_transposed_square_mlknn_table_is_refused(fitted):
@@ -237,7 +239,7 @@ def test_a_cut_that_is_not_a_probability_is_refused(fitted, name, attr, value):
     def cut(t):
         return value if isinstance(value, str) else np.full_like(t, value)
 
-    _refused(fitted, name, _set(attr, cut), attr)
+    assert attr in _refusal(fitted, name, _set(attr, cut))
 
 
 def _poke(value):
@@ -271,13 +273,13 @@ def _poke(value):
     ],
 )
 def test_a_value_out_of_its_range_is_refused(fitted, name, path, value):
-    _refused(fitted, name, _set(path, _poke(value)), path.split(".")[-1])
+    assert path.split(".")[-1] in _refusal(fitted, name, _set(path, _poke(value)))
 
 
 @pytest.mark.parametrize("name", ["SBLR", "SML", "ML-kNN", "IBLR", "BR-SVM", "Frequency", "LR"])
 def test_a_model_without_multilabel_is_refused(fitted, name):
     """Without ``multilabel_`` a multi-label model predicted as a multi-class one."""
-    _refused(fitted, name, _drop("multilabel_"), "multilabel_ is missing")
+    assert "multilabel_ is missing" in _refusal(fitted, name, _drop("multilabel_"))
 
 
 @pytest.mark.parametrize(
@@ -326,7 +328,7 @@ def test_swapped_or_edited_arrays_are_refused_where_detectable(fitted, name, mut
             saved.estimator.predict(ds.X), model.predict(ds.X)
         )  # exact: decisions
         return
-    _refused(fitted, name, mutate, match)
+    assert re.search(match, _refusal(fitted, name, mutate))
 
 
 @pytest.mark.parametrize(
@@ -342,7 +344,7 @@ def test_swapped_or_edited_arrays_are_refused_where_detectable(fitted, name, mut
     ids=["bad-kernel", "missing-param", "featurizer-param", "gamma", "nan-new", "dict-new"],
 )
 def test_parameters_and_new_attributes_are_checked(fitted, mutate, match):
-    _refused(fitted, "SBLR", mutate, match)
+    assert re.search(match, _refusal(fitted, "SBLR", mutate))
 
 
 def test_a_new_finite_attribute_passes_the_generic_rule(fitted):
@@ -458,7 +460,7 @@ def test_info_fields_are_bounded_and_agree_with_the_model(fitted, field, value, 
     def mutate(est, info):
         info[field] = value
 
-    _refused(fitted, "SparseSBLR", mutate, match)
+    assert re.search(match, _refusal(fitted, "SparseSBLR", mutate))
 
 
 def test_multiclass_class_names_are_the_models_classes_in_order(fitted):
@@ -466,7 +468,8 @@ def test_multiclass_class_names_are_the_models_classes_in_order(fitted):
         info["class_names"] = info["class_names"][::-1]
         info["encoding"] = None
 
-    _refused(fitted, "SBLR", mutate, "class names are not its model's classes", False)
+    message = _refusal(fitted, "SBLR", mutate, False)
+    assert "class names are not its model's classes" in message
 
 
 # ---------------------------------------------------------------- the property test
