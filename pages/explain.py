@@ -26,6 +26,7 @@ from pages._shared.questions import RowQuestion, Spec
 from pages._shared.state import MODEL_NAMES, page_context
 from sblr import plots
 from sblr.attribution import nearest_contrast
+from sblr.decision import Decision
 from sblr.interpret import evidence_sd, instance_contributions, select_rows
 
 ds, s, key = page_context(__file__)
@@ -65,7 +66,7 @@ if not s.spec.learns_beta:
         f"{s.model} has no coefficients to explain; showing SparseSBLR with the sidebar's γ and λ."
     )
 
-model = cached_fit(ds, s.spec_for(model_name))
+model = cached_fit(ds, s.spec_for(model_name), decided=True)
 F_train = training_evidence(ds, s.gamma)
 # in-sample predictions from the leave-one-out evidence (each row without itself)
 y_pred = model.predict_from_evidence(F_train)
@@ -164,10 +165,10 @@ def _all_alike_reason(fitted, F, k, every):
     side of the cut."""
     proba = fitted.proba_from_evidence(F)
     proba_k = proba[:, k] if proba.ndim == 2 and proba.shape[1] > k else None
-    cut = getattr(fitted, "threshold_", None)
-    if proba_k is None or cut is None:
+    chosen = Decision.of(fitted)
+    if proba_k is None or chosen.kind == "argmax":
         return "the class is its argmax for every row" if every else "never its argmax"
-    lo, hi, at = float(proba_k.min()), float(proba_k.max()), float(np.ravel(cut)[k])
+    lo, hi, at = float(proba_k.min()), float(proba_k.max()), chosen.cut(k)
     return (
         f"every π from {lo:.3g} to {hi:.3g} is {'at or above' if every else 'below'} its cut "
         f"{at:.3g}"
@@ -318,7 +319,7 @@ st.subheader("The three models on this row")
 side = []
 by_model = {}  # each model's feature attributions for class k on this row
 for other in MODEL_NAMES:
-    fitted = model if other == model_name else cached_fit(ds, s.spec_for(other))
+    fitted = model if other == model_name else cached_fit(ds, s.spec_for(other), decided=True)
     other_spec = Spec.of(other, s.gamma, s.lam)
     if not other_spec.learns_beta:  # SML: from the rows, not from the cached evidence
         if not is_edited:  # a training row: SML without it, as the others see it

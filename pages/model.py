@@ -30,7 +30,8 @@ from pages._shared.formatting import (
 from pages._shared.long_jobs import TUNE_SCHEMES, tune
 from pages._shared.questions import Scheme, Search
 from pages._shared.state import name_columns, page_context, set_tuned, show_view
-from sblr import DataError, decision, metrics, plots
+from sblr import DataError, metrics, plots
+from sblr.decision import Decision
 from sblr.tuning import PAPER_GRID
 
 ds, s, key = page_context(__file__)
@@ -116,7 +117,7 @@ lam_text = f", λ = {fmt_value(s.lam)}" if s.spec.l1 else ""
 st.markdown(f"**{s.model}** with γ = {gamma_text}{lam_text} on **{esc_md(ds.name)}**")
 
 if test is not None:  # fitted on every row of the data in use, scored on the test file
-    fitted = cached_fit(ds, s.spec)
+    fitted = cached_fit(ds, s.spec, decided=True)
     with st.spinner(f"Scoring {s.model} on the {test.n_samples:,} rows of the test file…"):
         result, y_held, P_held, yard = test_scores(ds, s.spec, test)
     cuts_held = np.broadcast_to(decision_cuts(fitted, P_held.shape[1]), P_held.shape)
@@ -246,7 +247,7 @@ evaluation_name = {
     "kfold": f"{n_splits}-fold CV",
     "test": f"test file {test.name}" if test is not None else "test file",
 }[scheme]
-whole_model = cached_fit(ds, s.spec)
+whole_model = cached_fit(ds, s.spec, decided=True)
 shown_first = [m for m in shown if m is not None and m in summary.index]  # the headline order
 ordered = shown_first + [m for m in summary.index if m not in shown_first]
 record = {
@@ -259,12 +260,7 @@ record = {
 } | {summary.loc[m, "label"]: float(summary.loc[m, "mean"]) for m in ordered}
 if ds.task == "multilabel":
     record["rows with no label"] = f"{empty['empty_rows']:,} of {empty['rows']:,}"
-    cuts = getattr(whole_model, "threshold_", None)
-    record["decision"] = (
-        "top ξ(x) (SML's own rule)"
-        if cuts is None
-        else "π ≥ " + decision.describe(getattr(whole_model, "threshold", None), cuts)
-    )
+    record["decision"] = Decision.of(whole_model).describe()
 record["_setting"] = (dataset_key(), s.model, s.gamma, s.lam)  # to restore it (hidden)
 results = st.session_state.setdefault("_result_list", [])
 SETTINGS = ("data", "model", "γ", "λ", "evaluation")
@@ -324,9 +320,8 @@ if ds.task == "multilabel":
         "numbers at once, without refitting. Class k is predicted when πₖ ≥ threshold"
         + ("." if s.spec.learns_beta else f" ({s.model}'s scores are ranks, not probabilities).")
     )
-    whole = cached_fit(ds, s.spec)
-    model_cut = decision_cuts(whole, ds.n_classes)
-    cut_text = decision.describe(getattr(whole, "threshold", None), model_cut)
+    whole = cached_fit(ds, s.spec, decided=True)
+    whole_decision = Decision.of(whole)
     own = st.toggle(
         "Move the cut myself",
         key="own_threshold",
@@ -347,10 +342,10 @@ if ds.task == "multilabel":
     else:
         threshold = cuts_held
         st.caption(
-            f"The model's cut: π ≥ {cut_text} (fitted on all rows; each fold's model fitted "
-            "its own on its training rows)."
-            if getattr(whole, "threshold_", None) is not None
-            else "SML's own rule: its top ξ(x) classes (π ≥ 0.5 on its scores)."
+            f"The model's decision: {whole_decision.describe()} (fitted on all rows; each "
+            "fold's model fitted its own on its training rows)."
+            if whole_decision.kind == "cut"
+            else f"The model's decision: {whole_decision.describe()} (π ≥ 0.5 on its scores)."
         )
     at_threshold = metrics.threshold_report(y_held, P_held, threshold)
     at_model = metrics.threshold_report(y_held, P_held, cuts_held)
@@ -427,7 +422,7 @@ else:
             thresholds,
             class_name=ds.class_names[k],
             average_precision=ap,
-            threshold=(threshold if own else float(model_cut[k]))
+            threshold=(threshold if own else whole_decision.cut(k))
             if ds.task == "multilabel"
             else None,
         ),

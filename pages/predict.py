@@ -16,18 +16,17 @@ from pages._shared.formatting import (
     to_csv_bytes,
 )
 from pages._shared.state import page_context
-from sblr import DataError, decision
+from sblr import DataError
+from sblr.decision import Decision
 from sblr.modelfile import ModelFileError, SavedModel, model_bytes
 
 ds, s, key = page_context(__file__)
 
 
 def _decision_text(model):
-    """ "; decides at π ≥ …" for a multi-label model with a cut, else ""."""
-    cuts = getattr(model, "threshold_", None)
-    if cuts is None:
-        return ""
-    return "; decides at π ≥ " + decision.describe(getattr(model, "threshold", None), cuts)
+    """ "; decides by π ≥ …" for a multi-label model, else ""."""
+    chosen = Decision.of(model)
+    return "" if chosen.kind == "argmax" else "; decides by " + chosen.describe()
 
 
 st.title("Predict a file")
@@ -52,7 +51,7 @@ source = st.radio(
     key="predict_source",
 )
 if source == "sidebar":
-    fitted = cached_fit(ds, s.spec)
+    fitted = cached_fit(ds, s.spec, decided=True)
     model_id, like, like_key = (ds.fingerprint, s.model, s.gamma, s.lam), ds, ds.fingerprint
     saved = SavedModel(
         fitted,
@@ -148,17 +147,11 @@ st.dataframe(
     }
     | {"row": st.column_config.NumberColumn(format="%d")},
 )
-cuts = getattr(saved.estimator, "threshold_", None)
-if cuts is not None:
-    rule = "π ≥ " + decision.describe(getattr(saved.estimator, "threshold", None), cuts)
-elif getattr(saved.estimator, "multilabel_", False) and hasattr(saved.estimator, "set_sizes_"):
-    rule = "its top ξ(x) classes, SML's own rule"
-else:
-    rule = "π ≥ 0.5"
+rule = Decision.of(saved.estimator).describe()
 st.caption(
     "row: its position in the file, from 0 as Explain and the Data page number rows; "
-    f"predicted: the class (multi-label: every label with {rule}; “(none)” when no label "
-    "reaches it); p(class): its probability; evidence that counted most: for the row's most "
+    f"predicted: the class (multi-label: the labels of its decision, {rule}; “(none)” when "
+    "it gives none); p(class): its probability; evidence that counted most: for the row's most "
     "probable class, its logit and π, and the classes whose evidence terms βₜᵏ·f̄ₜ(x) raise "
     "and lower that logit most (the terms and the intercept add up to the logit)."
 )

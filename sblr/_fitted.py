@@ -388,7 +388,7 @@ RULES = {
         "intercept_": Array(("m",)),
         "n_iter_": Array(("m",), "int", low=0),
         "kkt_violation_": Array(("m",), low=0.0),
-        "_threshold": NoneOr(Array(("m",), low=0.0, high=1.0)),
+        "threshold_": NoneOr(Array(("m",), low=0.0, high=1.0)),
         "lams_": Optional(Array((None,), low=0.0)),  # one a problem: m, or 1 for two classes
     },
     _SelectionCV: {
@@ -593,7 +593,7 @@ def _cuts_of(est, threshold, cuts, sizes):
 
 
 def _layer_cuts(est, sizes):
-    return _cuts_of(est, est.threshold, est.__dict__.get("_threshold"), sizes)
+    return _cuts_of(est, est.threshold, est.threshold_, sizes)
 
 
 def _sml_rule(est, sizes):
@@ -796,6 +796,11 @@ RELATIONS = {
 #: parameter is refused: a dropped ``force_top1`` would silently change its predictions).
 PARAMETERS_ADDED = {OneVsRestLRClassifier: {"Cs": None, "threshold": 0.5, "cv": 5}}
 
+#: Fitted attributes renamed after files were written with the old name: ``{class: {old:
+#: new}}`` (SBLR/SparseSBLR kept their cuts as ``_threshold`` behind a lazy property until
+#: the decision became an attribute set by ``fit``).
+ATTRIBUTES_RENAMED = {_LogisticSimilarityClassifier: {"_threshold": "threshold_"}}
+
 
 # --------------------------------------------------------------------------- checking
 def _other_parameters(obj, built):
@@ -848,6 +853,10 @@ def _generic(value, scope, attr):
 def _check_parameters(obj, scope):
     for name, value in PARAMETERS_ADDED.get(type(obj), {}).items():
         obj.__dict__.setdefault(name, value)
+    for base in type(obj).__mro__:
+        for old, new in ATTRIBUTES_RENAMED.get(base, {}).items():
+            if old in obj.__dict__ and new not in obj.__dict__:
+                obj.__dict__[new] = obj.__dict__.pop(old)
     try:
         params = obj.get_params(deep=False)
     except AttributeError as exc:

@@ -34,6 +34,8 @@ array([0.325, 0.425])
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 #: The rules :func:`fit_cuts` knows, by the name a ``threshold`` parameter takes.
@@ -49,7 +51,15 @@ RULE_WORDS = {
 #: Fewest positives for which the ``"f1"`` rule fits a class a cut of its own.
 _MIN_POSITIVES = 5
 
-__all__ = ["RULES", "RULE_WORDS", "checked_threshold", "decide", "describe", "fit_cuts"]
+__all__ = [
+    "RULES",
+    "RULE_WORDS",
+    "Decision",
+    "checked_threshold",
+    "decide",
+    "describe",
+    "fit_cuts",
+]
 
 
 def _valid_cuts(s):
@@ -201,3 +211,82 @@ def describe(threshold_param, cuts):
     if how and not how.startswith("per class"):
         return f"{text} ({how})"
     return f"{text} ({how.removeprefix('per class: ')})" if how else text
+
+
+@dataclass(frozen=True, eq=False)
+class Decision:
+    """How a fitted model turns its probabilities into labels: a value, asked for once.
+
+    ``kind`` is ``"argmax"`` (multi-class data: the most probable class), ``"cut"``
+    (multi-label: every class ``k`` with ``π_k >= cuts[k]``; ``rule`` the :data:`RULES` name
+    the cuts were fitted by, or None for cuts given as numbers) or ``"own"`` (multi-label, a
+    model deciding by its own rule, said by its class attribute ``_own_rule``: ``cuts`` are
+    0.5, where its probabilities cross it, or None for a model without probabilities).
+    Build it with :meth:`of`; every page, report and command words it with
+    :meth:`describe`.
+
+    Examples
+    --------
+    >>> d = Decision("cut", np.array([0.3125, 0.3125]), rule="micro_f1")
+    >>> d.describe()
+    'π ≥ 0.312 (one cut maximizing micro-F1 on held-out rows)'
+    >>> d.decide(np.array([[0.4, 0.2], [0.1, 0.9]])).tolist()
+    [[1, 0], [0, 1]]
+    >>> Decision("argmax").describe()
+    'the most probable class'
+    """
+
+    kind: str
+    cuts: np.ndarray | None = None
+    rule: str | None = None
+    force_top1: bool = False
+    own: str = ""
+
+    @classmethod
+    def of(cls, model, n_classes=None):
+        """The decision of a fitted ``model`` (any sblr estimator or baseline): its
+        ``threshold_`` cuts, its own rule, or the argmax of multi-class data.
+
+        Raises ``NotFittedError`` for a multi-label SBLR/SparseSBLR fitted with
+        ``cuts=False`` (it has no decision until its ``fit_decision``)."""
+        multilabel = bool(getattr(model, "multilabel_", False))
+        if not multilabel:
+            return cls("argmax")
+        m = int(n_classes if n_classes is not None else len(model.classes_))
+        force = bool(getattr(model, "force_top1", False))
+        param = getattr(model, "threshold", None)
+        if "threshold_" not in vars(model) and hasattr(model, "fit_decision"):
+            from sklearn.exceptions import NotFittedError  # lazy: scikit-learn, about 1 s
+
+            raise NotFittedError(
+                f"{type(model).__name__} was fitted without its decision (cuts=False): "
+                "fit_decision(F) fits it, or fit the model again."
+            )
+        cuts = vars(model).get("threshold_")
+        if cuts is None:
+            own = getattr(type(model), "_own_rule", "its own rule")
+            half = np.full(m, 0.5) if hasattr(model, "predict_proba") else None
+            return cls("own", half, force_top1=force, own=own)
+        rule = param if isinstance(param, str) else None
+        return cls("cut", np.asarray(cuts, dtype=np.float64), rule=rule, force_top1=force)
+
+    def decide(self, P):
+        """Labels from probabilities ``P``: a 0/1 matrix (multi-label) or class codes
+        (``"argmax"``)."""
+        P = np.asarray(P, dtype=np.float64)
+        if self.kind == "argmax":
+            return np.argmax(P, axis=1)
+        if self.cuts is None:
+            raise ValueError(f"{self.own} decides on scores, not probabilities: use predict.")
+        return decide(P, self.cuts, self.force_top1)
+
+    def cut(self, k):
+        """The cut of class ``k`` (0.5 for argmax and own rules: where their π crosses)."""
+        return 0.5 if self.cuts is None else float(self.cuts[k])
+
+    def describe(self):
+        """The decision in words, the one wording of every page, report and command."""
+        if self.kind == "argmax":
+            return "the most probable class"
+        text = self.own if self.kind == "own" else "π ≥ " + describe(self.rule, self.cuts)
+        return text + ("; a row with none gets its most probable class" if self.force_top1 else "")

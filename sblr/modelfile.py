@@ -662,8 +662,11 @@ def _content(estimator, dataset) -> dict:
         raise ModelFileError(f"save_model writes sblr estimators; got {name}.")
     check_is_fitted(estimator)
     for part in (estimator, getattr(estimator, "best_estimator_", None)):
-        if hasattr(part, "_settle_threshold"):
-            part._settle_threshold()  # the cut goes into the file, the rows it came from do not
+        if hasattr(part, "fit_decision") and "threshold_" not in vars(part):
+            raise ModelFileError(
+                f"{type(part).__name__} was fitted without its decision (cuts=False): "
+                "fit_decision(F) fits it before the model is saved."
+            )
     # a table of results (a CV estimator's cv_results_) travels as plain lists: skops cannot
     # rebuild a pandas DataFrame, and need not
     frames = {}

@@ -174,7 +174,9 @@ def bootstrap_coefficients(
         counts = np.bincount(rows, minlength=n)
         drawn = np.flatnonzero(counts)
         Fb, weight = F[drawn], counts[drawn].astype(np.float64)
-        refit.fit_layer(Fb, Y[drawn], sample_weight=weight, warm_start=model, exact_steps=True)
+        refit.fit_layer(
+            Fb, Y[drawn], sample_weight=weight, warm_start=model, exact_steps=True, cuts=False
+        )
         coefs[b] = refit.coef_
         centred = Fb - np.average(Fb, axis=0, weights=weight)
         sd = np.sqrt(np.average(centred**2, axis=0, weights=weight))  # over the resample

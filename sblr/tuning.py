@@ -173,7 +173,7 @@ def coefficient_path(estimator, featurizer, F, lams, *, targets=None, progress=N
     for done, i in enumerate(np.argsort(-lams, kind="stable"), start=1):
         est = clone(estimator).set_params(lam=float(lams[i]))
         if len(rows) == m:
-            est.fit_from_evidence(featurizer, F, warm_start=previous)
+            est.fit_from_evidence(featurizer, F, warm_start=previous, cuts=False)
             coefs[i], intercepts[i] = est.coef_, est.intercept_
             previous = est
         else:
@@ -202,6 +202,7 @@ def _split_scores(estimator, X, y, train, val, gammas, lam_grid, metric, tick):
     gamma, and lambda runs from large to small with warm starts.
     """
     sparse = isinstance(estimator, SparseSBLRClassifier)
+    decides = metric not in metrics.SCORE_METRICS
     out = np.full(len(gammas) * len(lam_grid), np.nan)
     y_val = y[val]
     distances = None
@@ -222,13 +223,16 @@ def _split_scores(estimator, X, y, train, val, gammas, lam_grid, metric, tick):
         for li in sorted(range(len(lam_grid)), key=lambda i: -lam_grid[i]):
             if sparse:
                 est = clone(est).set_params(lam=float(lam_grid[li]))
-            est.fit_from_evidence(fold.featurizer, fold.F_train, warm_start=previous)
+            # a ranking metric needs no decision: its cuts (5 more layer fits) are not fitted
+            est.fit_from_evidence(fold.featurizer, fold.F_train, warm_start=previous, cuts=decides)
             previous = est
             out[gi * len(lam_grid) + li] = metrics.score(
                 metric,
                 y_val,
-                est.predict_from_evidence(fold.F_test),
-                est.decision_from_evidence(fold.F_test),
+                est.predict_from_evidence(fold.F_test) if decides else None,
+                est.decision_from_evidence(fold.F_test)
+                if decides
+                else est.proba_from_evidence(fold.F_test),
             )
             tick()
     return out
@@ -267,7 +271,7 @@ def _loo_scores(estimator, X, y, gammas, lam_grid, metric, tick):
         for li in sorted(range(len(lam_grid)), key=lambda i: -lam_grid[i]):
             if sparse:
                 est = clone(est).set_params(lam=float(lam_grid[li]))
-            est.fit_from_evidence(featurizer, F, warm_start=previous)
+            est.fit_from_evidence(featurizer, F, warm_start=previous, cuts=False)
             previous = est
             P = est._out_of_fold_proba(F, Y)
             out[gi * len(lam_grid) + li] = _held_out_score(est, P, y, multilabel, metric)

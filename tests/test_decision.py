@@ -190,18 +190,51 @@ def test_relative_lambda_is_a_share_of_each_class_lambda_max(rare_labels):
     assert not full.coef_.any()
 
 
-def test_cuts_are_fitted_when_first_asked_for_and_travel_without_their_rows(rare_labels):
-    """A view of β alone never pays for the out-of-fold fits; predict, and a model file, do;
-    the training evidence the cuts came from is not kept once they are known."""
-    from sblr.modelfile import load_model, model_bytes
+def test_the_decision_is_a_value_fit_sets_and_predict_only_reads(rare_labels):
+    """``fit`` sets ``threshold_`` like any fitted attribute: predict changes nothing on the
+    model; a β-only fit (``cuts=False``) says it cannot decide and ``fit_decision`` gives it
+    exactly the cuts ``fit`` fits; a model file carries them, a β-only model is refused."""
+    from sklearn.exceptions import NotFittedError
+
+    from sblr import SimilarityFeaturizer
+    from sblr.decision import Decision
+    from sblr.modelfile import ModelFileError, load_model, model_bytes
+
+    X, Y = rare_labels[0][:160], rare_labels[1][:160]
+    clf = SparseSBLRClassifier(lam=1e-3, threshold="micro_f1").fit(X, Y)
+    before = dict(vars(clf))
+    clf.predict(X[:5]), clf.decision_function(X[:5]), Decision.of(clf).describe()
+    assert vars(clf).keys() == before.keys()
+    assert all(vars(clf)[k] is v for k, v in before.items())
+    assert clf.threshold_.shape == (Y.shape[1],)
+
+    feat = SimilarityFeaturizer(gamma=clf.gamma, normalize=clf.normalize).fit(X, Y)
+    F = feat.training_evidence()
+    bare = SparseSBLRClassifier(lam=1e-3).fit_from_evidence(feat, F, cuts=False)
+    assert "threshold_" not in vars(bare)
+    np.testing.assert_array_equal(bare.coef_, clf.coef_)  # exact: same process, same path
+    with pytest.raises(NotFittedError, match="cuts=False"):
+        bare.predict(X[:2])
+    with pytest.raises(NotFittedError, match="fit_decision"):
+        Decision.of(bare)
+    with pytest.raises(ModelFileError, match="without its decision"):
+        model_bytes(bare)
+    bare.fit_decision(F)
+    np.testing.assert_array_equal(bare.threshold_, clf.threshold_)  # exact: same process
+
+    saved = load_model(model_bytes(clf)).estimator
+    np.testing.assert_allclose(saved.threshold_, clf.threshold_, rtol=0, atol=0)  # exact: bytes
+
+
+def test_a_model_file_from_before_the_decision_was_an_attribute_opens(rare_labels):
+    """Files written while SBLR kept its cuts as ``_threshold`` open with them as
+    ``threshold_`` (the rule check renames them) and decide as before."""
+    from sblr._fitted import check_fitted
 
     X, Y = rare_labels
-    clf = SparseSBLRClassifier(lam=1e-3, threshold="micro_f1").fit(X, Y)
-    assert "_threshold" not in vars(clf) and "_threshold_rows" in vars(clf)
-    eager = SparseSBLRClassifier(lam=1e-3, threshold="micro_f1").fit(X, Y)
-    eager.predict(X[:3])  # asks for the cuts
-    assert "_threshold" in vars(eager) and "_threshold_rows" not in vars(eager)
-    np.testing.assert_array_equal(clf.threshold_, eager.threshold_)
-    saved = load_model(model_bytes(SparseSBLRClassifier(lam=1e-3).fit(X, Y))).estimator
-    assert "_threshold_rows" not in vars(saved)
-    np.testing.assert_array_equal(saved.threshold_, eager.threshold_)
+    clf = SBLRClassifier(threshold="micro_f1").fit(X, Y)
+    expected = clf.predict(X)
+    clf.__dict__["_threshold"] = clf.__dict__.pop("threshold_")
+    check_fitted(clf)
+    assert "_threshold" not in vars(clf)
+    np.testing.assert_array_equal(clf.predict(X), expected)

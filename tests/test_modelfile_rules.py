@@ -191,7 +191,7 @@ def _shift_intercept(svc, by):
 @pytest.mark.parametrize(
     "name, mutate, match",
     [
-        ("SBLR", _set("_threshold", lambda t: t[None]), "_threshold must be a 1-D array"),
+        ("SBLR", _set("threshold_", lambda t: t[None]), "threshold_ must be a 1-D array"),
         ("SML", _set("threshold_", lambda t: t[None]), "threshold_ must be a 1-D array"),
         (
             "BR-SVM",
@@ -232,7 +232,7 @@ def test_a_transposed_square_mlknn_table_is_refused(fitted):
 
 # ---------------------------------------------------------------- row 3: values
 @pytest.mark.parametrize("value", [np.nan, 2.0, -0.5, "0.5"])
-@pytest.mark.parametrize("name, attr", [("SBLR", "_threshold"), ("SML", "threshold_")])
+@pytest.mark.parametrize("name, attr", [("SBLR", "threshold_"), ("SML", "threshold_")])
 def test_a_cut_that_is_not_a_probability_is_refused(fitted, name, attr, value):
     """A saved cut of NaN decided no label, 2.0 none, -0.5 every one; text failed later."""
 
@@ -307,7 +307,7 @@ def test_a_model_without_multilabel_is_refused(fitted, name):
         ),
         (
             "SBLR",
-            lambda est, info: setattr(est, "kkt_violation_", est._threshold.copy()),
+            lambda est, info: setattr(est, "kkt_violation_", est.threshold_.copy()),
             "kkt_violation_ exceeds tol",
         ),
         ("SparseSBLR", lambda est, info: setattr(est, "n_neighbors", 3), None),

@@ -184,11 +184,16 @@ def scale_gamma(ds):
     return float(value_of_scale(ds.X))
 
 
-def cached_fit(ds, spec, *, quiet=False):
+def cached_fit(ds, spec, *, decided=False, quiet=False):
     """The model ``spec`` fitted on all rows, stored for every session; SBLR/SparseSBLR reuse
-    the cached evidence. A fit not stored yet shows its progress class by class, waiting for
-    a job slot; ``quiet``: inside a cached function, which must not draw (no progress, no
-    spinner, and :class:`~pages._shared.server.ServerBusy` when every slot is taken)."""
+    the cached evidence. ``decided``: with its decision (the cuts of a multi-label model,
+    fitted on out-of-fold probabilities of its rows: five more layer fits), for a page that
+    predicts; without, only β (a λ move on Coefficients never pays for the cuts). A fit not
+    stored yet shows its progress class by class, waiting for a job slot; ``quiet``: inside a
+    cached function, which must not draw (no progress, no spinner, and
+    :class:`~pages._shared.server.ServerBusy` when every slot is taken)."""
+    if decided and spec.from_evidence:
+        return _decided_fit(ds, spec, quiet)
     key, fits = (ds.fingerprint, spec), _stores()["fits"]
     found = fits.get(key)
     if found is not None:
@@ -209,10 +214,30 @@ def cached_fit(ds, spec, *, quiet=False):
             if evidence is None:
                 est.fit(ds.X, ds.y)
             else:
-                est.fit_from_evidence(*evidence, progress=bar)
+                est.fit_from_evidence(*evidence, progress=bar, cuts=False)
     finally:
         if bar is not None:
             bar.close()
+    return fits.put(key, est)
+
+
+def _decided_fit(ds, spec, quiet):
+    """:func:`cached_fit` with its decision: a copy of the β-only fit with ``fit_decision``
+    (the β fit is shared, not refitted)."""
+    import copy
+
+    key, fits = (ds.fingerprint, spec, "decided"), _stores()["fits"]
+    found = fits.get(key)
+    if found is not None:
+        return found
+    base = cached_fit(ds, spec, quiet=quiet)
+    est = copy.copy(base)  # shares β, the featurizer and the evidence; gets its own cuts
+    F = _evidence(ds, spec.gamma)[1]
+    saying = nullcontext() if quiet else st.spinner(
+        f"Fitting {spec.model}'s decision: its cuts on out-of-fold probabilities (5 folds)…"
+    )  # fmt: skip
+    with saying, job_slot(wait=not quiet):
+        est.fit_decision(F)
     return fits.put(key, est)
 
 
@@ -280,9 +305,11 @@ def _fold_proba(ds, spec, scheme, i):
 
 
 def decision_cuts(fitted, n_classes):
-    """The cut of each class a fitted model decides by (``threshold_``; 0.5 where it has none:
-    SML's own rule, at which its probabilities are 0.5, and multi-class data)."""
-    cuts = getattr(fitted, "threshold_", None)
+    """The cut of each class a fitted model decides by (its :class:`~sblr.decision.Decision`;
+    0.5 for an own rule, at which its probabilities are 0.5, and for multi-class data)."""
+    from sblr.decision import Decision
+
+    cuts = Decision.of(fitted, n_classes).cuts
     return np.full(n_classes, 0.5) if cuts is None else np.asarray(cuts, dtype=float)
 
 
@@ -471,7 +498,7 @@ def test_scores(ds, spec, test):
     from sblr.baselines import FrequencyClassifier
     from sblr.evaluation import score_test
 
-    fitted = cached_fit(ds, spec, quiet=True)
+    fitted = cached_fit(ds, spec, decided=True, quiet=True)
     result = score_test(fitted, test.X, test.y)
     P = np.asarray(fitted.predict_proba(test.X), dtype=float)
     y = np.asarray(test.y, dtype=int) if ds.task == "multilabel" else test.class_codes()

@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 
 from sblr import plots
-from sblr.decision import describe
+from sblr.decision import Decision
 from sblr.diagnostics import evidence_diagnostics
 from sblr.display import fmt_value
 from sblr.exceptions import DataError
@@ -292,11 +292,8 @@ def analysis_report(dataset, k, analysis: Analysis) -> str:
 def _decision_context(fitted):
     """The report's line on how the model decides (its fitted cut), for multi-label data."""
 
-    cuts = getattr(fitted, "threshold_", None)
-    if cuts is None:
-        own = getattr(fitted, "multilabel_", False)
-        return {"decision": "top ξ(x) classes (SML's own rule)"} if own else {}
-    return {"decision": "π ≥ " + describe(getattr(fitted, "threshold", None), cuts)}
+    chosen = Decision.of(fitted)
+    return {} if chosen.kind == "argmax" else {"decision": chosen.describe()}
 
 
 def dashboard_report(ds, s, progress=None) -> bytes:
@@ -356,7 +353,7 @@ def dashboard_report(ds, s, progress=None) -> bytes:
         context={
             **context(ds, s, with_lam=True),
             "evaluation": "25% hold-out split (stratified when possible), seed 0",
-            **_decision_context(cached_fit(ds, s.spec)),
+            **_decision_context(cached_fit(ds, s.spec, decided=True)),
         },
     )
     step(3, "Done")

@@ -176,6 +176,9 @@ class MLkNNClassifier(_NeighbourLabelClassifier):
     ((3, 11), 0.97)
     """
 
+    #: Its multi-label decision (see :class:`sblr.decision.Decision`).
+    _own_rule = "ML-kNN's own rule: posterior ≥ 0.5"
+
     _parameter_constraints = {
         "k": [Interval(Integral, 1, None, closed="left")],
         "s": [Interval(Real, 0, None, closed="neither")],
@@ -338,6 +341,8 @@ class IBLRClassifier(_NeighbourLabelClassifier):
     >>> clf.coef_.shape, round(clf.score(X[1::2], y[1::2]), 2)
     ((3, 3), 0.97)
     """
+
+    _own_rule = "IBLR's own rule: π ≥ 0.5"
 
     _parameter_constraints = {
         "k": [Interval(Integral, 1, None, closed="left")],

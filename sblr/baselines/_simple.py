@@ -87,6 +87,8 @@ class FrequencyClassifier(ClassifierMixin, BaseEstimator):
            [1, 0, 0]])
     """
 
+    _own_rule = "the labels of more than half the training rows"
+
     _parameter_constraints: dict = {}
 
     def fit(self, X, y):

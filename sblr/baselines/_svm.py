@@ -66,6 +66,9 @@ class BRSVMClassifier(_ScaledClassifier):
     ((89, 3), 0.99)
     """
 
+    #: Its multi-label decision (see :class:`sblr.decision.Decision`).
+    _own_rule = "BR-SVM's own rule: a positive margin"
+
     _parameter_constraints = {
         "C": [Interval(Real, 0, None, closed="neither")],
         "gamma": [StrOptions({"scale", "auto"}), Interval(Real, 0, None, closed="neither")],

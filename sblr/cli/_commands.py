@@ -22,7 +22,7 @@ import pandas as pd
 
 from sblr._validation import StrOptions
 from sblr.cli import _BENCHMARK_HELP, _EVALUATE_HELP, _FIT_HELP, _PREDICT_HELP, _OutputError
-from sblr.decision import RULES, describe
+from sblr.decision import RULES, Decision
 from sblr.exceptions import DataError
 from sblr.io import load_dataset
 from sblr.metrics import METRIC_LABELS, MULTILABEL_METRICS
@@ -723,10 +723,8 @@ def _selection_metric(args, ds):
 
 def _decision_text(est):
     """The fitted decision in words, for the command's summary line ("" if none)."""
-    cuts = getattr(est, "threshold_", None)
-    if cuts is None:
-        return ""
-    return f"; decision: π ≥ {describe(est.threshold, cuts)}"
+    chosen = Decision.of(est)
+    return "" if chosen.kind == "argmax" else f"; decision: {chosen.describe()}"
 
 
 def _one_method(args, parser):

@@ -14,6 +14,7 @@ from scipy.special import expit
 
 from sblr import _validation
 from sblr._validation import validate_params
+from sblr.decision import Decision
 from sblr.exceptions import DataError
 from sblr.interpret._shared import (
     MODEL_PARAM,
@@ -120,8 +121,8 @@ def decision_line(model_or_coef, intercept=None, *, k, t1, t2, F, f1_range=None,
     mean = F.mean(axis=0)
     beta = coef[k]
     if cut is None:
-        cuts = getattr(model_or_coef, "threshold_", None)
-        cut = 0.5 if cuts is None else float(np.clip(cuts[k], 1e-12, 1 - 1e-12))
+        chosen = Decision.of(model_or_coef) if hasattr(model_or_coef, "coef_") else None
+        cut = 0.5 if chosen is None else float(np.clip(chosen.cut(k), 1e-12, 1 - 1e-12))
     at = np.log(cut) - np.log1p(-cut)  # the logit the decision switches at
     rest = b[k] - at + sum(beta[t] * mean[t] for t in range(m) if t not in (t1, t2))
     lo, hi = f1_range if f1_range is not None else (F[:, t1].min(), F[:, t1].max())

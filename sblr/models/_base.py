@@ -11,6 +11,7 @@ from numbers import Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import NotFittedError
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -103,10 +104,21 @@ class _SimilarityClassifier(ClassifierMixin, BaseEstimator):
             return decision.fit_cuts(P_held(), Y, self.threshold)
         return decision.checked_threshold(self.threshold, Y.shape[1])
 
+    def _cuts(self):
+        """``threshold_``; ``NotFittedError`` when the fit left the decision out
+        (``fit_from_evidence(..., cuts=False)``)."""
+        try:
+            return self.__dict__["threshold_"]
+        except KeyError:
+            raise NotFittedError(
+                f"{type(self).__name__} was fitted without its decision (cuts=False): "
+                "fit_decision(F) fits it, or fit the model again."
+            ) from None
+
     def _decide(self, P):
         """Multi-label decisions from probabilities: ``P >= threshold_`` (``force_top1``: a row
         given no label gets its most probable one)."""
-        return decision.decide(P, self.threshold_, self.force_top1)
+        return decision.decide(P, self._cuts(), self.force_top1)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

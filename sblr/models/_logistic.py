@@ -81,7 +81,7 @@ class _LogisticSimilarityClassifier(_SimilarityClassifier):
         return self._fit_layer(self.featurizer_.training_evidence())
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit_from_evidence(self, featurizer, F, *, warm_start=None, progress=None):
+    def fit_from_evidence(self, featurizer, F, *, warm_start=None, progress=None, cuts=True):
         """Fit only the logistic layer, on a fitted featurizer's training evidence.
 
         ``fit(X, y)`` equals ``fit_from_evidence(f, f.training_evidence())`` with
@@ -99,6 +99,11 @@ class _LogisticSimilarityClassifier(_SimilarityClassifier):
         progress : callable, optional
             ``progress(done, total)`` after each class's problem (see
             :func:`sblr.logistic.fit_logistic_layer`).
+        cuts : bool, default True
+            Fit the decision too (``threshold_``, see :meth:`fit_decision`).  False: only β,
+            for a view of the coefficients that never decides (a λ path, a β heatmap): the
+            model then has no ``threshold_`` until :meth:`fit_decision`, and a multi-label
+            ``predict`` raises ``NotFittedError``.
 
         Returns
         -------
@@ -111,9 +116,9 @@ class _LogisticSimilarityClassifier(_SimilarityClassifier):
         ValueError
             ``F`` does not have one row per training row and one column per class.
         """
-        return self._fit_from_evidence(featurizer, F, warm_start, progress)
+        return self._fit_from_evidence(featurizer, F, warm_start, progress, cuts)
 
-    def _fit_from_evidence(self, featurizer, F, warm_start=None, progress=None):
+    def _fit_from_evidence(self, featurizer, F, warm_start=None, progress=None, cuts=True):
         F = np.asarray(F, dtype=np.float64)
         expected = featurizer.Y_fit_.shape
         if F.shape != expected:
@@ -130,38 +135,44 @@ class _LogisticSimilarityClassifier(_SimilarityClassifier):
         self.multilabel_ = featurizer.multilabel_
         if hasattr(featurizer, "feature_names_in_"):
             self.feature_names_in_ = featurizer.feature_names_in_
-        return self._fit_layer(F, warm_start, progress)
+        return self._fit_layer(F, warm_start, progress, cuts)
 
-    def _fit_layer(self, F, warm_start=None, progress=None):
+    def _fit_layer(self, F, warm_start=None, progress=None, cuts=True):
         Y = self.featurizer_.Y_fit_
-        self.__dict__.pop("_threshold", None)  # a refit fits its own cut
-        self.__dict__.pop("_threshold_rows", None)
-        return self.fit_layer(F, Y, warm_start=warm_start, progress=progress)
+        return self.fit_layer(F, Y, warm_start=warm_start, progress=progress, cuts=cuts)
 
-    @property
-    def threshold_(self):
-        """The cut of each class's probability (multi-label; None for multi-class data).
+    def fit_decision(self, F, Y=None, *, sample_weight=None):
+        """Fit ``threshold_``, the decision of a fitted layer, on the rows ``F`` it was
+        fitted on: multi-label data with a ``threshold`` rule take the rule's cuts on
+        out-of-fold probabilities of those rows (5 folds, each refitting only the layer,
+        warm-started from ``coef_``); a numeric ``threshold`` is checked into one cut per
+        class; multi-class data get None (the most probable class).  ``fit`` does this
+        itself; call it after ``fit_from_evidence(..., cuts=False)``.
 
-        A rule's cuts are fitted on out-of-fold probabilities of the training rows when first
-        asked for (by ``predict``, a page that shows decisions, a model file), not by ``fit``
-        itself: views of β alone never pay for them (a λ move on 174 labels at λ = 1e-5: the
-        fit 0.48 s, its cuts 1.44 s more; ``python -m benchmarks.decisions --cut-cost``).
+        Parameters
+        ----------
+        F : ndarray of shape (n_rows, n_classes)
+            The evidence the layer was fitted on (``featurizer_.training_evidence()``).
+        Y : ndarray of shape (n_rows, n_classes), optional
+            Their 0/1 labels (default ``featurizer_.Y_fit_``).
+        sample_weight : ndarray of shape (n_rows,), optional
+            The rows' weights in the fit.
+
+        Returns
+        -------
+        self
         """
-        if "_threshold" not in self.__dict__:
-            rows = self.__dict__.get("_threshold_rows")
-            if rows is None:
-                raise AttributeError(f"{type(self).__name__} is not fitted: it has no threshold_.")
-            F, Y, weight = rows
-            self._threshold = self._cuts_from(lambda: self._out_of_fold_proba(F, Y, weight), Y)
-            # the rows are not kept once the cuts are known (pop: two threads may both fit
-            # the same cuts of a shared model; the second finds the rows gone)
-            self.__dict__.pop("_threshold_rows", None)
-        return self._threshold
-
-    def _settle_threshold(self):
-        """Fit the cuts now if they are still pending (before a copy leaves: a model file)."""
-        if "_threshold_rows" in self.__dict__:
-            self.threshold_  # noqa: B018 (fits and stores them)
+        check_is_fitted(self, "coef_")
+        F = np.asarray(F, dtype=np.float64)
+        Y = self.featurizer_.Y_fit_ if Y is None else np.asarray(Y)
+        if F.shape != Y.shape or F.shape[1] != self.coef_.shape[1]:
+            raise ValueError(
+                f"F must be the evidence the layer was fitted on, of shape {Y.shape}; got "
+                f"{F.shape}."
+            )
+        weight = None if sample_weight is None else np.asarray(sample_weight, np.float64)
+        self.threshold_ = self._cuts_from(lambda: self._out_of_fold_proba(F, Y, weight), Y)
+        return self
 
     def _layer_lam(self, F, Y, sample_weight=None):
         """The L1 strength of each class's problem: one number (0 for SBLR), or per class."""
@@ -195,7 +206,15 @@ class _LogisticSimilarityClassifier(_SimilarityClassifier):
         return P
 
     def fit_layer(
-        self, F, Y, *, sample_weight=None, warm_start=None, exact_steps=False, progress=None
+        self,
+        F,
+        Y,
+        *,
+        sample_weight=None,
+        warm_start=None,
+        exact_steps=False,
+        progress=None,
+        cuts=True,
     ):
         """Refit only the logistic layer, on evidence ``F`` of any rows with their labels ``Y``.
 
@@ -219,6 +238,9 @@ class _LogisticSimilarityClassifier(_SimilarityClassifier):
         progress : callable, optional
             ``progress(done, total)`` after each class's problem (see
             :func:`sblr.logistic.fit_logistic_layer`).
+        cuts : bool, default True
+            Fit ``threshold_`` on these rows too (:meth:`fit_decision`); False leaves the
+            model without a decision (see :meth:`fit_from_evidence`).
 
         Returns
         -------
@@ -226,6 +248,7 @@ class _LogisticSimilarityClassifier(_SimilarityClassifier):
         """
         F = np.asarray(F, dtype=np.float64)
         Y = np.asarray(Y)
+        self.__dict__.pop("threshold_", None)  # a refit never keeps another fit's cuts
         lam = self._layer_lam(F, Y if not self._binary() else Y[:, 1:], sample_weight)
         opts = {"lam": lam, "ridge": self.ridge, "tol": self.tol}
         opts.update(max_iter=self.max_iter, progress=progress)
@@ -247,12 +270,8 @@ class _LogisticSimilarityClassifier(_SimilarityClassifier):
         self.n_iter_, self.kkt_violation_ = n_iter, kkt
         if np.ndim(lam):
             self.lams_ = np.asarray(lam, dtype=np.float64)
-        if "_threshold" not in self.__dict__ and "_threshold_rows" not in self.__dict__:
-            weight = None if sample_weight is None else np.asarray(sample_weight, np.float64)
-            if isinstance(self.threshold, str) and self.multilabel_:
-                self._threshold_rows = (F, Y, weight)  # the cuts: when first asked for
-            else:
-                self._threshold = self._cuts_from(None, Y)
+        if cuts:
+            self.fit_decision(F, Y, sample_weight=sample_weight)
         if kkt.max() > _KKT_WARN:
             warnings.warn(
                 f"The logistic layer did not converge (KKT violation {kkt.max():.1e}); "
@@ -320,8 +339,8 @@ class _LogisticSimilarityClassifier(_SimilarityClassifier):
         eta = self.logits_from_evidence(F)
         if self._binary():
             return eta[:, 1] - eta[:, 0]
-        if self.multilabel_ and getattr(self, "threshold_", None) is not None:
-            return eta - _logit(self.threshold_)
+        if self.multilabel_ and self._cuts() is not None:
+            return eta - _logit(self._cuts())
         return eta
 
     def predict_proba(self, X):

@@ -85,6 +85,9 @@ class SMLClassifier(_SimilarityClassifier):
     0.94
     """
 
+    #: Its multi-label decision without a ``threshold`` (see :class:`sblr.decision.Decision`).
+    _own_rule = "SML's own rule: the top ξ(x) classes"
+
     def __init__(
         self,
         *,
