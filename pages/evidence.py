@@ -35,7 +35,7 @@ with st.expander("What am I looking at? (the paper's idea in one picture)"):
         "the models saw them in training."
     )
 
-sparse = cached_fit(ds, s.spec_for("SparseSBLR"))
+sparse = cached_fit(ds, s.spec_for("SparseSBLR"), decided=True)
 F = training_evidence(ds, s.gamma)
 beta_std = standardized_coef(sparse, F)[k]
 # default second axis: the other class whose evidence counts most for k in SparseSBLR

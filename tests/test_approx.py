@@ -53,6 +53,7 @@ def test_error_shrinks_with_n_components(data, exact, approx):
     assert query_err[2] < LIMIT_800[approx]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("approx", ["nystroem", "rff"])
 @pytest.mark.parametrize("normalize", ["mean", "sum"])
 def test_leave_one_out_identity(data, approx, normalize):
@@ -82,6 +83,7 @@ def test_block_size_does_not_change_result(data):
     np.testing.assert_allclose(small.transform(X[:50]), big.transform(X[:50]), atol=1e-10)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("approx", ["nystroem", "rff"])
 def test_shapes_and_other_group_indicator(data, approx):
     X, y = data
@@ -103,6 +105,7 @@ def test_shapes_and_other_group_indicator(data, approx):
     np.testing.assert_array_equal(counts, np.broadcast_to(f.Y_fit_.sum(axis=0), (5, 3)))
 
 
+@pytest.mark.slow
 def test_uses_scaled_rows_and_resolved_gamma(data):
     X, y = data
     f = SimilarityFeaturizer(approx="nystroem", n_components=50, gamma=0.3).fit(X * 1e3, y)

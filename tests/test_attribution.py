@@ -84,6 +84,7 @@ def test_completeness_against_the_public_outputs(name, gamma):
         assert fa.quantity == ("evidence" if name == "SML" else "logit")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("gamma", [0.1, 2.0, 30.0])
 def test_each_attribution_equals_an_independent_integral_of_finite_differences(gamma):
     X, y = _data()
@@ -191,6 +192,7 @@ def test_unchanged_feature_gets_exactly_zero_and_planted_feature_ranks_first():
     assert np.median(shares) > 0.5
 
 
+@pytest.mark.slow
 def test_ranking_agrees_with_shap_kernel_explainer():
     """Exact Shapley values of the one-baseline game (all 2^d coalitions) rank the
     features as integrated gradients do on a case with one strong, one weak and
@@ -296,6 +298,7 @@ def _windowed_ig(model, x, baseline, k, gamma, width=40.0):
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("value", [1e6, -3e5])
 def test_a_value_far_outside_the_training_range_is_attributed_exactly_at_fixed_cost(value):
     """A what-if value of 1e6 at gamma = 100 asked the old quadrature for ~1e8 segments (722

@@ -142,6 +142,7 @@ def test_mlknn_equals_a_loop_reference(multilabel, k, s):
     np.testing.assert_array_equal(clf.predict(X[200:]), (expected > 0.5).astype(int))
 
 
+@pytest.mark.slow
 def test_leave_one_out_excludes_the_row_by_index_not_its_duplicates():
     # Rows 0, 1, 2 are identical; row 0 alone has label A.
     X = np.array([[0.0], [0.0], [0.0], [5.0], [6.0]])
@@ -202,6 +203,7 @@ def test_iblr_features_are_leave_one_out_neighbour_fractions():
     np.testing.assert_allclose(clf.neighbour_label_fractions([[2.0]]), [[1.0, 0.5]])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("C", [1.0, 1e4])
 def test_iblr_models_equal_sklearn_logistic_regression(multilabel, C):
     X, Y = multilabel
@@ -223,6 +225,7 @@ def test_iblr_models_equal_sklearn_logistic_regression(multilabel, C):
     np.testing.assert_array_equal(clf.predict(Xq), (eta >= 0).astype(int))
 
 
+@pytest.mark.slow
 def test_iblr_constant_label_gets_a_constant_probability(multilabel):
     X, Y = multilabel
     Y = Y.copy()
@@ -248,6 +251,7 @@ def test_iblr_binary_is_one_mirrored_regression(wine):
     np.testing.assert_array_equal(clf.predict(Xb), np.where(d > 0, 2, 1))
 
 
+@pytest.mark.slow
 def test_iblr_raises_no_convergence_warning_on_separable_data():
     X, y = make_blobs(n_samples=300, centers=4, cluster_std=0.3, random_state=0)
     with warnings.catch_warnings():
@@ -317,6 +321,7 @@ def test_wine_accuracy(wine, name):
     assert cross_val_score(BASELINES[name](), X, y, cv=5).mean() >= 0.9
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["mlknn", "iblr", "br_svm"])
 def test_multilabel_average_precision(multilabel, name):
     X, Y = multilabel
@@ -325,6 +330,7 @@ def test_multilabel_average_precision(multilabel, name):
     assert clf.predict(X[200:]).shape == Y[200:].shape
 
 
+@pytest.mark.slow
 def test_scaling_is_inside_the_estimators(wine):
     X, y = wine
     for name in BASELINES:

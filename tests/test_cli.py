@@ -231,6 +231,7 @@ def test_bad_arguments_exit_2(argv, message, capsys):
     assert message in capsys.readouterr().err
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
@@ -528,6 +529,7 @@ def _state(pid):
 
 
 # ----------------------------------------------------------------------------- use the model
+@pytest.mark.slow
 def test_fit_then_predict_gives_the_models_probabilities(tmp_path, capsys):
     """Oracle: SparseSBLR with the same fixed parameters fitted here; the CSV written by
     `sblr predict` on the training file with its columns in another order."""
@@ -808,6 +810,7 @@ def test_xml_and_n_labels_need_one_arff_file(tmp_path, capsys):
 
 
 # --------------------------------------------------------------------------- parameters
+@pytest.mark.slow
 def test_gamma_takes_every_value_the_library_takes(capsys):
     """``--gamma scale`` (the estimators' default) was refused as "not a number"; BR-SVM also
     takes ``auto``, the similarity models do not (their constraints say so)."""

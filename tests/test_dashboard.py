@@ -31,6 +31,7 @@ class _Health(BaseHTTPRequestHandler):
         pass
 
 
+@pytest.mark.slow
 def test_waits_until_the_health_check_answers_ok(monkeypatch):
     """A server that answers "starting" twice: the wait asks again until "ok" (three checks,
     two pauses), not at the first answer."""

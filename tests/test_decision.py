@@ -54,6 +54,7 @@ def test_pcut_is_mekas_pcut1(seed):
     assert abs((P >= cut).sum(axis=1).mean() - truth) == pytest.approx(min(gaps))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(5))
 def test_micro_f1_cut_is_the_best_cut(seed):
     P, Y = _probabilities(seed)

@@ -99,6 +99,7 @@ def make_model(coef=COEF, intercept=INTERCEPT, evidence=EVIDENCE, classes=None):
 # --------------------------------------------------------------------------- cooccurrence
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(
     st.integers(0, 40).flatmap(
@@ -670,6 +671,7 @@ def test_check_claim_permutations_are_the_seeds_whatever_came_before():
     )
 
 
+@pytest.mark.slow
 def test_check_claim_verdicts_on_planted_orderings():
     d = np.arange(12.0)
     assert check_claim(d + 1, d).verdict == "supported"
@@ -782,6 +784,7 @@ def test_frequent_classes_ranks_by_rows_then_index():
     assert frequent_classes(np.array([[1, 1, 0]]), 1).tolist() == [0]  # tie: lower index
 
 
+@pytest.mark.slow
 def test_claim_without_power_is_untestable_not_a_verdict():
     """One non-zero weight of 18 gave "p = 1.000 ... not supported": a verdict from a test
     that could never reject. Oracle: the exact permutation distribution over all 7! orders

@@ -436,6 +436,7 @@ def mutated_text(draw) -> bytes:
     return text.encode("utf-8", errors="surrogatepass")
 
 
+@pytest.mark.slow
 @FUZZ_SETTINGS
 @given(raw=st.binary(max_size=2000), fmt=FORMATS)
 def test_fuzz_random_bytes(raw, fmt):
@@ -451,6 +452,7 @@ def test_fuzz_mutated_fixtures(raw, fmt, n_labels):
     assert _only_data_error(raw, format=fmt, target=-1, header=False) in OUTCOMES
 
 
+@pytest.mark.slow
 @FUZZ_SETTINGS
 @given(
     text=st.text(alphabet=st.sampled_from(list("ab01,;?\n\t .-{}@'\"")), max_size=300), fmt=FORMATS
@@ -460,6 +462,7 @@ def test_fuzz_csv_like_text(text, fmt):
     assert _only_data_error(text.encode(), format=fmt, target=[0, 1], name="x.txt") in OUTCOMES
 
 
+@pytest.mark.slow
 @FUZZ_SETTINGS
 @given(raw=st.binary(max_size=500))
 def test_fuzz_read_mulan_xml(raw):
@@ -654,6 +657,7 @@ def _same_tables(a, b, text):
     assert [a.line(r) for r in range(a.n_rows)] == [b.line(r) for r in range(b.n_rows)]
 
 
+@pytest.mark.slow
 def test_the_fast_csv_parser_gives_what_the_line_by_line_reader_gives(monkeypatch):
     """pandas' C parser reads every file that is not wide, the line-by-line reader (oracle:
     csv.reader, cell by cell) the wide ones and finds what makes pandas refuse a file. Over
@@ -702,6 +706,7 @@ def _random_dense_arff(rng):
     return "\n".join(head + ["@data"] + rows) + "\n"
 
 
+@pytest.mark.slow
 def test_the_fast_dense_arff_reader_gives_what_the_line_by_line_reader_gives(monkeypatch):
     """Dense ARFF data through pandas' C parser (yeast 0.075 -> 0.03 s), the one value path
     of narrow plain data sections; the line-by-line reader (the oracle) reads wide ones and

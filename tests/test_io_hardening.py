@@ -143,6 +143,7 @@ def test_duplicate_sparse_index_is_an_error_naming_row_and_index():
         load_dataset(raw, name="d.arff", n_labels=1)
 
 
+@pytest.mark.slow
 def test_memory_budget_refuses_before_allocating(monkeypatch):
     monkeypatch.setattr(sblr.io, "MAX_DENSE_MB", 1)
     dense = arff_text(
@@ -269,6 +270,7 @@ def arff_like(draw) -> bytes:
     return arff_text(attributes, rows, relation=draw(st.sampled_from(["r", "'r: -C 1'"])))
 
 
+@pytest.mark.slow
 @FUZZ
 @given(raw=arff_like(), n_labels=st.sampled_from([None, 1]), target=st.sampled_from([None, 0]))
 def test_fuzz_arff_like_text_returns_or_raises_data_error(raw, n_labels, target):
@@ -404,6 +406,7 @@ def test_numeric_column_with_a_typo_is_an_error_naming_the_cells():
     )
 
 
+@pytest.mark.slow
 def test_text_column_is_not_taken_for_numbers_with_typos():
     grades = ["1", "2", "low", "high", "1", "2", "low", "high", "1", "2"]  # 4 of 10 not numbers
     raw = "g,c\n" + "\n".join(f"{g},{'ab'[i % 2]}" for i, g in enumerate(grades))
@@ -472,6 +475,7 @@ def _outcome_in_a_fresh_python(entry: str, raw: bytes, name: str, seconds: float
     return done.stdout.decode().strip()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "kind, why",
     [
@@ -528,6 +532,7 @@ def test_lone_surrogate_escapes_are_an_error_not_a_broken_name():
     assert ds.class_names == ["b", "é"]
 
 
+@pytest.mark.slow
 def test_repeated_csv_names_are_renamed_in_linear_time():
     """12,000 columns all named 'a' took 20 s (each repeat searched its suffix from .1, so
     40,000 took minutes); the suffixes stay those pandas gives."""

@@ -256,6 +256,7 @@ def test_a_rerun_requested_while_waiting_for_a_slot_gives_the_slot_back(monkeypa
     assert slots.acquire(blocking=False, user="next")  # the slot is free again
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("navigation_mode", "private_share_store")
 def test_a_stored_fit_whose_evidence_was_evicted_waits_for_a_worker_instead_of_failing(
     monkeypatch,

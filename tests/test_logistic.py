@@ -600,6 +600,7 @@ def test_the_compiled_solver_loads_only_when_asked_for():
     assert out.stdout.split() == ["False", "False", "True", "True"]
 
 
+@pytest.mark.slow
 def test_the_layer_repeats_its_count_to_progress_while_classes_take_long(monkeypatch):
     """With threads, progress hears the count again every 50 ms while no class is solved
     (a user interface stopping the fit from progress is then heard within that), not only

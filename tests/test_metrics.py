@@ -364,6 +364,7 @@ def test_coverage_is_sklearn_minus_one_without_empty_rows(problem):
     assert coverage(Yt, Sc) == pytest.approx(coverage_error(Yt, Sc) - 1)
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None)
 @given(_ranking_problem(), st.integers(0, 5))
 def test_ranking_metrics_invariant_to_adding_uninformative_rows(problem, seed):

@@ -37,6 +37,7 @@ ESTIMATORS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(ESTIMATORS))
 def test_every_estimator_round_trips_with_the_same_probabilities(name, tmp_path):
     ds = load_sample("planted")
@@ -244,6 +245,7 @@ def _named_by_public_paths(data: bytes) -> bytes:
     return out.getvalue()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(ESTIMATORS))
 def test_every_estimator_opens_when_named_by_its_public_path(name):
     """Types are written by the module that defines them (``sblr.models._logistic``) and read

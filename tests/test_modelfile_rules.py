@@ -135,6 +135,7 @@ def test_every_saved_estimator_type_has_rules():
         assert any(base in RULES for base in obj.__mro__), name
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(MODELS))
 @pytest.mark.parametrize("multilabel", [True, False])
 def test_every_estimator_passes_its_rules_and_predicts_as_fitted(fitted, name, multilabel):
@@ -282,6 +283,7 @@ def test_a_model_without_multilabel_is_refused(fitted, name):
     assert "multilabel_ is missing" in _refusal(fitted, name, _drop("multilabel_"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "name, mutate, match",
     [
@@ -747,6 +749,7 @@ def test_every_mutation_of_every_model_file_is_refused_or_predicts_alike(fitted,
     assert total > 2500, total
 
 
+@pytest.mark.slow
 def test_the_property_tests_mutations_are_what_the_issue_names(fitted):
     """The mutations cover the issue's list for one model (a fast look at the generator)."""
     model, ds = fitted["ML-kNN", True]

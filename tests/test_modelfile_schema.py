@@ -125,6 +125,7 @@ _JSON = st.recursive(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None)
 @given(_JSON, st.booleans())
 def test_nesting_and_values_counted_on_the_bytes_match_the_parsed_document(document, indent):

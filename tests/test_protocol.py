@@ -182,6 +182,7 @@ def test_other_selections_ignore_poisoned_test_rows(wine, method, selection, mon
     assert seen and all(len(s) == len(train) and np.abs(s).max() < 1e5 for s in seen)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("selection", ["holdout", "inner_kfold"])
 def test_baseline_selection_equals_a_hand_loop(planted, selection):
     """BR-SVM's GridSearchCV selection equals the paper's rule written out: fit every

@@ -66,6 +66,7 @@ def test_comparison_flags_exactly_the_gaps(tiny):
     assert pd.isna(mlknn["paper"]) and not mlknn["gap"]
 
 
+@pytest.mark.slow
 def test_report_rows_and_discussion(tiny, tmp_path):
     discussion = tmp_path / "discussion.md"
     discussion.write_text("Hand-written DISCUSSION-MARKER.\n", encoding="utf-8")
@@ -157,6 +158,7 @@ def _report(tmp_path, *extra):
 SELECTION_HEADING = "## Hyper-parameter selection: the paper's 10% split vs inner 5-fold CV"
 
 
+@pytest.mark.slow
 def test_selection_section_only_with_inner_results(tiny, tiny_inner, tmp_path):
     without = _report(tmp_path, "--results", str(tiny), "--runtime", "1 s")
     assert SELECTION_HEADING not in without
@@ -190,6 +192,7 @@ def test_selection_section_only_with_inner_results(tiny, tiny_inner, tmp_path):
         _report(tmp_path, "--results", str(tiny), "--inner-runtime", "3 min")
 
 
+@pytest.mark.slow
 def test_selection_numbers_worked_by_hand(tiny, tiny_inner, tmp_path):
     text = _report(
         tmp_path,
@@ -268,6 +271,7 @@ def test_selection_equal_means_equal_at_three_decimals(tmp_path):
     }
 
 
+@pytest.mark.slow
 def test_committed_report_is_up_to_date(tmp_path):
     report, results = DOCS / "reproduction.md", DOCS / "reproduction_results.csv"
     inner = DOCS / "reproduction_results_inner_kfold.csv"

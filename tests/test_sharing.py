@@ -199,6 +199,7 @@ def _du(root):
     return sum(os.lstat(p).st_blocks * 512 for p in paths) - os.lstat(root).st_blocks * 512
 
 
+@pytest.mark.slow
 def test_the_cap_counts_disk_as_the_file_system_does(tmp_path):
     """1,500 tiny items took 1,369 times their counted bytes on disk; the store now counts
     blocks. Oracle: st_blocks summed over the folder by rglob."""

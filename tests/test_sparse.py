@@ -32,6 +32,7 @@ def test_featurizer_sparse_equals_dense(kernel, gamma):
     np.testing.assert_allclose(fs.transform(Q.toarray()), fd.transform(Q), atol=1e-10)
 
 
+@pytest.mark.slow
 def test_training_rows_stay_sparse():
     X, Y = _data()
     f = SimilarityFeaturizer().fit(X, Y)
@@ -63,6 +64,7 @@ def test_models_sparse_equal_dense(model):
         np.testing.assert_allclose(coef_s, md.coef_, atol=1e-7)
 
 
+@pytest.mark.slow
 def test_selection_sparse_equals_dense():
     X, Y = _data(n=200)
     grid = [1.0, 0.1, 0.01]

@@ -94,7 +94,7 @@ def test_the_page_decides_at_the_models_own_fitted_cut():
     assert f"truth: {truth:,}" in shown["Rows with no label"].delta
     table = [d for d in at.dataframe if "precision" in d.value.columns][0].value
     np.testing.assert_array_equal(table["predicted"], pred.sum(axis=0))
-    assert "The model's cut: π ≥ " in texts(at.caption)
+    assert "The model's decision: π ≥ " in texts(at.caption)
 
 
 def test_model_page_shows_scikit_learns_logistic_regression_beside_each_metric():

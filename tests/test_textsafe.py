@@ -69,6 +69,7 @@ def test_unescaped_names_are_markup():
     assert "<em>" in _MD.render("a _b_ c")  # ... but underscores around words are emphasis
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(
     st.text(
@@ -89,6 +90,7 @@ def test_escaped_labels_render_as_themselves(name):
     )
 
 
+@pytest.mark.slow
 @settings(max_examples=500, deadline=None)
 @given(
     st.text(

@@ -299,6 +299,7 @@ def test_one_standard_error_rule_picks_the_largest_lambda_within_one_se():
         tune(SparseSBLRClassifier(), ds.X, ds.y, gammas=[1.0], lams=[1e-2], rule="one_se")
 
 
+@pytest.mark.slow
 def test_cv_takes_a_splitter_or_index_pairs_as_grid_search_cv_does():
     """Any scikit-learn cv: a splitter and the same splits as index pairs give GridSearchCV's
     scores and choice on those splits; the refit on all rows is best_estimator_, a plain

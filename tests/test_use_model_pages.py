@@ -186,7 +186,7 @@ def test_a_model_file_breaking_a_rule_is_refused_in_one_sentence():
     ds = load_dataset(SAMPLE_DIR / "planted.arff")
     data = model_bytes(SparseSBLRClassifier(gamma=1.0, lam=1e-3).fit(ds.X, ds.y), dataset=ds)
     content = sio.loads(data, trusted=sio.get_untrusted_types(data=data))
-    content["estimator"]._threshold = content["estimator"]._threshold[None]
+    content["estimator"].threshold_ = content["estimator"].threshold_[None]
     at = goto(start(), "pages/predict.py")
     at.radio(key="predict_source").set_value("file")
     rerun(at)
@@ -196,7 +196,7 @@ def test_a_model_file_breaking_a_rule_is_refused_in_one_sentence():
     at.run()
     assert not at.exception
     shown = html.unescape(" ".join(e.value for e in at.error))  # the page escapes Markdown
-    assert "Could not open model.skops" in shown and "_threshold must be a 1-D array" in shown
+    assert "Could not open model.skops" in shown and "threshold_ must be a 1-D array" in shown
 
 
 def test_the_result_list_keeps_every_evaluation_of_the_session(downloads):
