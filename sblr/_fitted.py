@@ -382,6 +382,7 @@ RULES = {
         "_size_groups": When(_multilabel, Array(("n", "s"), "int", values=(0, 1))),
         "score_scale_": When(_multilabel, Number(positive=True)),
         "threshold_": NoneOr(Array(("m",), low=0.0, high=1.0)),
+        "fill_cut_": Optional(NoneOr(Number())),  # files before force_top1="auto": absent
     },
     _LogisticSimilarityClassifier: {
         "coef_": Array(("m", "m")),
@@ -389,6 +390,7 @@ RULES = {
         "n_iter_": Array(("m",), "int", low=0),
         "kkt_violation_": Array(("m",), low=0.0),
         "threshold_": NoneOr(Array(("m",), low=0.0, high=1.0)),
+        "fill_cut_": Optional(NoneOr(Number())),
         "lams_": Optional(Array((None,), low=0.0)),  # one a problem: m, or 1 for two classes
     },
     _SelectionCV: {
@@ -578,6 +580,12 @@ def _layer_converged(est, sizes):
 def _cuts_of(est, threshold, cuts, sizes):
     """A multi-label model's cuts: present unless its rule is its own (SML's threshold=None),
     and exactly its parameter's when that is a number."""
+    fill = vars(est).get("fill_cut_")
+    if fill is not None:
+        if not (isinstance(threshold, str) and est.force_top1 == "auto"):
+            return "fill_cut_ is set without force_top1='auto' and a threshold rule"
+        if not 0.0 <= fill <= 1.0:
+            return "fill_cut_ must be a probability in [0, 1]"
     if not _multilabel(est):
         return None
     if (cuts is None) != (threshold is None):

@@ -22,6 +22,17 @@ not fit on: out-of-fold or leave-one-out, never in-sample):
 A cut always lies halfway between two neighbouring probabilities of the rows, so a tie is
 never split and a row a hair away from the cut is decided the same way as its neighbour.
 
+Rows the cuts leave without a label (``force_top1``): ``True`` gives each its most probable
+class; ``"auto"`` (the models' default with a rule) fits a *fill cut* on the same held-out
+rows (:func:`fit_fill_cut`): a row left empty gets its most probable class when that class's
+probability reaches the fill cut, chosen so that the held-out rows left empty are as many as
+the training rows with no label (0 on data where every row has one: every empty row is
+filled; about half on data where half the rows are unlabelled: only the confident ones).
+One global cut on 159 labels of very different rates left 710 of bibtex's 2,515 test rows
+empty (truth 0); the fill cut leaves none and raises micro-F1 0.4421 -> 0.4433, where
+``force_top1=True`` on a 19-label shape with half the rows unlabelled costs micro-F1 0.95 ->
+0.76 and the fill cut 0.95 -> 0.95 (``python -m benchmarks.decisions --fill``).
+
 Examples
 --------
 >>> P = np.array([[0.9, 0.40], [0.35, 0.2], [0.30, 0.45], [0.1, 0.05]])
@@ -59,6 +70,7 @@ __all__ = [
     "decide",
     "describe",
     "fit_cuts",
+    "fit_fill_cut",
 ]
 
 
@@ -171,21 +183,56 @@ def checked_threshold(threshold, n_classes):
     return t
 
 
-def decide(P, cuts, force_top1=False):
-    """The 0/1 decisions ``P >= cuts`` (one cut per column); with ``force_top1`` a row given
-    no label gets its most probable one.
+def decide(P, cuts, force_top1=False, fill_cut=None):
+    """The 0/1 decisions ``P >= cuts`` (one cut per column); with ``force_top1=True`` a row
+    given no label gets its most probable one, with a ``fill_cut`` (see
+    :func:`fit_fill_cut`) when that one's probability reaches it.
 
     Examples
     --------
     >>> decide([[0.2, 0.1], [0.7, 0.4]], [0.3, 0.3], force_top1=True).tolist()
     [[1, 0], [1, 1]]
+    >>> decide([[0.2, 0.1], [0.05, 0.1]], [0.3, 0.3], fill_cut=0.15).tolist()
+    [[1, 0], [0, 0]]
     """
     P = np.asarray(P, dtype=np.float64)
     Yp = (P >= np.asarray(cuts, dtype=np.float64)[None, :]).astype(int)
-    if force_top1 and len(P):
+    if (force_top1 is True or fill_cut is not None) and len(P) and P.shape[1]:
         empty = Yp.sum(axis=1) == 0
+        if force_top1 is not True:
+            empty &= P.max(axis=1) >= fill_cut
         Yp[empty, np.argmax(P[empty], axis=1)] = 1
     return Yp
+
+
+def fit_fill_cut(P, Y, cuts):
+    """The fill cut of held-out probabilities ``P`` decided by ``cuts``: a row the cuts leave
+    without a label gets its most probable class when that probability reaches the fill cut;
+    the cut is chosen so that as many of these rows stay empty as rows of ``Y`` have no label
+    (halfway between neighbouring probabilities, as every cut here).  None when the cuts
+    leave no more rows empty than that (nothing to fill), 0.0 when every empty row is filled.
+
+    Examples
+    --------
+    >>> P = np.array([[0.4, 0.1], [0.2, 0.05], [0.1, 0.3], [0.9, 0.2]])
+    >>> fit_fill_cut(P, [[1, 0], [0, 0], [0, 1], [1, 0]], [0.5, 0.5])  # 1 row truly empty
+    0.25
+    >>> fit_fill_cut(P, [[1, 0], [1, 0], [0, 1], [1, 0]], [0.5, 0.5])  # none: fill all
+    0.0
+    """
+    P = np.asarray(P, dtype=np.float64)
+    Y = np.asarray(Y)
+    if P.ndim != 2 or P.shape != Y.shape or P.shape[1] == 0:
+        raise ValueError(f"P and Y must be matrices of the same shape; got {P.shape}, {Y.shape}.")
+    empty = decide(P, cuts).sum(axis=1) == 0
+    surplus = int(empty.sum()) - int((np.asarray(Y).sum(axis=1) == 0).sum())
+    if surplus <= 0:
+        return None
+    top = np.sort(P[empty].max(axis=1))[::-1]
+    if surplus >= top.size:
+        return 0.0
+    js, fills = _valid_cuts(top)
+    return float(max(fills[int(np.argmin(np.abs(js - surplus)))], 0.0))
 
 
 def describe(threshold_param, cuts):
@@ -241,6 +288,7 @@ class Decision:
     rule: str | None = None
     force_top1: bool = False
     own: str = ""
+    fill_cut: float | None = None
 
     @classmethod
     def of(cls, model, n_classes=None):
@@ -253,7 +301,8 @@ class Decision:
         if not multilabel:
             return cls("argmax")
         m = int(n_classes if n_classes is not None else len(model.classes_))
-        force = bool(getattr(model, "force_top1", False))
+        force = getattr(model, "force_top1", False) is True
+        fill = vars(model).get("fill_cut_")
         param = getattr(model, "threshold", None)
         if "threshold_" not in vars(model) and hasattr(model, "fit_decision"):
             from sklearn.exceptions import NotFittedError  # lazy: scikit-learn, about 1 s
@@ -268,7 +317,8 @@ class Decision:
             half = np.full(m, 0.5) if hasattr(model, "predict_proba") else None
             return cls("own", half, force_top1=force, own=own)
         rule = param if isinstance(param, str) else None
-        return cls("cut", np.asarray(cuts, dtype=np.float64), rule=rule, force_top1=force)
+        cuts = np.asarray(cuts, dtype=np.float64)
+        return cls("cut", cuts, rule=rule, force_top1=force, fill_cut=fill)
 
     def decide(self, P):
         """Labels from probabilities ``P``: a 0/1 matrix (multi-label) or class codes
@@ -278,7 +328,7 @@ class Decision:
             return np.argmax(P, axis=1)
         if self.cuts is None:
             raise ValueError(f"{self.own} decides on scores, not probabilities: use predict.")
-        return decide(P, self.cuts, self.force_top1)
+        return decide(P, self.cuts, self.force_top1, self.fill_cut)
 
     def cut(self, k):
         """The cut of class ``k`` (0.5 for argmax and own rules: where their π crosses)."""
@@ -289,4 +339,15 @@ class Decision:
         if self.kind == "argmax":
             return "the most probable class"
         text = self.own if self.kind == "own" else "π ≥ " + describe(self.rule, self.cuts)
-        return text + ("; a row with none gets its most probable class" if self.force_top1 else "")
+        if self.force_top1:
+            return text + "; a row with none gets its most probable class"
+        if self.fill_cut == 0.0:
+            return (
+                text + "; a row with none gets its most probable class (every training row has one)"
+            )
+        if self.fill_cut is not None:
+            return text + (
+                f"; a row with none gets its most probable class if its π ≥ {self.fill_cut:.3g} "
+                "(as many rows left empty as training rows have no label)"
+            )
+        return text

@@ -289,7 +289,10 @@ def _held_out_score(est, P, y, multilabel, metric):
         cuts = decision.fit_cuts(P, y, est.threshold)
     else:
         cuts = decision.checked_threshold(est.threshold, P.shape[1])
-    return metrics.score(metric, y, decision.decide(P, cuts, est.force_top1), P)
+    fill = None
+    if isinstance(est.threshold, str) and est.force_top1 == "auto":
+        fill = decision.fit_fill_cut(P, y, cuts)
+    return metrics.score(metric, y, decision.decide(P, cuts, est.force_top1 is True, fill), P)
 
 
 def _checked_grid(name, values, *, positive):
@@ -745,7 +748,7 @@ approx, n_components
         ridge=0.0,
         tol=1e-6,
         max_iter=100,
-        force_top1=False,
+        force_top1="auto",
         threshold="micro_f1",
         working_memory=None,
         approx="auto",
@@ -846,7 +849,7 @@ n_components
         ridge=1e-6,
         tol=1e-6,
         max_iter=100,
-        force_top1=False,
+        force_top1="auto",
         threshold="micro_f1",
         working_memory=None,
         approx="auto",

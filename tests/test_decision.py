@@ -239,3 +239,52 @@ def test_a_model_file_from_before_the_decision_was_an_attribute_opens(rare_label
     check_fitted(clf)
     assert "_threshold" not in vars(clf)
     np.testing.assert_array_equal(clf.predict(X), expected)
+
+
+# ----------------------------------------------------------------------------- the fill cut
+@pytest.mark.parametrize("seed", range(4))
+def test_the_fill_cut_leaves_as_many_rows_empty_as_are_unlabelled(seed):
+    """Oracle: every fill cut tried by hand (each row's top probability, and 0), the one whose
+    empty-row count is nearest the number of unlabelled rows; fewest fills among ties."""
+    rng = np.random.default_rng(seed)
+    P = rng.random((60, 5)) ** 3
+    Y = (rng.random((60, 5)) < 0.15).astype(int)
+    cuts = np.full(5, 0.6)
+    fill = decision.fit_fill_cut(P, Y, cuts)
+    target = int((Y.sum(axis=1) == 0).sum())
+
+    def empties(t):
+        return int((decision.decide(P, cuts, fill_cut=t).sum(axis=1) == 0).sum())
+
+    base = int((decision.decide(P, cuts).sum(axis=1) == 0).sum())
+    if base <= target:
+        assert fill is None
+        return
+    tried = [0.0, *np.unique(P.max(axis=1)), 1.1]
+    best = min(abs(empties(t) - target) for t in tried)
+    assert abs(empties(fill) - target) == best
+    assert empties(fill) >= min(empties(t) for t in tried if abs(empties(t) - target) == best)
+
+
+def test_auto_fills_exactly_the_empty_rows_above_the_fitted_fill_cut(rare_labels):
+    """force_top1="auto": the same cuts as False; the fill cut is fit_fill_cut of the
+    out-of-fold probabilities the cuts came from (oracle: the model's own folds, recomputed);
+    a row changes only if it was empty, and then gains exactly its most probable class."""
+    X, Y = rare_labels[0][:200], rare_labels[1][:200]
+    plain = SparseSBLRClassifier(lam=1e-3, force_top1=False).fit(X, Y)
+    auto = SparseSBLRClassifier(lam=1e-3).fit(X, Y)
+    np.testing.assert_array_equal(auto.threshold_, plain.threshold_)  # exact: same process
+    F = auto.featurizer_.training_evidence()
+    P_oof = auto._out_of_fold_proba(F, auto.featurizer_.Y_fit_)
+    assert auto.fill_cut_ == decision.fit_fill_cut(P_oof, Y, auto.threshold_)
+    P, before, after = auto.predict_proba(X), plain.predict(X), auto.predict(X)
+    changed = np.flatnonzero((before != after).any(axis=1))
+    assert changed.size > 0  # this data: 74 rows empty under the cut, 77 unlabelled in truth
+    assert (before[changed].sum(axis=1) == 0).all()
+    assert (after[changed].sum(axis=1) == 1).all()
+    np.testing.assert_array_equal(after[changed].argmax(axis=1), P[changed].argmax(axis=1))
+    if auto.fill_cut_ is not None:
+        assert (P[changed].max(axis=1) >= auto.fill_cut_).all()
+    assert "as many rows left empty" in decision.Decision.of(auto).describe() or (
+        auto.fill_cut_ in (None, 0.0)
+    )

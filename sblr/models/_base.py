@@ -22,6 +22,9 @@ from sblr.similarity import (
     featurizer_for,
 )
 
+#: The ``force_top1`` parameter's constraints: always, never, or by a fitted fill cut.
+_FORCE_TOP1_CONSTRAINT = ["boolean", StrOptions({"auto"})]
+
 #: The ``threshold`` parameter's constraints: a probability, one per class, or a rule.
 _THRESHOLD_CONSTRAINT = [
     Interval(Real, 0, 1, closed="both"),
@@ -95,14 +98,22 @@ class _SimilarityClassifier(ClassifierMixin, BaseEstimator):
     def _binary(self):
         return not self.multilabel_ and len(self.classes_) == 2
 
-    def _cuts_from(self, P_held, Y):
-        """``threshold_`` of multi-label data from probabilities of held-out rows ``P_held``
-        (out-of-fold or leave-one-out) and their labels; None for multi-class data."""
+    def _fit_decision_from(self, P_held, Y):
+        """Set ``threshold_`` and ``fill_cut_`` of multi-label data from probabilities of
+        held-out rows (``P_held()``: out-of-fold or leave-one-out) and their labels ``Y``:
+        None for multi-class data and an own rule; a rule's cuts and, with
+        ``force_top1="auto"``, the fill cut of the rows they leave empty
+        (:func:`sblr.decision.fit_fill_cut`); a number's cuts as given, no fill cut."""
+        self.threshold_, self.fill_cut_ = None, None
         if not self.multilabel_ or self.threshold is None:
-            return None
-        if isinstance(self.threshold, str):
-            return decision.fit_cuts(P_held(), Y, self.threshold)
-        return decision.checked_threshold(self.threshold, Y.shape[1])
+            return
+        if not isinstance(self.threshold, str):
+            self.threshold_ = decision.checked_threshold(self.threshold, Y.shape[1])
+            return
+        P = P_held()
+        self.threshold_ = decision.fit_cuts(P, Y, self.threshold)
+        if self.force_top1 == "auto":
+            self.fill_cut_ = decision.fit_fill_cut(P, Y, self.threshold_)
 
     def _cuts(self):
         """``threshold_``; ``NotFittedError`` when the fit left the decision out
@@ -118,7 +129,8 @@ class _SimilarityClassifier(ClassifierMixin, BaseEstimator):
     def _decide(self, P):
         """Multi-label decisions from probabilities: ``P >= threshold_`` (``force_top1``: a row
         given no label gets its most probable one)."""
-        return decision.decide(P, self._cuts(), self.force_top1)
+        cuts = self._cuts()
+        return decision.decide(P, cuts, self.force_top1 is True, vars(self).get("fill_cut_"))
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -22,7 +22,12 @@ from sklearn.utils.validation import check_is_fitted
 from sblr._validation import Interval, StrOptions
 from sblr.exceptions import DataError
 from sblr.logistic import solve_layer
-from sblr.models._base import _THRESHOLD_CONSTRAINT, _logit, _SimilarityClassifier
+from sblr.models._base import (
+    _FORCE_TOP1_CONSTRAINT,
+    _THRESHOLD_CONSTRAINT,
+    _logit,
+    _SimilarityClassifier,
+)
 from sblr.similarity import (
     check_evidence,
 )
@@ -55,7 +60,7 @@ class _LogisticSimilarityClassifier(_SimilarityClassifier):
         "ridge": [Interval(Real, 0, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="neither")],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
-        "force_top1": ["boolean"],
+        "force_top1": _FORCE_TOP1_CONSTRAINT,
         "threshold": list(_THRESHOLD_CONSTRAINT),
     }
 
@@ -171,7 +176,7 @@ class _LogisticSimilarityClassifier(_SimilarityClassifier):
                 f"{F.shape}."
             )
         weight = None if sample_weight is None else np.asarray(sample_weight, np.float64)
-        self.threshold_ = self._cuts_from(lambda: self._out_of_fold_proba(F, Y, weight), Y)
+        self._fit_decision_from(lambda: self._out_of_fold_proba(F, Y, weight), Y)
         return self
 
     def _layer_lam(self, F, Y, sample_weight=None):
@@ -248,7 +253,8 @@ class _LogisticSimilarityClassifier(_SimilarityClassifier):
         """
         F = np.asarray(F, dtype=np.float64)
         Y = np.asarray(Y)
-        self.__dict__.pop("threshold_", None)  # a refit never keeps another fit's cuts
+        for attr in ("threshold_", "fill_cut_"):  # a refit never keeps another fit's cuts
+            self.__dict__.pop(attr, None)
         lam = self._layer_lam(F, Y if not self._binary() else Y[:, 1:], sample_weight)
         opts = {"lam": lam, "ridge": self.ridge, "tol": self.tol}
         opts.update(max_iter=self.max_iter, progress=progress)
@@ -374,7 +380,7 @@ class _LogisticSimilarityClassifier(_SimilarityClassifier):
     def predict(self, X):
         """Multi-label: every class with ``pi_k >= threshold_[k]``; multi-class: ``argmax_k pi_k``.
 
-        With ``force_top1=True`` a multi-label row whose set would be empty gets
+        With ``force_top1`` a multi-label row whose set would be empty gets
         its most probable class.
 
         Parameters
@@ -424,8 +430,12 @@ class SBLRClassifier(_LogisticSimilarityClassifier):
         KKT tolerance of each logistic fit.
     max_iter : int, default=100
         Newton steps per class.
-    force_top1 : bool, default=False
-        Multi-label: predict the most probable class when no class reaches its cut.
+    force_top1 : bool or "auto", default="auto"
+        Multi-label: True, a row no class reaches its cut for gets its most probable class;
+        "auto", with a ``threshold`` rule, when that class's probability reaches the fill cut
+        ``fill_cut_`` fitted on the same out-of-fold probabilities
+        (:func:`sblr.decision.fit_fill_cut`: as many rows left empty as training rows have no
+        label); False, never.
     threshold : float, array-like of shape (n_classes,) or str, default="micro_f1"
         Multi-label decision: class k is predicted when ``pi_k >= threshold_[k]``.  A number
         (or one per class) is used as given (0.5 is the paper's decision).  A rule of
@@ -478,7 +488,7 @@ class SBLRClassifier(_LogisticSimilarityClassifier):
         ridge=1e-6,
         tol=1e-6,
         max_iter=100,
-        force_top1=False,
+        force_top1="auto",
         threshold="micro_f1",
         working_memory=None,
         approx="auto",
@@ -535,7 +545,7 @@ class SparseSBLRClassifier(_LogisticSimilarityClassifier):
     tol : float, default=1e-6
         KKT tolerance of each logistic fit.
     max_iter : int, default=100
-    force_top1 : bool, default=False
+    force_top1 : bool or "auto", default="auto"
     threshold : float, array-like of shape (n_classes,) or str, default="micro_f1"
         As in :class:`SBLRClassifier`.
     working_memory : float, default=None
@@ -582,7 +592,7 @@ class SparseSBLRClassifier(_LogisticSimilarityClassifier):
         ridge=0.0,
         tol=1e-6,
         max_iter=100,
-        force_top1=False,
+        force_top1="auto",
         threshold="micro_f1",
         working_memory=None,
         approx="auto",

@@ -13,7 +13,12 @@ from scipy.special import expit
 from sklearn.base import _fit_context
 from sklearn.utils.validation import check_is_fitted
 
-from sblr.models._base import _THRESHOLD_CONSTRAINT, _logit, _SimilarityClassifier
+from sblr.models._base import (
+    _FORCE_TOP1_CONSTRAINT,
+    _THRESHOLD_CONSTRAINT,
+    _logit,
+    _SimilarityClassifier,
+)
 from sblr.similarity import (
     NONNEGATIVE_KERNELS,
     label_indicator,
@@ -55,8 +60,11 @@ class SMLClassifier(_SimilarityClassifier):
         :mod:`sblr.decision` (``"pcut"``, ``"pcut_per_class"``, ``"f1"``, ``"micro_f1"``):
         cuts fitted on the training rows' leave-one-out probabilities.  Multi-class data
         always takes the class with the most evidence.
-    force_top1 : bool, default=False
-        Multi-label: a row given no label gets its most probable class.
+    force_top1 : bool or "auto", default="auto"
+        Multi-label: True, a row given no label gets its most probable class; "auto", with a
+        ``threshold`` rule, when that class's probability reaches the fill cut ``fill_cut_``
+        fitted on the same held-out rows (:func:`sblr.decision.fit_fill_cut`: as many rows
+        left empty as training rows have no label); False, never.
 
     Attributes
     ----------
@@ -99,7 +107,7 @@ class SMLClassifier(_SimilarityClassifier):
         n_components=500,
         random_state=0,
         threshold="micro_f1",
-        force_top1=False,
+        force_top1="auto",
     ):
         self.gamma = gamma
         self.kernel = kernel
@@ -114,7 +122,7 @@ class SMLClassifier(_SimilarityClassifier):
     _parameter_constraints = {
         **_SimilarityClassifier._parameter_constraints,
         "threshold": [*_THRESHOLD_CONSTRAINT, None],
-        "force_top1": ["boolean"],
+        "force_top1": _FORCE_TOP1_CONSTRAINT,
     }
 
     @_fit_context(prefer_skip_nested_validation=True)
@@ -144,7 +152,7 @@ class SMLClassifier(_SimilarityClassifier):
             scaled = _ranking_scale(sample, self.kernel)
             spread = float(scaled[scaled > _LOG_ZERO].std()) if (scaled > _LOG_ZERO).any() else 0
             self.score_scale_ = spread if spread > 0 else 1.0
-        self.threshold_ = self._cuts_from(self._loo_proba, self.featurizer_.Y_fit_)
+        self._fit_decision_from(self._loo_proba, self.featurizer_.Y_fit_)
         return self
 
     def _loo_proba(self):
@@ -248,7 +256,7 @@ class SMLClassifier(_SimilarityClassifier):
         if not self.multilabel_:
             return self.classes_[np.argmax(F, axis=1)]
         Yp = top_k_indicator(F, self._set_size(X))
-        if self.force_top1:
+        if self.force_top1 is True:
             empty = Yp.sum(axis=1) == 0
             Yp[empty, np.argmax(F[empty], axis=1)] = 1
         return Yp
