@@ -116,8 +116,8 @@ MODELS = {
 
 def cut_cost():
     """Seconds of a SparseSBLR fit from cached evidence (what a λ move costs) and of its
-    micro-F1 cuts (``fit_decision``, what ``fit`` adds to a β-only fit), on a CAL500-sized shape: 502 rows, 68
-    features, 174 labels; best of 3 runs each."""
+    micro-F1 cuts (``fit_decision``, what ``fit`` adds to a β-only fit), on a CAL500-sized
+    shape: 502 rows, 68 features, 174 labels; best of 3 runs each."""
     from sblr import SimilarityFeaturizer
 
     rng = np.random.default_rng(0)
