@@ -18,6 +18,7 @@ from pages._shared.questions import Spec
 from pages._shared.state import page_context
 from sblr import playground as pg
 from sblr import plots
+from sblr.decision import Decision
 from sblr.exceptions import DataError
 
 ds, s, key = page_context(__file__)  # the data in use (untouched here)
@@ -321,8 +322,7 @@ def _plane():
                 )
             )
             if what == "proba":
-                cut = getattr(model, "threshold_", None)
-                level = float(np.ravel(cut)[k]) if cut is not None and board.multilabel else 0.5
+                level = Decision.of(model).cut(k) if board.multilabel else 0.5
                 cut_level = level
                 traces.append(
                     go.Contour(

@@ -363,6 +363,34 @@ def test_no_page_compares_a_models_name():
     assert not found, found
 
 
+def test_the_decision_is_read_as_a_value_outside_the_models():
+    """Issue #45: the cut was read raw (``getattr(model, "threshold_", None)``) in 13 places
+    and put into words in 5, in 3 wordings. Outside sblr/models and sblr/decision a fitted
+    model's decision is ``Decision.of(model)``; a test that finds a raw read names it."""
+    found = []
+    skip = {ROOT / "sblr" / "decision.py", ROOT / "sblr" / "_fitted.py"}
+    files = [
+        *sorted((ROOT / "sblr").rglob("*.py")),
+        *sorted((ROOT / "pages").rglob("*.py")),
+        ROOT / "app.py",
+    ]
+    models = (ROOT / "sblr" / "models", ROOT / "sblr" / "baselines")  # the models' own
+    for path in files:
+        text = path.read_text(encoding="utf-8")
+        if path in skip or any(m in path.parents for m in models) or "threshold_" not in text:
+            continue
+        for node in ast.walk(ast.parse(text)):
+            reads = (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id in ("getattr", "hasattr")
+                and any(isinstance(a, ast.Constant) and a.value == "threshold_" for a in node.args)
+            ) or (isinstance(node, ast.Attribute) and node.attr == "threshold_")
+            if reads:
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert not found, found
+
+
 def test_no_dashboard_function_takes_more_than_five_parameters():
     """A page function of 7-10 loose parameters (the model as name, γ, λ beside the fit it
     named; an upload as five options) was the house's way to pass a question: it is passed
