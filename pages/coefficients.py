@@ -23,6 +23,7 @@ from pages._shared.state import (
 )
 from sblr import plots
 from sblr.interpret import (
+    cluster_order,
     cooccurrence,
     evidence_sd,
     sparsity_summary,
@@ -86,6 +87,14 @@ with display:
         help="Off: each panel has its own scale and colour bar, so SparseSBLR's small β stay "
         "visible beside SBLR's large ones.",
     )
+    clustered = ds.n_classes > plots.MAX_TICK_LABELS and st.toggle(
+        "Related classes together",
+        value=True,
+        key="beta_clustered",
+        help="On: the classes shown are ordered by clustering SparseSBLR's links |βₜᵏ| + "
+        "|βₖᵗ|, so classes that use each other's evidence sit side by side (classes without "
+        "a link last). Off: in the data's class order.",
+    )
 sparse_name = f"SparseSBLR, λ = {fmt_value(s.lam)}"
 # SparseSBLR first: the readable model, and the one the sidebar's λ moves, on the first screen
 raw = {sparse_name: sparse_model.coef_, "SBLR": sblr_model.coef_}
@@ -105,6 +114,8 @@ classes = classes_shown(
     f"sidebar's class. Up to {plots.MAX_TICK_LABELS} classes the chart names every row and "
     "column. The stability heatmap below shows the same classes.",
 )
+if clustered and classes is not None:
+    classes = [int(t) for t in cluster_order(shown[sparse_name], classes)]
 C = cooccurrence(ds.label_matrix())
 # one figure for every session showing the same β (a class on the lesson): built once
 fig = shared_figure(
@@ -116,7 +127,7 @@ fig = shared_figure(
         standardized,
         signed,
         shared_scale,
-        tuple(int(c) for c in classes) if classes is not None else None,
+        tuple(int(c) for c in classes) if classes is not None else None,  # in their order
     ),
     lambda: plots.beta_heatmaps(
         shown,

@@ -120,6 +120,14 @@ def oracle_for(oracles, name):
     return oracles[name]
 
 
+def clustered(coef, classes) -> list[int]:
+    """The page's order of the classes shown (related classes together): the library's
+    cluster_order, tested against planted groups in tests/test_interpret.py."""
+    from sblr.interpret import cluster_order
+
+    return [int(t) for t in cluster_order(coef, classes)]
+
+
 def open_data(name: str) -> AppTest:
     at = start({"sample": name} if name != "many" else None)
     if name == "many":
@@ -155,7 +163,10 @@ def test_heatmaps_have_cells_and_names_over_the_whole_lambda_slider(name, oracle
         shown = (
             list(range(m))
             if m <= TOP_N
-            else oracle.top_readable(expected[sparse_name], expected["SBLR"], TOP_N, include=k)
+            else clustered(
+                expected[sparse_name],
+                oracle.top_readable(expected[sparse_name], expected["SBLR"], TOP_N, include=k),
+            )
         )
         N = len(shown)
         notes = [a["text"] for a in fig["layout"]["annotations"]]
@@ -203,15 +214,19 @@ def test_many_classes_top_n_and_chosen_classes(oracles):
         _, traces = panels(at)
         expected = oracle.top_readable(sparse, dense, 12, include=k)
         assert k in expected
-        for trace in traces.values():
-            assert list(trace["x"]) == [escaped[t] for t in expected]
+        for trace in traces.values():  # related classes together (on by default)
+            assert list(trace["x"]) == [escaped[t] for t in clustered(sparse, expected)]
     keyed(at.multiselect, "beta_classes").set_value([40, 3, 7])
     rerun(at)
     fig, traces = panels(at)
     for trace in traces.values():
-        assert list(trace["y"]) == [escaped[t] for t in (3, 7, 40)]
+        assert list(trace["y"]) == [escaped[t] for t in clustered(sparse, (3, 7, 40))]
         assert array(trace["z"]).shape == (3, 3)
     assert "3 of 45 classes shown" in fig["layout"]["title"]["text"]
+    at.toggle(key="beta_clustered").set_value(False)
+    rerun(at)
+    for trace in panels(at)[1].values():  # off: the data's class order
+        assert list(trace["y"]) == [escaped[t] for t in (3, 7, 40)]
 
 
 def test_data_page_cooccurrence_names_the_most_frequent_classes_or_the_chosen_ones(oracles):

@@ -850,3 +850,24 @@ def test_decision_line_is_where_the_model_switches_at_its_own_cut():
     f1, f2 = decision_line(model, k=k, t1=t1, t2=t2, F=F, cut=0.5)
     points[:, t1], points[:, t2] = f1, f2
     np.testing.assert_allclose(model.proba_from_evidence(points)[:, k], 0.5, rtol=1e-9)
+
+
+def test_cluster_order_puts_planted_groups_of_linked_classes_together():
+    """Three groups of 5 classes linked within (|β| ~ 1) and barely across (~0.05), their
+    indices shuffled: the order runs through each group in one piece; unlinked classes come
+    last in class order."""
+    from sblr.interpret import cluster_order
+
+    rng = np.random.default_rng(1)
+    m = 18
+    group = rng.permutation(np.repeat([0, 1, 2, -1], [5, 5, 5, 3]))
+    B = rng.random((m, m)) * 0.05 * (group[:, None] >= 0) * (group[None, :] >= 0)
+    same = (group[:, None] == group[None, :]) & (group[:, None] >= 0)
+    B[same] = rng.uniform(0.8, 1.2, same.sum()) * rng.choice([-1, 1], same.sum())
+    order = cluster_order(B)
+    assert sorted(order.tolist()) == list(range(m))
+    runs = [g for i, g in enumerate(group[order]) if i == 0 or g != group[order][i - 1]]
+    assert runs == [runs[0], runs[1], runs[2], -1] and sorted(runs[:3]) == [0, 1, 2]
+    np.testing.assert_array_equal(order[-3:], np.flatnonzero(group < 0))
+    sub = cluster_order(B, classes=np.flatnonzero(group == 1)[::-1])
+    np.testing.assert_array_equal(np.sort(sub), np.flatnonzero(group == 1))

@@ -671,4 +671,4 @@ def classes_shown(ds, *, prefix, what, rank, help):
         format_func=lambda t: ds.class_names[t],
         key=f"{prefix}_classes:{key}",
     )
-    return sorted(picked) if picked else [int(t) for t in rank(n_top)]
+    return sorted(picked) if picked else sorted(int(t) for t in rank(n_top))

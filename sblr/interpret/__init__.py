@@ -55,6 +55,7 @@ from sblr.interpret.claims import (
 )
 from sblr.interpret.coefficients import (
     class_affinity,
+    cluster_order,
     conditional_frequency,
     contribution_table,
     cooccurrence,
@@ -99,5 +100,6 @@ __all__ = [
     "standardized_coef",
     "starting_class",
     "top_classes",
+    "cluster_order",
     "zero_readings",
 ]

@@ -84,7 +84,7 @@ def beta_heatmaps(
         visible next to a dense model's large ones.  True: one scale (±the
         largest over all panels) and one colour bar.
     classes : sequence of int, optional
-        Draw only these classes (rows and columns, in class order), e.g.
+        Draw only these classes (rows and columns, in the order given), e.g.
         :func:`sblr.interpret.top_classes`; the subtitle says how many of
         ``m`` are drawn.  Default: all.
 
@@ -391,7 +391,7 @@ def cooccurrence_heatmap(
         (multi-class data).
     classes : sequence of int, optional
         Show only these classes (distinct indices; e.g. the most frequent, from
-        :func:`sblr.interpret.frequent_classes`), in class order; the subtitle says how
+        :func:`sblr.interpret.frequent_classes`), in the order given; the subtitle says how
         many of the m are shown, and the colour cap is the shown pairs' largest count.
 
     Returns
@@ -407,7 +407,7 @@ def cooccurrence_heatmap(
     >>> C = [[3, 1, 0], [1, 2, 2], [0, 2, 5]]
     >>> fig = cooccurrence_heatmap(C, ["a", "b", "c"], classes=[2, 1])
     >>> list(fig.data[0].x), fig.data[0].zmax
-    (['b', 'c'], 2.0)
+    (['c', 'b'], 2.0)
     """
     import plotly.graph_objects as go
 
@@ -476,7 +476,7 @@ def selection_frequency_heatmap(
         Named in the title.
     classes : sequence of int, optional
         Show only these classes (distinct indices, e.g. from
-        :func:`sblr.interpret.top_classes` on the frequencies), in class order; the
+        :func:`sblr.interpret.top_classes` on the frequencies), in the order given; the
         subtitle says how many of the m are shown.
 
     Returns
@@ -550,9 +550,10 @@ def _shown_classes(M, class_names, classes):
 
 
 def _class_subset(classes, m_all):
-    """``classes`` as sorted distinct indices in ``[0, m_all)``, or a ValueError."""
-    idx = np.sort(np.asarray(classes, dtype=np.intp).reshape(-1))
-    if idx.size == 0 or idx[0] < 0 or idx[-1] >= m_all or np.unique(idx).size != idx.size:
+    """``classes`` as distinct indices in ``[0, m_all)``, in the order given (a page's class
+    order or its clustered order, :func:`sblr.interpret.cluster_order`), or a ValueError."""
+    idx = np.asarray(classes, dtype=np.intp).reshape(-1)
+    if idx.size == 0 or idx.min() < 0 or idx.max() >= m_all or np.unique(idx).size != idx.size:
         raise ValueError(f"classes must be distinct class indices in [0, {m_all - 1}].")
     return idx
 
