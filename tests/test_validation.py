@@ -162,6 +162,7 @@ CASES = [
     ("sblr.interpret.label_sets", (None, ["a"]), {}, "Y"),
     ("sblr.interpret.standardized_coef", (S,), {"sd": 1.0}, "sd"),
     ("sblr.interpret.top_classes", (S, 0), {}, "n"),
+    ("sblr.interpret.cluster_order", (None,), {}, "coef"),
     ("sblr.interpret.cooccurrence", (Y,), {"classes": 3}, "classes"),
     ("sblr.interpret.class_affinity", (Y, None), {}, "F"),
     ("sblr.interpret.contribution_table", (None, Y, -1), {}, "k"),
