@@ -297,6 +297,7 @@ class Decision:
 
         Raises ``NotFittedError`` for a multi-label SBLR/SparseSBLR fitted with
         ``cuts=False`` (it has no decision until its ``fit_decision``)."""
+        model = getattr(model, "best_estimator_", model)  # a CV estimator decides by its refit
         multilabel = bool(getattr(model, "multilabel_", False))
         if not multilabel:
             return cls("argmax")

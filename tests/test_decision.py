@@ -288,3 +288,16 @@ def test_auto_fills_exactly_the_empty_rows_above_the_fitted_fill_cut(rare_labels
     assert "as many rows left empty" in decision.Decision.of(auto).describe() or (
         auto.fill_cut_ in (None, 0.0)
     )
+
+
+def test_a_cv_estimator_decides_by_its_refit(rare_labels):
+    """SparseSBLRCV's decision is its best_estimator_'s (its threshold_ is the refit's)."""
+    from sblr import SparseSBLRCV
+    from sblr.decision import Decision
+
+    X, Y = rare_labels[0][:120], rare_labels[1][:120]
+    cv = SparseSBLRCV(gammas=[0.1], lams=[1e-3], cv=2).fit(X, Y)
+    chosen = Decision.of(cv)
+    assert chosen.kind == "cut" and chosen.rule == "micro_f1"
+    np.testing.assert_array_equal(chosen.cuts, cv.best_estimator_.threshold_)
+    np.testing.assert_array_equal(chosen.decide(cv.predict_proba(X)), cv.predict(X))
