@@ -417,7 +417,13 @@ def _warm(log):
         pieces.append(("evidence", lambda g=g: training_evidence(ds, g)))
         for name in ("SML", "SBLR", "SparseSBLR"):  # every page shows the three
             pieces.append(
-                (name, lambda n=name, g=g, lam=lam: cached_fit(ds, Spec.of(n, g, lam), quiet=True))
+                # decided: Model & metrics, Explain and Predict read the decision too
+                (
+                    name,
+                    lambda n=name, g=g, lam=lam: cached_fit(
+                        ds, Spec.of(n, g, lam), decided=True, quiet=True
+                    ),
+                )
             )
         if (model, g, lam) in evaluated:  # Model & metrics on the hold-out rows, as it opens
             shown = Spec.of(model, g, lam)
