@@ -199,7 +199,7 @@ def test_the_decision_is_a_value_fit_sets_and_predict_only_reads(rare_labels):
 
     from sblr import SimilarityFeaturizer
     from sblr.decision import Decision
-    from sblr.modelfile import ModelFileError, load_model, model_bytes
+    from sblr.modelfile import ModelFileError, model_bytes
 
     X, Y = rare_labels[0][:160], rare_labels[1][:160]
     clf = SparseSBLRClassifier(lam=1e-3, threshold="micro_f1").fit(X, Y)
@@ -223,8 +223,18 @@ def test_the_decision_is_a_value_fit_sets_and_predict_only_reads(rare_labels):
     bare.fit_decision(F)
     np.testing.assert_array_equal(bare.threshold_, clf.threshold_)  # exact: same process
 
+
+@pytest.mark.slow
+def test_a_model_file_carries_the_fitted_decision(rare_labels):
+    """The cuts and the fill cut travel in a model file and decide as before."""
+    from sblr.modelfile import load_model, model_bytes
+
+    X, Y = rare_labels[0][:160], rare_labels[1][:160]
+    clf = SparseSBLRClassifier(lam=1e-3).fit(X, Y)
     saved = load_model(model_bytes(clf)).estimator
-    np.testing.assert_allclose(saved.threshold_, clf.threshold_, rtol=0, atol=0)  # exact: bytes
+    np.testing.assert_array_equal(saved.threshold_, clf.threshold_)  # exact: the bytes
+    assert saved.fill_cut_ == clf.fill_cut_
+    np.testing.assert_array_equal(saved.predict(X), clf.predict(X))
 
 
 def test_a_model_file_from_before_the_decision_was_an_attribute_opens(rare_labels):

@@ -384,6 +384,7 @@ def test_heavy_caches_its_answer_and_holds_a_job_slot_only_to_compute_it(monkeyp
     assert calls[-1] == (4, False) and slots.idle()
 
 
+@pytest.mark.slow
 def test_the_caches_know_a_data_set_by_its_content_not_by_a_key_beside_it(monkeypatch):
     """Every cached call took ``(ds, key)``: a page that passed the wrong key (or a key of
     other data) got another data set's fits. Now the data set is its own key

@@ -421,6 +421,7 @@ def test_layer_skips_classes_already_optimal_at_their_start():
     np.testing.assert_array_equal(again[0], coef)
 
 
+@pytest.mark.slow
 def test_small_problems_are_solved_in_as_few_lockstep_chunks_as_allowed(monkeypatch):
     """Below the size worth threads, one thread solves the classes in chunks as large as
     allowed (each lockstep step pays its Python-level calls once per chunk); above, at least

@@ -164,6 +164,7 @@ def test_sample_dir_in_a_checkout_and_installed(tmp_path, monkeypatch):
     assert samples._sample_dir() == package / "sample_data"
 
 
+@pytest.mark.slow
 def test_benchmarks_do_not_touch_sys_path():
     for script in sorted((ROOT / "benchmarks").glob("*.py")):
         text = script.read_text(encoding="utf-8")
@@ -410,6 +411,7 @@ def test_no_dashboard_function_takes_more_than_five_parameters():
     assert not found, found
 
 
+@pytest.mark.slow
 def test_the_library_imports_no_streamlit():
     """sblr/ is the library: nothing in it imports Streamlit (the dashboard's own code lives in
     pages/)."""

@@ -299,6 +299,7 @@ def test_committed_report_is_up_to_date(tmp_path):
     )
 
 
+@pytest.mark.slow
 def test_friedman_section_worked_by_hand():
     """Three data sets on which SparseSBLR, SBLR and SML always come 1st, 2nd, 3rd: average
     ranks 1, 2, 3; Friedman's chi-square 12 / (n k (k + 1)) * sum R_j^2 - 3 n (k + 1) =
