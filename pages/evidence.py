@@ -3,11 +3,12 @@
 import numpy as np
 import streamlit as st
 
-from pages._shared.cache import cached_fit, decision_cuts, training_evidence
+from pages._shared.cache import cached_fit, training_evidence
 from pages._shared.data import dataset_key
 from pages._shared.formatting import esc_md, fmt_value
 from pages._shared.state import page_context
 from sblr import plots
+from sblr.decision import Decision
 from sblr.interpret import decision_line, predicted_share, standardized_coef
 
 ds, s, key = page_context(__file__)
@@ -58,7 +59,7 @@ t2 = c2.selectbox(
     help="By default the class whose evidence has the largest |β̃| in k's SparseSBLR model.",
 )
 member = ds.label_matrix()[:, k].astype(bool)
-cut_k = float(decision_cuts(sparse, ds.n_classes)[k]) if ds.task == "multilabel" else 0.5
+cut_k = Decision.of(sparse).cut(k)
 lines = {
     f"SparseSBLR π = {cut_k:.2f} (λ = {fmt_value(s.lam)})": decision_line(
         sparse, k=k, t1=t1, t2=t2, F=F, cut=min(max(cut_k, 1e-12), 1 - 1e-12)

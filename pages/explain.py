@@ -8,7 +8,6 @@ from pages._shared.cache import (
     attribution,
     cached_fit,
     class_importance,
-    decision_cuts,
     feature_inputs_cached,
     sml_without_row,
     training_evidence,
@@ -297,7 +296,8 @@ ic = instance_contributions(model, evidence=evidence)
 # The bars are the terms β·f̄, whichever view of β: the hover gives both β and β̃ (a
 # "β̃ / raw β" choice here changed nothing a user could see).
 table = ic.waterfall(k, ds.class_names, evidence_sd=evidence_sd(F_train))
-cut = decision_cuts(model, ds.n_classes)[k] if ds.task == "multilabel" else None
+chosen = Decision.of(model)
+cut = chosen.cut(k) if chosen.kind != "argmax" else None
 if panel:
     what = f"row {row}" + (" (edited)" if is_edited else "")
     fig = plots.waterfall(  # the model's cut drawn, as on the page below
@@ -309,7 +309,7 @@ st.plotly_chart(
     plots.probability_bars(
         proba,
         ds.class_names,
-        threshold=decision_cuts(model, ds.n_classes) if ds.task == "multilabel" else None,
+        threshold=chosen.cuts if chosen.kind != "argmax" else None,
         true_classes=np.flatnonzero(truth),
     ),
     key="probabilities",

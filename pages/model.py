@@ -120,7 +120,7 @@ if test is not None:  # fitted on every row of the data in use, scored on the te
     fitted = cached_fit(ds, s.spec, decided=True)
     with st.spinner(f"Scoring {s.model} on the {test.n_samples:,} rows of the test file…"):
         result, y_held, P_held, yard = test_scores(ds, s.spec, test)
-    cuts_held = np.broadcast_to(decision_cuts(fitted, P_held.shape[1]), P_held.shape)
+    cuts_held = decision_cuts(fitted, P_held)
     st.caption(
         f"Trained on all {ds.n_samples:,} rows of {esc_md(ds.name)}, scored on the "
         f"{test.n_samples:,} rows of {esc_md(test.name)}."

@@ -331,6 +331,25 @@ class Decision:
             raise ValueError(f"{self.own} decides on scores, not probabilities: use predict.")
         return decide(P, self.cuts, self.force_top1, self.fill_cut)
 
+    def entry_cuts(self, P):
+        """Cuts of every entry of ``P`` (rows × classes) at which ``P >= cuts`` is exactly
+        :meth:`decide`: the class cuts, lowered to ``P`` where the fill gives a row its top
+        class (so functions deciding ``P >= threshold``, the per-class tables and counts,
+        decide as the model).
+
+        Examples
+        --------
+        >>> d = Decision("cut", np.array([0.5, 0.5]), fill_cut=0.3)
+        >>> d.entry_cuts(np.array([[0.4, 0.1], [0.2, 0.1]])).tolist()
+        [[0.4, 0.5], [0.5, 0.5]]
+        """
+        P = np.asarray(P, dtype=np.float64)
+        if self.kind == "argmax" or self.cuts is None:
+            raise ValueError(f"{self.describe()} is not a cut on each class's probability.")
+        cuts = np.broadcast_to(self.cuts, P.shape)
+        filled = (self.decide(P) == 1) & (P < cuts)
+        return np.where(filled, P, cuts)
+
     def cut(self, k):
         """The cut of class ``k`` (0.5 for argmax and own rules: where their π crosses)."""
         return 0.5 if self.cuts is None else float(self.cuts[k])

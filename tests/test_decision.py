@@ -311,3 +311,18 @@ def test_a_cv_estimator_decides_by_its_refit(rare_labels):
     assert chosen.kind == "cut" and chosen.rule == "micro_f1"
     np.testing.assert_array_equal(chosen.cuts, cv.best_estimator_.threshold_)
     np.testing.assert_array_equal(chosen.decide(cv.predict_proba(X)), cv.predict(X))
+
+
+@pytest.mark.parametrize("fill_cut", [None, 0.0, 0.2])
+def test_entry_cuts_decide_as_the_decision(fill_cut):
+    """``P >= entry_cuts(P)`` is the decision (the fill included), on random probabilities;
+    entries the fill does not touch keep their class's cut."""
+    from sblr.decision import Decision
+
+    rng = np.random.default_rng(0)
+    P = rng.random((200, 6)) ** 3
+    d = Decision("cut", rng.uniform(0.3, 0.7, 6), rule="f1", fill_cut=fill_cut)
+    cuts = d.entry_cuts(P)
+    np.testing.assert_array_equal((P >= cuts).astype(int), d.decide(P))
+    untouched = d.decide(P) == decision.decide(P, d.cuts)
+    np.testing.assert_array_equal(cuts[untouched], np.broadcast_to(d.cuts, P.shape)[untouched])

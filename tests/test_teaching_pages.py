@@ -30,6 +30,7 @@ from sklearn.metrics import precision_recall_fscore_support
 
 from pages._shared.sharing import SharedDataMissing
 from sblr import SMLClassifier, SparseSBLRClassifier
+from sblr.decision import Decision
 from sblr.evaluation import make_splits
 from sblr.samples import load_sample
 
@@ -83,7 +84,9 @@ def test_the_page_decides_at_the_models_own_fitted_cut():
     model = SparseSBLRClassifier(lam=1e-3).fit(ds.X[train], ds.y[train])
     P, Y = model.predict_proba(ds.X[test]), ds.label_matrix()[test]
     pred = model.predict(ds.X[test])
-    np.testing.assert_array_equal(pred, (P >= model.threshold_).astype(int))
+    chosen = Decision.of(model)  # the cuts, and the fill cut of rows they leave empty
+    np.testing.assert_array_equal(pred, chosen.decide(P))
+    np.testing.assert_array_equal(pred, (P >= chosen.entry_cuts(P)).astype(int))
     assert not np.allclose(model.threshold_, 0.5)  # the oracle differs from the old page's
     at = goto(start({"k": "3"}), "pages/model.py")
     assert_clean(at)

@@ -301,16 +301,21 @@ def _fold_proba(ds, spec, scheme, i):
 
     fitted, fold = _fold_model(ds, spec, scheme, i), _fold_of(ds, spec, scheme, i)
     test, P = fold_probabilities(fitted, ds.X, ds.y, fold, prefit=True)
-    return test, P, decision_cuts(fitted, P.shape[1])
+    return test, P, decision_cuts(fitted, P)
 
 
-def decision_cuts(fitted, n_classes):
-    """The cut of each class a fitted model decides by (its :class:`~sblr.decision.Decision`;
-    0.5 for an own rule, at which its probabilities are 0.5, and for multi-class data)."""
+def decision_cuts(fitted, P):
+    """The cut of every entry of probabilities ``P`` at which ``P >= cuts`` decides as the
+    fitted model (its :class:`~sblr.decision.Decision`: its class cuts, lowered where its
+    fill cut gives an empty row its top class; 0.5 for an own rule, at which its
+    probabilities are 0.5, and for multi-class data)."""
     from sblr.decision import Decision
 
-    cuts = Decision.of(fitted, n_classes).cuts
-    return np.full(n_classes, 0.5) if cuts is None else np.asarray(cuts, dtype=float)
+    P = np.asarray(P, dtype=float)
+    chosen = Decision.of(fitted, P.shape[1])
+    if chosen.kind == "argmax" or chosen.cuts is None:
+        return np.full(P.shape, 0.5)
+    return chosen.entry_cuts(P)
 
 
 def _classes(ds):
@@ -353,9 +358,9 @@ def held_out_probabilities(ds, spec, scheme):
 
 def held_out_cuts(ds, spec, scheme):
     """Per held-out row (the rows of :func:`held_out_probabilities`, in their order) the cuts
-    of the model that held it out: its decisions are ``P >= cuts``."""
+    of the model that held it out, entry by entry: its decisions are ``P >= cuts``."""
     parts = _held_out(ds, spec, scheme)
-    return np.vstack([np.broadcast_to(c, p.shape) for _, p, c in parts])
+    return np.vstack([c for _, _, c in parts])
 
 
 @heavy(keep=64)
