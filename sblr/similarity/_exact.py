@@ -278,14 +278,40 @@ def _blocked_evidence(X_query, X_train, Yf, kernel, gamma, leave_one_out, workin
     sums = np.empty((n_query, Yf.shape[1]))
     B_sq = _sq_norms(X_train) if kernel == "rbf" else None
     step = _block_rows(n_train, X_train.shape[1], kernel, working_memory)
+    targets = _sparse_targets(Yf) if isinstance(kernel, str) else None
     for start in range(0, n_query, step):
         stop = min(start + step, n_query)
+        rows = np.arange(stop - start)
+        if targets is not None:
+            # the block transposed (the named kernels are symmetric), so that the sparse
+            # targets multiply it without a copy: (classes, n_train) @ (n_train, rows)
+            Kt = kernel_block(X_train, X_query[start:stop], kernel, gamma)
+            if leave_one_out:
+                Kt[start + rows, rows] = 0.0
+            sums[start:stop] = (targets @ Kt).T
+            continue
         K = kernel_block(X_query[start:stop], X_train, kernel, gamma, B_sq)
         if leave_one_out:
-            rows = np.arange(stop - start)
             K[rows, start + rows] = 0.0
         sums[start:stop] = K @ Yf
     return sums
+
+
+#: Class indicators at most this dense (and at least _SPARSE_TARGETS_FROM classes) multiply
+#: the kernel blocks as a sparse matrix: on Mulan's delicious (983 labels, 1.9% of entries
+#: 1) a block of 1,300 rows took 3.7 s dense and 1.3 s sparse (benchmarks/many_labels.py).
+_SPARSE_TARGETS_DENSITY = 0.05
+_SPARSE_TARGETS_FROM = 64
+
+
+def _sparse_targets(Yf):
+    """``Yf`` transposed as a CSR matrix where it is sparse and wide, else None."""
+    n, m = Yf.shape
+    if m < _SPARSE_TARGETS_FROM or np.count_nonzero(Yf) > _SPARSE_TARGETS_DENSITY * n * m:
+        return None
+    from scipy import sparse
+
+    return sparse.csr_matrix(Yf.T)
 
 
 # ----------------------------------------------------- exact rbf evidence of dense rows
