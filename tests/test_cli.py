@@ -835,3 +835,38 @@ def test_fit_with_gamma_scale_saves_the_resolved_gamma(tmp_path, capsys):
     assert "parameters fixed gamma=scale, lam=0.01" in capsys.readouterr().out
     est = load_model(model).estimator
     assert est.gamma == "scale" and est.gamma_ > 0
+
+
+def test_evaluate_test_keeps_the_defaults_where_selection_is_over_budget(
+    tmp_path, capsys, monkeypatch
+):
+    """At the default ``--selection auto`` a selection whose estimated cost is over the budget
+    is not run (select_params must not be called): the model is fitted at the estimator's
+    defaults, and the output says so and why.  The same data under the budget is selected."""
+    import sblr.cli._commands as commands
+    import sblr.protocol as protocol
+    from sblr import SparseSBLRClassifier, load_dataset
+    from sblr.metrics import average_precision
+
+    frame = pd.read_csv(ROOT / "sample_data" / "planted.csv")
+    train_csv, test_csv = tmp_path / "train.csv", tmp_path / "test.csv"
+    frame.iloc[:350].to_csv(train_csv, index=False)
+    frame.iloc[350:].to_csv(test_csv, index=False)
+    labels = "daylight,birdsong,rain,thunder,frost,spring_tide,noise"
+    argv = ["evaluate", str(train_csv), "--test", str(test_csv), "--target", labels]
+    monkeypatch.setattr(protocol, "SELECTION_BUDGET", 1.0)
+    monkeypatch.setattr(commands, "select_params", _fail)
+    assert main(argv) == 0
+    shown = capsys.readouterr().out
+    assert "the defaults, not selected: selecting on 5 inner folds would cost" in shown
+    train = load_dataset(train_csv, target=labels.split(","))
+    test = load_dataset(test_csv, like=train)
+    model = SparseSBLRClassifier().fit(train.X, train.y)  # gamma "scale", lam 1e-4
+    ap = average_precision(test.y, model.decision_function(test.X))
+    assert f"Average precision ↑   {ap:.4f}" in shown
+    chosen = []
+    monkeypatch.setattr(protocol, "SELECTION_BUDGET", 1e30)
+    monkeypatch.setattr(commands, "select_params", lambda *a, **k: chosen.append(k) or {})
+    assert main(argv) == 0
+    assert chosen[0]["selection"] == "inner_kfold"
+    assert "not selected" not in capsys.readouterr().out
