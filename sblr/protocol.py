@@ -620,7 +620,8 @@ def plan_selection(
     """Choose how to select parameters from the data's shape: the inner k-fold over ``grid``
     if its estimated cost (:func:`selection_cost`) is within ``budget`` multiply-adds, else a
     10% hold-out split if that is, else no selection (the defaults), with a note saying which
-    and why.  ``budget``: default :data:`SELECTION_BUDGET`.  Depends on the shape only, never on a data set's name.
+    and why.  ``budget``: default :data:`SELECTION_BUDGET`.  Depends on the shape only,
+    never on a data set's name.
 
     Examples
     --------

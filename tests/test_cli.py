@@ -870,3 +870,22 @@ def test_evaluate_test_keeps_the_defaults_where_selection_is_over_budget(
     assert main(argv) == 0
     assert chosen[0]["selection"] == "inner_kfold"
     assert "not selected" not in capsys.readouterr().out
+
+
+def test_sblr_says_what_its_layer_costs_and_names_the_bounded_alternative(capsys, monkeypatch):
+    """Above the note's threshold SBLR's commands say, before fitting, the layer's cost from
+    the data's shape (8·n·(m+1)²·m) and point at SparseSBLR; below it, and for SparseSBLR, no
+    note."""
+    from types import SimpleNamespace
+
+    import sblr.cli._commands as commands
+
+    delicious = SimpleNamespace(n_samples=12920, class_names=[f"tag{k}" for k in range(983)])
+    commands._cost_note("sblr", delicious)
+    out = capsys.readouterr().out
+    assert f"costs about {8 * 12920 * 984**2 * 983:.1e} multiply-adds" in out
+    assert "--method sparse_sblr is the bounded alternative" in out
+    commands._cost_note("sparse_sblr", delicious)
+    emotions = SimpleNamespace(n_samples=391, class_names=[f"mood{k}" for k in range(6)])
+    commands._cost_note("sblr", emotions)
+    assert capsys.readouterr().out == ""

@@ -35,6 +35,7 @@ from sblr.protocol import (
     _scores,
     build_decision,
     decisions_text,
+    layer_cost,
     paper_metric,
     plan_selection,
     run_benchmark,
@@ -684,6 +685,7 @@ def _evaluate(args, parser):
         raise DataError(f"evaluate takes one data file; {args.file} holds {len(files)}.")
     _check_label_options(files, args)
     ds = _load(*files[0], args)
+    _cost_note(method, ds)
     n_fit = ds.n_samples * (args.folds - 1) // args.folds
     selection, note = _planned_selection(args, method, ds, n_fit)
     if selection is None and not given:
@@ -747,6 +749,27 @@ def _planned_selection(args, method, ds, n_fit):
     return plan.selection, plan.note
 
 
+#: Multiply-adds of one SBLR fit's layer above which the commands say what it costs and
+#: point at SparseSBLR (a hundredth of the selection budget: over a second or so).
+_SBLR_NOTE_FROM = 2e10
+
+
+def _cost_note(method, ds):
+    """Say, before a long fit starts, what SBLR's layer costs on this shape and what bounds it."""
+    n, m = ds.n_samples, len(ds.class_names)
+    cost = layer_cost(method, n, m)
+    if method != "sblr" or cost < _SBLR_NOTE_FROM:
+        return
+    sparse = layer_cost("sparse_sblr", n, m)
+    print(
+        f"note: SBLR's layer on {m:,} classes and {n:,} rows costs about {cost:.1e} "
+        f"multiply-adds a fit (every class solved on all {m:,} evidence columns: 8·n·(m+1)²·m), "
+        f"{cost / sparse:,.0f}x SparseSBLR's ({sparse:.1e}: each class on the few columns it "
+        "keeps); --method sparse_sblr is the bounded alternative",
+        flush=True,
+    )
+
+
 def _defaults(spec):
     """The estimator's own values of the parameters a method tunes (``gamma``, ``lam``, ``C``)."""
     params = spec.build().get_params()
@@ -801,6 +824,7 @@ def _trained(args, parser, ds):
         raise DataError(f"{spec.label} handles multi-class data only; {ds.name} is multi-label.")
     X = spec.features(ds.X)
     y = np.asarray(ds.y, dtype=int) if ds.task == "multilabel" else np.asarray(ds.y)
+    _cost_note(method, ds)
     selection, note = _planned_selection(args, method, ds, ds.n_samples)
     if given:
         chosen, how = dict(given), f"fixed {_param_text(given)}"
