@@ -361,10 +361,10 @@ def fit_logistic_layer(
     if lam > 0 and m >= _SCREEN_FROM:
         workers = worker_budget() if n_threads is None else int(n_threads)
         for solved in _screened_layer(
-            F, Y[:, live], theta, lam, ridge, tol, max_iter, weight, workers
+            F, Y, live, theta, lam, ridge, tol, max_iter, weight, workers
         ):
             for i, c, b, it, violation in solved:
-                k = live[i]
+                k = live[i]  # (i: the class's row of theta)
                 coef[k], intercept[k], n_iter[k], kkt[k] = c, b, it, violation
             done += len(solved)
             if progress is not None:
@@ -478,7 +478,7 @@ def fit_logistic_layer(
     return coef, intercept, n_iter, kkt
 
 
-def _screened_layer(F, Y, theta, lam, ridge, tol, max_iter, weight, n_threads):
+def _screened_layer(F, Y, live, theta, lam, ridge, tol, max_iter, weight, n_threads):
     """The layer with an L1 term on many columns: each class's problem solved on a working
     set of columns, checked against the optimality conditions on every column.
 
@@ -507,13 +507,13 @@ def _screened_layer(F, Y, theta, lam, ridge, tol, max_iter, weight, n_threads):
     from sblr._compiled import restricted_newton  # lazy: numba, only with an L1 term
 
     n, m = F.shape
-    q = Y.shape[1]
+    q = len(live)
     FT = np.ascontiguousarray(F.T)  # each evidence column contiguous (a view of F-order F)
     share = _row_shares(n, weight)
     ridge = np.broadcast_to(np.asarray(ridge, dtype=np.float64), (m,))
     # The gradients at β = 0: F'(share (p0 - y)) = p0 F'share - F'(share y), the second from
     # the sparse targets (nnz(Y)·m instead of n·m·q).
-    targets = sparse.diags(share) @ sparse.csc_matrix(Y)
+    targets = sparse.diags(share) @ sparse.csc_matrix(Y)[:, live]
     cold = np.asarray(targets.T @ F) - np.outer(expit(theta[:, 0]), share @ F)
     block = max(1, min(q, _CHUNK_BYTES // (4 * 8 * n)))
 
@@ -523,7 +523,7 @@ def _screened_layer(F, Y, theta, lam, ridge, tol, max_iter, weight, n_threads):
         steps, _, finite = restricted_newton(
             FT,
             cols,
-            Y[:, i],
+            np.ascontiguousarray(Y[:, live[i]]),
             share,
             reg,
             lam,
@@ -570,7 +570,7 @@ def _screened_layer(F, Y, theta, lam, ridge, tol, max_iter, weight, n_threads):
                 # the check: the full gradient of every pending class, on every column
                 coefs = sparse.csr_matrix(theta[pending, 1:])
                 eta = np.asarray(coefs @ FT) + theta[pending, :1]
-                R = share * (expit(eta) - Y[:, pending].T)
+                R = share * (expit(eta) - Y[:, live[pending]].T)
                 G = np.empty((pending.size, m + 1))
                 G[:, 0] = R.sum(axis=1)
                 G[:, 1:] = R @ F + ridge * theta[pending, 1:]
@@ -677,7 +677,9 @@ def solve_layer(
     # intercept is no longer nearly collinear with evidence columns whose spread is tiny
     # beside their mean (small γ: every similarity near 1), which would leave Newton's
     # system with a condition number of 1e10 and more.
-    Fc = (F - mean) / unit
+    Fc = np.empty(np.shape(F), order="F")  # column-major: each column contiguous, for
+    np.subtract(F, mean, out=Fc)  # the screened layer's restricted problems (no copy there)
+    Fc /= unit
     shift = mean / unit
     if coef_init is not None:
         # a constant column has no β (0 by convention): a warm start must not put one there
