@@ -557,7 +557,7 @@ def _screened_layer(F, Y, live, theta, lam, ridge, tol, max_iter, weight, n_thre
                 size = max(_WS_START, 2 * support.size)
                 score = np.abs(cold[i])
                 score[support] = np.inf
-                top = np.argsort(-score, kind="stable")[:size]
+                top = _largest(score, size)
                 sets[i] = np.sort(top[(score[top] > lam) | np.isinf(score[top])])
             pending, solved = rows, []
             while pending.size:
@@ -591,7 +591,7 @@ def _screened_layer(F, Y, live, theta, lam, ridge, tol, max_iter, weight, n_thre
                         )
                         continue
                     grow = max(_WS_START, sets[i].size)
-                    worst = np.argsort(-outside, kind="stable")[:grow]
+                    worst = _largest(outside, grow)
                     sets[i] = np.union1d(sets[i], worst[outside[worst] > tol])
                     again.append(i)
                 pending = np.asarray(again, dtype=int)
@@ -599,6 +599,13 @@ def _screened_layer(F, Y, live, theta, lam, ridge, tol, max_iter, weight, n_thre
     finally:
         if pool is not None:
             pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _largest(values, size):
+    """Indices of the ``size`` largest ``values`` (all of them if fewer), in no order."""
+    if size >= values.size:
+        return np.arange(values.size)
+    return np.argpartition(-values, size - 1)[:size]
 
 
 def solve_layer(
