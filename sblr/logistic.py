@@ -197,7 +197,9 @@ def _checked_problem(Z, y, lam, ridge, *, many=False):
     NaN (no step is ever "better", and the solver would fail deep inside).
     """
     Z = np.asarray(Z, dtype=np.float64)
-    y = np.asarray(y, dtype=np.float64)
+    y = np.asarray(y)
+    if not (many and y.dtype.kind in "biu"):  # the layer's 0/1 targets stay as given (an
+        y = y.astype(np.float64, copy=False)  # int copy of 983 labels is 100 MB)
     if Z.ndim != 2 or y.ndim != (2 if many else 1) or len(y) != Z.shape[0]:
         wanted = "(n, q)" if many else "(n,)"
         raise DataError(f"Z must be (n, m) and y {wanted}; got shapes {Z.shape} and {y.shape}.")
@@ -523,7 +525,7 @@ def _screened_layer(F, Y, live, theta, lam, ridge, tol, max_iter, weight, n_thre
         steps, _, finite = restricted_newton(
             FT,
             cols,
-            np.ascontiguousarray(Y[:, live[i]]),
+            Y[:, live[i]].astype(np.float64),  # (one compiled signature)
             share,
             reg,
             lam,
@@ -673,19 +675,22 @@ def solve_layer(
         )
     sample_weight = _checked_weight(sample_weight, len(F))
     mean = np.average(F, axis=0, weights=sample_weight)
-    var = np.average((F - mean) ** 2, axis=0, weights=sample_weight)
+    # Centred columns: the same β (only the unpenalized intercept moves), but the
+    # intercept is no longer nearly collinear with evidence columns whose spread is tiny
+    # beside their mean (small γ: every similarity near 1), which would leave Newton's
+    # system with a condition number of 1e10 and more.  Column-major: each column
+    # contiguous, for the screened layer's restricted problems (no copy there); the
+    # variances summed without an (n, m) temporary (100 MB each at 983 labels).
+    Fc = np.empty(np.shape(F), order="F")
+    np.subtract(F, mean, out=Fc)
+    share = _row_shares(len(F), sample_weight)
+    var = np.einsum("ij,ij,i->j", Fc, Fc, share)
     ridge = ridge * var
     unit = np.ones(F.shape[1])
     sd = np.sqrt(var)
     if lam == 0:
         unit = np.where(sd > 0, sd, 1.0)
         ridge = ridge / unit**2
-    # Centred columns: the same β (only the unpenalized intercept moves), but the
-    # intercept is no longer nearly collinear with evidence columns whose spread is tiny
-    # beside their mean (small γ: every similarity near 1), which would leave Newton's
-    # system with a condition number of 1e10 and more.
-    Fc = np.empty(np.shape(F), order="F")  # column-major: each column contiguous, for
-    np.subtract(F, mean, out=Fc)  # the screened layer's restricted problems (no copy there)
     Fc /= unit
     shift = mean / unit
     if coef_init is not None:

@@ -699,15 +699,25 @@ def _log_rate(sums, counts, sizes=None):
     """
     counts = np.broadcast_to(np.asarray(counts, dtype=np.float64), sums.shape)
     full = counts.max(axis=0, initial=0.0) if sizes is None else np.asarray(sizes, float).ravel()
-    own = np.clip(full - counts, 0.0, None)  # 1 where a training row's own term is missing
     others = counts[:, -1:]
     mean_similarity = np.divide(
         sums[:, -1:], others, out=np.zeros((len(sums), 1)), where=others > 0
     )
-    adjusted = np.maximum(sums + own * mean_similarity, 0.0)  # approximate evidence: >= 0
-    classes, total = adjusted[:, :-1], adjusted[:, -1:]
+
+    def adjusted(cols):
+        # sums + own · mean similarity, own = 1 where a training row's own term is missing,
+        # floored at 0 (approximate evidence); in one (n, columns) array, the classes' the
+        # output itself (at 983 labels each temporary was 100 MB)
+        out = np.subtract(full[cols], counts[:, cols])
+        np.clip(out, 0.0, None, out=out)
+        out *= mean_similarity
+        out += sums[:, cols]
+        return np.maximum(out, 0.0, out=out)
+
+    out, total = adjusted(slice(None, -1)), adjusted(slice(-1, None))
     with np.errstate(divide="ignore"):
-        out = np.log(classes) - np.log(np.where(total > 0, total, 1.0))
+        np.log(out, out=out)
+        out -= np.log(np.where(total > 0, total, 1.0))
         prior = np.log(full[:-1]) - np.log(full[-1]) if full[-1] > 0 else np.zeros(len(full) - 1)
     np.maximum(out, LOG_RATE_FLOOR, out=out)
     out[total[:, 0] <= 0] = np.maximum(prior, LOG_RATE_FLOOR)
