@@ -499,10 +499,13 @@ def _screened_layer(F, Y, live, theta, lam, ridge, tol, max_iter, weight, n_thre
     cold start's; from the sparse targets, cheap), ``_WS_START`` and twice the support.
 
     Yields, per block of classes (sized so that its (classes, n) arrays take at most
-    ``_CHUNK_BYTES``), a list of ``(i, coef, intercept, n_iter, kkt)`` (``i`` indexing the
-    columns of ``Y``).  Memory beyond the evidence: F transposed (``8 n m`` bytes, unless F
-    is column-major) and per block 4 arrays of ``n × block`` floats and one of
-    ``m × block``; per thread ``8 n (|W| + 6)`` bytes.
+    ``_CHUNK_BYTES``), a list of ``(i, coef, intercept, n_iter, kkt)`` (``i`` indexing
+    ``live``, the classes solved: columns of ``Y``).  Memory beyond the evidence ``F`` and
+    the targets ``Y`` (read in place; F column-major, else one transposed copy): the start
+    points and first gradients, ``2 · 8 q (m + 1)`` bytes; a block's check, at most
+    ``_CHUNK_BYTES`` (64 MB) in 4 arrays of ``(block, n)`` and one of ``(block, m)``; per
+    thread a restricted problem's ``8 n (|W| + 7)`` bytes (|W| its working set, 33 columns
+    at first).
     """
     from scipy import sparse
 
@@ -515,8 +518,11 @@ def _screened_layer(F, Y, live, theta, lam, ridge, tol, max_iter, weight, n_thre
     ridge = np.broadcast_to(np.asarray(ridge, dtype=np.float64), (m,))
     # The gradients at β = 0: F'(share (p0 - y)) = p0 F'share - F'(share y), the second from
     # the sparse targets (nnz(Y)·m instead of n·m·q).
-    targets = sparse.diags(share) @ sparse.csc_matrix(Y)[:, live]
-    cold = np.asarray(targets.T @ F) - np.outer(expit(theta[:, 0]), share @ F)
+    targets = (sparse.diags(share) @ sparse.csc_matrix(Y)[:, live]).T.tocsr()
+    cold = np.empty((q, m))
+    for start in range(0, m, 64):  # by columns: SciPy copies a dense operand to row-major
+        cold[:, start : start + 64] = targets @ np.ascontiguousarray(F[:, start : start + 64])
+    cold -= np.outer(expit(theta[:, 0]), share @ F)
     block = max(1, min(q, _CHUNK_BYTES // (4 * 8 * n)))
 
     def solve(i, cols):
