@@ -26,7 +26,7 @@ from __future__ import annotations
 import queue
 import sys
 import threading
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 
 import numpy as np
@@ -362,8 +362,9 @@ def fit_logistic_layer(
         theta[:, 0] = [base_rate_logit(Y[:, k], weight) for k in live]
     if lam > 0 and m >= _SCREEN_FROM:
         workers = worker_budget() if n_threads is None else int(n_threads)
+        tick = None if progress is None else (lambda: progress(done, q))
         for solved in _screened_layer(
-            F, Y, live, theta, lam, ridge, tol, max_iter, weight, workers
+            F, Y, live, theta, lam, ridge, tol, max_iter, weight, workers, tick
         ):
             for i, c, b, it, violation in solved:
                 k = live[i]  # (i: the class's row of theta)
@@ -480,7 +481,7 @@ def fit_logistic_layer(
     return coef, intercept, n_iter, kkt
 
 
-def _screened_layer(F, Y, live, theta, lam, ridge, tol, max_iter, weight, n_threads):
+def _screened_layer(F, Y, live, theta, lam, ridge, tol, max_iter, weight, n_threads, tick=None):
     """The layer with an L1 term on many columns: each class's problem solved on a working
     set of columns, checked against the optimality conditions on every column.
 
@@ -500,7 +501,10 @@ def _screened_layer(F, Y, live, theta, lam, ridge, tol, max_iter, weight, n_thre
 
     Yields, per block of classes (sized so that its (classes, n) arrays take at most
     ``_CHUNK_BYTES``), a list of ``(i, coef, intercept, n_iter, kkt)`` (``i`` indexing
-    ``live``, the classes solved: columns of ``Y``).  Memory beyond the evidence ``F`` and
+    ``live``, the classes solved: columns of ``Y``).  ``tick()``, if given, is called from
+    this thread after each restricted solve, and every 50 ms while the threads solve (the
+    layer's progress with its count so far: an exception it raises cancels the solves not
+    started and propagates).  Memory beyond the evidence ``F`` and
     the targets ``Y`` (read in place; F column-major, else one transposed copy): the start
     points and first gradients, ``2 · 8 q (m + 1)`` bytes; a block's check, at most
     ``_CHUNK_BYTES`` (64 MB) in 4 arrays of ``(block, n)`` and one of ``(block, m)``; per
@@ -573,8 +577,10 @@ def _screened_layer(F, Y, live, theta, lam, ridge, tol, max_iter, weight, n_thre
                     if pool is None:
                         for i in pending:
                             solve(i, sets[i])
+                            if tick is not None:
+                                tick()
                     else:
-                        list(pool.map(solve, pending, [sets[i] for i in pending]))
+                        _run_ticking(pool, solve, [(i, sets[i]) for i in pending], tick)
                 # the check: the full gradient of every pending class, on every column
                 coefs = sparse.csr_matrix(theta[pending, 1:])
                 eta = np.asarray(coefs @ FT) + theta[pending, :1]
@@ -607,6 +613,28 @@ def _screened_layer(F, Y, live, theta, lam, ridge, tol, max_iter, weight, n_thre
     finally:
         if pool is not None:
             pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _run_ticking(pool, fn, calls, tick):
+    """``fn(*args)`` for each of ``calls`` in ``pool``, calling ``tick()`` (if given) from this
+    thread every 50 ms meanwhile; an exception of a call or of ``tick`` cancels the calls not
+    started, waits for those under way, and propagates."""
+    futures = [pool.submit(fn, *args) for args in calls]
+    try:
+        while True:
+            _, waiting = wait(futures, timeout=0.05, return_when=FIRST_EXCEPTION)
+            for future in futures:
+                if future.done() and future.exception() is not None:
+                    raise future.exception()
+            if not waiting:
+                return
+            if tick is not None:
+                tick()
+    except BaseException:
+        for future in futures:
+            future.cancel()
+        wait(futures)
+        raise
 
 
 def _largest(values, size):

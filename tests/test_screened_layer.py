@@ -5,6 +5,8 @@ lockstep solver on every column (the screening turned off) as a second, independ
 to the same optimum.
 """
 
+import time
+
 import numpy as np
 import pytest
 
@@ -33,13 +35,15 @@ def _fit(monkeypatch, F, Y, lam, *, screened, ws_start=4, n_threads=1):
     return logistic.fit_logistic_layer(F, Y, lam, tol=TOL, n_threads=n_threads)
 
 
-def _spy_sets(monkeypatch):
-    """Record the columns of every restricted solve, per target column."""
+def _spy_sets(monkeypatch, delay=0.0):
+    """Record the columns of every restricted solve, per target column (each taking at least
+    ``delay`` seconds)."""
     seen = []
     kernel = compiled.restricted_newton
 
     def spy(FT, cols, y, *args):
         seen.append((y.copy(), cols.copy()))
+        time.sleep(delay)
         return kernel(FT, cols, y, *args)
 
     monkeypatch.setattr(compiled, "restricted_newton", spy)
@@ -106,3 +110,26 @@ def test_screening_keeps_a_planted_column_the_first_working_set_left_out(monkeyp
     assert _kkt_by_hand(F, Y[:, 0], coef[0], b[0], lam) <= TOL
     full, b_full, _, _ = _fit(monkeypatch, F, Y, lam, screened=False)
     np.testing.assert_allclose(coef, full, atol=1e-4 * np.abs(full).max())
+
+
+@pytest.mark.parametrize("n_threads", [1, 2])
+def test_a_stop_from_progress_ends_the_screened_layer_within_a_solve(monkeypatch, n_threads):
+    """The layer's progress is called while the screened classes are solved, not only after a
+    block of them: a stop raised from it propagates before the block is done (the count it
+    saw never reached the classes), and the block's other classes are never started."""
+    rng = np.random.default_rng(1)
+    F = rng.random((120, 40))
+    Y = (rng.random((120, 40)) < 0.3).astype(float)
+    monkeypatch.setattr(logistic, "_SCREEN_FROM", 0)
+    seen = _spy_sets(monkeypatch, delay=0.01)  # 40 solves of 10 ms: ticks of 50 ms between
+    calls = []
+
+    def progress(done, total):
+        calls.append(done)
+        if len(seen) >= 3:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        logistic.fit_logistic_layer(F, Y, 1e-3, progress=progress, n_threads=n_threads)
+    assert max(calls) < 40
+    assert len(seen) < 40
