@@ -51,7 +51,7 @@ def _spy_sets(monkeypatch, delay=0.0):
 
 
 def test_screened_fit_equals_the_full_fit_and_meets_kkt_on_every_column(monkeypatch):
-    """60 evidence-like columns (correlated, in a narrow band), 20 classes each planted on 3
+    """60 evidence-like columns (correlated, in a narrow band), 8 classes each planted on 3
     of them: the screened layer solves each class on a working set that starts at 4 columns
     and grows by the full check, and must end where the lockstep solver on all 60 ends.
     Coefficients agree to 1e-3 of the largest (as the lockstep solver's own working sets are
@@ -59,7 +59,7 @@ def test_screened_fit_equals_the_full_fit_and_meets_kkt_on_every_column(monkeypa
     nearly collinear columns the curvature is ~1e-3, so β may differ by ~1e-3 of its size
     at equal gradients), supports exactly."""
     rng = np.random.default_rng(3)
-    n, m, q = 240, 60, 20
+    n, m, q = 200, 60, 8
     F = rng.uniform(0.2, 0.4, size=(n, 1)) + 0.1 * rng.random((n, m))
     B = np.zeros((m, q))
     for k in range(q):
