@@ -341,7 +341,8 @@ def fit_logistic_layer(
     With an L1 term and at least ``_SCREEN_FROM`` (256) columns each class is solved on a
     working set of columns and checked on all of them (:func:`_screened_layer`: the same
     stopping rule, so the same optimum; ``exact_steps`` does not apply there).  Memory then:
-    ``F`` and ``Y`` read in place plus at most 64 MB for a block of classes' check and
+    ``F`` (column-major, as :func:`solve_layer` passes it; else one transposed copy) and
+    ``Y`` read in place, plus at most 64 MB for a block of classes' check and
     ``8 n (|W| + 7)`` bytes per thread.
     """
     F, Y, lam, ridge = _checked_problem(F, Y, lam, ridge, many=True)
