@@ -19,7 +19,8 @@ Issue #12's targets, on a synthetic set of the shape of a public 174-label Mulan
    (read by ``sblr.load_dataset``) in another, each with its wall time, peak memory (the
    child's maximum resident set, from ``os.wait4``), micro-F1, average precision and the
    test rows given no label; then the ratios, measured in this run.
-4. ``--skglm DIR``: SparseSBLR's layer against skglm's ``SparseLogisticRegression`` (working
+4. ``--memory DIR``: the peak memory of SparseSBLR on delicious after each stage of a fit.
+5. ``--skglm DIR``: SparseSBLR's layer against skglm's ``SparseLogisticRegression`` (working
    sets, gap-safe screening, prox-Newton) on the same centred evidence of delicious, λ =
    1e-4, no ridge, on ``--classes`` of its labels: seconds per class and the KKT violation
    each reaches (needs ``pip install skglm``).
@@ -27,7 +28,8 @@ Issue #12's targets, on a synthetic set of the shape of a public 174-label Mulan
 Run from the repo root (with sblr importable: ``pip install -e .``)::
 
     python benchmarks/many_labels.py [--repeats 3] [--threads N]
-    nice python benchmarks/many_labels.py --skip-synthetic --mulan ../shared/datasets/multilabel
+    PYTHONPATH=. nice python benchmarks/many_labels.py --skip-synthetic --mulan DIR
+    PYTHONPATH=. nice python benchmarks/many_labels.py --skip-synthetic --memory DIR
 
 ``--threads`` sets ``SBLR_NUM_THREADS`` (default: the cores, at most 8).
 """
@@ -139,6 +141,42 @@ def mulan(folder):
         print(f"- {note}")
 
 
+def memory_stages(folder):
+    """The peak resident memory of SparseSBLR on delicious at each stage of a fit at the
+    defaults (``ru_maxrss`` of this process, so run alone: ``--skip-synthetic``)."""
+    import resource
+
+    import numpy as np
+
+    from sblr import SparseSBLRClassifier, load_dataset
+
+    def peak(stage):
+        print(
+            f"| {stage} | {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:,.0f} MB |",
+            flush=True,
+        )
+
+    print()
+    print("| delicious, SparseSBLR at the defaults: after | peak memory so far |")
+    print("|---|---:|")
+    peak("imports")
+    train = load_dataset(Path(folder) / "delicious-train.arff")
+    test = load_dataset(Path(folder) / "delicious-test.arff", like=train)
+    peak("reading both files")
+    model = SparseSBLRClassifier()
+    model._fit_featurizer(train.X, np.asarray(train.y, dtype=int))
+    peak("the featurizer")
+    F = model.featurizer_.training_evidence()
+    peak("the training evidence")
+    model._fit_layer(F)
+    peak("the layer")
+    model.threshold_  # noqa: B018 (the multi-label cut, fitted when first asked for)
+    peak("the cut (out-of-fold layers, the pooled micro-F1 cut)")
+    del F
+    model.predict(test.X)
+    peak("predicting the test rows")
+
+
 def versus_skglm(folder, n_classes, seed=0):
     """SparseSBLR's screened layer and skglm's SparseLogisticRegression on the same problems."""
     import numpy as np
@@ -202,6 +240,7 @@ def main(argv=None):
     parser.add_argument("--mulan", metavar="DIR", help="the large Mulan sets' folder")
     parser.add_argument("--skglm", metavar="DIR", help="delicious' folder: the layer vs skglm")
     parser.add_argument("--classes", type=int, default=20, help="labels of --skglm (20)")
+    parser.add_argument("--memory", metavar="DIR", help="delicious' folder: memory by stage")
     args = parser.parse_args(argv)
     if args.threads is not None:
         os.environ["SBLR_NUM_THREADS"] = str(args.threads)
@@ -209,6 +248,8 @@ def main(argv=None):
         mulan(args.mulan)
     if args.skglm:
         versus_skglm(args.skglm, args.classes)
+    if args.memory:
+        memory_stages(args.memory)
     if args.skip_synthetic:
         return 0
 
