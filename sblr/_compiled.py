@@ -34,6 +34,9 @@ _dpotrf = types.ExternalFunction("sblr_dpotrf", types.void(_ptr, _ptr, _ptr, _pt
 # the bootstrap's working-set Hessians
 llvm.add_symbol("sblr_ssyrk", get_cython_function_address("scipy.linalg.cython_blas", "ssyrk"))
 _ssyrk = types.ExternalFunction("sblr_ssyrk", types.void(*([_ptr] * 10)))
+# ... and in float64: the Hessians of the screened layer's restricted problems
+llvm.add_symbol("sblr_dsyrk", get_cython_function_address("scipy.linalg.cython_blas", "dsyrk"))
+_dsyrk = types.ExternalFunction("sblr_dsyrk", types.void(*([_ptr] * 10)))
 
 
 def _jit(fn=None, **options):
@@ -450,3 +453,156 @@ def working_set_steps32(
         for a in range(size):
             target[j, C[a]] = x[a]
         done[j] = 1
+
+
+@_jit(fastmath={"reassoc", "contract"})
+def _dot(a, b):
+    total = 0.0
+    for r in range(a.shape[0]):
+        total += a[r] * b[r]
+    return total
+
+
+@_jit
+def restricted_newton(FT, cols, y, share, reg, lam, theta, tol, max_iter, damping, max_added):
+    """One class's problem restricted to a working set, solved by the proximal Newton steps of
+    :func:`sblr._newton._newton` (its Hessian, exact feature-sign search, Armijo backtracking
+    and KKT stopping rule), compiled and without the GIL: the screened layer
+    (:func:`sblr.logistic._screened_layer`) calls it once per class and working set, where
+    the NumPy loop's Python calls on n-long arrays cost more than the set's arithmetic.
+
+    ``FT`` is the evidence transposed (m, n), C-ordered (each column of the evidence
+    contiguous); ``cols`` (s,) the working set's columns; ``theta`` (s + 1,) the intercept
+    and their coefficients, updated in place; ``reg`` (s + 1,) the ridge, 0 for the
+    intercept; ``share`` (n,) each row's share of the loss.  Returns ``(n_iter, kkt,
+    finite)``: the Newton steps taken, the KKT violation on the set at the end, and False if
+    the Newton model overflowed (the caller raises)."""
+    n = FT.shape[1]
+    s = cols.shape[0]
+    p = s + 1
+    pen = np.full(p, lam)
+    pen[0] = 0.0
+    eta, w, r = np.empty(n), np.empty(n), np.empty(n)
+    eta_d, eta_new = np.empty(n), np.empty(n)
+    W = np.empty((p, n))  # the rows are the set's columns of sqrt(w) [1, Z]
+    H, g, c = np.empty((p, p)), np.empty(p), np.empty(p)
+    ints = np.zeros(2, np.int32)
+    floats = np.zeros(2)
+    chars = np.zeros(2, np.int8)
+    for i in range(n):
+        eta[i] = theta[0]
+    for a in range(s):
+        if theta[a + 1] != 0:
+            for i in range(n):
+                eta[i] += FT[cols[a], i] * theta[a + 1]
+    f = _restricted_objective(eta, y, share, reg, pen, theta)
+    n_iter = 0
+    kkt = 0.0
+    while True:
+        for i in range(n):  # residuals and curvatures
+            e = eta[i]
+            if e >= 0:
+                prob = 1.0 / (1.0 + np.exp(-e))
+            else:
+                ex = np.exp(e)
+                prob = ex / (1.0 + ex)
+            r[i] = share[i] * (prob - y[i])
+            w[i] = share[i] * prob * (1.0 - prob)
+        g[0] = 0.0
+        for i in range(n):
+            g[0] += r[i]
+        for a in range(s):
+            g[a + 1] = _dot(FT[cols[a]], r) + reg[a + 1] * theta[a + 1]
+        kkt = abs(g[0])
+        for a in range(1, p):
+            if theta[a] != 0:
+                kkt = max(kkt, abs(g[a] + lam * np.sign(theta[a])))
+            else:
+                kkt = max(kkt, abs(g[a]) - lam)
+        if kkt <= tol or n_iter >= max_iter:
+            break
+        n_iter += 1
+        # the Hessian [1, Z]' diag(w) [1, Z] on the set, by BLAS's dsyrk
+        trace = 0.0
+        for i in range(n):
+            root = np.sqrt(w[i])
+            W[0, i] = root
+            trace += w[i]
+        for a in range(s):
+            col = FT[cols[a]]
+            for i in range(n):
+                W[a + 1, i] = col[i] * W[0, i]
+        ints[0], ints[1] = p, n
+        floats[0], floats[1] = 1.0, 0.0
+        chars[0], chars[1] = 85, 84  # "U", "T": W W' of the n × p matrix W'
+        _dsyrk(
+            chars[0:].ctypes,
+            chars[1:].ctypes,
+            ints[0:].ctypes,
+            ints[1:].ctypes,
+            floats[0:].ctypes,
+            W.ctypes,
+            ints[1:].ctypes,
+            floats[1:].ctypes,
+            H.ctypes,
+            ints[0:].ctypes,
+        )
+        for a in range(p):  # column-major upper = row-major lower: b <= a
+            for b in range(a):
+                H[b, a] = H[a, b]
+        for a in range(1, p):
+            trace += H[a, a]
+        if not np.isfinite(trace):
+            return n_iter, kkt, False
+        for a in range(p):
+            H[a, a] += reg[a] + damping * (1.0 + trace)
+        for a in range(p):
+            hv = 0.0
+            for b in range(p):
+                hv += H[a, b] * theta[b]
+            c[a] = g[a] - hv
+        target = feature_sign(H, c, pen, theta, 10 * p + 50, max_added)
+        decrease = 0.0
+        for a in range(p):
+            decrease += g[a] * (target[a] - theta[a])
+            if a > 0:
+                decrease += lam * (abs(target[a]) - abs(theta[a]))
+        if not decrease < 0:  # numerically flat: nothing left to gain
+            break
+        for i in range(n):
+            eta_d[i] = target[0] - theta[0]
+        for a in range(s):
+            da = target[a + 1] - theta[a + 1]
+            if da != 0:
+                for i in range(n):
+                    eta_d[i] += FT[cols[a], i] * da
+        step = 1.0
+        cand = np.empty(p)
+        moved = False
+        while step >= 1e-12:
+            for a in range(p):
+                cand[a] = theta[a] + step * (target[a] - theta[a])
+            for i in range(n):
+                eta_new[i] = eta[i] + step * eta_d[i]
+            f_new = _restricted_objective(eta_new, y, share, reg, pen, cand)
+            if f_new <= f + 1e-4 * min(step, 1.0) * decrease:
+                theta[:] = cand
+                eta[:] = eta_new
+                f = f_new
+                moved = True
+                break
+            step *= 0.5
+        if not moved:  # no step length decreases the objective
+            break
+    return n_iter, kkt, True
+
+
+@_jit
+def _restricted_objective(eta, y, share, reg, pen, theta):
+    total = 0.0
+    for i in range(eta.shape[0]):
+        e = eta[i]
+        total += share[i] * (max(e, 0.0) + np.log1p(np.exp(-abs(e))) - y[i] * e)
+    for a in range(theta.shape[0]):
+        total += 0.5 * reg[a] * theta[a] * theta[a] + pen[a] * abs(theta[a])
+    return total

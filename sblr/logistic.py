@@ -26,7 +26,7 @@ from __future__ import annotations
 import queue
 import sys
 import threading
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 
 import numpy as np
@@ -197,7 +197,9 @@ def _checked_problem(Z, y, lam, ridge, *, many=False):
     NaN (no step is ever "better", and the solver would fail deep inside).
     """
     Z = np.asarray(Z, dtype=np.float64)
-    y = np.asarray(y, dtype=np.float64)
+    y = np.asarray(y)
+    if not (many and y.dtype.kind in "biu"):  # the layer's 0/1 targets stay as given (an
+        y = y.astype(np.float64, copy=False)  # int copy of 983 labels is 100 MB)
     if Z.ndim != 2 or y.ndim != (2 if many else 1) or len(y) != Z.shape[0]:
         wanted = "(n, q)" if many else "(n,)"
         raise DataError(f"Z must be (n, m) and y {wanted}; got shapes {Z.shape} and {y.shape}.")
@@ -332,7 +334,16 @@ def fit_logistic_layer(
     intercept : ndarray of shape (q,)
     n_iter : ndarray of shape (q,)
     kkt : ndarray of shape (q,)
-        KKT violation of each solution (0 for constant classes).
+        KKT violation of each solution (0 for constant classes), on every column.
+
+    Notes
+    -----
+    With an L1 term and at least ``_SCREEN_FROM`` (256) columns each class is solved on a
+    working set of columns and checked on all of them (:func:`_screened_layer`: the same
+    stopping rule, so the same optimum; ``exact_steps`` does not apply there).  Memory then:
+    ``F`` (column-major, as :func:`solve_layer` passes it; else one transposed copy) and
+    ``Y`` read in place, plus at most 64 MB for a block of classes' check and
+    ``8 n (|W| + 7)`` bytes per thread.
     """
     F, Y, lam, ridge = _checked_problem(F, Y, lam, ridge, many=True)
     weight = _checked_weight(sample_weight, len(F))
@@ -351,10 +362,6 @@ def fit_logistic_layer(
         progress(done, q)
     if not len(live):
         return coef, intercept, n_iter, kkt
-    # Start points of every live class, and their gradients in one product: the classes
-    # already optimal there (a warm start at the optimum, every β zero at a large λ) are
-    # done without a Newton step; the others are solved from the same point.
-    Za = with_intercept(F)
     theta = np.zeros((len(live), m + 1))
     if coef_init is not None:
         theta[:, 1:] = _checked_start("coef_init", coef_init, (q, m))[live]
@@ -362,6 +369,23 @@ def fit_logistic_layer(
         theta[:, 0] = _checked_start("intercept_init", intercept_init, (q,))[live]
     elif coef_init is None:
         theta[:, 0] = [base_rate_logit(Y[:, k], weight) for k in live]
+    if lam > 0 and m >= _SCREEN_FROM:
+        workers = worker_budget() if n_threads is None else int(n_threads)
+        tick = None if progress is None else (lambda: progress(done, q))
+        for solved in _screened_layer(
+            F, Y, live, theta, lam, ridge, tol, max_iter, weight, workers, tick
+        ):
+            for i, c, b, it, violation in solved:
+                k = live[i]  # (i: the class's row of theta)
+                coef[k], intercept[k], n_iter[k], kkt[k] = c, b, it, violation
+            done += len(solved)
+            if progress is not None:
+                progress(done, q)
+        return coef, intercept, n_iter, kkt
+    # Start points of every live class, and their gradients in one product: the classes
+    # already optimal there (a warm start at the optimum, every β zero at a large λ) are
+    # done without a Newton step; the others are solved from the same point.
+    Za = with_intercept(F)
     reg = np.r_[0.0, ridge]
     share = _row_shares(len(F), weight)
     with single_threaded_blas():
@@ -466,6 +490,169 @@ def fit_logistic_layer(
     return coef, intercept, n_iter, kkt
 
 
+def _screened_layer(F, Y, live, theta, lam, ridge, tol, max_iter, weight, n_threads, tick=None):
+    """The layer with an L1 term on many columns: each class's problem solved on a working
+    set of columns, checked against the optimality conditions on every column.
+
+    At 983 labels a class's solution keeps a handful of the 983 evidence columns (3-14 at
+    λ = 1e-4 on Mulan's delicious), but the lockstep solver (:func:`sblr._newton._newton`)
+    forms Hessians over every column whose gradient exceeds λ: nearly all of them, n·m² per
+    Newton step and class.  Here (as skglm's working sets, Massias et al. 2020) class k is
+    solved on a set ``W_k`` only (:func:`sblr._compiled.restricted_newton`: n·|W_k|² per
+    step), then the gradient of its full problem is computed on EVERY column (one product of
+    the block's residuals with the evidence, n·m per class); the zero columns whose gradient
+    exceeds λ (they break ``|g_t| <= λ``) join the set, the twice as many as it held at most
+    (worst first), and the class is solved again from where it stopped.  A class is done
+    when the full KKT violation is at most ``tol``: the same stopping rule and so the same
+    optimum as the lockstep solver's, never an approximation.  The first sets are the
+    columns of a warm start's support and those with the largest gradient at β = 0 (the
+    cold start's; from the sparse targets, cheap), ``_WS_START`` and twice the support.
+
+    Yields, per block of classes (sized so that its (classes, n) arrays take at most
+    ``_CHUNK_BYTES``), a list of ``(i, coef, intercept, n_iter, kkt)`` (``i`` indexing
+    ``live``, the classes solved: columns of ``Y``).  ``tick()``, if given, is called from
+    this thread after each restricted solve, and every 50 ms while the threads solve (the
+    layer's progress with its count so far: an exception it raises cancels the solves not
+    started and propagates).  Memory beyond the evidence ``F`` and
+    the targets ``Y`` (read in place; F column-major, else one transposed copy): the start
+    points and first gradients, ``2 · 8 q (m + 1)`` bytes; a block's check, at most
+    ``_CHUNK_BYTES`` (64 MB) in 4 arrays of ``(block, n)`` and one of ``(block, m)``; per
+    thread a restricted problem's ``8 n (|W| + 7)`` bytes (|W| its working set, 33 columns
+    at first).
+    """
+    from scipy import sparse
+
+    from sblr._compiled import restricted_newton  # lazy: numba, only with an L1 term
+
+    n, m = F.shape
+    q = len(live)
+    FT = np.ascontiguousarray(F.T)  # each evidence column contiguous (a view of F-order F)
+    share = _row_shares(n, weight)
+    ridge = np.broadcast_to(np.asarray(ridge, dtype=np.float64), (m,))
+    # The gradients at β = 0: F'(share (p0 - y)) = p0 F'share - F'(share y), the second from
+    # the sparse targets (nnz(Y)·m instead of n·m·q).
+    targets = (sparse.diags(share) @ sparse.csc_matrix(Y)[:, live]).T.tocsr()
+    cold = np.empty((q, m))
+    for start in range(0, m, 64):  # by columns: SciPy copies a dense operand to row-major
+        cold[:, start : start + 64] = targets @ np.ascontiguousarray(F[:, start : start + 64])
+    cold -= np.outer(expit(theta[:, 0]), share @ F)
+    block = max(1, min(q, _CHUNK_BYTES // (4 * 8 * n)))
+
+    def solve(i, cols):
+        th = np.r_[theta[i, 0], theta[i, 1 + cols]]
+        reg = np.r_[0.0, ridge[cols]]
+        steps, _, finite = restricted_newton(
+            FT,
+            cols,
+            Y[:, live[i]].astype(np.float64),  # (one compiled signature)
+            share,
+            reg,
+            lam,
+            th,
+            inner[i],
+            max(1, max_iter - n_iter[i]),
+            _DAMPING_SCREENED,
+            _MAX_ADDED,
+        )
+        if not finite:
+            raise DataError(
+                "The logistic solver's Newton model overflowed: the features are too large "
+                f"(largest |z| = {np.abs(F).max():.3g}). Rescale the evidence."
+            )
+        theta[i, 1:] = 0.0
+        theta[i, 0], theta[i, 1 + cols] = th[0], th[1:]
+        n_iter[i] += steps
+
+    n_iter = np.zeros(q, dtype=int)
+    # Each set's problem is solved to a tolerance of 0.3 times the full problem's last
+    # violation (as skglm's inner solver), so a set about to grow is not solved to 1e-6 first;
+    # the last, to ``tol``.
+    inner = np.maximum(tol, _INNER_SHARE * _kkt_rows(np.c_[np.zeros(q), cold], theta, lam))
+    pool = ThreadPoolExecutor(max_workers=n_threads) if n_threads > 1 else None
+    try:
+        for start in range(0, q, block):
+            rows = np.arange(start, min(start + block, q))
+            sets = {}
+            for i in rows:
+                support = np.flatnonzero(theta[i, 1:])
+                size = max(_WS_START, 2 * support.size)
+                score = np.abs(cold[i])
+                score[support] = np.inf
+                top = _largest(score, size)
+                sets[i] = np.sort(top[(score[top] > lam) | np.isinf(score[top])])
+            pending, solved = rows, []
+            while pending.size:
+                with single_threaded_blas():
+                    if pool is None:
+                        for i in pending:
+                            solve(i, sets[i])
+                            if tick is not None:
+                                tick()
+                    else:
+                        _run_ticking(pool, solve, [(i, sets[i]) for i in pending], tick)
+                # the check: the full gradient of every pending class, on every column
+                coefs = sparse.csr_matrix(theta[pending, 1:])
+                eta = np.asarray(coefs @ FT) + theta[pending, :1]
+                R = share * (expit(eta) - Y[:, live[pending]].T)
+                G = np.empty((pending.size, m + 1))
+                G[:, 0] = R.sum(axis=1)
+                G[:, 1:] = R @ F + ridge * theta[pending, 1:]
+                violation = _kkt_rows(G, theta[pending], lam)
+                again = []
+                for j, i in enumerate(pending):
+                    outside = np.abs(G[j, 1:]) - lam
+                    outside[sets[i]] = -np.inf
+                    if violation[j] <= tol or n_iter[i] >= max_iter:
+                        done = True
+                    elif outside.max() <= tol:  # the set holds the solution: solve it to tol
+                        done, inner[i] = inner[i] <= tol, tol  # (or only rounding is left)
+                    else:
+                        done, inner[i] = False, max(tol, _INNER_SHARE * violation[j])
+                    if done:
+                        solved.append(
+                            (i, theta[i, 1:].copy(), theta[i, 0], n_iter[i], violation[j])
+                        )
+                        continue
+                    grow = max(_WS_START, sets[i].size)
+                    worst = _largest(outside, grow)
+                    sets[i] = np.union1d(sets[i], worst[outside[worst] > tol])
+                    again.append(i)
+                pending = np.asarray(again, dtype=int)
+            yield solved
+    finally:
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _run_ticking(pool, fn, calls, tick):
+    """``fn(*args)`` for each of ``calls`` in ``pool``, calling ``tick()`` (if given) from this
+    thread every 50 ms meanwhile; an exception of a call or of ``tick`` cancels the calls not
+    started, waits for those under way, and propagates."""
+    futures = [pool.submit(fn, *args) for args in calls]
+    try:
+        while True:
+            _, waiting = wait(futures, timeout=0.05, return_when=FIRST_EXCEPTION)
+            for future in futures:
+                if future.done() and future.exception() is not None:
+                    raise future.exception()
+            if not waiting:
+                return
+            if tick is not None:
+                tick()
+    except BaseException:
+        for future in futures:
+            future.cancel()
+        wait(futures)
+        raise
+
+
+def _largest(values, size):
+    """Indices of the ``size`` largest ``values`` (all of them if fewer), in no order."""
+    if size >= values.size:
+        return np.arange(values.size)
+    return np.argpartition(-values, size - 1)[:size]
+
+
 def solve_layer(
     F,
     Y,
@@ -531,18 +718,23 @@ def solve_layer(
         )
     sample_weight = _checked_weight(sample_weight, len(F))
     mean = np.average(F, axis=0, weights=sample_weight)
-    var = np.average((F - mean) ** 2, axis=0, weights=sample_weight)
+    # Centred columns: the same β (only the unpenalized intercept moves), but the
+    # intercept is no longer nearly collinear with evidence columns whose spread is tiny
+    # beside their mean (small γ: every similarity near 1), which would leave Newton's
+    # system with a condition number of 1e10 and more.  Column-major: each column
+    # contiguous, for the screened layer's restricted problems (no copy there); the
+    # variances summed without an (n, m) temporary (100 MB each at 983 labels).
+    Fc = np.empty(np.shape(F), order="F")
+    np.subtract(F, mean, out=Fc)
+    share = _row_shares(len(F), sample_weight)
+    var = np.einsum("ij,ij,i->j", Fc, Fc, share)
     ridge = ridge * var
     unit = np.ones(F.shape[1])
     sd = np.sqrt(var)
     if lam == 0:
         unit = np.where(sd > 0, sd, 1.0)
         ridge = ridge / unit**2
-    # Centred columns: the same β (only the unpenalized intercept moves), but the
-    # intercept is no longer nearly collinear with evidence columns whose spread is tiny
-    # beside their mean (small γ: every similarity near 1), which would leave Newton's
-    # system with a condition number of 1e10 and more.
-    Fc = (F - mean) / unit
+    Fc /= unit
     shift = mean / unit
     if coef_init is not None:
         # a constant column has no β (0 by convention): a warm start must not put one there
@@ -605,3 +797,12 @@ _MIN_CHUNKS = 8
 #: (Python-heavy steps waiting for each other's GIL), from about 2e6 they gain.
 _THREADED_WORK = 1_000_000
 _CHUNK_BYTES = 64 * 2**20
+#: Columns from which a layer with an L1 term is solved on working sets per class
+#: (:func:`_screened_layer`) instead of in lockstep on every column.
+_SCREEN_FROM = 256
+#: A working set's least size (the first holds the columns with the largest gradients).
+_WS_START = 32
+#: The share of the full problem's KKT violation a working set's problem is solved to.
+_INNER_SHARE = 0.3
+#: The restricted problems' diagonal damping (as the lockstep solver's, see sblr._newton).
+_DAMPING_SCREENED = 1e-12

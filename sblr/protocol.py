@@ -518,6 +518,153 @@ def select_params(
     return dict(points[metrics.best_index(metric, scores)])
 
 
+#: Multiply-adds a selection chosen by default (``selection="auto"``) may cost: the full
+#: inner k-fold, else a 10% hold-out split, else none (the estimator's defaults).  Measured:
+#: delicious' training evidence (12,920² rows × (500 features + 983 labels) = 2.5e11) took
+#: 15 s on this project's busy 2-core machine, about 1.7e10 a second: some two minutes.
+SELECTION_BUDGET = 2e12
+
+#: Newton steps of a class's problem, and KKT checks of a screened one, in the cost model.
+_COST_NEWTON_STEPS = 8
+_COST_CHECKS = 3
+#: Layer fits per fit with a multi-label cut: the fit and 5 out-of-fold refits (warm-started,
+#: about half as long each).
+_COST_CUT_FITS = 3.5
+#: What a class's problem costs beyond its arithmetic (the solver's Python steps, the cut's
+#: share), in multiply-adds: enron's inner 5-fold selection (53 labels, 99 grid points, a fit
+#: and 5 cut refits each) took 330 s for 157,000 class fits, 2 ms each, which at 1.7e10 a
+#: second (below) is about 4e7.
+_COST_PER_CLASS = 4e7
+
+
+def layer_cost(method, n_samples, n_classes):
+    """Multiply-adds of one fit of a method's logistic layer (0 without one), the model of
+    :func:`plan_selection`: SBLR solves each of the m classes by Newton steps on all m
+    evidence columns, ``8 · n · (m + 1)² · m``; SparseSBLR (screened: each class on a working
+    set of its few active columns, checked on every column, :mod:`sblr.logistic`) about
+    ``3 · n · m · m``; each plus :data:`_COST_PER_CLASS` per class (the solver's overhead).
+
+    Examples
+    --------
+    >>> f"{layer_cost('sblr', 12920, 983):.1e}", f"{layer_cost('sparse_sblr', 12920, 983):.1e}"
+    ('1.0e+14', '7.7e+10')
+    """
+    n, m = float(n_samples), float(n_classes)
+    if method == "sblr":
+        return _COST_NEWTON_STEPS * n * (m + 1) ** 2 * m + _COST_PER_CLASS * m
+    if method in ("sparse_sblr", "sparse_sblr_paper"):
+        return _COST_CHECKS * n * m * m + _COST_PER_CLASS * m
+    return 0.0
+
+
+def fit_cost(method, n_samples, n_features, n_classes, *, n_query=0, cuts=True):
+    """Multiply-adds of one fit (and of scoring ``n_query`` rows): the evidence, every row
+    against every training row over the features and the classes, ``n (n + n_query) (d +
+    m)``, and the layer (:func:`layer_cost`), times :data:`_COST_CUT_FITS` with multi-label
+    cuts (``cuts``)."""
+    n, d, m = float(n_samples), float(n_features), float(n_classes)
+    layer = layer_cost(method, n, m) * (_COST_CUT_FITS if cuts else 1.0)
+    return n * (n + n_query) * (d + m) + layer
+
+
+def selection_cost(method, n_samples, n_features, n_classes, *, selection, grid, inner_folds):
+    """Multiply-adds of selecting ``method``'s parameters on ``n_samples`` rows by
+    ``selection`` ("inner_kfold" or "holdout") over ``grid`` (see :func:`select_params`): per
+    split, the evidence once per γ and the layer once per (γ, λ) (:func:`fit_cost`)."""
+    spec = _get_method(method)
+    if not spec.tuned:
+        return 0.0
+    sizes = {name: len(grid_values(grid, name)) for name in spec.tuned}
+    gammas = sizes.get("gamma", 1)
+    points = int(np.prod(list(sizes.values())))
+    if selection == "holdout":
+        splits, n_fit = 1, 0.9 * n_samples
+    else:
+        splits, n_fit = inner_folds, n_samples * (inner_folds - 1) / inner_folds
+    n_val = n_samples - n_fit
+    evidence = n_fit * n_samples * (float(n_features) + n_classes)
+    if method in _DECIDING:
+        layer = layer_cost(method, n_fit, n_classes) * _COST_CUT_FITS
+        return splits * (gammas * evidence + points * layer)
+    return splits * points * (evidence + n_fit * n_val * n_classes)  # a baseline's fits
+
+
+@dataclass(frozen=True)
+class SelectionPlan:
+    """How ``selection="auto"`` selects a method's parameters on data of a given shape.
+
+    Attributes
+    ----------
+    selection : {"inner_kfold", "holdout"} or None
+        None: no selection; the estimator's defaults (``gamma="scale"``, ``lam=1e-4``).
+    cost : float
+        Estimated multiply-adds of the inner k-fold selection.
+    fit : float
+        Estimated multiply-adds of one fit at the defaults (with its test rows).
+    note : str
+        What was chosen and why, in a sentence (for a command's output).
+    """
+
+    selection: str | None
+    cost: float
+    fit: float
+    note: str
+
+
+def plan_selection(
+    method,
+    n_samples,
+    n_features,
+    n_classes,
+    *,
+    grid,
+    inner_folds=5,
+    n_query=0,
+    budget=None,
+):
+    """Choose how to select parameters from the data's shape: the inner k-fold over ``grid``
+    if its estimated cost (:func:`selection_cost`) is within ``budget`` multiply-adds, else a
+    10% hold-out split if that is, else no selection (the defaults), with a note saying which
+    and why.  ``budget``: default :data:`SELECTION_BUDGET`.  Depends on the shape only,
+    never on a data set's name.
+
+    Examples
+    --------
+    >>> from sblr.tuning import DECISION_GRID
+    >>> plan_selection("sparse_sblr", 391, 72, 6, grid=DECISION_GRID).selection  # emotions
+    'inner_kfold'
+    >>> plan_selection("sparse_sblr", 12920, 500, 983, grid=DECISION_GRID).selection is None
+    True
+    """
+    budget = SELECTION_BUDGET if budget is None else budget
+    shape = dict(n_samples=n_samples, n_features=n_features, n_classes=n_classes)
+    full = selection_cost(
+        method, **shape, selection="inner_kfold", grid=grid, inner_folds=inner_folds
+    )
+    one = fit_cost(method, **shape, n_query=n_query)
+    ratio = full / one if one else 0.0
+    if full <= budget:
+        return SelectionPlan("inner_kfold", full, one, "")
+    holdout = selection_cost(
+        method, **shape, selection="holdout", grid=grid, inner_folds=inner_folds
+    )
+    why = (
+        f"selecting on {inner_folds} inner folds would cost about {full:.1e} multiply-adds "
+        f"({ratio:,.0f}x a fit at the defaults), over the budget of {budget:.0e}"
+    )
+    if holdout <= budget:
+        return SelectionPlan(
+            "holdout", full, one, f"selected on a 10% hold-out split instead: {why}"
+        )
+    return SelectionPlan(
+        None,
+        full,
+        one,
+        f"the defaults, not selected: {why} (a hold-out split: {holdout:.1e}); give "
+        "--gamma/--lam/--C to fix them, or --selection to select anyway",
+    )
+
+
 # --------------------------------------------------------------------------- one fold
 def run_fold(
     dataset,

@@ -838,3 +838,51 @@ def test_fit_with_gamma_scale_saves_the_resolved_gamma(tmp_path, capsys):
     assert "parameters fixed gamma=scale, lam=0.01" in capsys.readouterr().out
     est = load_model(model).estimator
     assert est.gamma == "scale" and est.gamma_ > 0
+
+
+def test_evaluate_test_keeps_the_defaults_where_selection_is_over_budget(
+    tmp_path, capsys, monkeypatch
+):
+    """At the default ``--selection auto`` a selection whose estimated cost is over the budget
+    is not run (select_params must not be called): the model is fitted at the estimator's
+    defaults, and the output says so and why (under the budget: test_protocol.py)."""
+    import sblr.cli._commands as commands
+    import sblr.protocol as protocol
+    from sblr import SparseSBLRClassifier, load_dataset
+    from sblr.metrics import average_precision
+
+    frame = pd.read_csv(ROOT / "sample_data" / "planted.csv")
+    train_csv, test_csv = tmp_path / "train.csv", tmp_path / "test.csv"
+    frame.iloc[:350].to_csv(train_csv, index=False)
+    frame.iloc[350:].to_csv(test_csv, index=False)
+    labels = "daylight,birdsong,rain,thunder,frost,spring_tide,noise"
+    argv = ["evaluate", str(train_csv), "--test", str(test_csv), "--target", labels]
+    monkeypatch.setattr(protocol, "SELECTION_BUDGET", 1.0)
+    monkeypatch.setattr(commands, "select_params", _fail)
+    assert main(argv) == 0
+    shown = capsys.readouterr().out
+    assert "the defaults, not selected: selecting on 5 inner folds would cost" in shown
+    train = load_dataset(train_csv, target=labels.split(","))
+    test = load_dataset(test_csv, like=train)
+    model = SparseSBLRClassifier().fit(train.X, train.y)  # gamma "scale", lam 1e-4
+    ap = average_precision(test.y, model.decision_function(test.X))
+    assert f"Average precision ↑   {ap:.4f}" in shown
+
+
+def test_sblr_says_what_its_layer_costs_and_names_the_bounded_alternative(capsys, monkeypatch):
+    """Above the note's threshold SBLR's commands say, before fitting, the layer's cost from
+    the data's shape (8·n·(m+1)²·m) and point at SparseSBLR; below it, and for SparseSBLR, no
+    note."""
+    from types import SimpleNamespace
+
+    import sblr.cli._commands as commands
+
+    delicious = SimpleNamespace(n_samples=12920, class_names=[f"tag{k}" for k in range(983)])
+    commands._cost_note("sblr", delicious)
+    out = capsys.readouterr().out
+    assert f"costs about {8 * 12920 * 984**2 * 983:.1e} multiply-adds" in out
+    assert "--method sparse_sblr is the bounded alternative" in out
+    commands._cost_note("sparse_sblr", delicious)
+    emotions = SimpleNamespace(n_samples=391, class_names=[f"mood{k}" for k in range(6)])
+    commands._cost_note("sblr", emotions)
+    assert capsys.readouterr().out == ""

@@ -482,3 +482,23 @@ def test_a_fold_calls_its_checkpoint_at_every_grid_point_and_stops_when_it_raise
     with pytest.raises(_Stop):
         run_fold(ds, method, 0, splits, grid=grid, checkpoint=stop_at_second)
     assert len(calls) == 2
+
+
+def test_selection_plan_follows_the_cost_model_and_the_budget():
+    """The plan's costs are the model written out by hand (SparseSBLR: per inner split the
+    evidence once per γ, n_fit · n · (d + m), and the layer with its cuts per (γ, λ),
+    (3 · n_fit · m² + 4e7 · m) · 3.5), and the budget picks the inner k-fold, the hold-out
+    split, or the defaults."""
+    from sblr.protocol import plan_selection
+
+    grid = {"gamma": (1.0, 0.1), "lam": (1e-2, 1e-3, 1e-4)}
+    n, d, m, k = 100, 7, 5, 5
+    n_fit = n * (k - 1) / k
+    by_hand = k * (2 * n_fit * n * (d + m) + 6 * (3 * n_fit * m * m + 4e7 * m) * 3.5)
+    plan = plan_selection("sparse_sblr", n, d, m, grid=grid, inner_folds=k, budget=by_hand)
+    assert plan.selection == "inner_kfold" and plan.cost == pytest.approx(by_hand)
+    holdout = 2 * 90 * n * (d + m) + 6 * (3 * 90 * m * m + 4e7 * m) * 3.5
+    plan = plan_selection("sparse_sblr", n, d, m, grid=grid, inner_folds=k, budget=holdout)
+    assert plan.selection == "holdout" and "10% hold-out split" in plan.note
+    plan = plan_selection("sparse_sblr", n, d, m, grid=grid, inner_folds=k, budget=holdout / 2)
+    assert plan.selection is None and "the defaults, not selected" in plan.note

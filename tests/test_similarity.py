@@ -363,3 +363,32 @@ def test_scalings_sparse_statistics_match_dense_ones():
     assert (
         scale_gamma(S) == SimilarityFeaturizer(gamma="scale").fit(S, rng.integers(0, 3, 300)).gamma_
     )
+
+
+@pytest.mark.parametrize("kernel", ["rbf", "laplacian", "cosine"])
+@pytest.mark.parametrize("leave_one_out", [True, False])
+def test_wide_sparse_targets_give_the_double_loops_evidence(kernel, leave_one_out):
+    """Many classes, few of them per row (as Mulan's 983-label delicious): the kernel blocks
+    are multiplied by the sparse targets, block transposed; the sums are the double loop's."""
+    import scipy.sparse as sp
+
+    from sblr.similarity import _exact
+
+    rng = np.random.default_rng(5)
+    n, m = 40, 80
+    X = sp.random(n, 6, density=0.4, format="csr", random_state=1)
+    if kernel == "cosine":  # (sparse rows: the rbf and laplacian kernels only)
+        X = X.toarray()
+    Y = np.zeros((n, m))
+    Y[np.arange(n), rng.integers(0, m, n)] = 1.0
+    Y[np.arange(n), rng.integers(0, m, n)] = 1.0
+    assert _exact._sparse_targets(Y) is not None  # the path under test
+    sums, _ = class_evidence(X, X, Y, kernel=kernel, gamma=0.7, leave_one_out=leave_one_out)
+    dense = X if kernel == "cosine" else X.toarray()
+    K = _exact.kernel_block(dense, dense, kernel, 0.7)
+    expected = np.zeros((n, m))
+    for i in range(n):
+        for j in range(n):
+            if not (leave_one_out and i == j):
+                expected[i] += K[i, j] * Y[j]
+    np.testing.assert_allclose(sums, expected, rtol=1e-12, atol=1e-12)

@@ -35,7 +35,9 @@ from sblr.protocol import (
     _scores,
     build_decision,
     decisions_text,
+    layer_cost,
     paper_metric,
+    plan_selection,
     run_benchmark,
     select_params,
 )
@@ -267,14 +269,21 @@ def _add_protocol_options(p, *, folds_default, selection_default="holdout", inne
     p.add_argument(
         "--folds", type=_folds, default=folds_default, help=f"CV folds (default {folds_default})"
     )
+    auto = selection_default == "auto"
     p.add_argument(
         "--selection",
-        choices=SELECTIONS,
+        choices=(*SELECTIONS, "auto") if auto else SELECTIONS,
         default=selection_default,
         help="hyper-parameter selection on each training fold: 10%% validation split (the "
         "paper's), an inner k-fold, or loo (the similarity models scored on the leave-one-out "
-        "evidence of every training row, the baselines on the inner folds) (default "
-        f"{selection_default})",
+        "evidence of every training row, the baselines on the inner folds)"
+        + (
+            "; auto: the inner k-fold where its estimated cost is within a budget, else a "
+            "hold-out split, else the defaults (gamma scale, lam 1e-4, C 1), saying which"
+            if auto
+            else ""
+        )
+        + f" (default {selection_default})",
     )
     p.add_argument(
         "--inner-folds",
@@ -372,7 +381,7 @@ def _add_protocol_commands(sub):
     _add_data_options(e)
     # 5 inner folds: on Mulan's emotions (391 rows) 3 folds chose gamma 0.1 (test AP 0.793),
     # 5 chose 0.3 (0.807; SML 0.816): python -m benchmarks.leaderboard
-    _add_protocol_options(e, folds_default=10, selection_default="inner_kfold", inner_default=5)
+    _add_protocol_options(e, folds_default=10, selection_default="auto", inner_default=5)
     _add_decision_options(e)
 
     f = sub.add_parser(
@@ -389,7 +398,7 @@ def _add_protocol_commands(sub):
     f.add_argument("--out", required=True, type=Path, help="the model file to write")
     _add_method_options(f)
     _add_data_options(f)
-    _add_protocol_options(f, folds_default=10, selection_default="inner_kfold", inner_default=5)
+    _add_protocol_options(f, folds_default=10, selection_default="auto", inner_default=5)
     _add_decision_options(f)
 
     pr = sub.add_parser(
@@ -676,11 +685,16 @@ def _evaluate(args, parser):
         raise DataError(f"evaluate takes one data file; {args.file} holds {len(files)}.")
     _check_label_options(files, args)
     ds = _load(*files[0], args)
+    _cost_note(method, ds)
+    n_fit = ds.n_samples * (args.folds - 1) // args.folds
+    selection, note = _planned_selection(args, method, ds, n_fit)
+    if selection is None and not given:
+        given = _defaults(spec)
     results, hyper = run_benchmark(
         [ds],
         [method],
         folds=args.folds,
-        selection=args.selection,
+        selection=selection or "holdout",
         grid=args.grid or DECISION_GRID,
         inner_folds=args.inner_folds,
         params={method: given} if given else None,
@@ -702,8 +716,10 @@ def _evaluate(args, parser):
     table = per_fold.join(params)
     summary = pd.DataFrame({"mean": per_fold.mean(), "std": per_fold.std(ddof=0)})
     summary.index = [METRIC_LABELS.get(m, m) for m in summary.index]
-    how = f"fixed {_param_text(given)}" if given else args.selection
+    how = f"fixed {_param_text(given)}" if given else selection
     print(f"{ds.name}: {spec.label}, {args.folds}-fold CV, parameters: {how}")
+    if note:
+        print(f"note: parameters: {note}")
     print(table.to_string(float_format=lambda v: f"{v:.4g}"))
     print()
     print(summary.to_string(float_format=lambda v: f"{v:.4f}"))
@@ -714,6 +730,50 @@ def _evaluate(args, parser):
             f"{int(counts['truth_no_label_rows']):,})"
         )
     return 0
+
+
+def _planned_selection(args, method, ds, n_fit):
+    """``(selection, note)``: ``--selection`` itself, or for ``auto`` the plan for the data's
+    shape (:func:`sblr.protocol.plan_selection`; selection None: the defaults), the note
+    saying what was done instead of the inner k-fold (empty when nothing was changed)."""
+    if args.selection != "auto":
+        return args.selection, ""
+    plan = plan_selection(
+        method,
+        n_fit,
+        ds.n_features,
+        len(ds.class_names),
+        grid=args.grid or DECISION_GRID,
+        inner_folds=args.inner_folds,
+    )
+    return plan.selection, plan.note
+
+
+#: Multiply-adds of one SBLR fit's layer above which the commands say what it costs and
+#: point at SparseSBLR (a hundredth of the selection budget: over a second or so).
+_SBLR_NOTE_FROM = 2e10
+
+
+def _cost_note(method, ds):
+    """Say, before a long fit starts, what SBLR's layer costs on this shape and what bounds it."""
+    n, m = ds.n_samples, len(ds.class_names)
+    cost = layer_cost(method, n, m)
+    if method != "sblr" or cost < _SBLR_NOTE_FROM:
+        return
+    sparse = layer_cost("sparse_sblr", n, m)
+    print(
+        f"note: SBLR's layer on {m:,} classes and {n:,} rows costs about {cost:.1e} "
+        f"multiply-adds a fit (every class solved on all {m:,} evidence columns: 8·n·(m+1)²·m), "
+        f"{cost / sparse:,.0f}x SparseSBLR's ({sparse:.1e}: each class on the few columns it "
+        "keeps); --method sparse_sblr is the bounded alternative",
+        flush=True,
+    )
+
+
+def _defaults(spec):
+    """The estimator's own values of the parameters a method tunes (``gamma``, ``lam``, ``C``)."""
+    params = spec.build().get_params()
+    return {name: params[name] for name in spec.tuned if name in params}
 
 
 def _selection_metric(args, ds):
@@ -762,14 +822,18 @@ def _trained(args, parser, ds):
         raise DataError(f"{spec.label} handles multi-class data only; {ds.name} is multi-label.")
     X = spec.features(ds.X)
     y = np.asarray(ds.y, dtype=int) if ds.task == "multilabel" else np.asarray(ds.y)
+    _cost_note(method, ds)
+    selection, note = _planned_selection(args, method, ds, ds.n_samples)
     if given:
         chosen, how = dict(given), f"fixed {_param_text(given)}"
+    elif selection is None:
+        chosen, how = {}, note
     else:
         chosen = select_params(
             method,
             X,
             y,
-            selection=args.selection,
+            selection=selection,
             grid=args.grid or DECISION_GRID,
             inner_folds=args.inner_folds,
             random_state=args.seed,
@@ -777,9 +841,11 @@ def _trained(args, parser, ds):
             threshold=_decision(args),
         )
         metric = _selection_metric(args, ds) or paper_metric(ds.task == "multilabel")
-        how = f"selected on {ds.name} ({args.selection}, by {metric})" + (
+        how = f"selected on {ds.name} ({selection}, by {metric})" + (
             ": " + _param_text(chosen) if chosen else ""
         )
+        if note:
+            how += f" ({note})"
     est = spec.build(**chosen, **build_decision(spec, _decision(args))).fit(X, y)
     return method, spec, est, how + _decision_text(est)
 
