@@ -90,15 +90,30 @@ def _valid_cuts(s):
 
 def _best_f1_cut(p, y):
     """The cut of one column (or the pooled columns) maximizing F1: the fewest predicted rows
-    among ties."""
-    order = np.argsort(-p, kind="stable")
-    s, t = p[order], y[order]
-    js, cuts = _valid_cuts(s)
-    tp = np.r_[0, np.cumsum(t)][js]
-    positives = t.sum()
-    with np.errstate(invalid="ignore", divide="ignore"):
-        f1 = np.where(js + positives > 0, 2.0 * tp / (js + positives), 0.0)
-    return float(cuts[int(np.argmax(f1))])
+    among ties.
+
+    The best set is the top rows down to a tie group holding a positive (a group of negatives
+    only adds false positives), so only the positives' values are tried: one sorted copy of
+    ``p`` and the positives, not six arrays of its size (pooled over 983 labels and 12,920
+    rows those took 700 MB)."""
+    p = np.asarray(p, dtype=np.float64).ravel()
+    if p.size == 0:
+        return 1.0
+    is_pos = np.asarray(y).ravel() > 0
+    values = np.unique(p[is_pos])[::-1]  # the positives' distinct values, largest first
+    s = np.sort(p)  # ascending
+    if values.size == 0:
+        return float(np.nextafter(s[-1], np.inf))
+    at = np.searchsorted(s, values, side="left")  # entries below each value
+    predicted = p.size - at
+    pos_sorted = np.sort(p[is_pos])
+    tp = pos_sorted.size - np.searchsorted(pos_sorted, values, side="left")
+    f1 = 2.0 * tp / (predicted + pos_sorted.size)
+    best = int(np.argmax(f1))  # values decrease: the first maximum predicts the fewest
+    if not f1[best] > 0:
+        return float(np.nextafter(s[-1], np.inf))
+    below = at[best]
+    return float(values[best] if below == 0 else 0.5 * (values[best] + s[below - 1]))
 
 
 def _count_cut(p, count):
@@ -224,7 +239,7 @@ def fit_fill_cut(P, Y, cuts):
     Y = np.asarray(Y)
     if P.ndim != 2 or P.shape != Y.shape or P.shape[1] == 0:
         raise ValueError(f"P and Y must be matrices of the same shape; got {P.shape}, {Y.shape}.")
-    empty = decide(P, cuts).sum(axis=1) == 0
+    empty = ~(P >= np.asarray(cuts, dtype=np.float64)[None, :]).any(axis=1)
     surplus = int(empty.sum()) - int((np.asarray(Y).sum(axis=1) == 0).sum())
     if surplus <= 0:
         return None
