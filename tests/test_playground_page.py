@@ -81,10 +81,10 @@ def test_every_board_a_link_can_hold_opens_with_its_controls(text):
     assert len(at.radio(key="pg_class").options) == max(board.n_classes, 2)
     if board.n_classes == 1:
         assert "one class" in html.unescape(texts(at.info))
-    at.button(key="pg_load").click()  # and the controls work: the default preset loads
+    at.selectbox(key="pg_preset").set_value("XOR")  # and the controls work: a preset loads
     at.run()
     assert_clean(at)
-    assert decode_board(at.query_params["pts"]) == preset("two blobs")
+    assert decode_board(at.query_params["pts"]) == preset("XOR")
 
 
 def test_a_link_too_long_to_read_says_so_and_the_playground_shows_its_default():
@@ -155,6 +155,8 @@ def test_the_short_lesson_sets_the_overlap_and_its_lambda_empties_c_of_a_and_b()
     large = fit_board(board, "SparseSBLR", gamma=1.0, lam=10**-1.5).coef_[2]
     assert large[0] == 0 and large[1] == 0 and large[2] != 0  # only C's own survives
     zeros = int((fit_board(board, "SparseSBLR", gamma=1.0, lam=10**-1.5).coef_ == 0).sum())
+    at.session_state["pg_tab"] = "β"  # β beside the plane
+    at.run()
     assert f"{zeros} of 9 exactly 0" in texts(at.caption)
     at.button(key="pg_lesson_3").click()
     at.run()
@@ -165,7 +167,6 @@ def test_a_preset_and_undo_keep_the_classes_box_in_step_with_the_board():
     at = _open({"pts": encode_board(preset("two blobs"))})
     assert at.number_input(key="pg_classes").value == 2
     at.selectbox(key="pg_preset").set_value("C where A and B overlap")
-    at.button(key="pg_load").click()
     at.run()
     assert at.number_input(key="pg_classes").value == 3
     assert len(at.radio(key="pg_class").options) == 3
@@ -190,6 +191,8 @@ def test_the_evidence_space_shows_the_class_against_the_one_that_moves_it_and_fo
 
     board = preset("C where A and B overlap")
     at = _open({"pts": encode_board(board), "pm": "SBLR", "pgamma": "0", "pk": "C"})
+    at.session_state["pg_tab"] = "Evidence"
+    at.run()
     model = fit_board(board, "SBLR", gamma=1.0)
     names = "ABC"
     for k in (2, 0):
