@@ -41,6 +41,7 @@ TABS = ("Scores", "β", "Error vs λ", "Evidence", "Lesson")
 GRID = 60  # the region's resolution
 UNDO_STEPS = 50
 DEFAULT_PRESET = "two blobs"
+PRESET_LABELS = {"C where A and B overlap": "C in A ∩ B"}  # short enough for its box
 # px: the plane at 1024×768 with the sidebar open takes the whole width (564 px) and, under
 # the header and the tools, the rest of the first screen; the panel beside it at 1440×900
 PLANE_WIDTH, PLANE_HEIGHT, PANEL_WIDTH = 500, 470, 400
@@ -319,15 +320,18 @@ tools.radio(
 tools.selectbox(
     "Preset",
     list(pg.PRESETS),
-    format_func=lambda name: f"Preset: {name}",
+    format_func=lambda name: PRESET_LABELS.get(name, name),
     label_visibility="collapsed",
+    icon=":material/dashboard:",
     key="pg_preset",
     width=160,
     on_change=_load_preset,
-    help="Loads a ready-made board; 🎲 beside it draws new points of the same kind.",
 )
 tools.button(
-    ":material/casino:", key="pg_reseed", on_click=_new_points, help="New points of this preset"
+    ":material/casino:",
+    key="pg_reseed",
+    on_click=_new_points,
+    help="New points of this preset (the box at the left loads a preset)",
 )
 icons = head.container(horizontal=True, gap="small", width="content")
 icons.button(
