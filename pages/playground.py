@@ -22,7 +22,6 @@ from pages._shared.state import page_context, show_view
 from sblr import playground as pg
 from sblr import plots
 from sblr.exceptions import DataError
-from sblr.plots.playground import error_curve, playground_plane
 
 ds, s, key = page_context(__file__)  # the data in use (untouched here)
 
@@ -55,36 +54,10 @@ def _number(text, choices, default):
     return value if value in choices else default
 
 
-def _first_board():
-    """``(board, note, offer)``: the link's points, else the default preset; a note to show
-    (or None), and whether to offer the default board beside it.
-
-    Every board a link can hold opens with its points as they were: one of a single class
-    gets an empty second class (the page fits and places two or more; issue #44: a one-class
-    link raised an IndexError on every run, the controls never drawn). A link that cannot be
-    read leaves the plane empty, says why, and offers the default board.
-    """
-    text = st.query_params.get("pts")
-    if text is None:
-        return pg.preset(DEFAULT_PRESET), None, False
-    try:
-        board = pg.decode_board(text)
-    except DataError as exc:
-        note = f"The link's points could not be read ({exc}); the plane is empty."
-        return pg.Board.empty(2), note, True
-    if board.n_classes < 2:
-        note = (
-            "The link's board has one class (A). A model needs two: class B is added, with no "
-            "points yet; place some to see the models at work."
-        )
-        return board.with_classes(2), note, False
-    return board, None, False
-
-
 def _from_link():
     """The session's first run: the board and every setting from the address."""
     q = st.query_params
-    board, note, offer = _first_board()
+    board, note, offer = pg.board_from_link(q.get("pts"), DEFAULT_PRESET)
     every = _number(q.get("ptest"), list(SHARES), pg.HOLDOUT_EVERY)
     st.session_state[K_BOARD] = board.with_holdout(int(every))
     st.session_state[K_NOTE if offer else K_INFO] = note
@@ -150,7 +123,12 @@ def _noise_changed():
 
 def _load_preset():
     st.session_state[K_SEED] = 0  # the preset as everyone sees it first
-    _set_board(pg.preset(st.session_state["pg_preset"]))
+    board = pg.preset(st.session_state["pg_preset"])
+    # the class a preset is about: every class's region, or on a multi-label board its last
+    st.session_state["pg_show_k"] = (
+        pg.CLASS_NAMES[board.n_classes - 1] if board.multilabel else "all classes"
+    )
+    _set_board(board)
 
 
 def _new_points():
@@ -180,16 +158,6 @@ def _class_label(c):
     return f"{pg.CLASS_NAMES[c]} ({COLOUR_NAMES[c]})"
 
 
-def _held_out_note(board):
-    n = board.every
-    if not n:
-        return "No point is held out: the test error is not measured."
-    return (
-        f"Every {('', '', 'second', 'third', 'fourth', 'fifth')[n]} point you place is held "
-        "out (drawn hollow): the model never sees it, so its error there is the test error."
-    )
-
-
 def _act(x, y, *, on_point):
     """What a click at (x, y) does, by the chosen action and class."""
     board = st.session_state[K_BOARD]  # a callback: the board of the session, not of a run
@@ -206,7 +174,7 @@ def _act(x, y, *, on_point):
             new = board.add(x, y, c)
             _set_board(new)
             if len(new) > len(board) and new.held_out[-1]:  # said at the click
-                st.toast(_held_out_note(new), icon=":material/visibility_off:")
+                st.toast(pg.held_out_note(new), icon=":material/visibility_off:")
     except DataError as exc:
         st.session_state[K_NOTE] = str(exc)
 
@@ -237,6 +205,7 @@ OVERLAP = "C where A and B overlap"
 def _lesson(step):
     """Set the board and the page's settings for a step of the short lesson."""
     st.session_state["_pg_lesson"] = step
+    st.session_state["pg_preset"] = OVERLAP
     if step in (1, 3):
         board = pg.preset(OVERLAP)
         _set_board(pg.with_label_noise(board, 0.15, seed=0) if step == 3 else board)
@@ -249,34 +218,15 @@ def _lesson(step):
     st.session_state["pg_layer"] = LAYERS["pi"]
 
 
-LESSON = {
-    0: "Three steps on a class that lives where two others overlap. Press 1 to begin.",
-    1: "**1.** Every point of C is also a point of A and of B (three rings). *Predict:* in "
-    "row C of β (the β tab), which weights are non-zero: C's own, A's, B's? Then press 2.",
-    2: "**2.** λ raised to 3.2e-2: which of C's weights survive? C's own evidence says “near C's "
-    "points” directly; A's and B's only help at C's edges (“A without B is not C”: a negative "
-    "weight), and the L1 penalty drops what adds least. Co-occurring is not being needed.",
-    3: "**3.** 15% of all labels flipped at random: move λ and watch the test error and which "
-    "of C's weights come and go.",
-}
-LOOKING_AT = (
-    "**A point** is one example at (x₁, x₂); its colour is its class, and a point of several "
-    "classes has a ring for each (hover it for its classes).\n\n"
-    "**The colour of the plane** is what the model says there: the class it predicts, or for "
-    "one class its probability π (deeper = surer), or that class's evidence f̄.\n\n"
-    "**The dashed line** is where the model starts to give the class: inside it, the class "
-    "is predicted. Click to add a point and watch it move."
-)
-
 # ----------------------------------------------------------------------------- header, tools
 # the header row holds the edit buttons too: at 1024×768 a row of its own would push the
 # plane's lower edge under the screen's
 head = st.container(horizontal=True, vertical_alignment="center", gap="medium")
 head.subheader("Playground", anchor=False, width="content")
 with head.popover("What am I looking at?", icon=":material/help:"):
-    st.markdown(LOOKING_AT)
+    st.markdown(pg.WHAT_YOU_SEE)
     st.caption(
-        _held_out_note(board) + f" The data in use elsewhere ({esc_md(ds.name)}) changes only "
+        pg.held_out_note(board) + f" The data in use elsewhere ({esc_md(ds.name)}) changes only "
         "if you send these points there (below the plane)."
     )
 note = st.session_state.pop(K_NOTE, None)
@@ -435,7 +385,7 @@ names = list(pg.CLASS_NAMES[: board.n_classes])
 
 with left:
     st.plotly_chart(
-        playground_plane(
+        plots.playground_plane(
             board.points,
             board.labels,
             board.held_out,
@@ -453,6 +403,23 @@ with left:
         selection_mode=("points",),
         config={"displayModeBar": False},
     )
+
+
+def _beta(chart_key):
+    """β of the page's model, its zeros counted (the β tab and the lesson's)."""
+    if not traits.learns_beta:
+        st.caption(f"{model_name} decides from the evidence alone: it has no β.")
+        return
+    coef = pg.board_beta(model, board)
+    label = model_name + (f", λ = {lam:.2g}" if traits.l1 else "")
+    fig_beta = plots.beta_heatmaps({label: coef}, names, lams={label: lam} if traits.l1 else None)
+    fig_beta.update_layout(height=300, title={"text": "β: class t's evidence (column) in k"})
+    st.plotly_chart(fig_beta, key=chart_key)
+    st.caption(
+        f"β[k, t]: how class t's evidence moves class k's logit; {int((coef == 0).sum())} of "
+        f"{coef.size} exactly 0 (white)."
+    )
+
 
 with right:
     if problem:
@@ -488,25 +455,10 @@ with right:
                     "a point may have, the model fits its cut on the training points, the π "
                     "that gives the best micro-F1 there."
                 )
-            st.caption(_held_out_note(board))
+            st.caption(pg.held_out_note(board))
     with panels["β"]:
         if panels["β"].open and model is not None:
-            if not traits.learns_beta:
-                st.caption(f"{model_name} decides from the evidence alone: it has no β.")
-            else:
-                coef = pg.board_beta(model, board)
-                label = model_name + (f", λ = {lam:.2g}" if traits.l1 else "")
-                fig_beta = plots.beta_heatmaps(
-                    {label: coef}, names, lams={label: lam} if traits.l1 else None
-                )
-                fig_beta.layout.height = 300
-                fig_beta.update_layout(title={"text": "β: class t's evidence (column) in k"})
-                st.plotly_chart(fig_beta, key="pg_beta")
-                zeros = int((coef == 0).sum())
-                st.caption(
-                    f"β[k, t]: how class t's evidence moves class k's logit; {zeros} of "
-                    f"{coef.size} exactly 0 (white)."
-                )
+            _beta("pg_beta")
     with panels["Error vs λ"]:
         if panels["Error vs λ"].open and model is not None:
             if not traits.l1:
@@ -516,7 +468,7 @@ with right:
                     board, "SparseSBLR", gamma=gamma, lams=[10.0**v for v in LOG_LAMS]
                 )
             st.plotly_chart(
-                error_curve(curve["lams"], curve["train"], curve["test"], lam=lam),
+                plots.error_curve(curve["lams"], curve["train"], curve["test"], lam=lam),
                 key="pg_curve",
                 config={"displayModeBar": False},
             )
@@ -550,7 +502,9 @@ with right:
         steps = st.columns(3)
         for n, label in enumerate(("1 · C in A ∩ B", "2 · λ = 3.2e-2", "3 · 15% noise"), 1):
             steps[n - 1].button(label, key=f"pg_lesson_{n}", on_click=_lesson, args=(n,))
-        st.markdown(LESSON[st.session_state.get("_pg_lesson", 0)])
+        st.markdown(pg.LESSON_STEPS[st.session_state.get("_pg_lesson", 0)])
+        if panels["Lesson"].open and st.session_state.get("_pg_lesson") and model is not None:
+            _beta("pg_lesson_beta")  # the step's question is about β: beside it
 
 # ----------------------------------------------------------------------------- under the plane
 st.caption(
@@ -565,8 +519,8 @@ with st.expander("Place or remove a point by its coordinates (keyboard)"):
     typed[1].number_input("x₂", -1.0, 1.0, 0.0, 0.05, key="pg_type_y")
     typed[2].button("Do it", key="pg_type_go", on_click=_typed, help="What a click there would do.")
 
-actions = st.columns(3)
-if actions[0].button("Use these points as the data", key="pg_use", disabled=len(board) < 4):
+actions = st.container(horizontal=True, vertical_alignment="center")
+if actions.button("Use these points as the data", key="pg_use", disabled=len(board) < 4):
     target = names if board.multilabel else "class"
     error = try_upload(Upload(pg.board_csv(board), "playground.csv", target=target))
     if error:
@@ -577,14 +531,14 @@ if actions[0].button("Use these points as the data", key="pg_use", disabled=len(
             {"model": model_name, "gamma": gamma, "lam": lam if traits.l1 else None},
             source="the Playground",
         )
-actions[1].download_button(
+actions.download_button(
     "Download as CSV",
     pg.board_csv(board),
     file_name="playground.csv",
     mime="text/csv",
     key="pg_download",
 )
-actions[2].caption("The address bar holds these points and this view: send it as a link.")
+actions.caption("The address bar holds these points and this view: send it as a link.")
 
 tab_open = st.session_state.get("pg_tab", TABS[0])
 for name, value in {

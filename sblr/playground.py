@@ -45,6 +45,7 @@ __all__ = [
     "board_beta",
     "board_csv",
     "board_evidence",
+    "board_from_link",
     "board_scores",
     "decision_cut",
     "decode_board",
@@ -52,6 +53,7 @@ __all__ = [
     "error_along_lambda",
     "evidence_pair",
     "fit_board",
+    "held_out_note",
     "ignores_points",
     "plane_title",
     "preset",
@@ -276,6 +278,73 @@ def decode_board(text) -> Board:
     labels = ((bits[:, None] >> np.arange(m)) & 1).astype(bool)
     points = cells[:, :2].astype(float) / (LEVELS - 1) * 2.0 - 1.0
     return Board(points, labels)
+
+
+def board_from_link(text, default: str = "two blobs") -> tuple[Board, str | None, bool]:
+    """``(board, note, offer)`` for a link's ``pts`` (None: no points in the link): the
+    link's board, else the preset ``default``; a note to show (or None), and whether to offer
+    the default board beside it.
+
+    Every board a link can hold opens with its points as they were: one of a single class
+    gets an empty second class (a model needs two; issue #44: a one-class link raised an
+    IndexError on every run). A link that cannot be read gives an empty plane and says why.
+
+    >>> board, note, offer = board_from_link("AQI*")
+    >>> len(board), offer, note.startswith("The link's points could not be read")
+    (0, True, True)
+    """
+    if text is None:
+        return preset(default), None, False
+    try:
+        board = decode_board(text)
+    except DataError as exc:
+        note = f"The link's points could not be read ({exc}); the plane is empty."
+        return Board.empty(2), note, True
+    if board.n_classes < 2:
+        note = (
+            "The link's board has one class (A). A model needs two: class B is added, with no "
+            "points yet; place some to see the models at work."
+        )
+        return board.with_classes(2), note, False
+    return board, None, False
+
+
+def held_out_note(board: Board) -> str:
+    """Why some points are hollow, in one sentence.
+
+    >>> held_out_note(preset("XOR"))[:33]
+    'Every fourth point you place is h'
+    """
+    n = board.every
+    if not n:
+        return "No point is held out: the test error is not measured."
+    nth = {2: "second", 3: "third", 4: "fourth", 5: "fifth"}[n]
+    return (
+        f"Every {nth} point you place is held out (drawn hollow): the model never sees it, so "
+        "its error there is the test error."
+    )
+
+
+#: "What am I looking at?": a point, the plane's colour, the dashed line (Markdown).
+WHAT_YOU_SEE = (
+    "**A point** is one example at (x₁, x₂); its colour is its class, and a point of several "
+    "classes has a ring for each (hover it for its classes).\n\n"
+    "**The colour of the plane** is what the model says there: the class it predicts, or for "
+    "one class its probability π (deeper = surer), or that class's evidence f̄.\n\n"
+    "**The dashed line** is where the model starts to give the class: inside it, the class "
+    "is predicted. Click to add a point and watch it move."
+)
+#: The short lesson's text, step by step (Markdown; 0: before the first step).
+LESSON_STEPS = {
+    0: "Three steps on a class that lives where two others overlap. Press 1 to begin.",
+    1: "**1.** Every point of C is also a point of A and of B (three rings). *Predict:* in "
+    "row C of β (below), which weights are non-zero: C's own, A's, B's? Then press 2.",
+    2: "**2.** λ raised to 3.2e-2: which of C's weights survive? C's own evidence says “near C's "
+    "points” directly; A's and B's only help at C's edges (“A without B is not C”: a negative "
+    "weight), and the L1 penalty drops what adds least. Co-occurring is not being needed.",
+    3: "**3.** 15% of all labels flipped at random: move λ and watch the test error and which "
+    "of C's weights come and go.",
+}
 
 
 # ----------------------------------------------------------------------------- presets
