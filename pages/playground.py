@@ -401,7 +401,7 @@ with left:
         key=_plane_key(),
         on_select=_clicked,
         selection_mode=("points",),
-        config={"displayModeBar": False},
+        config={"displayModeBar": False, "doubleClick": False, "doubleClickDelay": 20},
     )
 
 

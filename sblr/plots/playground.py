@@ -199,8 +199,9 @@ def playground_plane(
                 )
             )
     colour_bar = surface is not None and k is not None
-    fig = go.Figure(traces)
-    fig.update_layout(
+    # the layout given to the constructor: update_layout on the built figure took 48 ms of a
+    # 62 ms plane (300 points), a sixth of a click at the time
+    layout = dict(
         title={"text": title, "font": {"size": 14}},
         xaxis={
             "range": [-1.05, 1.05],
@@ -234,7 +235,7 @@ def playground_plane(
         hovermode="closest",
         showlegend=bool(len(P)),
     )
-    return fig
+    return go.Figure(data=traces, layout=layout)
 
 
 def error_curve(lams, train, test, *, lam=None, title="Error against λ") -> go.Figure:
