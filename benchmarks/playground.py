@@ -8,7 +8,8 @@ after each change a user makes: a point placed (the board in the session changed
 does), λ moved, γ moved, the model switched. Prints p50 and p95 per change and the size of
 the plane's figure as sent.
 
-``--browser`` measures what a student waits for in Chromium instead (``/usr/bin/chromium``,
+``--browser`` measures what a student waits for in Chromium instead (budget: 200 ms p95,
+issue #46) (``/usr/bin/chromium``,
 Playwright; the dashboard started as ``sblr dashboard`` starts it): from the click on the
 plane, or the ← / → key on the λ slider, until the new plane is drawn by Plotly in the page
 and the script is idle (a click is two script runs: the selection, then the new board).
@@ -141,9 +142,10 @@ def main(argv=None) -> int:
     from sblr.playground import encode_board
 
     if args.browser:
-        print(f"{'board':<12} {'change':<14} {'p50 ms':>8} {'p95 ms':>8}  (budget 300 ms p95)")
+        # issue #46: click → drawn p95 ≤ 200 ms (round 2 measured 314 ms p50 / 422 ms p95, idle)
+        print(f"{'board':<12} {'change':<14} {'p50 ms':>8} {'p95 ms':>8}  (budget 200 ms p95)")
         worst = _browser(args.repeats)
-        print(f"worst p95: {worst:.0f} ms = {worst / 300:.2f} × the 300 ms budget")
+        print(f"worst p95: {worst:.0f} ms = {worst / 200:.2f} × the 200 ms budget")
         return 0
 
     _navigation_mode()

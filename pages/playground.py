@@ -413,8 +413,7 @@ def _beta(chart_key):
     coef = pg.board_beta(model, board)
     label = model_name + (f", λ = {lam:.2g}" if traits.l1 else "")
     fig_beta = plots.beta_heatmaps({label: coef}, names, lams={label: lam} if traits.l1 else None)
-    fig_beta.update_layout(height=300, title={"text": "β: class t's evidence (column) in k"})
-    st.plotly_chart(fig_beta, key=chart_key)
+    st.plotly_chart(fig_beta, key=chart_key)  # sized by its own rule (a squeezed height cut it)
     st.caption(
         f"β[k, t]: how class t's evidence moves class k's logit; {int((coef == 0).sum())} of "
         f"{coef.size} exactly 0 (white)."
