@@ -383,6 +383,9 @@ flat = model is not None and pg.ignores_points(model)
 cut = pg.decision_cut(model, board, k) if model is not None and k is not None else None
 names = list(pg.CLASS_NAMES[: board.n_classes])
 
+surface = None if model is None else pg.surface(model, board, k, GRID, what=what)
+if surface is not None and cut is not None and not surface[1].min() < cut < surface[1].max():
+    cut = None  # π on one side of the cut everywhere: no line to draw, none promised
 with left:
     st.plotly_chart(
         plots.playground_plane(
@@ -390,7 +393,7 @@ with left:
             board.labels,
             board.held_out,
             names,
-            surface=None if model is None else pg.surface(model, board, k, GRID, what=what),
+            surface=surface,
             k=k,
             what=what,
             cut=None if flat or what != "proba" else cut,
@@ -448,7 +451,7 @@ with right:
                     help=f"On the {sc['points']} {part} points"
                     + (": the share of wrong label decisions" if board.multilabel else ""),
                 )
-            if k is not None and what == "proba" and not flat and board.multilabel:
+            if cut is not None and what == "proba" and not flat and board.multilabel:
                 st.caption(
                     f"Why is the dashed line at π = {cut:.2f}, not 0.5? With several classes "
                     "a point may have, the model fits its cut on the training points, the π "
