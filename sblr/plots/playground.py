@@ -7,10 +7,12 @@ rings of the same colours, hollow. The legend has one line per combination of cl
 the board. Under the points lies a grid of invisible cells that takes the clicks (a click on
 an empty spot of the plane selects the nearest cell).
 
-The surface is a heatmap image, not a filled contour: drawn alone in Chromium (Plotly.js,
-300 points, 60 × 60 grid, a loaded 2-core machine) the filled contour took 212–251 ms p50 a
-redraw, the heatmap 143–169 ms. The points and cells stay SVG: as WebGL (``scattergl``) the
-same plane took 820–845 ms, each new chart opening a WebGL context (software GL here).
+The surface is a heatmap image (smoothed by the browser), not a filled contour: drawn alone
+in Chromium (Plotly.js, 300 points, 60 × 60 grid, a loaded 2-core machine) the filled contour
+took 212–251 ms p50 a redraw, the heatmap 143–169 ms (``python -m benchmarks.playground
+--draw`` compares them; its figures swing with the machine's load). The points and cells stay
+SVG: as WebGL (``scattergl``) the same plane took 820–845 ms, each new chart opening a WebGL
+context (software GL here).
 """
 
 from __future__ import annotations
@@ -125,7 +127,7 @@ def playground_plane(
                     z=Z,
                     zmin=0.0,
                     zmax=top,
-                    zsmooth="best",
+                    zsmooth="fast",  # the browser smooths the image; "best" is per pixel in JS
                     colorscale=[[0.0, "#ffffff"], [1.0, colours[k]]],
                     opacity=0.55,
                     colorbar={
