@@ -8,14 +8,20 @@ after each change a user makes: a point placed (the board in the session changed
 does), λ moved, γ moved, the model switched. Prints p50 and p95 per change and the size of
 the plane's figure as sent.
 
-``--browser`` measures what a student waits for in Chromium instead (``/usr/bin/chromium``,
+``--browser`` measures what a student waits for in Chromium instead (budget: 200 ms p95,
+issue #46) (``/usr/bin/chromium``,
 Playwright; the dashboard started as ``sblr dashboard`` starts it): from the click on the
 plane, or the ← / → key on the λ slider, until the new plane is drawn by Plotly in the page
 and the script is idle (a click is two script runs: the selection, then the new board).
 
+``--draw`` times Plotly.js alone drawing the plane in Chromium (no Streamlit, no server:
+less at the mercy of a busy machine), as :func:`sblr.plots.playground.playground_plane`
+builds it and with the surface as the filled contour it was before issue #46, and the time
+to build the figure in Python.
+
 Run from the repo root (with sblr importable: `pip install -e .` in the repository)::
 
-    python -m benchmarks.playground [--repeats 20] [--browser]
+    python -m benchmarks.playground [--repeats 20] [--browser | --draw]
 """
 
 from __future__ import annotations
@@ -133,17 +139,84 @@ def _browser(repeats: int) -> float:
     return worst
 
 
+_DRAW = """async ([spec, n]) => {
+    const el = document.getElementById('plane'); const times = [];
+    for (let i = 0; i < n; i++) {
+        const fig = JSON.parse(spec); Plotly.purge(el); const t0 = performance.now();
+        await Plotly.newPlot(el, fig.data, fig.layout);
+        await new Promise((done) => requestAnimationFrame(() => setTimeout(done, 0)));
+        times.push(performance.now() - t0);
+    }
+    return times; }"""
+
+
+def _draw(repeats: int) -> None:
+    """Plotly.js drawing the plane alone (newPlot, as a new chart key does at a click)."""
+    import plotly
+    import plotly.io as pio
+    from playwright.sync_api import sync_playwright
+
+    from sblr import playground as pg
+    from sblr.plots import playground_plane
+
+    script = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
+    args = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-dev-shm-usage"]
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=args)
+        page = browser.new_page(viewport={"width": 1440, "height": 900})
+        page.set_content("<div id='plane' style='width:500px;height:470px'></div>")
+        page.add_script_tag(path=str(script))
+        for kind in ("multi-class", "multi-label"):
+            board = _board(kind)
+            k = 0  # one class's π: the surface and the dashed cut
+            model = pg.fit_board(board, "SparseSBLR", gamma=1.0, lam=1e-3)
+            surface = pg.surface(model, board, k, 60)
+            names = list(pg.CLASS_NAMES[: board.n_classes])
+
+            plane = dict(surface=surface, k=k, cut=pg.decision_cut(model, board, k), title="p")
+            arrays = (board.points, board.labels, board.held_out, names)
+            playground_plane(*arrays, **plane)
+            t0 = time.perf_counter()
+            for _ in range(repeats):
+                fig = playground_plane(*arrays, **plane)
+            built = (time.perf_counter() - t0) / repeats * 1000
+            spec = json.loads(pio.to_json(fig, validate=False))
+            contour = json.loads(json.dumps(spec))
+            for trace in contour["data"]:
+                if trace.get("name") == "surface":  # the surface as it was drawn before
+                    trace.update(type="contour", contours={"coloring": "fill", "showlines": False})
+                    trace.pop("zsmooth", None)
+            variants = {"heatmap (now)": spec, "filled contour": contour}
+            for smooth in (False, "best"):
+                variants[f"heatmap {smooth}"] = json.loads(json.dumps(spec))
+                for trace in variants[f"heatmap {smooth}"]["data"]:
+                    if trace.get("name") == "surface":
+                        trace["zsmooth"] = smooth
+            for name, variant in variants.items():
+                times = page.evaluate(_DRAW, [json.dumps(variant), repeats + 2])[2:]
+                p50, p95 = np.percentile(times, [50, 95])
+                print(f"{kind:<12} {name:<15} draw p50 {p50:5.0f}  p95 {p95:5.0f} ms")
+            print(f"{kind:<12} building the figure in Python: {built:.0f} ms")
+        browser.close()
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=20)
     parser.add_argument("--browser", action="store_true", help="time it in Chromium")
+    parser.add_argument("--draw", action="store_true", help="time Plotly.js drawing the plane")
     args = parser.parse_args(argv)
     from sblr.playground import encode_board
 
+    if args.draw:
+        _draw(args.repeats)
+        return 0
+
     if args.browser:
-        print(f"{'board':<12} {'change':<14} {'p50 ms':>8} {'p95 ms':>8}  (budget 300 ms p95)")
+        # issue #46: click → drawn p95 ≤ 200 ms (round 2 measured 314 ms p50 / 422 ms p95, idle)
+        print(f"{'board':<12} {'change':<14} {'p50 ms':>8} {'p95 ms':>8}  (budget 200 ms p95)")
         worst = _browser(args.repeats)
-        print(f"worst p95: {worst:.0f} ms = {worst / 300:.2f} × the 300 ms budget")
+        print(f"worst p95: {worst:.0f} ms = {worst / 200:.2f} × the 200 ms budget")
         return 0
 
     _navigation_mode()

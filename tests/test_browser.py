@@ -1139,8 +1139,9 @@ def test_the_playground_draws_clicks_moves_lambda_travels_by_link_and_sends_its_
     pg.goto(server_url + "/playground")
     pg.get_by_role("heading", name="Playground").wait_for()
     wait_idle(pg)
-    pg.get_by_role("button", name="Clear").click()
-    caption = pg.locator('[data-testid="stCaptionContainer"]').filter(has_text="held out")
+    pg.locator(".st-key-pg_clear button").first.click()
+    counts = re.compile(r"^\d+ points? \(")  # the caption under the plane
+    caption = pg.locator('[data-testid="stCaptionContainer"]').filter(has_text=counts)
     caption.filter(has_text=re.compile(r"^0 points")).wait_for()
     wait_idle(pg)
     plane = pg.locator("[class*='st-key-pg_plane_'] .js-plotly-plot")
@@ -1159,14 +1160,14 @@ def test_the_playground_draws_clicks_moves_lambda_travels_by_link_and_sends_its_
             ".map(t => Array.from(t.z, r => Array.from(r)))"
         )
 
-    pg.get_by_text("adds 20 around").click()
+    pg.locator(".st-key-pg_action [role=radiogroup] label").nth(1).click()  # + 20 around
     wait_idle(pg)
     click(0.25, 0.25, 20)  # class A, lower left
     assert not region()  # one class: no model, no region
     # the main area's note (the sidebar has its own box: the page's model is its own)
     main_info = pg.locator('[data-testid="stMain"] [data-testid="stAlertContentInfo"]')
     assert "two classes" in main_info.inner_text()
-    pg.get_by_text("B (red)").click()
+    pg.locator(".st-key-pg_class [role=radiogroup] label").nth(1).click()  # class B
     wait_idle(pg)
     click(0.75, 0.75, 40)  # class B, upper right
     first = region()
@@ -1175,6 +1176,8 @@ def test_the_playground_draws_clicks_moves_lambda_travels_by_link_and_sends_its_
     assert region() != first
     screenshot(pg, "playground_clicked")
 
+    pg.get_by_role("tab", name="β").click()  # β beside the plane, one tab away
+    wait_idle(pg)
     zeros = re.compile(r"(\d+) of 4 exactly 0")
     beta = pg.locator('[data-testid="stCaptionContainer"]').filter(has_text=zeros)
     before = int(zeros.search(beta.inner_text())[1])
@@ -1195,9 +1198,7 @@ def test_the_playground_draws_clicks_moves_lambda_travels_by_link_and_sends_its_
         fresh.goto(link)
         fresh.get_by_role("heading", name="Playground").wait_for()
         wait_idle(fresh)
-        fresh_caption = fresh.locator('[data-testid="stCaptionContainer"]').filter(
-            has_text="held out"
-        )
+        fresh_caption = fresh.locator('[data-testid="stCaptionContainer"]').filter(has_text=counts)
         assert fresh_caption.inner_text().startswith("60 points")
         fresh_plane = fresh.locator("[class*='st-key-pg_plane_'] .js-plotly-plot").first
         fresh_plane.locator(".nsewdrag").first.wait_for()
@@ -1207,11 +1208,14 @@ def test_the_playground_draws_clicks_moves_lambda_travels_by_link_and_sends_its_
         )
         assert again == shown
         # at 1024×768, with the short lesson open, the whole plane is on the first screen
-        fresh.get_by_text("A short lesson").click()
-        fresh.get_by_role("button", name="1 · C inside A ∩ B").click()
+        fresh.get_by_role("tab", name="Lesson").click()
+        wait_idle(fresh)
+        fresh.get_by_role("button", name="1 · C in A ∩ B").click()
         wait_idle(fresh)
         fresh.get_by_text("Every point of C is also a point of A and of B").wait_for()
-        fresh.evaluate("() => window.scrollTo(0, 0)")
+        # the lesson tab is under the plane at 1024 px: back to the first screen
+        fresh.locator('[data-testid="stMain"]').evaluate("(el) => el.scrollTo(0, 0)")
+        fresh.wait_for_timeout(200)
         box = fresh_plane.locator(".nsewdrag").first.bounding_box()
         assert box and box["y"] >= 0 and box["y"] + box["height"] <= 768, box
         # the plane's margins are fixed (no automatic margins: a second layout a redraw): its
@@ -1219,13 +1223,14 @@ def test_the_playground_draws_clicks_moves_lambda_travels_by_link_and_sends_its_
         outside = fresh_plane.evaluate(
             """(el) => { const svg = el.querySelector('.main-svg').getBoundingClientRect();
             const parts = [...el.querySelectorAll(
-                '.colorbar, .g-xtitle, .g-ytitle, .xtick, .ytick')];
+                '.colorbar, .gtitle, .legend, .xtick, .ytick')];
             return [parts.some(n => n.closest('.colorbar')), parts.filter(n => {
                 const r = n.getBoundingClientRect();
                 return r.width > 0 && (r.left < svg.left - 1 || r.right > svg.right + 1
-                    || r.top < svg.top - 1 || r.bottom > svg.bottom + 1); }).length]; }"""
+                    || r.top < svg.top - 1 || r.bottom > svg.bottom + 1); })
+                .map(n => n.getAttribute('class') + ': ' + n.textContent)]; }"""
         )
-        assert outside == [True, 0], outside  # a colour bar (π of C), nothing cut
+        assert outside == [True, []], outside  # a colour bar (π of C), nothing cut
     finally:
         other.close()
 
@@ -1235,3 +1240,78 @@ def test_the_playground_draws_clicks_moves_lambda_travels_by_link_and_sends_its_
     assert "playground" in pg.locator('[data-testid="stSidebarUserContent"]').inner_text()
     assert_no_errors(pg, "Coefficients on the playground's points")
     context.close()
+
+
+#: The Playground's presets as its preset box names them.
+PLAYGROUND_PRESETS = ("two blobs", "XOR", "rings", "C in A ∩ B", "noisy labels")
+#: Text cut by its box ("L…", "two l"): an element with text that overflows a box hiding
+#: the overflow.
+_CUT_TEXT = """() => [...document.querySelectorAll('[data-testid="stMain"] *')].filter(el => {
+    if (!el.offsetParent || el.closest('.js-plotly-plot') || !el.textContent.trim()) return false;
+    const style = getComputedStyle(el);
+    const hides = style.textOverflow === 'ellipsis' || style.overflowX === 'hidden';
+    return hides && el.scrollWidth > el.clientWidth + 1;
+}).map(el => el.textContent.trim().slice(0, 40))"""
+
+
+@pytest.mark.parametrize("size", [(1440, 900), (1024, 768)], ids=["1440x900", "1024x768"])
+def test_the_playground_fits_a_classroom_screen_with_every_preset(server_url, browser, size):
+    """Issue #46 items 2 and 6: with the sidebar open, at 1440×900 and 1024×768, the whole
+    plane (its title, legend and colour bar) is on the first screen with every preset, no
+    tool, caption or title is cut ("L…", "two l"), and β is one tab away; the plane is the
+    one chart drawn at a click (three were: the plane, β and the WebGL evidence space), its
+    surface an image (no filled contour). Screenshots: test-artifacts/playground_*.png."""
+    width, height = size
+    context = browser.new_context(viewport={"width": width, "height": height})
+    context.set_default_timeout(TIMEOUT_MS)
+    try:
+        pg = watched_page(context)
+        pg.goto(server_url + "/playground")
+        pg.get_by_role("heading", name="Playground").wait_for()
+        wait_idle(pg)
+        sidebar = pg.locator('[data-testid="stSidebar"]').bounding_box()
+        assert sidebar and sidebar["width"] > 200, sidebar  # the sidebar open
+        viewport = pg.viewport_size
+        plane = pg.locator("[class*='st-key-pg_plane_'] .js-plotly-plot").first
+        for name in PLAYGROUND_PRESETS:
+            if name != "two blobs":
+                before = pg.url
+                open_select(pg.locator(".st-key-pg_preset [role='combobox']"))
+                pg.get_by_role("option", name=name, exact=True).click()
+                pg.wait_for_function("(u) => location.href !== u", arg=before)
+                wait_idle(pg)
+            assert_no_errors(pg, f"the {name} preset")
+            plane.locator(".nsewdrag").first.wait_for()
+            _in_viewport(plane, viewport, f"{name}: the plane with its legend")
+            assert pg.evaluate(_CUT_TEXT) == [], name
+            cut = plane.evaluate(
+                """(el) => { const svg = el.querySelector('.main-svg').getBoundingClientRect();
+                return [...el.querySelectorAll('.gtitle, .legend, .colorbar')].filter(n => {
+                    const r = n.getBoundingClientRect();
+                    return r.left < svg.left - 1 || r.right > svg.right + 1
+                        || r.top < svg.top - 1 || r.bottom > svg.bottom + 1; }).length; }"""
+            )
+            assert cut == 0, f"{name}: the plane's title, legend or colour bar cut"
+            if width > 1100:  # beside the plane; at 1024 px under it, one scroll away
+                _in_viewport(pg.get_by_role("tab", name="β"), viewport, "the β tab")
+            assert pg.locator('[data-testid="stMain"] .js-plotly-plot').count() == 1
+            filled = plane.evaluate(
+                "(el) => el._fullData.filter(t => t.type === 'contour' "
+                "&& t.contours.coloring === 'fill').length"
+            )
+            assert filled == 0
+            slug = name.replace(" ", "_").replace("∩", "and")
+            pg.screenshot(path=str(ARTIFACTS / f"playground_{slug}_{width}x{height}.png"))
+        pg.get_by_role("tab", name="Lesson").click()
+        wait_idle(pg)
+        pg.get_by_role("button", name="1 · C in A ∩ B").click()
+        pg.get_by_text("Every point of C is also a point of A and of B").wait_for()
+        wait_idle(pg)
+        if width < 1100:  # the lesson's tab is under the plane here: back to the first screen
+            pg.locator('[data-testid="stMain"]').evaluate("(el) => el.scrollTo(0, 0)")
+            pg.wait_for_timeout(200)
+        _in_viewport(plane, viewport, "the plane in the lesson")
+        pg.screenshot(path=str(ARTIFACTS / f"playground_lesson_{width}x{height}.png"))
+        screenshot(pg, f"playground_lesson_full_{width}x{height}")
+    finally:
+        context.close()

@@ -193,3 +193,101 @@ def test_label_noise_moves_a_share_of_points_to_another_class_or_flips_labels():
     bits = int((flipped.labels != multi.labels).sum())
     sd = np.sqrt(multi.labels.size * 0.2 * 0.8)
     assert abs(bits - 0.2 * multi.labels.size) < 4 * sd + (~flipped.labels.any(axis=1)).sum()
+
+
+# ----------------------------------------------------------------------------- issue #46
+def _drawn_at(fig, x, y):
+    """The marker colours drawn at (x, y) by the point traces, and whether hollow."""
+    found = []
+    for t in fig.data:
+        if t.type != "scatter" or t.name == "cells":
+            continue
+        at = (np.asarray(t.x) == x) & (np.asarray(t.y) == y)
+        if at.any():
+            found.append((t.marker.color, t.marker.symbol == "circle-open"))
+    return found
+
+
+def test_every_class_of_a_point_is_drawn_and_held_out_points_hollow():
+    """Issue #46 item 1: in the overlap preset the A + B + C points showed A and B only. Each
+    point now shows one marker per class, in its class's colour (oracle: the board's labels
+    and the palette), hollow exactly when held out; one legend line per combination."""
+    from sblr.plots import class_colors
+    from sblr.plots.playground import playground_plane
+
+    board = preset("C where A and B overlap")
+    fig = playground_plane(board.points, board.labels, board.held_out, ["A", "B", "C"])
+    palette = class_colors(6)
+    assert (board.labels.sum(axis=1) == 3).any()
+    for i in range(len(board)):
+        drawn = _drawn_at(fig, *board.points[i])
+        # other points on the same spot would add theirs: compare against every such point
+        same = (board.points == board.points[i]).all(axis=1)
+        want = {(palette[c], bool(board.held_out[j])) for j in np.flatnonzero(same)
+                for c in np.flatnonzero(board.labels[j])}  # fmt: skip
+        assert set(drawn) == want, i
+    combos = {" + ".join("ABC"[c] for c in np.flatnonzero(r)) for r in board.labels}
+    assert {t.name for t in fig.data if t.showlegend} == combos
+
+
+def test_the_held_out_share_is_every_nth_point_and_survives_edits():
+    board = preset("two blobs").with_holdout(3)
+    assert np.flatnonzero(board.held_out)[:3].tolist() == [2, 5, 8]
+    assert board.add(0.9, -0.9, 1).every == 3 and board.remove(0).every == 3
+    assert not Board.empty(2).with_holdout(0).add(0, 0, 0).add(0.5, 0.5, 1).held_out.any()
+    assert decode_board(encode_board(board)).every == 4  # the link carries it beside pts
+    with pytest.raises(DataError, match="held out"):
+        board.with_holdout(7)
+
+
+def test_multilabel_scores_match_scikit_learn():
+    from sklearn.metrics import f1_score
+
+    board = preset("C where A and B overlap")
+    fitted = fit_board(board, "SBLR", gamma=1.0)
+    scores = board_scores(fitted, board)
+    held = board.held_out
+    for part, rows in (("train", ~held), ("test", held)):
+        pred = fitted.predict(board.points[rows])
+        truth = board.labels[rows].astype(int)
+        assert scores[part]["micro_f1"] == pytest.approx(
+            f1_score(truth, pred, average="micro", zero_division=0)
+        )
+        assert scores[part]["error"] == pytest.approx(float((pred != truth).mean()))
+
+
+def test_the_dashed_line_is_where_the_model_decides():
+    """The cut drawn for class k splits the plane where the model's own predict does
+    (oracle: predict against predict_proba at grid points); π the same everywhere when every
+    β is 0, and the title says so instead of promising a dashed line."""
+    from sblr.playground import decision_cut, ignores_points, plane_title
+
+    board = preset("C where A and B overlap")
+    fitted = fit_board(board, "SparseSBLR", gamma=1.0, lam=1e-3)
+    xs, Z = surface(fitted, board, 2, n=9)
+    gx, gy = np.meshgrid(xs, xs)
+    given = np.asarray(fitted.predict(np.c_[gx.ravel(), gy.ravel()]))[:, 2].reshape(Z.shape)
+    cut = decision_cut(fitted, board, 2)
+    assert cut != 0.5 and np.array_equal(given == 1, Z >= cut)
+    flat = fit_board(board, "SparseSBLR", gamma=1.0, lam=1.0)
+    assert ignores_points(flat) and not ignores_points(fitted)
+    assert np.ptp(surface(flat, board, 2, n=5)[1]) < 1e-12
+    assert "dashed" not in plane_title("SparseSBLR", 2, "proba", cut=cut, flat=True)
+
+
+def test_the_error_curve_is_the_error_of_the_model_fitted_at_each_lambda():
+    from sblr.playground import error_along_lambda
+
+    board = preset("noisy labels")
+    lams = [1e-4, 1e-1]
+    curve = error_along_lambda(board, "SparseSBLR", gamma=1.0, lams=lams)
+    for i, lam in enumerate(lams):
+        scores = board_scores(fit_board(board, "SparseSBLR", gamma=1.0, lam=lam), board)
+        assert curve["train"][i] == pytest.approx(scores["train"]["error"])
+        assert curve["test"][i] == pytest.approx(scores["test"]["error"])
+
+
+def test_a_preset_with_another_seed_is_new_points_of_the_same_kind():
+    one, two = preset("XOR", seed=0), preset("XOR", seed=1)
+    assert one != two and len(one) == len(two)
+    assert (one.labels.sum(axis=0) == two.labels.sum(axis=0)).all()

@@ -81,10 +81,10 @@ def test_every_board_a_link_can_hold_opens_with_its_controls(text):
     assert len(at.radio(key="pg_class").options) == max(board.n_classes, 2)
     if board.n_classes == 1:
         assert "one class" in html.unescape(texts(at.info))
-    at.button(key="pg_load").click()  # and the controls work: the default preset loads
+    at.selectbox(key="pg_preset").set_value("XOR")  # and the controls work: a preset loads
     at.run()
     assert_clean(at)
-    assert decode_board(at.query_params["pts"]) == preset("two blobs")
+    assert decode_board(at.query_params["pts"]) == preset("XOR")
 
 
 def test_a_link_too_long_to_read_says_so_and_the_playground_shows_its_default():
@@ -155,6 +155,8 @@ def test_the_short_lesson_sets_the_overlap_and_its_lambda_empties_c_of_a_and_b()
     large = fit_board(board, "SparseSBLR", gamma=1.0, lam=10**-1.5).coef_[2]
     assert large[0] == 0 and large[1] == 0 and large[2] != 0  # only C's own survives
     zeros = int((fit_board(board, "SparseSBLR", gamma=1.0, lam=10**-1.5).coef_ == 0).sum())
+    at.session_state["pg_tab"] = "β"  # β beside the plane
+    at.run()
     assert f"{zeros} of 9 exactly 0" in texts(at.caption)
     at.button(key="pg_lesson_3").click()
     at.run()
@@ -165,7 +167,6 @@ def test_a_preset_and_undo_keep_the_classes_box_in_step_with_the_board():
     at = _open({"pts": encode_board(preset("two blobs"))})
     assert at.number_input(key="pg_classes").value == 2
     at.selectbox(key="pg_preset").set_value("C where A and B overlap")
-    at.button(key="pg_load").click()
     at.run()
     assert at.number_input(key="pg_classes").value == 3
     assert len(at.radio(key="pg_class").options) == 3
@@ -190,6 +191,8 @@ def test_the_evidence_space_shows_the_class_against_the_one_that_moves_it_and_fo
 
     board = preset("C where A and B overlap")
     at = _open({"pts": encode_board(board), "pm": "SBLR", "pgamma": "0", "pk": "C"})
+    at.session_state["pg_tab"] = "Evidence"
+    at.run()
     model = fit_board(board, "SBLR", gamma=1.0)
     names = "ABC"
     for k in (2, 0):
@@ -244,3 +247,120 @@ def test_the_lambda_slider_is_live_exactly_for_the_model_that_takes_lambda(model
     slider went grey: found by the accessibility sweep.)"""
     at = _open({"pts": encode_board(preset("two blobs")), "pm": model})
     assert at.select_slider(key="pg_lam").disabled is (not takes_lam)
+
+
+# ----------------------------------------------------------------------------- issue #46
+def _plane_spec(at):
+    import json
+
+    (plane,) = [c for c in at.get("plotly_chart") if "pg_plane_" in c.proto.id]
+    return json.loads(plane.proto.spec)
+
+
+def test_region_of_follows_the_class_drawn_when_the_board_turns_multilabel():
+    """Issue #46 item 1: a second class on a point made the plane show π of A while "Region
+    of" still said "all classes". It now names the class placed, the plane's title with it,
+    and "all classes" is gone (a multi-label board has no one most probable class)."""
+    board = preset("two blobs")
+    at = _open({"pts": encode_board(board)})
+    assert at.selectbox(key="pg_show_k").value == "all classes"
+    at.radio(key="pg_class").set_value(1)
+    at.number_input(key="pg_type_x").set_value(float(board.points[0, 0]))
+    at.number_input(key="pg_type_y").set_value(float(board.points[0, 1]))
+    at.button(key="pg_type_go").click()
+    at.run()
+    assert_clean(at)
+    assert decode_board(at.query_params["pts"]).multilabel  # oracle: the board itself
+    box = at.selectbox(key="pg_show_k")
+    assert box.value == "B" and "all classes" not in box.options
+    assert "π of B" in _plane_spec(at)["layout"]["title"]["text"]
+
+
+def test_the_page_explains_the_plane_the_held_out_points_the_cut_and_a_flat_model():
+    """Issue #46 item 3. Oracles: the board's held-out points and the library's fitted cut."""
+    from sblr.playground import decision_cut
+
+    board = preset("C where A and B overlap")
+    at = _open({"pts": encode_board(board), "pk": "C"})
+    looking = texts(at.markdown)
+    assert "A point" in looking and "colour of the plane" in looking and "dashed line" in looking
+    cut = decision_cut(fit_board(board, "SparseSBLR", gamma=1.0, lam=1e-3), board, 2)
+    assert f"dashed line at π = {cut:.2f}, not 0.5" in texts(at.caption)
+    # a point placed where the fourth point falls is held out, and the page says so at once
+    small = Board(board.points[:3], board.labels[:3])
+    at = _open({"pts": encode_board(small)})
+    at.number_input(key="pg_type_x").set_value(0.9)
+    at.button(key="pg_type_go").click()
+    at.run()
+    assert "held out" in texts(at.toast)
+    # the share control: every second point held out, in the address and the count
+    at.select_slider(key="pg_test").set_value(2)
+    at.run()
+    assert_clean(at)
+    assert at.query_params["ptest"] == "2"
+    shown = decode_board(at.query_params["pts"]).with_holdout(2)
+    assert f"({int(shown.held_out.sum())} held out, hollow)" in texts(at.caption)
+    # every β at 0: said in words, and no dashed line promised
+    at = _open({"pts": encode_board(preset("two blobs")), "pk": "A", "plam": "0"})
+    assert fit_board(preset("two blobs"), "SparseSBLR", gamma=1.0, lam=1.0).coef_.any() == 0
+    assert "ignores the points" in texts(at.info)
+    assert "dashed" not in _plane_spec(at)["layout"]["title"]["text"]
+
+
+def test_the_error_curve_against_lambda_and_a_preset_with_new_points():
+    """Issue #46 item 3: the curve is the library's error at each λ of the slider; 🎲 draws
+    the preset again with the next seed."""
+    import json
+
+    from sblr.playground import error_along_lambda
+
+    board = preset("noisy labels")
+    at = _open({"pts": encode_board(board), "ptab": "Error vs λ"})
+    assert_clean(at)
+    (curve,) = [c for c in at.get("plotly_chart") if "pg_curve" in c.proto.id]
+    data = json.loads(curve.proto.spec)["data"]
+    lams = [10.0**v for v in np.arange(-5.0, 0.01, 0.5)]
+    want = error_along_lambda(board, "SparseSBLR", gamma=1.0, lams=lams)
+    from plotly.io import from_json
+
+    fig = from_json(json.dumps({"data": data}))
+    np.testing.assert_allclose(fig.data[0].y, want["train"])
+    at.button(key="pg_reseed").click()
+    at.run()
+    assert decode_board(at.query_params["pts"]) == preset("two blobs", seed=1)
+
+
+def test_the_link_carries_the_whole_view_and_old_links_open_with_defaults():
+    """Issue #46 item 4: the colouring (f̄ vs π), the class to place, the evidence-space
+    partner and the open panel come back from the address; a link without them (before
+    round 3) opens as it did."""
+    board = preset("C where A and B overlap")
+    query = {"pts": encode_board(board), "pm": "SBLR", "pk": "A", "pl": "evidence", "pc": "C"}
+    at = _open({**query, "pt2": "C", "ptab": "Evidence"})
+    assert_clean(at)
+    assert at.radio(key="pg_layer").value == "evidence f̄ₖ"
+    assert at.radio(key="pg_class").value == 2
+    (box,) = [b for b in at.selectbox if b.label.startswith("Evidence space")]
+    assert box.value == 2  # C, not the default partner
+    assert "evidence f̄ of A" in _plane_spec(at)["layout"]["title"]["text"]
+    for name, value in {**query, "pt2": "C", "ptab": "Evidence"}.items():
+        assert at.query_params[name] == value, name
+    old = _open({"pts": encode_board(board), "pm": "SBLR", "pk": "A"})
+    assert old.radio(key="pg_layer").value == "πₖ" and old.radio(key="pg_class").value == 0
+
+
+def test_use_these_points_keeps_the_playgrounds_model_gamma_and_lambda():
+    """Issue #46 item 5: the pages the points go to show the Playground's model, γ and λ
+    (it showed 3 of 9 β at 0; Coefficients then 0 of 9 at the sidebar's), and say where they
+    came from."""
+    from pages._shared.state import K_LOG_GAMMA, K_LOG_LAM, K_MODEL
+
+    board = preset("C where A and B overlap")
+    at = _open({"pts": encode_board(board), "pm": "SparseSBLR", "pgamma": "0.5", "plam": "-2"})
+    at.button(key="pg_use").click()
+    at.run()
+    assert_clean(at)
+    assert at.session_state[K_MODEL] == "SparseSBLR"
+    assert at.session_state[K_LOG_GAMMA] == pytest.approx(0.5)
+    assert at.session_state[K_LOG_LAM] == pytest.approx(-2.0)
+    assert "from the Playground" in html.unescape(texts(at.sidebar.caption))

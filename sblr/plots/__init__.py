@@ -30,6 +30,7 @@ Modules
   probabilities, the rows in the evidence space of two classes.
 * ``paths``: along the λ grid (regularization path, rank agreement).
 * ``evaluation``: precision-recall curve, confusion matrix, metric bars.
+* ``playground``: the Playground's plane (a ring per class of a point) and its error curve.
 * ``export``: :func:`figure_html`.
 * ``_style``: the colours and sizes above, input checks and layout helpers.
 
@@ -83,6 +84,7 @@ from sblr.plots.heatmaps import (
     selection_frequency_heatmap,  # noqa: F401 (public, not in __all__)
 )
 from sblr.plots.paths import rank_agreement_figure, regularization_path
+from sblr.plots.playground import error_curve, playground_plane
 
 __all__ = [
     "BETA_ABS_COLORSCALE",
@@ -99,10 +101,12 @@ __all__ = [
     "evidence_scatter",
     "feature_importance_bars",
     "cooccurrence_heatmap",
+    "error_curve",
     "figure_html",
     "label_frequency_bar",
     "pca_coordinates",
     "pca_scatter",
+    "playground_plane",
     "pr_curve_figure",
     "probability_bars",
     "rank_agreement_figure",
