@@ -125,7 +125,7 @@ def test_predict_a_file_with_the_sidebars_model_then_with_its_downloaded_file(do
     np.testing.assert_allclose(table[[f"p({c})" for c in ds.class_names]], expected, atol=1e-9)
     assert list(table["predicted"]) == [str(v) for v in model.predict(ds.X[:20])]
     assert list(table["row"]) == list(range(20))  # numbered from 0, as Explain's rows
-    assert "evidence that counted most" in table.columns
+    assert list(table.columns[:3]) == ["row", "predicted", "evidence that counted most"]
     model_file = download(at, downloads, "Download this model (skops file)")
     saved = load_model(model_file)
     np.testing.assert_allclose(saved.estimator.predict_proba(ds.X[:20]), expected, atol=1e-12)
