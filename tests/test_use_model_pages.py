@@ -58,6 +58,13 @@ def test_a_supplied_test_file_is_scored_like_the_library_does():
     table = [d for d in at.dataframe if "precision" in d.value.columns][0].value
     np.testing.assert_array_equal(table["support"], test.y.sum(axis=0))
     assert "scored on the 150 rows of test" in " ".join(c.value for c in at.caption)
+    # one test file: no "held-out rows", no fold, no spread (issue #46, item 13)
+    words = " ".join(e.value for e in (*at.caption, *at.markdown, *at.info, *at.warning))
+    assert "150 held-out rows" not in words and "each fold" not in words, words
+    assert "SparseSBLR predicts no label for 17 of the 150 rows of the test file" in words
+    (more,) = [d.value for d in at.dataframe if "yardstick_rule" in d.value.columns]
+    assert "std" not in more.columns
+    assert not [d for d in at.dataframe if "fold" in [*d.value.columns, d.value.index.name]]
 
 
 def test_tuning_beside_a_test_file_names_it_as_text():
