@@ -29,7 +29,13 @@ from pages._shared.formatting import (
 )
 from pages._shared.long_jobs import TUNE_SCHEMES, tune
 from pages._shared.questions import Scheme, Search
-from pages._shared.state import name_columns, page_context, set_tuned, show_view
+from pages._shared.state import (
+    name_columns,
+    page_context,
+    set_tuned,
+    settings_from_other_data,
+    show_view,
+)
 from sblr import DataError, decision, metrics, plots
 from sblr.tuning import PAPER_GRID
 
@@ -113,7 +119,12 @@ else:
 
 gamma_text = fmt_gamma(s.gamma)
 lam_text = f", λ = {fmt_value(s.lam)}" if s.spec.l1 else ""
-st.markdown(f"**{s.model}** with γ = {gamma_text}{lam_text} on **{esc_md(ds.name)}**")
+other = {k: v for k, v in settings_from_other_data().items() if k == "γ" or s.spec.l1}
+st.markdown(
+    f"**{s.model}** with γ = {gamma_text}{lam_text} on **{esc_md(ds.name)}**"
+    + "".join(f" · {k} set by {how} on other data" for k, how in other.items())
+    + (" (reset in the sidebar)" if other else "")
+)
 
 if test is not None:  # fitted on every row of the data in use, scored on the test file
     fitted = cached_fit(ds, s.spec)
