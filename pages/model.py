@@ -552,6 +552,7 @@ if st.button(f"Tune {s.model}", key="tune"):
             key,
             summary.loc[first, "label"],
             float(summary.loc[first, "mean"]),
+            (s.model, s.gamma, s.lam),  # the way back (issue #46, item 10)
         )
         set_tuned(res.best_params["gamma"], res.best_params.get("lam"))
         st.rerun()
@@ -576,11 +577,27 @@ if stored and stored[0] == key:
             f" At the top of the page, {esc_md(evaluation_name)}: {before[1].rstrip(' ↑↓')} "
             f"{float(summary.loc[row, 'mean']):.3f} (before tuning {before[2]:.3f})."
         )
-    st.success(
+    message, back = st.columns([4, 1], vertical_alignment="center")
+    message.success(
         f"{model}, {tuned_by}: validation {metrics.METRIC_LABELS[res.metric].rstrip(' ↑↓')} "
         f"{res.best_score:.3f} "
         f"at {chosen}; the sliders now show it.{now}"
     )
+    if before and before[0] == key and len(before) > 3:
+        # tuning can lower the test score (a choice at the grid's edge): the way back beside
+        # the message, not in the result list's closed expander
+        if back.button(
+            "Restore the setting before tuning",
+            key="restore_before_tuning",
+            help="The model, γ and λ in use before Tune ran.",
+        ):
+            model_b, gamma_b, lam_b = before[3]
+            st.session_state.pop("tuning_result", None)  # its message would say "now show it"
+            show_view(
+                "pages/model.py",
+                {"model": model_b, "gamma": gamma_b, "lam": lam_b},
+                source="the setting before tuning",
+            )
     edges = [
         f"{'γ' if k == 'gamma' else 'λ'} = {fmt_value(v)} is the grid's "
         + ("largest" if v == max(PAPER_GRID) else "smallest")
@@ -592,5 +609,9 @@ if stored and stored[0] == key:
             f"{'; '.join(edges)}: the best value may lie beyond the grid, so read the tuned "
             "model as the best of these values, not the best there is."
         )
+    st.plotly_chart(
+        plots.tuning_heatmap(res.scores, metrics.METRIC_LABELS[res.metric], best=res.best_params),
+        key="tuning_heatmap",
+    )
     with st.expander("All grid points"):
         st.dataframe(res.scores, width="stretch")

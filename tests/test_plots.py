@@ -1036,3 +1036,22 @@ def test_selection_frequencies_are_printed_in_the_cells_of_a_small_matrix():
     assert trace.texttemplate == "%{text}"
     big = selection_frequency_heatmap(np.eye(174), [f"c{i}" for i in range(174)]).data[0]
     assert big.text is None
+
+
+def test_tuning_heatmap_puts_each_score_in_its_cell_and_rings_the_choice():
+    """Issue #46, item 10. Oracle: the scores table read cell by cell (pandas' pivot)."""
+    from sblr.plots import tuning_heatmap
+
+    rng = np.random.default_rng(0)
+    gammas, lams = [10.0, 1.0, 0.1], [1e-5, 1e-4, 1e-3, 1e-2]
+    table = pd.DataFrame(
+        [(g, lam, rng.random()) for g in gammas for lam in lams], columns=["gamma", "lam", "score"]
+    ).sample(frac=1.0, random_state=0)  # in no particular order
+    fig = tuning_heatmap(table, "Micro-F1 ↑", best={"gamma": 0.1, "lam": 1e-5})
+    expected = table.pivot(index="gamma", columns="lam", values="score")
+    expected = expected.sort_index(ascending=False)  # the largest γ first (on top)
+    np.testing.assert_array_equal(np.asarray(fig.data[0].z), expected.to_numpy())
+    assert fig.data[0].y == ("10", "1", "1e-1") and fig.data[0].x[0] == "1e-5"
+    assert (fig.data[1].x, fig.data[1].y) == (("1e-5",), ("1e-1",))  # the choice, at the edge
+    no_lam = tuning_heatmap(table[table.lam == 1e-5].drop(columns="lam"), "Micro-F1 ↑")
+    assert no_lam.data[0].x == ("–",) and len(no_lam.data) == 1

@@ -10,6 +10,8 @@ import pandas as pd
 import pytest
 from apptest_helpers import goto, load_multilabel_upload, rerun, start, texts
 
+from sblr.display import log_label
+
 pytestmark = [
     pytest.mark.usefixtures("navigation_mode", "private_share_store"),
     pytest.mark.slow,
@@ -67,3 +69,27 @@ def test_a_default_lambda_from_other_data_is_no_news():
     assert "other data" not in _headline(at)
     assert "other data" not in texts(at.sidebar.caption)
     assert not _reset_buttons(at)
+
+
+def test_tune_shows_its_grid_and_the_way_back_beside_its_message():
+    """Issue #46, item 10: after Tune, a heatmap of every grid point's validation score with
+    the choice ringed (the sliders' γ), and "Restore the setting before tuning" beside the
+    message, which brings back γ = scale and the λ of before."""
+    from apptest_helpers import chart
+
+    at = goto(start({"model": "SBLR"}), "pages/model.py")
+    at.radio(key="tune_scheme").set_value("one 10% validation split (the paper's)")
+    rerun(at)
+    at.button(key="tune").click()
+    rerun(at)
+    figure = chart(at, "tuning_heatmap")
+    heat, ring = figure["data"]
+    assert len(heat["y"]) == 8 and heat["x"] == ["–"]  # SBLR: γ only
+    gamma = at.session_state["log_gamma"]
+    assert ring["y"] == [log_label(gamma)]
+    (back,) = [b for b in at.button if b.key == "restore_before_tuning"]
+    back.click()
+    rerun(at)
+    assert at.sidebar.toggle[0].value is True  # γ = scale again
+    assert at.select_slider(key="log_lam").value == -3.0  # the pinned λ of before
+    assert not [b for b in at.button if b.key == "restore_before_tuning"]
