@@ -93,3 +93,53 @@ def test_tune_shows_its_grid_and_the_way_back_beside_its_message():
     assert at.sidebar.toggle[0].value is True  # γ = scale again
     assert at.select_slider(key="log_lam").value == -3.0  # the pinned λ of before
     assert not [b for b in at.button if b.key == "restore_before_tuning"]
+
+
+def collinear_labels(seed=0, n=200, groups=10, per=4, d=6):
+    """Many labels in groups of near-duplicates (CAL500's shape: tags that go together), so
+    that their evidence columns are collinear: 40 labels, 6 features."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    latent = X @ rng.normal(size=(d, groups)) + 0.3 * rng.normal(size=(n, groups))
+    Y = np.zeros((n, groups * per), dtype=int)
+    for g in range(groups):
+        for j in range(per):
+            Y[:, g * per + j] = latent[:, g] + 0.05 * rng.normal(size=n) > 0.5
+    names = [f"tag{j:02d}" for j in range(groups * per)]
+    frame = pd.DataFrame(X, columns=[f"x{i}" for i in range(d)])
+    frame[names] = Y
+    return _csv(frame), X, Y, names
+
+
+def test_coefficients_check_sparse_sblr_at_its_lambda_and_rank_classes_by_frequency():
+    """Issue #46, item 7: on many collinear labels SparseSBLR at λ = 1e-4 still keeps
+    collinear evidence, so the page must not send the reader to it: one sentence says neither
+    model's β can be read (the count of classes from the library's check on the model fitted
+    here), the numbers sit in an expander, and the classes shown are the most frequent (a
+    stable ranking, oracle: label counts). At λ = 1e-1 SparseSBLR's β can be read."""
+    from apptest_helpers import chart
+
+    from sblr import SparseSBLRClassifier
+    from sblr.diagnostics import sparse_conditioning
+    from sblr.interpret import frequent_classes
+
+    data, X, Y, names = collinear_labels()
+    model = SparseSBLRClassifier(lam=1e-4).fit(X, Y)
+    check = sparse_conditioning(model.coef_, model.featurizer_.training_evidence())
+    assert check.unreadable.size > 0  # the data reproduce it
+    at = load_multilabel_upload(start({"lam": "0.0001"}), "tags.csv", data, names)
+    goto(at, "pages/coefficients.py")
+    (warning,) = [w.value for w in at.warning if "read one by one" in w.value]
+    assert warning.startswith("**Neither SBLR's nor SparseSBLR's coefficients can be read one")
+    assert f"for {check.unreadable.size} of 40 classes" in warning
+    assert "VIF" not in warning and warning.count(". ") <= 1  # one sentence and the remedy
+    details = texts([m for e in at.expander if e.label.startswith("Why") for m in e.markdown])
+    assert "VIF" in details and "SparseSBLR keeps" in details
+    k = at.session_state["target_class"]
+    shown = frequent_classes(Y, 30, include=[k])
+    assert chart(at, "beta_heatmaps")["data"][0]["y"] == [names[t] for t in shown]
+
+    at.select_slider(key="log_lam").set_value(-1.0)
+    rerun(at)
+    (warning,) = [w.value for w in at.warning if "read one by one" in w.value]
+    assert "SparseSBLR's can at λ = 1e-1" in warning
