@@ -1055,3 +1055,23 @@ def test_tuning_heatmap_puts_each_score_in_its_cell_and_rings_the_choice():
     assert (fig.data[1].x, fig.data[1].y) == (("1e-5",), ("1e-1",))  # the choice, at the edge
     no_lam = tuning_heatmap(table[table.lam == 1e-5].drop(columns="lam"), "Micro-F1 ↑")
     assert no_lam.data[0].x == ("–",) and len(no_lam.data) == 1
+
+
+def test_long_names_alike_but_for_a_middle_part_keep_that_part_on_the_bars():
+    """Issue #46, item 8: CAL500-like feature names share a long prefix and differ in a part
+    in the middle (Std / Mean) and one near the end (the MFCC index): cut at the window
+    they looked alike. Oracle: the parts that differ, read off the names by hand, are each in
+    the name's tick, the ticks are distinct, and the subtitle gives the key to the "…"."""
+    from sblr.plots import feature_importance_bars
+
+    stats, index = ("Std", "Mean"), (1, 2, 3)
+    names = [f"Mean_Acc1298_{s}_Mem40_MFCC{i}_of_the_second_window" for s in stats for i in index]
+    table = pd.DataFrame(
+        {"feature": names, "mean_abs": np.linspace(1, 0.5, 6), "mean": 0.1, "share": 1 / 6}
+    )
+    fig = feature_importance_bars(table)
+    ticks = list(fig.layout.yaxis.ticktext)
+    assert len(set(ticks)) == 6
+    for tick, (s, i) in zip(ticks, [(s, i) for s in stats for i in index], strict=True):
+        assert s in tick and f"MFCC{i}" in tick, tick
+    assert "… in the names: Acc1298 Mem40" in fig.layout.title.text
