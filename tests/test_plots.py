@@ -882,9 +882,16 @@ def test_beta_heatmaps_mark_negative_cells_so_the_sign_reads_without_colour():
     B = np.array([[2.0, -1.0, 0.0], [0.5, 1.5, -0.2], [0.0, -3.0, 1.0]])
     for signed in (True, False):
         fig = beta_heatmaps({"SparseSBLR": B}, ["a", "b", "c"], signed=signed)
-        text = np.asarray(fig.data[0].text)
-        np.testing.assert_array_equal(text == "−", B < 0)
+        text = np.asarray(fig.data[0].text, dtype=str)
+        np.testing.assert_array_equal(np.char.startswith(text, "−"), B < 0)
         assert fig.data[0].texttemplate == "%{text}"
+    # up to 12 classes each cell prints its value (issue #46, item 14): read back, it is β
+    # to two digits; an exact zero prints nothing
+    written = np.array([[float(t.replace("−", "-")) if t else 0.0 for t in row] for row in text])
+    np.testing.assert_allclose(written, B, rtol=0.05)
+    assert (text == "").tolist() == (B == 0).tolist()
+    mid = beta_heatmaps({"m": np.eye(20) - 0.01}, [f"c{i}" for i in range(20)])
+    assert set(np.asarray(mid.data[0].text).ravel()) == {"−", ""}  # 20 classes: the sign only
     many = beta_heatmaps({"m": np.eye(40) - 0.01}, [f"c{i}" for i in range(40)])
     assert many.data[0].text is None  # too many cells to write in: no marks
 
