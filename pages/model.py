@@ -23,7 +23,7 @@ from pages._shared.formatting import (
     esc_md,
     fmt_gamma,
     fmt_value,
-    safe_filename,
+    result_list_filename,
     text_table,
     to_csv_bytes,
 )
@@ -348,7 +348,7 @@ with st.expander(f"Results of this session ({len(results)})"):
     st.download_button(
         "Download the result list (CSV)",
         to_csv_bytes(listed.rename(columns=plain).astype(object).fillna("–"), index=False),
-        file_name=safe_filename(ds.name, "result_list", suffix=".csv"),
+        file_name=result_list_filename(listed["data"]),
         mime="text/csv",
         key="result_list_download",
     )
