@@ -101,6 +101,28 @@ shown = std if standardized else raw
 m = ds.n_classes
 diag = diagnostics(ds, s.gamma)
 kept = sparse_diagnostics(ds, s.spec_for("SparseSBLR"))
+if diag.unreliable or not kept.readable:
+    # one sentence on the first screen, the numbers (VIFs, names) in an expander: the
+    # paragraph of both pushed the β heatmap's reading down (issue #46, item 7)
+    lam_text = fmt_value(s.lam)
+    st.warning(
+        f"**SBLR's coefficients cannot be read one by one here; SparseSBLR's can at λ = "
+        f"{lam_text}**: the evidence each class keeps is not collinear."
+        if kept.readable
+        else f"**Neither SBLR's nor SparseSBLR's coefficients can be read one by one at λ = "
+        f"{lam_text}**: SparseSBLR still keeps collinear evidence for {kept.unreadable.size} "
+        f"of {m} classes. Raise λ until the classes keep less.",
+        icon=":material/warning:",
+    )
+    with st.expander("Why: the conditioning of the evidence"):
+        st.markdown(
+            " ".join(esc_md(x) for x in diag.sentences(ds.class_names))
+            + " Many different β then fit the data equally well, so single SBLR coefficients "
+            "(even their signs) are not identifiable; SparseSBLR's are where the evidence "
+            "columns it keeps are not collinear."
+        )
+        st.markdown(esc_md(kept.sentence(lam_text) + " " + kept.details(ds.class_names)).strip())
+
 if kept.readable:
     classes = classes_shown(
         ds,
@@ -156,28 +178,6 @@ if sparse_model.approx_ is not None:
         f"Fitted on approximate evidence (Nyström, D = {sparse_model.n_components}): "
         f"{ds.n_samples:,} rows is past the exact method's size limit."
     )
-
-if diag.unreliable or not kept.readable:
-    # one sentence on the first screen, the numbers (VIFs, names) in an expander: the
-    # paragraph of both pushed the β heatmap's reading down (issue #46, item 7)
-    lam_text = fmt_value(s.lam)
-    st.warning(
-        f"**SBLR's coefficients cannot be read one by one here; SparseSBLR's can at λ = "
-        f"{lam_text}**: the evidence each class keeps is not collinear."
-        if kept.readable
-        else f"**Neither SBLR's nor SparseSBLR's coefficients can be read one by one at λ = "
-        f"{lam_text}**: SparseSBLR still keeps collinear evidence for {kept.unreadable.size} "
-        f"of {m} classes. Raise λ until the classes keep less.",
-        icon=":material/warning:",
-    )
-    with st.expander("Why: the conditioning of the evidence"):
-        st.markdown(
-            " ".join(esc_md(x) for x in diag.sentences(ds.class_names))
-            + " Many different β then fit the data equally well, so single SBLR coefficients "
-            "(even their signs) are not identifiable; SparseSBLR's are where the evidence "
-            "columns it keeps are not collinear."
-        )
-        st.markdown(esc_md(kept.sentence(lam_text) + " " + kept.details(ds.class_names)).strip())
 
 col1, col2 = st.columns(2)
 # Downloads are made when clicked (a callable): on many classes the files take longer to

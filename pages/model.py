@@ -577,8 +577,7 @@ if stored and stored[0] == key:
             f" At the top of the page, {esc_md(evaluation_name)}: {before[1].rstrip(' ↑↓')} "
             f"{float(summary.loc[row, 'mean']):.3f} (before tuning {before[2]:.3f})."
         )
-    message, back = st.columns([4, 1], vertical_alignment="center")
-    message.success(
+    st.success(
         f"{model}, {tuned_by}: validation {metrics.METRIC_LABELS[res.metric].rstrip(' ↑↓')} "
         f"{res.best_score:.3f} "
         f"at {chosen}; the sliders now show it.{now}"
@@ -586,7 +585,7 @@ if stored and stored[0] == key:
     if before and before[0] == key and len(before) > 3:
         # tuning can lower the test score (a choice at the grid's edge): the way back beside
         # the message, not in the result list's closed expander
-        if back.button(
+        if st.button(
             "Restore the setting before tuning",
             key="restore_before_tuning",
             help="The model, γ and λ in use before Tune ran.",

@@ -295,10 +295,10 @@ def tuning_heatmap(scores, metric_label: str, *, best: dict | None = None) -> go
     layout = {
         **_titled(
             f"Validation {metric_label} at every grid point",
-            "inner folds of the training rows; the ringed cell is the choice: at the grid's "
-            "edge, the best value may lie beyond it",
+            "scored on validation rows taken from the training rows; the ringed cell is the "
+            "choice: at the grid's edge, the best value may lie beyond it",
         ),
-        "xaxis": {"title": {"text": "λ"}, "type": "category"},
+        "xaxis": {"title": {"text": "λ" if has_lam else "(a model without λ)"}, "type": "category"},
         "yaxis": {"title": {"text": "γ"}, "type": "category", "autorange": "reversed"},
         "height": _height(len(gammas), base=160, per=30, lo=320, hi=520),
     }
