@@ -143,3 +143,19 @@ def test_coefficients_check_sparse_sblr_at_its_lambda_and_rank_classes_by_freque
     rerun(at)
     (warning,) = [w.value for w in at.warning if "read one by one" in w.value]
     assert "SparseSBLR's can at λ = 1e-1" in warning
+
+
+def test_the_lesson_panels_figures_have_no_toolbar_over_their_title():
+    """Issue #46, item 14: at 1024 px Plotly's toolbar covered the panel figure's two-line
+    title; the panel's figures are drawn without it (the page's own figures keep theirs)."""
+    import json
+
+    from pages._shared.lesson import STEPS
+
+    at = goto(start({"step": "3"}), "pages/lesson.py")
+    at.button(key="lesson_show").click()
+    at.run()
+    at.switch_page(STEPS[2]["page"])
+    rerun(at)
+    (panel,) = [c for c in at.get("plotly_chart") if c.proto.id.endswith("-lesson_chart")]
+    assert json.loads(panel.proto.config)["displayModeBar"] is False
