@@ -201,7 +201,7 @@ for col, name in zip(cols, shown, strict=False):
     row = summary.loc[name]
     spread = f" ± {row['std']:.3f}" if scheme == "kfold" else ""
     label, value, beside = row["label"], f"{row['mean']:.3f}{spread}", ""
-    if name == "macro_f1" and one_split:
+    if name == "macro_f1" and one_split and ds.task == "multilabel":
         # classes in no held-out row and never predicted count as F1 = 1 in Mulan's macro-F1
         # (0.736 above a micro-F1 of 0.715 on a small hold-out): the tile shows the classes
         # seen, Mulan's value beside it (issue #46, item 11)
