@@ -4,7 +4,13 @@ sparsity."""
 import pandas as pd
 import streamlit as st
 
-from pages._shared.cache import cached_fit, diagnostics, shared_figure, training_evidence
+from pages._shared.cache import (
+    cached_fit,
+    diagnostics,
+    shared_figure,
+    sparse_diagnostics,
+    training_evidence,
+)
 from pages._shared.formatting import (
     LOG_GRID,
     context,
@@ -26,6 +32,7 @@ from sblr.interpret import (
     cluster_order,
     cooccurrence,
     evidence_sd,
+    frequent_classes,
     sparsity_summary,
     standardized_coef,
     top_classes,
@@ -101,19 +108,55 @@ raw = {sparse_name: sparse_model.coef_, "SBLR": sblr_model.coef_}
 std = {name: standardized_coef(c, sd=sd) for name, c in raw.items()}
 shown = std if standardized else raw
 m = ds.n_classes
-classes = classes_shown(
-    ds,
-    prefix="beta",
-    what="SparseSBLR's top N by |β̃|" if standardized else "SparseSBLR's top N by |β|",
-    # ranked by what can be read: SparseSBLR's links (SBLR's dense β is not identifiable
-    # with many classes and filled the top 30 with classes SparseSBLR leaves out), SBLR's
-    # only where SparseSBLR ties (all zero); the sidebar's class is always among them
-    rank=lambda n: top_classes(shown[sparse_name], n, include=[s.k], tiebreak=shown["SBLR"]),
-    help="Classes ranked by SparseSBLR's largest |coefficient| in their row or column (their "
-    "own weight left out; SBLR's orders the classes SparseSBLR leaves at 0), always with the "
-    f"sidebar's class. Up to {plots.MAX_TICK_LABELS} classes the chart names every row and "
-    "column. The stability heatmap below shows the same classes.",
-)
+diag = diagnostics(ds, s.gamma)
+kept = sparse_diagnostics(ds, s.spec_for("SparseSBLR"))
+if diag.unreliable or not kept.readable:
+    # one sentence on the first screen, the numbers (VIFs, names) in an expander: the
+    # paragraph of both pushed the β heatmap's reading down (issue #46, item 7)
+    lam_text = fmt_value(s.lam)
+    st.warning(
+        f"**SBLR's coefficients cannot be read one by one here; SparseSBLR's can at λ = "
+        f"{lam_text}**: the evidence each class keeps is not collinear."
+        if kept.readable
+        else f"**Neither SBLR's nor SparseSBLR's coefficients can be read one by one at λ = "
+        f"{lam_text}**: SparseSBLR still keeps collinear evidence for {kept.unreadable.size} "
+        f"of {m} classes. Raise λ until the classes keep less.",
+        icon=":material/warning:",
+    )
+    with st.expander("Why: the conditioning of the evidence"):
+        st.markdown(
+            " ".join(esc_md(x) for x in diag.sentences(ds.class_names))
+            + " Many different β then fit the data equally well, so single SBLR coefficients "
+            "(even their signs) are not identifiable; SparseSBLR's are where the evidence "
+            "columns it keeps are not collinear."
+        )
+        st.markdown(esc_md(kept.sentence(lam_text) + " " + kept.details(ds.class_names)).strip())
+
+if kept.readable:
+    classes = classes_shown(
+        ds,
+        prefix="beta",
+        what="SparseSBLR's top N by |β̃|" if standardized else "SparseSBLR's top N by |β|",
+        # ranked by what can be read: SparseSBLR's links (SBLR's dense β is not identifiable
+        # with many classes and filled the top 30 with classes SparseSBLR leaves out), SBLR's
+        # only where SparseSBLR ties (all zero); the sidebar's class is always among them
+        rank=lambda n: top_classes(shown[sparse_name], n, include=[s.k], tiebreak=shown["SBLR"]),
+        help="Classes ranked by SparseSBLR's largest |coefficient| in their row or column "
+        "(their own weight left out; SBLR's orders the classes SparseSBLR leaves at 0), always "
+        f"with the sidebar's class. Up to {plots.MAX_TICK_LABELS} classes the chart names "
+        "every row and column. The stability heatmap below shows the same classes.",
+    )
+else:  # β that cannot be read cannot rank either: a step of λ reshuffled the top N
+    classes = classes_shown(
+        ds,
+        prefix="beta",
+        what="the N most frequent",
+        rank=lambda n: frequent_classes(ds.label_matrix(), n, include=[s.k]),
+        help="Classes ranked by how many rows carry them (SparseSBLR's β cannot be read one by "
+        "one at this λ, so they do not rank), always with the sidebar's class. Up to "
+        f"{plots.MAX_TICK_LABELS} classes the chart names every row and column. The stability "
+        "heatmap below shows the same classes.",
+    )
 if clustered and classes is not None:
     classes = [int(t) for t in cluster_order(shown[sparse_name], classes)]
 C = cooccurrence(ds.label_matrix())
@@ -145,17 +188,6 @@ if sparse_model.approx_ is not None:
     st.caption(
         f"Fitted on approximate evidence (Nyström, D = {sparse_model.n_components}): "
         f"{ds.n_samples:,} rows is past the exact method's size limit."
-    )
-
-diag = diagnostics(ds, s.gamma)
-if diag.unreliable:
-    st.warning(
-        "**SBLR's coefficients cannot be read one by one here.** "
-        + " ".join(esc_md(x) for x in diag.sentences(ds.class_names))
-        + " Many different β then fit the data equally well, so single SBLR coefficients "
-        "(even their signs) are not identifiable. Read SparseSBLR's β and check how stable "
-        "they are below.",
-        icon=":material/warning:",
     )
 
 col1, col2 = st.columns(2)

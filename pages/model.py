@@ -23,13 +23,19 @@ from pages._shared.formatting import (
     esc_md,
     fmt_gamma,
     fmt_value,
-    safe_filename,
+    result_list_filename,
     text_table,
     to_csv_bytes,
 )
 from pages._shared.long_jobs import TUNE_SCHEMES, tune
 from pages._shared.questions import Scheme, Search
-from pages._shared.state import name_columns, page_context, set_tuned, show_view
+from pages._shared.state import (
+    name_columns,
+    page_context,
+    set_tuned,
+    settings_from_other_data,
+    show_view,
+)
 from sblr import DataError, metrics, plots
 from sblr.decision import Decision
 from sblr.tuning import PAPER_GRID
@@ -114,7 +120,12 @@ else:
 
 gamma_text = fmt_gamma(s.gamma)
 lam_text = f", λ = {fmt_value(s.lam)}" if s.spec.l1 else ""
-st.markdown(f"**{s.model}** with γ = {gamma_text}{lam_text} on **{esc_md(ds.name)}**")
+other = {k: v for k, v in settings_from_other_data().items() if k == "γ" or s.spec.l1}
+st.markdown(
+    f"**{s.model}** with γ = {gamma_text}{lam_text} on **{esc_md(ds.name)}**"
+    + "".join(f" · {k} set by {how} on other data" for k, how in other.items())
+    + (" (reset in the sidebar)" if other else "")
+)
 
 if test is not None:  # fitted on every row of the data in use, scored on the test file
     fitted = cached_fit(ds, s.spec, decided=True)
@@ -144,6 +155,10 @@ else:
     cuts_held = held_out_cuts(ds, s.spec, split)
     yard = yardstick(ds, split)
 summary = result.summary
+# one split (a hold-out or the test file) has no spread and no folds to list: its std was
+# "0.0000" and its one row "fold 0" (issue #46, item 13)
+one_split = scheme != "kfold"
+held_rows = "rows of the test file" if test is not None else "held-out rows"
 with st.spinner("Fitting scikit-learn's logistic regression on the same rows (the yardstick)…"):
     lr_yard = lr_test_yardstick(ds, test) if test is not None else lr_yardstick(ds, split)
 lr_summary, lr_empty = lr_yard if lr_yard is not None else (None, None)
@@ -186,10 +201,21 @@ for col, name in zip(cols, shown, strict=False):
         continue
     row = summary.loc[name]
     spread = f" ± {row['std']:.3f}" if scheme == "kfold" else ""
+    label, value, beside = row["label"], f"{row['mean']:.3f}{spread}", ""
+    if name == "macro_f1" and one_split and ds.task == "multilabel":
+        # classes in no held-out row and never predicted count as F1 = 1 in Mulan's macro-F1
+        # (0.736 above a micro-F1 of 0.715 on a small hold-out): the tile shows the classes
+        # seen, Mulan's value beside it (issue #46, item 11)
+        seen, n_seen = metrics.macro_f1_seen(y_held, P_held, cuts_held)
+        if n_seen < ds.n_classes:
+            label = f"Macro-F1 ↑ over the {n_seen} classes seen"
+            value = f"{seen:.3f}" if n_seen else "–"
+            beside = f"all {ds.n_classes}, unseen = 1: {row['mean']:.3f} · "
     col.metric(
-        row["label"],
-        f"{row['mean']:.3f}{spread}",
-        (f"LR: {lr_summary.loc[name, 'mean']:.3f} · " if lr_summary is not None else "")
+        label,
+        value,
+        beside
+        + (f"LR: {lr_summary.loc[name, 'mean']:.3f} · " if lr_summary is not None else "")
         + f"{YARD_NAME[name]}: {yard.loc[name, 'mean']:.3f}",
         delta_color="off",
         delta_arrow="off",
@@ -202,10 +228,17 @@ for col, name in zip(cols, shown, strict=False):
             else "every row gets the training frequency of each label as its score, and only "
             "labels that more than half the training rows carry are predicted."
         )
-        + (f" ± is the sd over the {n_splits} folds (not a change)." if scheme == "kfold" else ""),
+        + (f" ± is the sd over the {n_splits} folds (not a change)." if scheme == "kfold" else "")
+        + (
+            " Macro-F1 over the classes seen: the mean F1 of the classes that are true or "
+            f"predicted in some of the {held_rows}; the others (neither) count as F1 = 1 in "
+            "Mulan's macro-F1, given beside it, as are LR's and the yardstick's."
+            if beside
+            else ""
+        ),
     )
 if ds.task == "multilabel":
-    with st.expander("More metrics and per-fold values"):
+    with st.expander("More metrics" if one_split else "More metrics and per-fold values"):
         table = summary.assign(
             yardstick=yard["mean"], yardstick_rule=[YARD_NAME[n] for n in summary.index]
         )
@@ -213,16 +246,20 @@ if ds.task == "multilabel":
             table = table.assign(LR=lr_summary["mean"].reindex(table.index))
         # an undefined value (a metric with no row to score) is "–", as the captions say,
         # never the "None" a NaN shows as in a table
-        st.dataframe(text_table(table, precision=4), width="stretch")
-        st.dataframe(text_table(result.per_fold, precision=4), width="stretch")
+        if one_split:
+            table = table.drop(columns="std", errors="ignore")
+        st.dataframe(text_table(table, precision=4), width="stretch", key="more_metrics")
+        if not one_split:
+            st.dataframe(text_table(result.per_fold, precision=4), width="stretch")
 else:
     st.plotly_chart(
         plots.confusion_matrix_figure(result.confusion, ds.class_names),
         key="confusion",
         width="content",  # the figure's own width: its colour bar beside the square matrix
     )
-    with st.expander("Per-fold values"):
-        st.dataframe(text_table(result.per_fold, precision=4), width="stretch")
+    if not one_split:
+        with st.expander("Per-fold values"):
+            st.dataframe(text_table(result.per_fold, precision=4), width="stretch")
 st.download_button(
     "Download metrics (CSV)",
     to_csv_bytes(summary),
@@ -307,7 +344,7 @@ with st.expander(f"Results of this session ({len(results)})"):
     st.download_button(
         "Download the result list (CSV)",
         to_csv_bytes(listed.rename(columns=plain).astype(object).fillna("–"), index=False),
-        file_name=safe_filename(ds.name, "result_list", suffix=".csv"),
+        file_name=result_list_filename(listed["data"]),
         mime="text/csv",
         key="result_list_download",
     )
@@ -342,8 +379,12 @@ if ds.task == "multilabel":
     else:
         threshold = cuts_held
         st.caption(
-            f"The model's decision: {whole_decision.describe()} (fitted on all rows; each "
-            "fold's model fitted its own on its training rows)."
+            f"The model's decision: {whole_decision.describe()} (fitted on all rows"
+            + (
+                "; each fold's model fitted its own on its training rows)."
+                if not one_split
+                else ")."
+            )
             if whole_decision.kind == "cut"
             else f"The model's decision: {whole_decision.describe()} (π ≥ 0.5 on its scores)."
         )
@@ -368,19 +409,21 @@ if ds.task == "multilabel":
     if counts["empty_rows"] == counts["rows"]:
         st.warning(
             f"At this threshold {s.model} predicts no label for any of the {counts['rows']:,} "
-            "held-out rows, so nothing is predicted (micro-F1 is 0 and precision undefined). "
+            f"{held_rows}, so nothing is predicted (micro-F1 is 0 and precision undefined). "
             "Lower the threshold" + (", or λ (or let Tune choose it)." if s.spec.l1 else ".")
         )
     elif counts["empty_rows"]:
         st.caption(
             f"{s.model} predicts no label for {counts['empty_rows']:,} of the {counts['rows']:,} "
-            "held-out rows at this threshold."
+            f"{held_rows} at this threshold."
         )
     if counts["absent_labels"]:
         st.caption(
-            f"{counts['absent_labels']} of {ds.n_classes} classes occur in no held-out row and "
+            f"{counts['absent_labels']} of {ds.n_classes} classes occur in none of the "
+            f"{held_rows} and "
             "are never predicted: macro-F1 counts each as F1 = 1 (Mulan's convention, so "
-            "micro- and macro-F1 can differ a lot); the table below leaves their F1 empty."
+            "micro- and macro-F1 can differ a lot; the tile at the top leaves them out); the "
+            "table below leaves their F1 empty."
         )
 else:
     threshold = None
@@ -504,6 +547,7 @@ if st.button(f"Tune {s.model}", key="tune"):
             key,
             summary.loc[first, "label"],
             float(summary.loc[first, "mean"]),
+            (s.model, s.gamma, s.lam),  # the way back (issue #46, item 10)
         )
         set_tuned(res.best_params["gamma"], res.best_params.get("lam"))
         st.rerun()
@@ -533,6 +577,21 @@ if stored and stored[0] == key:
         f"{res.best_score:.3f} "
         f"at {chosen}; the sliders now show it.{now}"
     )
+    if before and before[0] == key and len(before) > 3:
+        # tuning can lower the test score (a choice at the grid's edge): the way back beside
+        # the message, not in the result list's closed expander
+        if st.button(
+            "Restore the setting before tuning",
+            key="restore_before_tuning",
+            help="The model, γ and λ in use before Tune ran.",
+        ):
+            model_b, gamma_b, lam_b = before[3]
+            st.session_state.pop("tuning_result", None)  # its message would say "now show it"
+            show_view(
+                "pages/model.py",
+                {"model": model_b, "gamma": gamma_b, "lam": lam_b},
+                source="the setting before tuning",
+            )
     edges = [
         f"{'γ' if k == 'gamma' else 'λ'} = {fmt_value(v)} is the grid's "
         + ("largest" if v == max(PAPER_GRID) else "smallest")
@@ -544,5 +603,9 @@ if stored and stored[0] == key:
             f"{'; '.join(edges)}: the best value may lie beyond the grid, so read the tuned "
             "model as the best of these values, not the best there is."
         )
+    st.plotly_chart(
+        plots.tuning_heatmap(res.scores, metrics.METRIC_LABELS[res.metric], best=res.best_params),
+        key="tuning_heatmap",
+    )
     with st.expander("All grid points"):
         st.dataframe(res.scores, width="stretch")

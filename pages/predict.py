@@ -140,12 +140,19 @@ st.dataframe(
     hide_index=True,
     width="stretch",
     key="predictions",
+    # the texts wrap in rows three lines high, "predicted" and the evidence given the width
+    row_height=66,
     column_config={
         c: st.column_config.NumberColumn(format="%.3f")
         for c in table.columns
         if c.startswith(("p(", "score("))
     }
-    | {"row": st.column_config.NumberColumn(format="%d")},
+    | {
+        "row": st.column_config.NumberColumn(format="%d", width=48),
+        "predicted": st.column_config.TextColumn(width="medium"),
+        "true": st.column_config.TextColumn(width="medium"),
+        "evidence that counted most": st.column_config.TextColumn(width="large"),
+    },
 )
 rule = Decision.of(saved.estimator).describe()
 st.caption(

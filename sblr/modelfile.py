@@ -228,11 +228,11 @@ class SavedModel:
         """One row per row of ``rows`` (a Dataset read with :meth:`read`): ``row`` (its
         position, from 0, as Explain and the Data page number rows), ``predicted`` (the class;
         multi-label: the labels joined by "; ", "(none)" for an empty set), ``true`` when the
-        file has labels, then each class's probability ``p(<class>)`` (BR-SVM, which has
-        none: its score ``score(<class>)``), and for the
-        similarity models ``evidence that counted most``: for the row's most probable class
-        k, its logit and π and the two classes t whose terms βₜᵏ·f̄ₜ(x) raise it most and the
-        two that lower it most (SML: the classes with the most evidence)."""
+        file has labels, for the similarity models ``evidence that counted most``: for the
+        row's most probable class k, its logit and π and the two classes t whose terms
+        βₜᵏ·f̄ₜ(x) raise it most and the two that lower it most (SML: the classes with the most
+        evidence), then each class's probability ``p(<class>)`` (BR-SVM, which has none: its
+        score ``score(<class>)``)."""
         est = self.estimator
         X = self.features(rows.X)
         names = [str(n) for n in (self.info.get("class_names") or rows.class_names)]
@@ -252,11 +252,12 @@ class SavedModel:
         table["predicted"] = label_sets(pred) if multilabel else [str(v) for v in pred]
         if rows.has_labels:
             table["true"] = label_sets(rows.y) if multilabel else [str(v) for v in rows.y]
-        for j, name in enumerate(names):
-            table[f"{kind}({name})"] = scores[:, j]
+        # the reading before the numbers: after 20 probabilities the evidence was off screen
         counted = _evidence_that_counted(est, X, scores, names)
         if counted is not None:
             table["evidence that counted most"] = counted
+        for j, name in enumerate(names):
+            table[f"{kind}({name})"] = scores[:, j]
         return table
 
     def read(self, source, **kwargs):

@@ -79,3 +79,29 @@ def test_findings_name_a_few_classes_and_count_the_rest():
     collinear, separated = diag.sentences(names)[1:]
     assert collinear.count("class_") == 4 and "class_19 (50)" in collinear
     assert "and 16 more" in collinear and "and 16 more" in separated
+
+
+def test_sparse_conditioning_is_the_condition_number_of_the_columns_each_class_keeps():
+    """Issue #46, item 7. Oracle: numpy's condition number (an SVD) of the standardized
+    evidence columns a row of β keeps, class by class; a pair of near-duplicate columns
+    kept together is collinear, either of them alone is not."""
+    from sblr.diagnostics import CONDITION_WARNING, sparse_conditioning
+
+    rng = np.random.default_rng(1)
+    F = rng.normal(size=(80, 6))
+    F[:, 1] = F[:, 0] + 1e-5 * rng.normal(size=80)  # class 1's evidence ~ class 0's
+    B = np.zeros((6, 6))
+    B[0, [0, 1, 2]] = 1.0  # keeps the pair
+    B[1, [1, 3]] = -2.0
+    B[2, [2, 3, 4, 5]] = 0.5
+    B[3, 3] = 1.0  # one column
+    result = sparse_conditioning(B, F)
+    Z = (F - F.mean(axis=0)) / F.std(axis=0)
+    for k in range(6):
+        kept = np.flatnonzero(B[k])
+        expected = np.linalg.cond(Z[:, kept]) if kept.size > 1 else 1.0
+        # through the Gram matrix, whose condition number is the square: ~cond² · 1e-16 off
+        assert result.condition[k] == pytest.approx(expected, rel=1e-4), k
+    assert result.n_kept.tolist() == [3, 2, 4, 1, 0, 0]
+    assert result.unreadable.tolist() == [0] and result.condition[0] > CONDITION_WARNING
+    assert "1 of 6 classes keep collinear evidence" in result.sentence("1e-4")

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from apptest_helpers import array, chart, goto, keyed, load_multilabel_upload, rerun, start, widget
+from sklearn.metrics import f1_score
 
 from sblr import SparseSBLRClassifier
 from sblr.evaluation import make_splits
@@ -68,14 +69,25 @@ def test_model_page_tells_an_empty_model_from_a_good_one_and_starts_on_a_class_i
     shown = {}
     for m in at.metric:  # the top rows (the threshold's row below repeats some labels)
         shown.setdefault(m.label, m)
-    top = ["Micro-F1 ↑", "Macro-F1 ↑", "Rows with no label"]
-    assert [m.label for m in at.metric][:3] == top
-    assert {"Hamming loss ↓", "Average precision ↑", "Ranking loss ↓"} <= set(shown)
-
     # oracle: the model fitted here on the hold-out split's training rows
     train = np.setdiff1d(np.arange(N_ROWS), test)
     model = SparseSBLRClassifier(lam=1e-3).fit(X[train], Y[train])
-    empty = int((model.predict(X[test]).sum(axis=1) == 0).sum())
+    pred = model.predict(X[test])
+    # macro-F1 over the classes true or predicted in a test row (issue #46, item 11): the
+    # others count as 1 in Mulan's, given beside it
+    seen = [j for j in range(N_LABELS) if Y[test][:, j].any() or pred[:, j].any()]
+    assert len(seen) < N_LABELS  # tag_00 is in no test row
+    macro = f"Macro-F1 ↑ over the {len(seen)} classes seen"
+    top = ["Micro-F1 ↑", macro, "Rows with no label"]
+    assert [m.label for m in at.metric][:3] == top
+    assert shown[macro].value == f"{f1_score(Y[test], pred, average='macro', labels=seen):.3f}"
+    assert f"all {N_LABELS}, unseen = 1: " in shown[macro].delta
+    assert {"Hamming loss ↓", "Average precision ↑", "Ranking loss ↓"} <= set(shown)
+    # one split: no spread and no per-fold table (issue #46, item 13)
+    (more,) = [d.value for d in at.dataframe if "yardstick_rule" in d.value.columns]
+    assert "std" not in more.columns
+    assert "More metrics" in [e.label for e in at.expander]
+    empty = int((pred.sum(axis=1) == 0).sum())
     assert shown["Rows with no label"].value == f"{empty:,} of {len(test):,}"
     # the yardstick: every label is rarer than half the rows, so it predicts nothing, and
     # its Hamming loss is the test rows' label density; micro-F1 0

@@ -688,6 +688,19 @@ def test_the_fast_csv_parser_gives_what_the_line_by_line_reader_gives(monkeypatc
     assert fast_used >= 300  # the files the line reader reads (309 of these)
 
 
+def test_a_column_that_turns_text_after_pandas_first_chunk_keeps_its_cells_as_written():
+    """pandas reads chunk by chunk (262,144 rows of two columns): a column of numbers that
+    turns text in a later chunk comes out as half floats, half texts, "1.50" as 1.5. The file
+    is then read again whole, so the text column holds the cells as written (the oracle)."""
+    import sblr.io as sio
+
+    text = "x,y\n" + "1.50,0\n" * 300_000 + "007,1\nabc,1\n"
+    table = sio._csv.read_csv(text, header=True, ext=".csv")
+    assert table.kinds == ["text", "numeric"]
+    assert table.categories[0] == ["007", "1.50", "abc"]
+    assert table.typos == {0: [(300_001, "abc")]}
+
+
 def _random_dense_arff(rng):
     n_num, n_nom = int(rng.integers(0, 5)), int(rng.integers(1, 4))
     n_rows = int(rng.integers(1, 30))

@@ -21,6 +21,7 @@ from sblr.metrics import (
     coverage,
     hamming_loss,
     macro_f1,
+    macro_f1_seen,
     micro_f1,
     multiclass_macro_f1,
     multiclass_report,
@@ -544,3 +545,21 @@ def test_coverage_never_falls_below_its_floor_given_the_ranking_loss():
     Y, S = np.array([[1, 1, 0, 0, 0]]), np.array([[0.8, 0.7, 0.9, 0.1, 0.0]])
     assert ranking_loss(Y, S) == pytest.approx(1 / 3)
     assert coverage(Y, S) == pytest.approx(coverage_floor(Y, 1 / 3)) == pytest.approx(2.0)
+
+
+def test_macro_f1_seen_leaves_out_only_the_labels_neither_true_nor_predicted():
+    """Issue #46, item 11. Oracle: scikit-learn's macro F1 over the labels chosen by hand
+    (true or predicted in some row); Mulan's macro-F1 counts the others as 1 and is larger."""
+    from sklearn.metrics import f1_score
+
+    rng = np.random.default_rng(3)
+    Y = (rng.random((30, 12)) < 0.15).astype(int)
+    Y[:, 8:] = 0  # four labels no row carries
+    P = rng.random((30, 12))
+    P[:, 10:] = 0.0  # two of them never predicted either
+    pred = (P >= 0.7).astype(int)
+    seen = [j for j in range(12) if Y[:, j].any() or pred[:, j].any()]
+    value, n = macro_f1_seen(Y, P, 0.7)
+    assert n == len(seen) == 10
+    assert value == pytest.approx(f1_score(Y, pred, average="macro", labels=seen))
+    assert macro_f1(Y, pred) > value  # the two absent labels count as 1 there

@@ -172,6 +172,10 @@ def test_evidence_that_counted_gives_the_net_logit_and_both_directions():
     saved = load_model(model_bytes(model, dataset=ds))
     table = saved.predictions(ds)
     names = ds.class_names
+    # the reading before the numbers, then the probabilities (issue #46, item 12)
+    assert list(table.columns) == ["row", "predicted", "true", "evidence that counted most"] + [
+        f"p({c})" for c in names
+    ]
     F = model.evidence(ds.X)
     P = model.predict_proba(ds.X)
     for r in (0, 7, 42):

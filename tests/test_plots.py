@@ -882,9 +882,16 @@ def test_beta_heatmaps_mark_negative_cells_so_the_sign_reads_without_colour():
     B = np.array([[2.0, -1.0, 0.0], [0.5, 1.5, -0.2], [0.0, -3.0, 1.0]])
     for signed in (True, False):
         fig = beta_heatmaps({"SparseSBLR": B}, ["a", "b", "c"], signed=signed)
-        text = np.asarray(fig.data[0].text)
-        np.testing.assert_array_equal(text == "−", B < 0)
+        text = np.asarray(fig.data[0].text, dtype=str)
+        np.testing.assert_array_equal(np.char.startswith(text, "−"), B < 0)
         assert fig.data[0].texttemplate == "%{text}"
+    # up to 12 classes each cell prints its value (issue #46, item 14): read back, it is β
+    # to two digits; an exact zero prints nothing
+    written = np.array([[float(t.replace("−", "-")) if t else 0.0 for t in row] for row in text])
+    np.testing.assert_allclose(written, B, rtol=0.05)
+    assert (text == "").tolist() == (B == 0).tolist()
+    mid = beta_heatmaps({"m": np.eye(20) - 0.01}, [f"c{i}" for i in range(20)])
+    assert set(np.asarray(mid.data[0].text).ravel()) == {"−", ""}  # 20 classes: the sign only
     many = beta_heatmaps({"m": np.eye(40) - 0.01}, [f"c{i}" for i in range(40)])
     assert many.data[0].text is None  # too many cells to write in: no marks
 
@@ -1036,3 +1043,42 @@ def test_selection_frequencies_are_printed_in_the_cells_of_a_small_matrix():
     assert trace.texttemplate == "%{text}"
     big = selection_frequency_heatmap(np.eye(174), [f"c{i}" for i in range(174)]).data[0]
     assert big.text is None
+
+
+def test_tuning_heatmap_puts_each_score_in_its_cell_and_rings_the_choice():
+    """Issue #46, item 10. Oracle: the scores table read cell by cell (pandas' pivot)."""
+    from sblr.plots import tuning_heatmap
+
+    rng = np.random.default_rng(0)
+    gammas, lams = [10.0, 1.0, 0.1], [1e-5, 1e-4, 1e-3, 1e-2]
+    table = pd.DataFrame(
+        [(g, lam, rng.random()) for g in gammas for lam in lams], columns=["gamma", "lam", "score"]
+    ).sample(frac=1.0, random_state=0)  # in no particular order
+    fig = tuning_heatmap(table, "Micro-F1 ↑", best={"gamma": 0.1, "lam": 1e-5})
+    expected = table.pivot(index="gamma", columns="lam", values="score")
+    expected = expected.sort_index(ascending=False)  # the largest γ first (on top)
+    np.testing.assert_array_equal(np.asarray(fig.data[0].z), expected.to_numpy())
+    assert fig.data[0].y == ("10", "1", "1e-1") and fig.data[0].x[0] == "1e-5"
+    assert (fig.data[1].x, fig.data[1].y) == (("1e-5",), ("1e-1",))  # the choice, at the edge
+    no_lam = tuning_heatmap(table[table.lam == 1e-5].drop(columns="lam"), "Micro-F1 ↑")
+    assert no_lam.data[0].x == ("–",) and len(no_lam.data) == 1
+
+
+def test_long_names_alike_but_for_a_middle_part_keep_that_part_on_the_bars():
+    """Issue #46, item 8: CAL500-like feature names share a long prefix and differ in a part
+    in the middle (Std / Mean) and one near the end (the MFCC index): cut at the window
+    they looked alike. Oracle: the parts that differ, read off the names by hand, are each in
+    the name's tick, the ticks are distinct, and the subtitle gives the key to the "…"."""
+    from sblr.plots import feature_importance_bars
+
+    stats, index = ("Std", "Mean"), (1, 2, 3)
+    names = [f"Mean_Acc1298_{s}_Mem40_MFCC{i}_of_the_second_window" for s in stats for i in index]
+    table = pd.DataFrame(
+        {"feature": names, "mean_abs": np.linspace(1, 0.5, 6), "mean": 0.1, "share": 1 / 6}
+    )
+    fig = feature_importance_bars(table)
+    ticks = list(fig.layout.yaxis.ticktext)
+    assert len(set(ticks)) == 6
+    for tick, (s, i) in zip(ticks, [(s, i) for s in stats for i in index], strict=True):
+        assert s in tick and f"MFCC{i}" in tick, tick
+    assert "… in the names: Acc1298 Mem40" in fig.layout.title.text

@@ -109,6 +109,11 @@ def test_the_report_is_small_names_models_as_the_dashboard_and_carries_its_warni
 
     visible = re.sub(r"<script>.*?</script>", "", text, flags=re.S)
     assert not re.search(r"\bnan\b|\bNone\b", visible)
+    # SparseSBLR before SBLR, as on the Coefficients page; the warning one sentence, its
+    # numbers in the note below it (issue #46, item 14)
+    assert visible.index("<th>SparseSBLR β</th>") < visible.index("<th>SBLR β</th>")
+    (warning,) = re.findall(r"<h2>Read the coefficients with care</h2>\s*<p>(.*?)</p>", visible)
+    assert "VIF" not in warning and warning.count(". ") == 0, warning
 
 
 def test_the_reports_heatmaps_are_seen_at_once_as_a_still_picture():

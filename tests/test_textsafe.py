@@ -180,3 +180,14 @@ def test_safe_filename(name):
     out = safe_filename("data", name, suffix=".csv")
     assert re.fullmatch(r"[A-Za-z0-9._-]+\.csv", out)
     assert "/" not in out and ".." not in out.split(".csv")[0].split("_")
+
+
+def test_the_result_list_file_is_named_after_what_it_holds():
+    """Issue #46, item 14: the session's result list held rows of four data sets in a file
+    named after the one in use. Oracle: the data sets of its rows, counted by hand."""
+    from pages._shared.formatting import result_list_filename
+
+    assert result_list_filename(["birds"] * 3) == "birds_result_list.csv"
+    rows = ["birds", "yeast", "birds", "emotions", "scene"]
+    assert result_list_filename(rows) == "result_list_of_4_data_sets.csv"
+    assert result_list_filename(["a/../b"]) == "a_.._b_result_list.csv"  # a user's name, safe

@@ -58,6 +58,13 @@ def test_a_supplied_test_file_is_scored_like_the_library_does():
     table = [d for d in at.dataframe if "precision" in d.value.columns][0].value
     np.testing.assert_array_equal(table["support"], test.y.sum(axis=0))
     assert "scored on the 150 rows of test" in " ".join(c.value for c in at.caption)
+    # one test file: no "held-out rows", no fold, no spread (issue #46, item 13)
+    words = " ".join(e.value for e in (*at.caption, *at.markdown, *at.info, *at.warning))
+    assert "150 held-out rows" not in words and "each fold" not in words, words
+    assert "SparseSBLR predicts no label for 17 of the 150 rows of the test file" in words
+    (more,) = [d.value for d in at.dataframe if "yardstick_rule" in d.value.columns]
+    assert "std" not in more.columns
+    assert not [d for d in at.dataframe if "fold" in [*d.value.columns, d.value.index.name]]
 
 
 def test_tuning_beside_a_test_file_names_it_as_text():
@@ -125,7 +132,7 @@ def test_predict_a_file_with_the_sidebars_model_then_with_its_downloaded_file(do
     np.testing.assert_allclose(table[[f"p({c})" for c in ds.class_names]], expected, atol=1e-9)
     assert list(table["predicted"]) == [str(v) for v in model.predict(ds.X[:20])]
     assert list(table["row"]) == list(range(20))  # numbered from 0, as Explain's rows
-    assert "evidence that counted most" in table.columns
+    assert list(table.columns[:3]) == ["row", "predicted", "evidence that counted most"]
     model_file = download(at, downloads, "Download this model (skops file)")
     saved = load_model(model_file)
     np.testing.assert_allclose(saved.estimator.predict_proba(ds.X[:20]), expected, atol=1e-12)

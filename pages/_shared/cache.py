@@ -37,7 +37,7 @@ from pages._shared.server import (
 )
 from pages._shared.stores import Progress, Store
 from sblr import DataError, plots
-from sblr.diagnostics import evidence_diagnostics
+from sblr.diagnostics import evidence_diagnostics, sparse_conditioning
 from sblr.io import load_dataset
 from sblr.modelfile import load_model
 from sblr.scaling import scale_gamma as value_of_scale
@@ -579,6 +579,14 @@ def diagnostics(ds, gamma):
     """Condition number, VIF and separated classes of SBLR on all rows (sblr.diagnostics)."""
     model = cached_fit(ds, Spec.of("SBLR", gamma), quiet=True)
     return evidence_diagnostics(model, _evidence(ds, gamma)[1])
+
+
+@heavy(keep=32, spinner="Checking the conditioning of the evidence SparseSBLR keeps…")
+def sparse_diagnostics(ds, spec):
+    """How collinear the evidence columns are that SparseSBLR keeps at ``spec``'s λ, class by
+    class (sblr.diagnostics.sparse_conditioning)."""
+    model = cached_fit(ds, spec, quiet=True)
+    return sparse_conditioning(model.coef_, _evidence(ds, spec.gamma)[1])
 
 
 @heavy(keep=8, spinner="Computing the PCA…")

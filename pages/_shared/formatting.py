@@ -23,6 +23,7 @@ __all__ = [
     "index_value",
     "log_label",
     "nearest_point",
+    "result_list_filename",
     "safe_filename",
     "text_table",
     "to_csv_bytes",
@@ -131,3 +132,17 @@ def text_table(df, *, precision=None, formats=None, na="–"):
             for v, gone in zip(values, missing, strict=True)
         ]
     return out
+
+
+def result_list_filename(data_names) -> str:
+    """The file of the session's result list: named after its data set when every row is of
+    one, else after how many it holds (it held rows of four data sets under the name of the
+    one in use).
+
+    >>> result_list_filename(["birds", "birds"]), result_list_filename(["birds", "yeast"])
+    ('birds_result_list.csv', 'result_list_of_2_data_sets.csv')
+    """
+    distinct = list(dict.fromkeys(str(n) for n in data_names))
+    if len(distinct) == 1:
+        return safe_filename(distinct[0], "result_list", suffix=".csv")
+    return safe_filename(f"result_list_of_{len(distinct)}_data_sets", suffix=".csv")

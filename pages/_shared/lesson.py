@@ -55,6 +55,9 @@ __all__ = [
 #: stays on the first screen at 1024×768 (the β heatmap's own 545 px ended 100 px below it).
 PANEL_FIGURE_HEIGHT = 300
 PANEL_HEATMAP_HEIGHT = 400
+#: The panel's figures without Plotly's toolbar: at 1024 px it covered their two-line titles
+#: (issue #46, item 14); a lesson's figure is read, not zoomed (the page below has the toolbar).
+PANEL_CONFIG = {"displayModeBar": False}
 #: Step 7's waterfall, lower: the what-if inputs sit under it in the panel.
 PANEL_WATERFALL_HEIGHT = 280
 
@@ -277,7 +280,7 @@ def _cooccurrence(s):
         ("lesson cooccurrence", ds.fingerprint),
         lambda: plots.cooccurrence_heatmap(cooccurrence(ds.label_matrix()), ds.class_names),
     )
-    st.plotly_chart(fig, key="lesson_chart", width="content")
+    st.plotly_chart(fig, key="lesson_chart", width="content", config=PANEL_CONFIG)
 
 
 def _per_class(s):
@@ -320,7 +323,7 @@ def _heatmap(s, model_name):
 
 def _sblr(s):
     _, fig = _heatmap(s, "SBLR")
-    st.plotly_chart(fig, key="lesson_chart")
+    st.plotly_chart(fig, key="lesson_chart", config=PANEL_CONFIG)
 
 
 def _sync_lam():
@@ -330,7 +333,7 @@ def _sync_lam():
 def _sparse(s):
     model, fig = _heatmap(s, "SparseSBLR")
     left, right = st.columns([3, 1])
-    left.plotly_chart(fig, key="lesson_chart")
+    left.plotly_chart(fig, key="lesson_chart", config=PANEL_CONFIG)
     # the sidebar's λ, beside the figure it changes (one value: each slider moves the other)
     st.session_state["lesson_lam"] = st.session_state[K_LOG_LAM]
     right.select_slider(
@@ -359,7 +362,7 @@ def _stability(s):
         result.selection_frequency, ds.class_names, n_resamples=result.n_resamples
     )
     fig.layout.height = PANEL_HEATMAP_HEIGHT
-    st.plotly_chart(fig, key="lesson_chart", width="content")
+    st.plotly_chart(fig, key="lesson_chart", width="content", config=PANEL_CONFIG)
 
 
 def panel_waterfall(slot, fig, *, what, name, logit):
@@ -368,7 +371,7 @@ def panel_waterfall(slot, fig, *, what, name, logit):
     ``name`` whose logit it splits."""
     fig.layout.height = PANEL_WATERFALL_HEIGHT
     with slot.figure:
-        st.plotly_chart(fig, key="lesson_chart")
+        st.plotly_chart(fig, key="lesson_chart", config=PANEL_CONFIG)
         p = 1.0 / (1.0 + math.exp(-float(np.clip(logit, -700, 700))))
         st.caption(
             f"π = {p:.3f} for {esc_md(name)} on {what}, as on the page below. "

@@ -34,7 +34,7 @@ import pandas as pd
 
 from sblr import plots
 from sblr.decision import Decision
-from sblr.diagnostics import evidence_diagnostics
+from sblr.diagnostics import evidence_diagnostics, sparse_conditioning
 from sblr.display import fmt_value
 from sblr.exceptions import DataError
 from sblr.interpret import (
@@ -189,15 +189,16 @@ def analysis_report(dataset, k, analysis: Analysis) -> str:
     Y = dataset.label_matrix()
     names = dataset.class_names
     sparse_name = f"SparseSBLR, λ = {fmt_value(sparse_model.lam)}"
+    # SparseSBLR first, as on the Coefficients page: the readable model (issue #46, item 14)
     stds = {
-        "SBLR": standardized_coef(sblr_model, evidence),
         sparse_name: standardized_coef(sparse_model, evidence),
+        "SBLR": standardized_coef(sblr_model, evidence),
     }
     fig = plots.beta_heatmaps(
         stds,
         names,
         cooccurrence=cooccurrence(Y),
-        raw={"SBLR": sblr_model.coef_, sparse_name: sparse_model.coef_},
+        raw={sparse_name: sparse_model.coef_, "SBLR": sblr_model.coef_},
         lams={sparse_name: sparse_model.lam},
         # the dashboard's rule: SparseSBLR's readable links rank, SBLR's break its ties,
         # the reported class always among them
@@ -208,12 +209,13 @@ def analysis_report(dataset, k, analysis: Analysis) -> str:
         ),
     )
     diagnosis = evidence_diagnostics(sblr_model, evidence)
+    kept = sparse_conditioning(sparse_model.coef_, evidence)
     # Multi-class rows have one class each, so co-occurrence says nothing: the relation of
     # class t to class k is then the mean evidence of t on k's rows.
     multiclass = dataset.task == "multiclass"
     measure = "mean evidence on k's rows" if multiclass else "p_k_given_t"
     table = contribution_table(
-        {"SBLR beta": sblr_model, "SparseSBLR beta": sparse_model},
+        {"SparseSBLR beta": sparse_model, "SBLR beta": sblr_model},
         Y,
         k,
         class_names=names,
@@ -228,7 +230,7 @@ def analysis_report(dataset, k, analysis: Analysis) -> str:
         + check_claim(
             table[name + "_std"].to_numpy(), table[measure].to_numpy(), target=at
         ).sentence(measure.replace("p_k_given_t", "P(k | t)"))
-        for name in ("SBLR beta", "SparseSBLR beta")
+        for name in ("SparseSBLR beta", "SBLR beta")
     )
     summary = evaluation.summary
     order = [m for m in HEADLINE if m in summary.index]
@@ -251,7 +253,7 @@ def analysis_report(dataset, k, analysis: Analysis) -> str:
         "p_k_given_t": "P(k | t)",
         "evidence_sd": "sd of the evidence",
     }
-    for name in ("SBLR", "SparseSBLR"):
+    for name in ("SparseSBLR", "SBLR"):
         readable |= {f"{name} beta": f"{name} β", f"{name} beta_std": f"{name} β̃"}
     return html_report(
         f"sblr analysis of {dataset.name}",
@@ -267,15 +269,24 @@ def analysis_report(dataset, k, analysis: Analysis) -> str:
             *(
                 [
                     (
-                        "Read SBLR's coefficients with care",
-                        "SBLR's coefficients cannot be read one by one here. "
-                        + " ".join(diagnosis.sentences(names))
+                        "Read the coefficients with care",
+                        # one sentence, the numbers (VIFs, names) in the note below it
+                        "SBLR's coefficients cannot be read one by one here; "
+                        + (
+                            f"SparseSBLR's can at λ = {fmt_value(sparse_model.lam)}: the "
+                            "evidence each class keeps is not collinear."
+                            if kept.readable
+                            else f"nor can SparseSBLR's at λ = {fmt_value(sparse_model.lam)}: "
+                            f"it still keeps collinear evidence for {kept.unreadable.size} of "
+                            f"{dataset.n_classes} classes. Raise λ."
+                        ),
+                        " ".join(diagnosis.sentences(names))
                         + " Many different β then fit the data equally well, so single SBLR "
-                        "coefficients (even their signs) are not identifiable. Read "
-                        "SparseSBLR's β.",
+                        "coefficients (even their signs) are not identifiable. "
+                        + kept.details(names),
                     )
                 ]
-                if diagnosis.unreliable
+                if diagnosis.unreliable or not kept.readable
                 else []
             ),
             (

@@ -409,6 +409,7 @@ def sidebar_settings(ds):
         help="Φ(x, y) = exp(−γ‖x − y‖²). Larger γ: more local.",
     )
     chosen = st.session_state[K_LOG_GAMMA]
+    other = settings_from_other_data()
     if not scale and value_source("gamma", None) not in (None, "chosen by you"):
         sb.caption(f"γ = {log_label(chosen)}: " + value_source("gamma", "") + ".")
     if K_APPLIED_GAMMA not in st.session_state or not gamma_needs_apply(ds):
@@ -439,9 +440,18 @@ def sidebar_settings(ds):
     )
     # said only when λ is not the default (a caption for every value pushed the class
     # selector off a 1000 px sidebar, its list opening below the window)
-    if value_source("lam", None) not in (None, "chosen by you"):
+    if value_source("lam", None) not in (None, "chosen by you") and (
+        "λ" in other or st.session_state[K_LOG_LAM] != DEFAULT_LOG_LAM
+    ):
         sb.caption(
             f"λ = {log_label(st.session_state[K_LOG_LAM])}: " + value_source("lam", "") + "."
+        )
+    if other:  # the way back beside the note (issue #46, item 9)
+        sb.button(
+            f"Reset {' and '.join(other)} to the default" + ("s" if len(other) > 1 else ""),
+            key="reset_other_data",
+            on_click=_reset_other_data,
+            help="γ = scale and λ = " + log_label(DEFAULT_LOG_LAM) + ", as a new session starts.",
         )
     st.session_state[K_CLASS] = sb.selectbox(
         "Class k",
@@ -600,6 +610,35 @@ def _note_source(name, how):
 
 def _chose_lam():
     _note_source("lam", "you")
+
+
+def settings_from_other_data() -> dict[str, str]:
+    """The sidebar's values set on other data (by Tune, a link, the lesson) that differ from
+    the defaults, what set each: ``{"γ": "Tune", "λ": "the link"}`` (a λ set elsewhere equal
+    to the default is no news). For the sidebar's reset and the Model page's headline."""
+    out = {}
+    here = dataset_key()
+    sources = st.session_state.get(K_SOURCES, {})
+    for name, symbol, is_default in (
+        ("gamma", "γ", st.session_state.get(K_GAMMA_SCALE, True)),
+        ("lam", "λ", st.session_state.get(K_LOG_LAM, DEFAULT_LOG_LAM) == DEFAULT_LOG_LAM),
+    ):
+        how, on = sources.get(name, (None, None))
+        if how not in (None, "you") and on != here and not is_default:
+            out[symbol] = how
+    return out
+
+
+def _reset_other_data():
+    """The values set on other data back to the defaults (γ = scale, the default λ)."""
+    other = settings_from_other_data()
+    sources = st.session_state.setdefault(K_SOURCES, {})
+    if "γ" in other:
+        st.session_state[K_GAMMA_SCALE] = True
+        sources.pop("gamma", None)
+    if "λ" in other:
+        st.session_state[K_LOG_LAM] = DEFAULT_LOG_LAM
+        sources.pop("lam", None)
 
 
 def value_source(name, default_text):

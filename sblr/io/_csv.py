@@ -154,8 +154,8 @@ def read_csv(text: str, *, header: bool, ext: str) -> Table:
         notes=layout.notes,
         repeated=layout.repeated,
     )
-    for j, parts in texts.items():
-        _text_column(table, j, np.concatenate(parts), decimal_comma)
+    for j, (codes, distinct) in texts.items():
+        _text_column(table, j, codes, distinct, decimal_comma)
     _drop_trailing_empty(table, layout.has_header)
     if layout.spans:
         shown = ", ".join(f"{a}–{b}" for a, b in layout.spans[:5])
@@ -198,7 +198,9 @@ def is_wide(width: int, n_lines: int) -> bool:
 def read_rows(text: str, layout: CsvLayout, n_lines: int, decimal_comma: bool):
     """``(values, texts, line_of)`` of every row, read line by line (:func:`csv_rows`): the
     value path of wide files, and the pass that finds what makes pandas refuse a file
-    (:func:`diagnose`): it raises the exact :class:`DataError`."""
+    (:func:`diagnose`): it raises the exact :class:`DataError`.  ``texts`` holds the text
+    columns as ``(codes, distinct)``: each cell's index into the column's distinct texts, -1
+    for a missing cell."""
     width = len(layout.names)
     values = np.empty((n_lines, width))
     line_of = np.empty(n_lines, dtype=np.int64)
@@ -222,7 +224,7 @@ def read_rows(text: str, layout: CsvLayout, n_lines: int, decimal_comma: bool):
     values, line_of = values[:r], line_of[:r]
     if late:
         texts.update(_csv_columns(text, layout, sorted(late), r))
-    return values, texts, line_of
+    return values, {j: factorize(np.concatenate(parts)) for j, parts in texts.items()}, line_of
 
 
 def _row_blocks(rows: Iterator, width: int, size: int) -> Iterator[tuple[np.ndarray, list]]:
@@ -246,8 +248,8 @@ def parse_columns(text: str, layout: CsvLayout, decimal_comma: bool):
     :class:`DataError`.
 
     pandas parses the numeric columns as floats (the missing-value markers are its NA
-    values); a column it leaves as text is converted cell by cell as :func:`read_rows`
-    converts it (cells stripped, then the markers, the decimal comma, the typo rule).
+    values); a column it leaves as text is converted as :func:`read_rows` converts it (cells
+    stripped, then the markers, the decimal comma, the typo rule), each distinct cell once.
     ``line_of`` is a function: the lines are looked up only when a message names one."""
     import pandas as pd
 
@@ -265,24 +267,23 @@ def parse_columns(text: str, layout: CsvLayout, decimal_comma: bool):
         names=range(width),
         index_col=False,
         # spaces after a separator are stripped below; skipped here only where a quote may
-        # follow them (as csv.reader skips them): skipping costs pandas a fifth of its time
-        skipinitialspace=f"{layout.sep} " in text,
+        # follow them (as csv.reader skips them): skipping costs pandas a fifth of its time.
+        # A space first: one character is found at memchr's speed, the pair took 37 ms (9 MB)
+        skipinitialspace=" " in text and f"{layout.sep} " in text,
         skip_blank_lines=True,
         na_values=sorted(NA_TOKENS),
         keep_default_na=False,
         decimal="," if decimal_comma else ".",
-        low_memory=False,  # a column is numbers or text as a whole, not chunk by chunk
+        low_memory=True,  # chunk by chunk; a column whose chunks differ is read again whole
         engine="c",
         encoding="utf-8",
     )
     if layout.sep == r"\s+":
         options["quoting"] = csv.QUOTE_NONE  # the line reader splits on spaces only
+    # bytes: pandas reads a StringIO chunk by chunk, encoding each (0.04 s here)
+    data = text.encode("utf-8")
     try:
-        with warnings.catch_warnings():
-            # more values than names: pandas drops them with a warning
-            warnings.simplefilter("error", pd.errors.ParserWarning)
-            # bytes: pandas reads a StringIO chunk by chunk, encoding each (0.04 s here)
-            frame = pd.read_csv(io.BytesIO(text.encode("utf-8")), **options)
+        frame = _pandas_frame(pd, data, options)
     except (pd.errors.ParserError, pd.errors.ParserWarning, ValueError, IndexError) as exc:
         raise diagnose(text, layout, decimal_comma, exc) from None
     n_rows = len(frame)
@@ -290,15 +291,15 @@ def parse_columns(text: str, layout: CsvLayout, decimal_comma: bool):
     numeric = [j for j in range(width) if frame[j].dtype.kind in "fiu"]
     for j in numeric:
         values[:, j] = frame[j].to_numpy()
-    texts: dict[int, list[np.ndarray]] = {}
+    texts: dict[int, tuple[np.ndarray, list[str]]] = {}
     over_lines = False  # a quoted value over several lines
     for j in sorted(set(range(width)) - set(numeric)):
-        cells, multiline = _clean_cells(frame[j].to_numpy(dtype=object))
+        codes, distinct, multiline = _clean_cells(frame[j])
         over_lines = over_lines or multiline
-        numbers, bad = to_floats((_decimal_points(cells) if decimal_comma else cells)[:, None])
-        values[:, j] = numbers[:, 0]
-        if bad.any():
-            texts[j] = [cells]
+        numbers, bad = _distinct_numbers(distinct, decimal_comma)
+        values[:, j] = numbers[codes]
+        if bad[codes].any():
+            texts[j] = (codes, distinct)
     # pandas reads a line of spaces as no row, like csv.reader, but one of other blanks
     # (no-break spaces) as a row of missing values: such rows are counted
     empty_rows = n_rows and np.isnan(values).all(axis=1).any()
@@ -323,20 +324,46 @@ def diagnose(text: str, layout: CsvLayout, decimal_comma: bool, exc: Exception) 
     return DataError(f"Could not read the CSV file: {describe(exc)} {_CSV_ADVICE}")
 
 
-def _clean_cells(cells: np.ndarray) -> tuple[np.ndarray, bool]:
-    """A text column from pandas as :func:`read_rows` has it: each cell stripped, a missing
-    value marker (also with spaces around it) NaN, ``True``/``False`` (which pandas turns into
-    booleans) as ``true``/``false``; and whether a cell runs over several lines.  Each
-    distinct cell is cleaned once."""
-    codes, distinct = factorize(cells)
-    clean = np.empty(len(distinct) + 1, dtype=object)
+def _pandas_frame(pd, data: bytes, options: dict):
+    """pandas' parse of ``data``, chunk by chunk (a quarter faster than whole, 100,000 × 22):
+    a column whose chunks came out of different types (numbers in one, text in another,
+    which would be object cells half floats, "007" read as 7.0) is what pandas warns of
+    (``DtypeWarning``), and then the file is read again whole, each column typed once."""
+    with warnings.catch_warnings():
+        # more values than names: pandas drops them with a warning
+        warnings.simplefilter("error", pd.errors.ParserWarning)
+        warnings.simplefilter("error", pd.errors.DtypeWarning)
+        try:
+            return pd.read_csv(io.BytesIO(data), **options)
+        except pd.errors.DtypeWarning:
+            return pd.read_csv(io.BytesIO(data), **(options | {"low_memory": False}))
+
+
+def _clean_cells(column) -> tuple[np.ndarray, list[str], bool]:
+    """A text column from pandas as :func:`read_rows` has it, factorized: ``(codes,
+    distinct, multiline)``, each cell's index into the distinct cleaned texts (-1: missing)
+    and whether a cell runs over several lines.  Cleaned as the line reader cleans: each cell
+    stripped, a missing value marker (also with spaces around it) missing, ``True``/``False``
+    (which pandas turns into booleans) as ``true``/``false``.  Each distinct cell is cleaned
+    once (pandas' hash table; the column is never turned into Python strings)."""
+    codes, found = column.factorize(use_na_sentinel=True)
+    index: dict[str, int] = {}
+    remap = np.full(len(found) + 1, -1, dtype=np.intp)  # code -1 (missing) stays -1
     multiline = False
-    for u, cell in enumerate(distinct):
+    for u, cell in enumerate(found.tolist()):
         text = str(cell).lower() if isinstance(cell, (bool, np.bool_)) else str(cell).strip()
-        clean[u] = MISSING if text in NA_TOKENS else text
-        multiline = multiline or "\n" in text
-    clean[-1] = MISSING  # code -1: missing
-    return clean[codes], multiline
+        if text not in NA_TOKENS:
+            remap[u] = index.setdefault(text, len(index))
+            multiline = multiline or "\n" in text
+    return remap[codes], list(index), multiline
+
+
+def _distinct_numbers(distinct: list[str], decimal_comma: bool) -> tuple[np.ndarray, np.ndarray]:
+    """The number of each distinct text and whether it is none, each with one more entry
+    (NaN, not bad) that code -1 (a missing cell) picks."""
+    cells = np.array([*distinct, MISSING], dtype=object)[:, None]
+    numbers, bad = to_floats(_decimal_points(cells) if decimal_comma else cells)
+    return numbers[:, 0], bad[:, 0]
 
 
 _BLANK_LINE = re.compile(r"\n[^\S\n]*(?=\n)")  # a line of spaces, or empty
@@ -451,17 +478,18 @@ def _first_row_is_data(first: list[str], rows: list[list[str]], sep: str) -> boo
     return evidence
 
 
-def _text_column(table: Table, j: int, cells: np.ndarray, decimal_comma: bool) -> None:
-    """Turn column ``j`` of a CSV table into a text column (codes in ``values``).
+def _text_column(
+    table: Table, j: int, codes: np.ndarray, texts: list[str], decimal_comma: bool
+) -> None:
+    """Turn column ``j`` of a CSV table into a text column (codes in ``values``), given each
+    cell's index into the distinct texts ``texts`` (-1: a missing cell).
 
     A column of numbers with a few non-numbers is recorded in ``table.typos``.
     """
-    codes, texts = factorize(cells)  # the distinct texts; -1: a missing cell
     n_present = int((codes >= 0).sum())
-    column = cells.reshape(-1, 1)
-    not_numbers = np.flatnonzero(to_floats(_decimal_points(column) if decimal_comma else column)[1])
+    not_numbers = np.flatnonzero(_distinct_numbers(texts, decimal_comma)[1][codes])
     if n_present - len(not_numbers) >= 2 and len(not_numbers) <= max(1, n_present // TYPO_SHARE):
-        table.typos[j] = [(i, cells[i]) for i in not_numbers.tolist()]
+        table.typos[j] = [(i, texts[codes[i]]) for i in not_numbers.tolist()]
     lowered = {t.lower() for t in texts}
     if lowered <= TRUE_TOKENS | FALSE_TOKENS and len(lowered) <= 2:
         texts = [t.lower() for t in texts]

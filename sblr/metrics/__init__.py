@@ -67,6 +67,7 @@ from sblr.metrics._reports import (
     decision_counts,  # noqa: F401 (public, not in __all__)
     is_better,
     is_multilabel,
+    macro_f1_seen,  # noqa: F401 (public, not in __all__)
     multiclass_report,
     multilabel_report,
     per_label_report,

@@ -69,7 +69,7 @@ from sblr.plots._style import (
     class_colors,
 )
 from sblr.plots.data import label_frequency_bar, pca_coordinates, pca_scatter
-from sblr.plots.evaluation import confusion_matrix_figure, pr_curve_figure
+from sblr.plots.evaluation import confusion_matrix_figure, pr_curve_figure, tuning_heatmap
 from sblr.plots.explain import (
     attribution_waterfall,  # noqa: F401 (public, not in __all__)
     evidence_scatter,
@@ -111,5 +111,6 @@ __all__ = [
     "probability_bars",
     "rank_agreement_figure",
     "regularization_path",
+    "tuning_heatmap",
     "waterfall",
 ]

@@ -162,13 +162,21 @@ def _tick_texts(labels: Sequence[str], width: int = _TICK_CHARS) -> list[str]:
     the text as read, never inside an HTML entity such as ``&amp;``; the full name stays in the
     hover.
 
-    >>> names = ["Mean_Acc1298_Std_Mem40_MFCC_%d_of_the_second_window" % i for i in (1, 2)]
+    Before any cut, the parts every name has at the same place are written once as "…"
+    (:func:`_shared_parts`; the figure's subtitle gives the key, :func:`_shared_key`), so the
+    parts that differ stay, wherever they are:
+
+    >>> names = ["Mean_Acc1298_%s_Mem40_MFCC_%d_of_the_second_window" % (s, i)
+    ...          for s in ("Mean", "Std") for i in (1, 2)]
     >>> _tick_texts(names, 18)
-    ['Mean…_MFCC_1_of_t…', 'Mean…_MFCC_2_of_t…']
+    ['Mean…Mean…1…', 'Mean…Mean…2…', 'Mean…Std…1…', 'Mean…Std…2…']
     """
     text = [html.unescape(x) for x in labels]
     if all(len(x) <= width for x in text):
         return list(labels)
+    # the parts every name has in the same place written once ("…", the key in the figure's
+    # subtitle, :func:`_shared_key`): "Mean_Acc1298_Std_…" and "…_Mean_…" were cut alike
+    text = _shared_parts(text)[0]
 
     def cut(x: str, head: int) -> str:
         if len(x) <= width:
@@ -184,6 +192,55 @@ def _tick_texts(labels: Sequence[str], width: int = _TICK_CHARS) -> list[str]:
     if alike(short):
         short = _differing_windows(text, short, width)
     return [esc_html(x) for x in short]
+
+
+_PART_SEPARATORS = re.compile(r"([_\-./: ]+)")
+
+
+def _shared_parts(text: Sequence[str]) -> tuple[list[str], list[str]]:
+    """Names with every part they all have at the same place (between ``_ - . / :`` or
+    spaces) but the first written as "…", runs of them as one, and those shared parts; the
+    names as they are and no parts when fewer than two are shared or the shortened names
+    would collide.
+
+    >>> names = ["Mean_Acc1298_%s_Mem40_MFCC_%d_of_the_second_window" % (s, i)
+    ...          for s in ("Mean", "Std") for i in (1, 2)]
+    >>> _shared_parts(names)
+    (['Mean…Mean…1…', 'Mean…Mean…2…', 'Mean…Std…1…', 'Mean…Std…2…'], ['Acc1298', 'Mem40', 'MFCC', 'of', 'the', 'second', 'window'])
+    """  # noqa: E501
+    split = [_PART_SEPARATORS.split(x) for x in text]  # parts at even places, separators odd
+    if len(split) < 2:
+        return list(text), []
+    first = split[0]
+    places = range(2, min(len(x) for x in split), 2)  # the first part orients the reader
+    shared = {i for i in places if first[i] and all(x[i] == first[i] for x in split)}
+    if len(shared) < 2:
+        return list(text), []
+    out = []
+    for parts in split:
+        kept, gap = [parts[0]], False
+        for i in range(2, len(parts), 2):
+            if i in shared:
+                gap = True
+                continue
+            kept += ["…" if gap else parts[i - 1], parts[i]]
+            gap = False
+        out.append("".join(kept) + ("…" if gap else ""))
+    if len(set(out)) < len(set(text)):
+        return list(text), []
+    return out, [first[i] for i in sorted(shared)]
+
+
+def _shared_key(labels: Sequence[str], width: int = _TICK_CHARS) -> str:
+    """The key to :func:`_tick_texts`' "…" for these labels (escaped), or "" when it used
+    none: the parts every name shares."""
+    text = [html.unescape(x) for x in labels]
+    if all(len(x) <= width for x in text):
+        return ""
+    parts = _shared_parts(text)[1]
+    if not parts:
+        return ""
+    return esc_html("… in the names: " + _short(" ".join(parts), SUBTITLE_CHARS - 16))
 
 
 def _differing_windows(text: list[str], short: list[str], width: int) -> list[str]:
@@ -412,6 +469,8 @@ def _matrix_layout(title, sub, labels, show_ticks, *, x_title, y_title, height) 
     """
     if not show_ticks:
         sub += "<br>" + _tick_note(len(labels))
+    elif key := _shared_key(labels):
+        sub += "<br>" + key
     titled = _titled(title, sub)
     font = 11 if len(labels) <= 15 else 9  # as _category_axis
     # names and axis title left of and below the square (plotly's default margins: 80 px)

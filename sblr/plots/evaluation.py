@@ -215,3 +215,91 @@ def confusion_matrix_figure(
 
 
 # --------------------------------------------------------------------------- metrics
+
+
+# --------------------------------------------------------------------------- tuning grid
+
+
+def tuning_heatmap(scores, metric_label: str, *, best: dict | None = None) -> go.Figure:
+    """The validation score of every (γ, λ) point a tuning tried, so a choice at the grid's
+    edge shows as one: rows γ, columns λ (one column "–" for a model without λ), each cell
+    printing its score, the chosen point ringed.
+
+    Parameters
+    ----------
+    scores : pandas.DataFrame
+        ``TuningResult.scores``: columns ``gamma``, ``score`` and, for SparseSBLR, ``lam``.
+    metric_label : str
+        The score's name on screen ("Micro-F1 ↑").
+    best : dict, optional
+        ``TuningResult.best_params`` (``gamma``, ``lam``): the cell ringed.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> table = pd.DataFrame({"gamma": [1.0, 1.0, 0.1, 0.1], "lam": [1e-3, 1e-2] * 2,
+    ...                       "score": [0.5, 0.6, 0.4, 0.3]})
+    >>> fig = tuning_heatmap(table, "Micro-F1 ↑", best={"gamma": 1.0, "lam": 1e-2})
+    >>> fig.data[0].x, fig.data[0].y, fig.data[0].text
+    (('1e-3', '1e-2'), ('1', '1e-1'), (['0.500', '0.600'], ['0.400', '0.300']))
+    >>> fig.data[1].x, fig.data[1].y
+    (('1e-2',), ('1',))
+    """
+    import plotly.graph_objects as go
+
+    from sblr.display import fmt_value
+
+    has_lam = "lam" in scores.columns and scores["lam"].notna().any()
+    table = scores.assign(lam=scores["lam"] if has_lam else np.nan)
+    gammas = sorted(table["gamma"].unique(), reverse=True)  # the largest γ on top
+    lams = sorted(table["lam"].unique()) if has_lam else [np.nan]
+    z = np.full((len(gammas), len(lams)), np.nan)
+    for g, lam, value in zip(table["gamma"], table["lam"], table["score"], strict=True):
+        z[gammas.index(g), 0 if not has_lam else lams.index(lam)] = value
+    x = [fmt_value(v) for v in lams] if has_lam else ["–"]
+    y = [fmt_value(v) for v in gammas]
+    text = [["–" if np.isnan(v) else f"{v:.3f}" for v in row] for row in z]
+    traces = [
+        go.Heatmap(
+            z=z,
+            x=x,
+            y=y,
+            text=text,
+            texttemplate="%{text}",
+            textfont={"size": 10},
+            colorscale=COUNT_COLORSCALE,
+            colorbar={"title": {"text": esc_html(metric_label)}},
+            xgap=1,
+            ygap=1,
+            hovertemplate="γ = %{y}, λ = %{x}: %{text}<extra></extra>",
+        )
+    ]
+    if best is not None:
+        at_x = fmt_value(best["lam"]) if has_lam and best.get("lam") is not None else x[0]
+        traces.append(
+            go.Scatter(
+                x=[at_x],
+                y=[fmt_value(best["gamma"])],
+                mode="markers",
+                marker={
+                    "symbol": "square-open",
+                    "size": 26,
+                    "color": POSITIVE_COLOR,
+                    "line": {"width": 3},
+                },
+                name="chosen",
+                hoverinfo="skip",
+                showlegend=False,
+            )
+        )
+    layout = {
+        **_titled(
+            f"Validation {metric_label} at every grid point",
+            "scored on validation rows taken from the training rows; the ringed cell is the "
+            "choice: at the grid's edge, the best value may lie beyond it",
+        ),
+        "xaxis": {"title": {"text": "λ" if has_lam else "(a model without λ)"}, "type": "category"},
+        "yaxis": {"title": {"text": "γ"}, "type": "category", "autorange": "reversed"},
+        "height": _height(len(gammas), base=160, per=30, lo=320, hi=520),
+    }
+    return go.Figure(data=traces, layout=layout)

@@ -23,6 +23,7 @@ from sblr.plots._style import (
     _fmt,
     _height,
     _names,
+    _shared_key,
     _short,
     _tick_texts,
     _titled,
@@ -417,6 +418,8 @@ def attribution_waterfall(fa, *, title: str | None = None, keep: int = 10) -> go
     )
     if rest.size:
         sub += f"; {rest.size} smallest merged"
+    if key := _shared_key(labels, 24):
+        sub += "<br>" + key
     layout = _waterfall_layout(trace, labels, _titled(esc_html(main), sub), what, 620, shapes)
     return go.Figure(data=[trace], layout=layout)
 
@@ -746,6 +749,8 @@ def feature_importance_bars(table, *, title: str | None = None, keep: int = 20) 
     sub += "; + raises the class on average, − lowers it, ± both about as much"
     if len(top) < len(table):
         sub += f"<br>the {len(top)} most important of {len(table):,} features"
+    if key := _shared_key(labels, 28):
+        sub += "<br>" + key
     layout = dict(
         **_titled(title or "Which features matter for this class overall", sub),
         xaxis={"title": {"text": "mean |credit| (integrated gradients)"}, "rangemode": "tozero"},

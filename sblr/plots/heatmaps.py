@@ -241,10 +241,14 @@ def beta_heatmaps(
                 yaxis=f"y{suffix}",
                 # a "−" in every negative cell: the sign reads in grey print and for readers
                 # who do not tell red from blue (both arms of the scale darken alike), and
-                # on the |β| colouring, which has no sign at all
+                # on the |β| colouring, which has no sign at all; up to CELL_TEXT_CLASSES
+                # classes the value itself, "−" first (the lesson's steps asked to read
+                # numbers off cells without any: issue #46, item 14)
                 **(
                     {
-                        "text": np.where(B < 0, "−", ""),
+                        "text": _cell_texts(B)
+                        if N <= CELL_TEXT_CLASSES
+                        else np.where(B < 0, "−", ""),
                         "texttemplate": "%{text}",
                         "textfont": {"size": 11},
                     }
@@ -538,6 +542,23 @@ def selection_frequency_heatmap(
         height=_height(m, base=400, per=10, lo=460, hi=780),
     )
     return go.Figure(data=[heatmap], layout=layout)
+
+
+def _cell_texts(B: np.ndarray) -> np.ndarray:
+    """Each coefficient as a cell prints it: two significant digits (whole numbers from 10),
+    "−" for a negative one, nothing for an exact zero (a white cell).
+
+    >>> _cell_texts(np.array([[1.234, -0.0456], [0.0, -12.6]])).tolist()
+    [['1.2', '−0.046'], ['', '−13']]
+    """
+
+    def written(v: float) -> str:
+        if v == 0:
+            return ""
+        size = f"{abs(v):.0f}" if abs(v) >= 10 else f"{abs(v):.2g}"
+        return ("−" if v < 0 else "") + size
+
+    return np.array([[written(float(v)) for v in row] for row in B], dtype=object)
 
 
 def _shown_classes(M, class_names, classes):
