@@ -75,6 +75,7 @@ def test_leave_one_out_identity(data, approx, normalize):
         np.testing.assert_allclose(f.fit_transform(X, y), loo, atol=1e-12)
 
 
+@pytest.mark.slow
 def test_block_size_does_not_change_result(data):
     X, y = data
     big = SimilarityFeaturizer(approx="rff", n_components=100).fit(X, y)

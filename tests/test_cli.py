@@ -567,6 +567,7 @@ def test_fit_then_predict_gives_the_models_probabilities(tmp_path, capsys):
     assert list(pred["row"]) == list(range(len(ds.y))) and "true" not in pred
 
 
+@pytest.mark.slow
 def test_evaluate_on_a_supplied_test_file_scores_every_metric(tmp_path, capsys):
     """Train on one file, every metric on the other. Oracle: sblr.metrics on the same rows
     with SparseSBLR fitted here (parameters given, so nothing is selected)."""
@@ -651,6 +652,7 @@ def test_use_the_model_errors_exit_2_with_one_line(argv, message, tmp_path, caps
         assert err.startswith("error: ") and err.count("\n") == 1 and message in err, err
 
 
+@pytest.mark.slow
 def test_fit_with_a_threshold_rule_saves_the_cut_and_predict_decides_by_it(tmp_path, capsys):
     """`sblr fit --threshold pcut`: the model file holds the rule and its fitted cut, and
     `sblr predict` gives every label whose probability reaches it. Oracle: SparseSBLR with the
@@ -717,6 +719,7 @@ def test_an_unusable_out_or_model_is_refused_before_any_work(tmp_path, capsys):
     assert "not a regular file" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_evaluate_counts_rows_with_no_label_over_the_folds(capsys):
     """Oracle: the same folds (benchmark_splits) and fixed model fitted here, counted."""
     from sblr import SparseSBLRClassifier, load_dataset
@@ -753,6 +756,7 @@ def _planted_split(tmp_path):
     return arff, xml
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "how",
     [["--xml", "{xml}"], ["--n-labels", "7"], ["{arff}::xml={xml}"], ["{arff}::n_labels=7"]],
@@ -840,6 +844,7 @@ def test_fit_with_gamma_scale_saves_the_resolved_gamma(tmp_path, capsys):
     assert est.gamma == "scale" and est.gamma_ > 0
 
 
+@pytest.mark.slow
 def test_evaluate_test_keeps_the_defaults_where_selection_is_over_budget(
     tmp_path, capsys, monkeypatch
 ):

@@ -48,6 +48,7 @@ def test_waits_until_the_health_check_answers_ok(monkeypatch):
     assert waited >= 2 * 0.05  # it paused between the checks
 
 
+@pytest.mark.slow
 def test_nothing_listening_times_out_with_the_log(tmp_path):
     log = tmp_path / "server.log"
     log.write_text("the last words of the server")
@@ -55,6 +56,7 @@ def test_nothing_listening_times_out_with_the_log(tmp_path):
         wait_until_healthy(f"http://127.0.0.1:{free_port()}", timeout=0.3, interval=0.05, log=log)
 
 
+@pytest.mark.slow
 def test_an_exited_server_is_an_error_at_once():
     process = subprocess.Popen([sys.executable, "-c", "raise SystemExit(3)"])
     process.wait(timeout=30)

@@ -80,6 +80,7 @@ class _Lookup(ClassifierMixin, BaseEstimator):
         return np.c_[1 - q, q]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(3))
 def test_f1_cut_of_a_class_matches_tunedthresholdclassifiercv(seed):
     P, Y = _probabilities(seed)
@@ -143,6 +144,7 @@ def test_threshold_rule_is_fitted_on_out_of_fold_probabilities(rare_labels):
     assert "threshold='pcut'" in repr(clf)
 
 
+@pytest.mark.slow
 def test_sml_threshold_rule_uses_leave_one_out_probabilities(rare_labels):
     X, Y = rare_labels
     native = SMLClassifier(gamma=0.5, threshold=None).fit(X, Y)
@@ -176,6 +178,7 @@ def test_multiclass_keeps_argmax_whatever_the_threshold():
     np.testing.assert_array_equal(a.predict(X), a.classes_[np.argmax(a.logits(X), axis=1)])
 
 
+@pytest.mark.slow
 def test_relative_lambda_is_a_share_of_each_class_lambda_max(rare_labels):
     X, Y = rare_labels
     clf = SparseSBLRClassifier(lam=0.3, lam_scale="relative", threshold=0.5).fit(X, Y)
@@ -276,6 +279,7 @@ def test_the_fill_cut_leaves_as_many_rows_empty_as_are_unlabelled(seed):
     assert empties(fill) >= min(empties(t) for t in tried if abs(empties(t) - target) == best)
 
 
+@pytest.mark.slow
 def test_auto_fills_exactly_the_empty_rows_above_the_fitted_fill_cut(rare_labels):
     """force_top1="auto": the same cuts as False; the fill cut is fit_fill_cut of the
     out-of-fold probabilities the cuts came from (oracle: the model's own folds, recomputed);

@@ -18,6 +18,7 @@ from sblr.exceptions import DataError
 from sblr.models import fits_from_evidence
 
 
+@pytest.mark.slow
 def test_cached_evidence_scores_equal_plain_refits():
     X, Y = make_multilabel_classification(n_samples=150, n_features=6, n_classes=4, random_state=2)
     est = SparseSBLRClassifier(gamma=0.5, lam=1e-3)
@@ -181,6 +182,7 @@ def test_fits_from_evidence_says_which_estimators_reuse_cached_evidence():
         assert not fits_from_evidence(est)
 
 
+@pytest.mark.slow
 def test_fold_probabilities_equal_a_model_fitted_on_the_training_rows():
     """Oracle: the estimator fitted here on the fold's training rows, predict_proba on its
     test rows; multi-class columns in the order of np.unique(y) even when a class is missing

@@ -582,6 +582,7 @@ def test_contribution_table_with_another_relation_sorts_by_it():
 # --------------------------------------------------------------------------- the claim, tested
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(
     st.lists(

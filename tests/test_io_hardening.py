@@ -282,6 +282,7 @@ def test_fuzz_arff_like_text_returns_or_raises_data_error(raw, n_labels, target)
     assert _outcome(load) in {"returned", "refused"}
 
 
+@pytest.mark.slow
 @FUZZ
 @given(raw=st.binary(max_size=1500), name=st.sampled_from(["f.arff", "f.csv", "f.data", "f"]))
 def test_fuzz_random_bytes_returns_or_raises_data_error(raw, name):

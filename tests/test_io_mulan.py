@@ -241,6 +241,7 @@ SLOW_TO_LOAD = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "file_name",
     [pytest.param(f, marks=pytest.mark.slow) if f in SLOW_TO_LOAD else f for f in SHARED],

@@ -163,6 +163,7 @@ def test_a_long_jobs_address_is_the_one_the_trusted_proxies_appended(
     assert server.current_address() == "10.0.0.3"
 
 
+@pytest.mark.slow
 def test_a_long_job_gives_its_slot_to_a_waiting_user_between_steps(monkeypatch):
     """Tune held a slot for its whole grid (another user's 2-3 s view waited 330 s). With
     take_turn after each step, a view that arrives during the job runs before the job ends,
@@ -220,6 +221,7 @@ class _Rerun(Exception):
     """Streamlit's stop-the-script exception, raised at the next drawing after a rerun request."""
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("entry", ["job_slot(wait=True)", "waiting_for_worker"])
 def test_a_rerun_requested_while_waiting_for_a_slot_gives_the_slot_back(monkeypatch, entry):
     """Found by CI: a student moving the λ slider while the page waited for a slot. The
@@ -356,6 +358,7 @@ def test_a_store_makes_a_missing_item_once_for_callers_asking_together():
     assert store.get_or_make("bad", lambda: 3) == 3
 
 
+@pytest.mark.slow
 def test_heavy_caches_its_answer_and_holds_a_job_slot_only_to_compute_it(monkeypatch):
     """The compute layer's one policy (cache.heavy): a miss runs in a job slot, a hit takes
     none and computes nothing, a busy server makes a miss wait its turn instead of failing,
@@ -423,6 +426,7 @@ def test_the_caches_know_a_data_set_by_its_content_not_by_a_key_beside_it(monkey
     assert len(computed) == 2
 
 
+@pytest.mark.slow
 def test_a_cancel_stops_a_compare_fold_inside_its_grid_search_and_frees_the_slot(monkeypatch):
     """Compare's Cancel waited for the end of the fold being computed (minutes for BR-SVM on
     19 labels). The fold now asks Streamlit's own stop/rerun check at every grid point: a

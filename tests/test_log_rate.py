@@ -148,6 +148,7 @@ def test_log_rates_need_a_kernel_whose_evidence_is_never_negative():
     SparseSBLRClassifier(kernel="linear", normalize="mean").fit(X, Y)  # the paper's form
 
 
+@pytest.mark.slow
 def test_loo_selection_finds_the_local_regime_of_a_planted_structure():
     """Classes on interleaved rings: only a local kernel separates them. Selection on the
     leave-one-out evidence of every row chooses a gamma >= 3 and the model it picks

@@ -168,6 +168,7 @@ def _many_class_problem(q=23, n=150, seed=4):
     return F, Y
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("lam", [0.0, 1e-3])
 def test_layer_result_does_not_depend_on_the_number_of_threads(lam):
     """Oracle: each class solved alone by fit_logistic (the serial definition)."""

@@ -379,6 +379,7 @@ def test_ranking_metrics_invariant_to_adding_uninformative_rows(problem, seed):
         assert _same(metric(Y2, S2), metric(Yt, Sc))
 
 
+@pytest.mark.slow
 def test_vectorized_average_precision_equals_scikit_learn_with_ties():
     from sklearn.metrics import label_ranking_average_precision_score
 
@@ -527,6 +528,7 @@ def test_pr_curve_and_its_marker_point_agree_with_the_thresholded_counts():
     assert np.isnan(nothing[3])
 
 
+@pytest.mark.slow
 def test_coverage_never_falls_below_its_floor_given_the_ranking_loss():
     """The floor is a theorem about every ranking: checked on random label sets and scores
     (ties, empty and full rows included), where it must hold, and reached by a ranking that

@@ -267,6 +267,7 @@ def test_every_estimator_opens_when_named_by_its_public_path(name):
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["SML", "SBLR", "MLkNN", "BRSVM"])
 def test_a_pickle_naming_the_public_paths_unpickles(name):
     """Pickles and joblib files name a class by its module: those written before the packages

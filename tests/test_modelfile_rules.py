@@ -189,6 +189,7 @@ def _shift_intercept(svc, by):
 
 
 # ---------------------------------------------------------------- row 2: shapes and types
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "name, mutate, match",
     [

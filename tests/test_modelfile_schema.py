@@ -137,6 +137,7 @@ def test_nesting_and_values_counted_on_the_bytes_match_the_parsed_document(docum
     assert counted >= _values(document)
 
 
+@pytest.mark.slow
 def test_what_sblr_writes_is_far_inside_the_limits():
     """A saved model's schema: its values, nesting and size, counted as load_model counts
     them, at most a fraction of the limits (benchmarks/model_schema.py: 20,000 features, 38.9

@@ -32,6 +32,7 @@ def multilabel():
 
 
 # ----------------------------------------------------------------- SBLR / SparseSBLR oracles
+@pytest.mark.slow
 def test_sblr_equals_sklearn_logistic_regression_on_the_evidence(multilabel):
     X, Y = multilabel
     ridge = 1e-3
@@ -87,6 +88,7 @@ def test_sparsity_grows_with_lambda(wine):
     assert nnz == sorted(nnz, reverse=True) and nnz[0] > nnz[-1]
 
 
+@pytest.mark.slow
 def test_leave_one_out_prevents_label_leakage(wine):
     """Without leaving a training row out of its own evidence, accuracy collapses at large gamma."""
     X, y = wine
@@ -241,6 +243,7 @@ def test_sml_multiclass_is_argmax_of_evidence(wine):
 
 
 # ----------------------------------------------------------------- scikit-learn plumbing
+@pytest.mark.slow
 def test_pipeline_gridsearch_clone_and_dataframes(wine):
     X, y = wine
     Xdf = pd.DataFrame(X, columns=[f"f{i}" for i in range(X.shape[1])])
@@ -263,6 +266,7 @@ def test_pipeline_gridsearch_clone_and_dataframes(wine):
     assert cross_val_score(SMLClassifier(), X, y, cv=3).mean() > 0.85
 
 
+@pytest.mark.slow
 def test_sml_scores_a_row_the_same_whatever_rows_come_with_it():
     """The log scale of SML's multi-label decision is chosen by the kernel, not by the rows of
     the call: with the linear kernel (evidence may be negative) a row asked alone scored on the

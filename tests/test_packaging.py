@@ -341,6 +341,7 @@ def test_installed_package_in_a_fresh_venv(tmp_path):
 MODEL_NAMES = {"SML", "SBLR", "SparseSBLR"}
 
 
+@pytest.mark.slow
 def test_no_page_compares_a_models_name():
     """Pages ask what a model is (Spec: l1, learns_beta, label), never which it is by name:
     a comparison with "SparseSBLR" was the house's way to say "takes λ" in 27 places, each a
@@ -364,6 +365,7 @@ def test_no_page_compares_a_models_name():
     assert not found, found
 
 
+@pytest.mark.slow
 def test_the_decision_is_read_as_a_value_outside_the_models():
     """Issue #45: the cut was read raw (``getattr(model, "threshold_", None)``) in 13 places
     and put into words in 5, in 3 wordings. Outside sblr/models and sblr/decision a fitted
@@ -392,6 +394,7 @@ def test_the_decision_is_read_as_a_value_outside_the_models():
     assert not found, found
 
 
+@pytest.mark.slow
 def test_no_dashboard_function_takes_more_than_five_parameters():
     """A page function of 7-10 loose parameters (the model as name, γ, λ beside the fit it
     named; an upload as five options) was the house's way to pass a question: it is passed

@@ -666,6 +666,7 @@ def test_class_colors_consistent():
     assert colours == {NAMES6[t]: PLOTLY10[t] for t in range(6)}
 
 
+@pytest.mark.slow
 def test_figure_html_is_standalone():
     page = figure_html(confusion_matrix_figure([[1, 0], [0, 1]]))
     assert "<html" in page.lower()

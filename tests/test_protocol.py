@@ -60,6 +60,7 @@ def test_methods_and_their_hyperparameters():
     assert METHODS["sparse_sblr"].build(gamma=0.1, lam=0.01).lam == 0.01
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("method", ["sparse_sblr", "br_svm", "mlknn"])
 def test_run_fold_multilabel_rows_and_params(planted, method, monkeypatch):
     selections = []  # the wall time of each selection, timed inside it
@@ -212,6 +213,7 @@ def test_baseline_selection_equals_a_hand_loop(planted, selection):
     assert select_params("br_svm", X, y, selection=selection, grid=grid) == best
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("task", ["multilabel", "multiclass", "binary"])
 def test_brsvm_grid_equals_a_fit_per_point(planted, wine, task):
     """The shared-kernel search gives what BRSVMClassifier gives at each (gamma, C): the
@@ -240,6 +242,7 @@ def test_brsvm_grid_equals_a_fit_per_point(planted, wine, task):
         assert (outs[0][1][:, 0] == 1.0).all()
 
 
+@pytest.mark.slow
 def test_select_params_inner_kfold_is_deterministic(wine):
     a = select_params("sblr", wine.X, protocol.task_y(wine), selection="inner_kfold", grid=GRID)
     b = select_params("sblr", wine.X, protocol.task_y(wine), selection="inner_kfold", grid=GRID)
@@ -248,6 +251,7 @@ def test_select_params_inner_kfold_is_deterministic(wine):
 
 
 # --------------------------------------------------------------------------- benchmark
+@pytest.mark.slow
 def test_benchmark_tables_and_cache(wine, planted, tmp_path, monkeypatch, capsys):
     methods = ["sml", "mlknn", "knn"]
     results, hyper = run_benchmark(

@@ -41,6 +41,7 @@ def analysis(name, k, *, class_names=None):
     return page, ds, sblr_model, sparse, F, result
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("name", "k"), [("wine", 1), ("planted", 2)])
 def test_analysis_report_shows_the_numbers_it_was_given(name, k):
     """Oracle: the evaluation's means, and class k's row of β̃ = β · sd(evidence) of both
@@ -62,6 +63,7 @@ def test_analysis_report_shows_the_numbers_it_was_given(name, k):
         assert f"<th>{row}</th>" in text
 
 
+@pytest.mark.slow
 def test_analysis_report_escapes_the_users_text():
     """Class names come from the user's file: text on the page, never markup."""
     names = ["<b>x</b>", "y&z", "<script>alert(1)</script>", "d", "e", "f", "g"]
@@ -81,6 +83,7 @@ def test_html_report_sections():
         html_report("t", {}, [("only a heading",)])
 
 
+@pytest.mark.slow
 def test_analysis_report_tables_have_readable_headers_and_no_index():
     """Found on public data: a pandas index column 0-7, a 'mean' of one hold-out split, and
     code names (beta_std, p_k_given_t) in the report."""
@@ -92,6 +95,7 @@ def test_analysis_report_tables_have_readable_headers_and_no_index():
         assert code not in text, code
 
 
+@pytest.mark.slow
 def test_the_report_is_small_names_models_as_the_dashboard_and_carries_its_warnings():
     """4.9 MB (plotly.js inlined as is), "SBLR beta" in its text, and no word of the
     identifiability warning the dashboard shows. Oracle: the library's diagnostics of the

@@ -233,6 +233,7 @@ def test_selection_numbers_worked_by_hand(tiny, tiny_inner, tmp_path):
     assert "Inner 5-fold run time: not recorded." in lines
 
 
+@pytest.mark.slow
 def test_selection_verdict_follows_the_metric_direction(tiny, tiny_inner):
     split, inner = rep.read_results([tiny]), rep.read_results([tiny_inner])
     paper = rep.read_paper(PAPER)

@@ -182,6 +182,7 @@ def multilabel_rows():
 
 # 256 MiB: 128 x 1024 tiles (strips of 128 rows, the last one partial; one tile per strip
 # here); 1 MiB: 128 x 256 tiles (several per strip); 0.05 MiB: 40 x 40; 1e-6 MiB: 1 x 1.
+@pytest.mark.slow
 @pytest.mark.parametrize("working_memory", [256, 1.0, 0.05, 1e-6])
 @pytest.mark.parametrize("gamma", [0.05, 1.3, 20.0])
 def test_tiled_rbf_evidence_equals_plain_reference(multilabel_rows, working_memory, gamma):
@@ -214,6 +215,7 @@ def test_tiled_rbf_evidence_equals_the_blocked_path(multilabel_rows):
         np.testing.assert_allclose(sums, blocked, rtol=1e-12, atol=0)
 
 
+@pytest.mark.slow
 def test_tiled_rbf_evidence_does_not_depend_on_the_number_of_threads(monkeypatch):
     from sblr.similarity import _exact
 

@@ -57,6 +57,7 @@ def test_each_resample_is_the_maximum_likelihood_fit_on_its_rows(planted):
     assert np.all(result.selection_frequency == 1.0)  # SBLR never sets β to zero
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "estimator", [SparseSBLRClassifier(gamma=1.0, lam=3e-4), SBLRClassifier(gamma=1.0)]
 )
@@ -83,6 +84,7 @@ def test_each_resample_equals_the_plain_refit_on_its_rows(planted, estimator):
         assert np.array_equal(result.coefs[b] != 0, plain.coef_ != 0)
 
 
+@pytest.mark.slow
 def test_standardized_intervals_do_not_depend_on_the_evidence_scale(planted):
     model = SBLRClassifier(gamma=1.0).fit(planted.X, planted.y)
     F = model.featurizer_.training_evidence()

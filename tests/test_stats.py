@@ -144,6 +144,7 @@ def test_demsar_worked_example():
     assert critical_difference(4, 14, 0.10) < diff < critical_difference(4, 14, 0.05)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("metric", ["ranking_loss", "average_precision"])
 def test_nemenyi_pvalues_follow_demsar(metric):
     """Nemenyi p-values (scikit-posthocs) against Demšar's definition worked here from the
@@ -178,6 +179,7 @@ def test_cliques_and_cd_diagram(tmp_path):
     assert "SparseSBLR" in out.read_text()
 
 
+@pytest.mark.slow
 def test_paper_tables_markdown():
     md = paper_tables_markdown(_long(HAMMING, "hamming_loss"))
     lines = md.splitlines()

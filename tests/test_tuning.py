@@ -35,6 +35,7 @@ def _brute_force(estimator, X, y, gammas, lams, metric, stratify):
     return table
 
 
+@pytest.mark.slow
 def test_multiclass_selection_equals_brute_force_refits():
     X, y = load_wine(return_X_y=True)
     gammas, lams = [10.0, 1.0, 0.1], [1e-1, 1e-2, 1e-3, 1e-4]
@@ -157,6 +158,7 @@ def test_all_undefined_validation_scores_are_an_error():
         )
 
 
+@pytest.mark.slow
 def test_cv_estimator_selects_what_gridsearchcv_selects_on_the_same_split():
     from sklearn.model_selection import GridSearchCV, PredefinedSplit, train_test_split
 
@@ -218,6 +220,7 @@ def test_inner_kfold_selection_equals_grid_search_cv(multilabel):
     )
 
 
+@pytest.mark.slow
 def test_sblr_cv_selects_gamma_like_brute_force():
     from sblr.tuning import SBLRCV
 
