@@ -15,7 +15,9 @@ README = (ROOT / "README.md").read_text()
 def test_readme_opens_with_the_two_fresh_machine_commands():
     blocks = re.findall(r"```\n(.*?)```", README, flags=re.S)
     assert blocks[0].strip() == "pip install -r requirements.txt && streamlit run app.py"
-    assert blocks[1].strip() == "pip install -r requirements-test.txt && python -m pytest"
+    assert blocks[1].strip() == (
+        "pip install -r requirements-test.txt && python -m pytest -n auto --dist loadfile"
+    )
     # .ci/run runs the README's test command itself (read from the README)
     ci = (ROOT / ".ci" / "run").read_text()
     assert "grep -m1 -E '^pip install -r requirements-test.txt && ' README.md" in ci
