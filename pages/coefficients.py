@@ -100,7 +100,7 @@ with display:
         key="beta_clustered",
         help="On: the classes shown are ordered by clustering SparseSBLR's links |βₜᵏ| + "
         "|βₖᵗ|, so classes that use each other's evidence sit side by side (classes without "
-        "a link last). Off: in the data's class order.",
+        "a link last), while its β can be read. Off: in the data's class order.",
     )
 sparse_name = f"SparseSBLR, λ = {fmt_value(s.lam)}"
 # SparseSBLR first: the readable model, and the one the sidebar's λ moves, on the first screen
@@ -108,11 +108,11 @@ raw = {sparse_name: sparse_model.coef_, "SBLR": sblr_model.coef_}
 std = {name: standardized_coef(c, sd=sd) for name, c in raw.items()}
 shown = std if standardized else raw
 m = ds.n_classes
-diag = diagnostics(ds, s.gamma)
-kept = sparse_diagnostics(ds, s.spec_for("SparseSBLR"))
-if diag.unreliable or not kept.readable:
-    # one sentence on the first screen, the numbers (VIFs, names) in an expander: the
-    # paragraph of both pushed the β heatmap's reading down (issue #46, item 7)
+
+
+def _identifiability_note():
+    """One sentence on whether β can be read one by one, the numbers (VIFs, names) in an
+    expander (the paragraph of both pushed the β heatmap's reading down: issue #46, item 7)."""
     lam_text = fmt_value(s.lam)
     st.warning(
         f"**SBLR's coefficients cannot be read one by one here; SparseSBLR's can at λ = "
@@ -131,6 +131,14 @@ if diag.unreliable or not kept.readable:
             "columns it keeps are not collinear."
         )
         st.markdown(esc_md(kept.sentence(lam_text) + " " + kept.details(ds.class_names)).strip())
+
+
+diag = diagnostics(ds, s.gamma)
+kept = sparse_diagnostics(ds, s.spec_for("SparseSBLR"))
+# Neither model's β can be read: said before the heatmap; only SBLR's: after it, so the
+# heatmap stays in the upper half of a 1024×768 screen (tests/test_browser.py)
+if not kept.readable:
+    _identifiability_note()
 
 if kept.readable:
     classes = classes_shown(
@@ -157,7 +165,7 @@ else:  # β that cannot be read cannot rank either: a step of λ reshuffled the 
         f"{plots.MAX_TICK_LABELS} classes the chart names every row and column. The stability "
         "heatmap below shows the same classes.",
     )
-if clustered and classes is not None:
+if clustered and classes is not None and kept.readable:  # β that cannot be read: no links
     classes = [int(t) for t in cluster_order(shown[sparse_name], classes)]
 C = cooccurrence(ds.label_matrix())
 # one figure for every session showing the same β (a class on the lesson): built once
@@ -184,6 +192,8 @@ fig = shared_figure(
     ),
 )
 st.plotly_chart(fig, key="beta_heatmaps")
+if kept.readable and diag.unreliable:
+    _identifiability_note()
 if sparse_model.approx_ is not None:
     st.caption(
         f"Fitted on approximate evidence (Nyström, D = {sparse_model.n_components}): "
