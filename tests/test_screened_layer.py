@@ -9,24 +9,12 @@ import time
 
 import numpy as np
 import pytest
+from test_logistic import _kkt_by_hand  # the optimality conditions written out by hand
 
 import sblr._compiled as compiled
 import sblr.logistic as logistic
 
 TOL = 1e-6  # the layer's default KKT tolerance
-
-
-def _kkt_by_hand(Z, y, beta, b, lam):
-    """Largest violation of the optimality conditions, over every column."""
-    p = 1.0 / (1.0 + np.exp(-(Z @ beta + b)))
-    grad = Z.T @ (p - y) / len(y)
-    worst = abs(np.mean(p - y))
-    for t in range(len(beta)):
-        if beta[t] != 0:
-            worst = max(worst, abs(grad[t] + lam * np.sign(beta[t])))
-        else:
-            worst = max(worst, abs(grad[t]) - lam)
-    return worst
 
 
 def _fit(monkeypatch, F, Y, lam, *, screened, ws_start=4, n_threads=1):
