@@ -37,34 +37,24 @@ import os
 import sys
 import time
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import scipy.sparse as sp
 from joblib import Parallel, delayed
 from sklearn.model_selection import GridSearchCV
 
 from sblr import metrics
 from sblr._backends import joblib_backend
-from sblr.baselines import (
-    TUNED_LR,
-    BRSVMClassifier,
-    IBLRClassifier,
-    MLkNNClassifier,
-    OneVsRestLRClassifier,
-    brsvm_grid,
-    knn_classifier,
-    lr_classifier,
-    ncm_classifier,
-)
+from sblr.baselines import BRSVMClassifier, brsvm_grid
 from sblr.decision import RULE_WORDS
 from sblr.evaluation import make_splits, validation_split
 from sblr.exceptions import DataError
-from sblr.io import MAX_DENSE_MB, Dataset
-from sblr.models import SBLRClassifier, SMLClassifier, SparseSBLRClassifier
+from sblr.io import Dataset
+from sblr.registry import REGISTRY, Method
+from sblr.registry import get as get_method
 from sblr.tuning import PAPER_GRID, tune
 
 __all__ = [
@@ -105,93 +95,12 @@ TASK_METRICS = {
 }
 
 
-@dataclass(frozen=True)
-class MethodSpec:
-    """A method of the comparison.
-
-    Attributes
-    ----------
-    name : str
-        Short name (the key in :data:`METHODS`).
-    label : str
-        Column name in the paper's tables.
-    factory : callable
-        ``factory(**params)`` builds an unfitted estimator.
-    tuned : tuple of str
-        Hyper-parameters selected per fold over the grid.
-    fixed : dict
-        Hyper-parameters held fixed.
-    multiclass_only : bool
-    """
-
-    name: str
-    label: str
-    factory: Callable
-    tuned: tuple = ()
-    fixed: dict = field(default_factory=dict)
-    multiclass_only: bool = False
-
-    def build(self, **params):
-        """The estimator with ``fixed`` and then ``params`` applied."""
-        return self.factory(**{**self.fixed, **params})
-
-    @property
-    def takes_sparse(self):
-        """Whether the method keeps sparse features sparse (the similarity models)."""
-        return self.name in _DECIDING
-
-    def features(self, X):
-        """``X`` as the method takes it: sparse stays sparse for the similarity models; the
-        baselines (which scale with a shift to [-1, 1]) get it dense, within
-        :data:`sblr.io.MAX_DENSE_MB`, else a :class:`DataError` with the numbers."""
-        if not sp.issparse(X):
-            return np.asarray(X, dtype=np.float64)
-        if self.takes_sparse:
-            return sp.csr_matrix(X, dtype=np.float64)
-        needed = 8.0 * X.shape[0] * X.shape[1] / 2**20
-        if needed > MAX_DENSE_MB:
-            raise DataError(
-                f"{self.label} needs dense features: these sparse data ({X.shape[0]:,} rows × "
-                f"{X.shape[1]:,} columns) would need {needed:,.0f} MB, more than the limit of "
-                f"{MAX_DENSE_MB:,} MB (sblr.io.MAX_DENSE_MB). Leave {self.name} out."
-            )
-        return X.toarray().astype(np.float64, copy=False)
-
-    def supports(self, task):
-        """Whether the method runs on a ``task`` ("multiclass"/"multilabel") data set."""
-        return task == "multiclass" or not self.multiclass_only
-
-
-#: The methods of the paper's tables, in its column order.
-METHODS: dict[str, MethodSpec] = {
-    "sparse_sblr": MethodSpec("sparse_sblr", "SparseSBLR", SparseSBLRClassifier, ("gamma", "lam")),
-    "sblr": MethodSpec("sblr", "SBLR", SBLRClassifier, ("gamma",)),
-    "sml": MethodSpec("sml", "SML", SMLClassifier, ("gamma",)),
-    # the paper's layer input (the mean evidence f̄) beside the default log shares
-    "sparse_sblr_paper": MethodSpec(
-        "sparse_sblr_paper",
-        "SparseSBLR (paper's f̄)",
-        SparseSBLRClassifier,
-        ("gamma", "lam"),
-        {"normalize": "mean"},
-    ),
-    "mlknn": MethodSpec("mlknn", "MLKNN", MLkNNClassifier, (), {"k": 10}),
-    "iblr": MethodSpec("iblr", "IBLR", IBLRClassifier, (), {"k": 10}),
-    "br_svm": MethodSpec("br_svm", "BR-SVM", BRSVMClassifier, ("gamma", "C")),
-    # the leaderboard's yardstick: scikit-learn's model as a user tuning it for decisions fits
-    # it (C and, multi-label, one cut chosen on 5 inner folds inside fit)
-    "lr_tuned": MethodSpec("lr_tuned", "LR (tuned)", OneVsRestLRClassifier, (), dict(TUNED_LR)),
-    "knn": MethodSpec("knn", "kNN", knn_classifier, (), {"k": 10}, multiclass_only=True),
-    "ncm": MethodSpec("ncm", "NCM", ncm_classifier, (), multiclass_only=True),
-    "lr": MethodSpec("lr", "LR", lr_classifier, (), multiclass_only=True),
-}
+#: The methods of the paper's tables, in its column order: :data:`sblr.registry.REGISTRY`
+#: (its entries were this module's ``MethodSpec``).
+METHODS = REGISTRY
+MethodSpec = Method
 
 SELECTIONS = ("holdout", "inner_kfold", "loo")
-
-#: The methods that take a ``threshold`` (the similarity models).
-_DECIDING = ("sml", "sblr", "sparse_sblr", "sparse_sblr_paper")
-#: Those with a logistic layer: the paper's protocol fits them on the paper's input f̄.
-_LAYERED = ("sblr", "sparse_sblr", "sparse_sblr_paper")
 
 
 def paper_metric(multilabel):
@@ -204,10 +113,10 @@ def build_decision(spec, threshold):
     similarity models; with ``threshold=None`` the paper's model whole (SBLR and SparseSBLR:
     the cut 0.5 on a layer over the mean evidence f̄, ``normalize="mean"``; SML: its own
     rule), so that the paper's protocol reproduces the paper; ``{}`` for a baseline."""
-    if spec.name not in _DECIDING:
+    if not spec.decides_by_cut:
         return {}
     if threshold is None:
-        if spec.name in _LAYERED:
+        if spec.learns_beta:
             return {"threshold": 0.5, "normalize": "mean"}
         return {"threshold": None}
     return {"threshold": threshold}
@@ -337,12 +246,6 @@ def benchmark_splits(dataset, folds=10, seed=0):
     return make_splits(task_y(dataset), scheme="kfold", n_splits=folds, random_state=seed)
 
 
-def _get_method(method):
-    if method not in METHODS:
-        raise ValueError(f"Unknown method {method!r}; choose from {', '.join(METHODS)}.")
-    return METHODS[method]
-
-
 def _scores(est, X, multilabel):
     if not multilabel:
         return None
@@ -446,7 +349,7 @@ def select_params(
     Parameters
     ----------
     method : str
-        A key of :data:`METHODS`.
+        A key of :data:`METHODS` (or its entry, :mod:`sblr.registry`).
     X : ndarray of shape (n_samples, n_features)
     y : ndarray of shape (n_samples,) or (n_samples, n_classes)
     selection : {"holdout", "inner_kfold", "loo"}
@@ -479,7 +382,7 @@ def select_params(
     >>> select_params("br_svm", X, y, grid=[1.0, 0.1])
     {'gamma': 1.0, 'C': 1.0}
     """
-    spec = _get_method(method)
+    spec = get_method(method)
     if selection not in SELECTIONS:
         raise ValueError(f"selection must be one of {SELECTIONS}; got {selection!r}.")
     if not spec.tuned:
@@ -488,7 +391,7 @@ def select_params(
     y = np.asarray(y)
     multilabel = metrics.is_multilabel(y)
     metric = metric or paper_metric(multilabel)
-    if spec.name in _DECIDING:
+    if spec.decides_by_cut:
         res = tune(
             spec.build(**build_decision(spec, threshold)),
             X,
@@ -524,37 +427,15 @@ def select_params(
 #: 15 s on this project's busy 2-core machine, about 1.7e10 a second: some two minutes.
 SELECTION_BUDGET = 2e12
 
-#: Newton steps of a class's problem, and KKT checks of a screened one, in the cost model.
-_COST_NEWTON_STEPS = 8
-_COST_CHECKS = 3
 #: Layer fits per fit with a multi-label cut: the fit and 5 out-of-fold refits (warm-started,
 #: about half as long each).
 _COST_CUT_FITS = 3.5
-#: What a class's problem costs beyond its arithmetic (the solver's Python steps, the cut's
-#: share), in multiply-adds: enron's inner 5-fold selection (53 labels, 99 grid points, a fit
-#: and 5 cut refits each) took 330 s for 157,000 class fits, 2 ms each, which at 1.7e10 a
-#: second (below) is about 4e7.
-_COST_PER_CLASS = 4e7
 
 
 def layer_cost(method, n_samples, n_classes):
-    """Multiply-adds of one fit of a method's logistic layer (0 without one), the model of
-    :func:`plan_selection`: SBLR solves each of the m classes by Newton steps on all m
-    evidence columns, ``8 · n · (m + 1)² · m``; SparseSBLR (screened: each class on a working
-    set of its few active columns, checked on every column, :mod:`sblr.logistic`) about
-    ``3 · n · m · m``; each plus :data:`_COST_PER_CLASS` per class (the solver's overhead).
-
-    Examples
-    --------
-    >>> f"{layer_cost('sblr', 12920, 983):.1e}", f"{layer_cost('sparse_sblr', 12920, 983):.1e}"
-    ('1.0e+14', '7.7e+10')
-    """
-    n, m = float(n_samples), float(n_classes)
-    if method == "sblr":
-        return _COST_NEWTON_STEPS * n * (m + 1) ** 2 * m + _COST_PER_CLASS * m
-    if method in ("sparse_sblr", "sparse_sblr_paper"):
-        return _COST_CHECKS * n * m * m + _COST_PER_CLASS * m
-    return 0.0
+    """Multiply-adds of one fit of a method's logistic layer (0 without one): the cost
+    model of :func:`plan_selection`, :meth:`sblr.registry.Method.layer_cost`."""
+    return get_method(method).layer_cost(n_samples, n_classes)
 
 
 def fit_cost(method, n_samples, n_features, n_classes, *, n_query=0, cuts=True):
@@ -571,7 +452,7 @@ def selection_cost(method, n_samples, n_features, n_classes, *, selection, grid,
     """Multiply-adds of selecting ``method``'s parameters on ``n_samples`` rows by
     ``selection`` ("inner_kfold" or "holdout") over ``grid`` (see :func:`select_params`): per
     split, the evidence once per γ and the layer once per (γ, λ) (:func:`fit_cost`)."""
-    spec = _get_method(method)
+    spec = get_method(method)
     if not spec.tuned:
         return 0.0
     sizes = {name: len(grid_values(grid, name)) for name in spec.tuned}
@@ -583,8 +464,8 @@ def selection_cost(method, n_samples, n_features, n_classes, *, selection, grid,
         splits, n_fit = inner_folds, n_samples * (inner_folds - 1) / inner_folds
     n_val = n_samples - n_fit
     evidence = n_fit * n_samples * (float(n_features) + n_classes)
-    if method in _DECIDING:
-        layer = layer_cost(method, n_fit, n_classes) * _COST_CUT_FITS
+    if spec.decides_by_cut:
+        layer = spec.layer_cost(n_fit, n_classes) * _COST_CUT_FITS
         return splits * (gammas * evidence + points * layer)
     return splits * points * (evidence + n_fit * n_val * n_classes)  # a baseline's fits
 
@@ -687,7 +568,7 @@ def run_fold(
     ----------
     dataset : Dataset
     method : str
-        A key of :data:`METHODS`.
+        A key of :data:`METHODS` (or its entry, :mod:`sblr.registry`).
     fold_index : int
     splits : list of (train, test) index arrays
         E.g. ``make_splits(y, scheme="kfold", n_splits=10)``.
@@ -716,7 +597,7 @@ def run_fold(
     >>> sorted(res.params), [r["metric"] for r in res.rows]
     (['gamma'], ['accuracy'])
     """
-    spec = _get_method(method)
+    spec = get_method(method)
     if not spec.supports(dataset.task):
         raise DataError(
             f"{spec.label} handles multi-class data only; {dataset.name} is multi-label."
@@ -760,7 +641,7 @@ def run_fold(
     rows = [
         {
             "dataset": dataset.name,
-            "method": method,
+            "method": spec.key,
             "fold": int(fold_index),
             "metric": m,
             "value": v,
@@ -869,7 +750,7 @@ def run_benchmark(
     ----------
     datasets : Dataset, list of Dataset or dict name -> Dataset
     methods : sequence of str
-        Keys of :data:`METHODS`.
+        Keys of :data:`METHODS` (or their entries, :mod:`sblr.registry`).
     folds : int
         Number of CV folds (:func:`benchmark_splits`).
     selection, grid, inner_folds
@@ -902,9 +783,7 @@ def run_benchmark(
         ``(results, hyperparameters)``.
     """
     datasets = _as_dataset_list(datasets)
-    methods = list(methods)
-    for m in methods:
-        _get_method(m)
+    methods = [get_method(m).key for m in methods]
     if selection not in SELECTIONS:
         raise ValueError(f"selection must be one of {SELECTIONS}; got {selection!r}.")
     params = dict(params or {})

@@ -34,7 +34,7 @@ import pandas as pd
 # draw, and scipy.stats and statsmodels take seconds to import.
 from sblr._validation import Interval, StrOptions, validate_params
 from sblr.metrics import LOWER_IS_BETTER, METRIC_LABELS
-from sblr.protocol import METHODS
+from sblr.registry import REGISTRY
 from sblr.textsafe import escape_markdown
 
 __all__ = [
@@ -71,7 +71,7 @@ _DATASETS = [Interval(Integral, 1, None, closed="left")]  # n: at least 1 data s
 
 def method_label(name):
     """The paper's column name of a method (``"sparse_sblr"`` -> ``"SparseSBLR"``)."""
-    return METHODS[name].label if name in METHODS else str(name)
+    return REGISTRY[name].label if name in REGISTRY else str(name)
 
 
 def _order(values, reference):
@@ -82,7 +82,7 @@ def _order(values, reference):
 
 
 def _method_order(methods):
-    return _order(methods, list(METHODS))
+    return _order(methods, list(REGISTRY))
 
 
 @validate_params(

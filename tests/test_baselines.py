@@ -15,8 +15,6 @@ from sklearn.pipeline import Pipeline
 from sklearn.svm import SVC
 
 from sblr.baselines import (
-    BASELINES,
-    MULTICLASS_ONLY,
     BRSVMClassifier,
     IBLRClassifier,
     MLkNNClassifier,
@@ -24,6 +22,11 @@ from sblr.baselines import (
 )
 from sblr.logistic import constant_intercept
 from sblr.metrics import average_precision
+from sblr.registry import REGISTRY
+
+#: The paper's baselines by key.
+BASELINES = {k: REGISTRY[k].factory for k in ("mlknn", "iblr", "br_svm", "knn", "ncm", "lr")}
+MULTICLASS_ONLY = [m.key for m in REGISTRY.values() if m.multiclass_only]
 
 # A scikit-learn oracle that stopped short of its optimum would be compared as if it had
 # reached it: its ConvergenceWarning fails the test instead.

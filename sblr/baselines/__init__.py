@@ -16,7 +16,7 @@ are not clipped).
   (multi-class only, the paper's MCC table) return scikit-learn Pipelines of
   ``MinMaxScaler(feature_range=(-1, 1))`` and the classifier.
 
-:data:`BASELINES` maps a short name to each factory.
+:data:`sblr.registry.REGISTRY` names each, with its factory and traits.
 
 Neighbours are Euclidean on the scaled features (``NearestNeighbors``).  For
 the training rows they are found leave-one-out: a row's own index is removed
@@ -52,9 +52,7 @@ from sblr.baselines._svm import (
 )
 
 __all__ = [
-    "BASELINES",
     "BRSVM_SECONDS",
-    "MULTICLASS_ONLY",
     "TUNED_LR",
     "BRSVMClassifier",
     "FrequencyClassifier",
@@ -68,17 +66,3 @@ __all__ = [
     "ncm_classifier",
     "tuned_lr_classifier",
 ]
-
-
-#: Baseline factories by short name (``BASELINES[name](**params)`` builds an estimator).
-BASELINES = {
-    "mlknn": MLkNNClassifier,
-    "iblr": IBLRClassifier,
-    "br_svm": BRSVMClassifier,
-    "knn": knn_classifier,
-    "ncm": ncm_classifier,
-    "lr": lr_classifier,
-}
-
-#: Names in :data:`BASELINES` that handle multi-class data only (no multi-label ``y``).
-MULTICLASS_ONLY = ("knn", "ncm", "lr")

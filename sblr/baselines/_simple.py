@@ -54,7 +54,7 @@ def knn_classifier(k=10):
     >>> round(clf.score(X[1::2], y[1::2]), 2)
     0.94
     """
-    return Pipeline([("scale", _scaler()), ("knn", KNeighborsClassifier(n_neighbors=k))])
+    return Pipeline([("scale", _scaler()), ("neighbours", KNeighborsClassifier(n_neighbors=k))])
 
 
 class FrequencyClassifier(ClassifierMixin, BaseEstimator):
@@ -153,7 +153,7 @@ def ncm_classifier():
     >>> round(clf.score(X[1::2], y[1::2]), 2)
     0.96
     """
-    return Pipeline([("scale", _scaler()), ("ncm", NearestCentroid())])
+    return Pipeline([("scale", _scaler()), ("centroids", NearestCentroid())])
 
 
 class OneVsRestLRClassifier(_ScaledClassifier):
@@ -349,16 +349,16 @@ class OneVsRestLRClassifier(_ScaledClassifier):
 TUNED_LR = {"Cs": (0.01, 0.1, 1.0, 10.0, 100.0), "threshold": "micro_f1"}
 
 
-def tuned_lr_classifier():
+def tuned_lr_classifier(**params):
     """scikit-learn's logistic regression as a user tuning it for decisions fits it:
-    :class:`OneVsRestLRClassifier` with :data:`TUNED_LR`.
+    :class:`OneVsRestLRClassifier` with :data:`TUNED_LR` (and then ``params``).
 
     Examples
     --------
     >>> tuned_lr_classifier().Cs
     (0.01, 0.1, 1.0, 10.0, 100.0)
     """
-    return OneVsRestLRClassifier(**TUNED_LR)
+    return OneVsRestLRClassifier(**{**TUNED_LR, **params})
 
 
 def lr_classifier(C=1.0, max_iter=1000):
@@ -380,4 +380,4 @@ def lr_classifier(C=1.0, max_iter=1000):
     0.96
     """
     lr = LogisticRegression(C=C, l1_ratio=0.0, max_iter=max_iter)
-    return Pipeline([("scale", _scaler()), ("lr", lr)])
+    return Pipeline([("scale", _scaler()), ("logistic", lr)])

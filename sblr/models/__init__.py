@@ -16,6 +16,7 @@ and SparseSBLR.
 from sblr.models._base import fits_from_evidence
 from sblr.models._logistic import SBLRClassifier, SparseSBLRClassifier
 from sblr.models._sml import SMLClassifier, top_k_indicator
+from sblr.registry import DASHBOARD_MODELS, get
 
 __all__ = [
     "MODELS",
@@ -27,22 +28,28 @@ __all__ = [
     "top_k_indicator",
 ]
 
-#: The three models of the paper, by the names the dashboard and the CLI use.
-MODELS = {"SML": SMLClassifier, "SBLR": SBLRClassifier, "SparseSBLR": SparseSBLRClassifier}
+#: The three models of the paper, by the names the dashboard and the CLI use (their labels in
+#: :data:`sblr.registry.DASHBOARD_MODELS`, in its order).
+MODELS = {m.label: m.factory for m in DASHBOARD_MODELS}
 
 
 def make_model(name, *, gamma="scale", lam=1e-4, **params):
-    """Build one of :data:`MODELS` by name; ``lam`` is used by SparseSBLR only.
+    """Build one of :data:`MODELS` by its label, key or entry (:func:`sblr.registry.get`);
+    ``lam`` is used by the models that take λ (SparseSBLR) only.
 
     Examples
     --------
     >>> make_model("SparseSBLR", gamma=0.1, lam=1e-2)
     SparseSBLRClassifier(gamma=0.1, lam=0.01)
-    >>> make_model("SML", lam=5.0)
+    >>> make_model("sml", lam=5.0)
     SMLClassifier()
     """
-    if name not in MODELS:
+    try:
+        model = get(name)
+    except ValueError:
+        model = None
+    if model is None or not model.in_dashboard:
         raise ValueError(f"Unknown model {name!r}; choose one of {list(MODELS)}.")
-    if name == "SparseSBLR":
+    if model.takes_lam:
         params["lam"] = lam
-    return MODELS[name](gamma=gamma, **params)
+    return model.build(gamma=gamma, **params)
