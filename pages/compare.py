@@ -34,6 +34,7 @@ from sblr import DataError
 from sblr.baselines import brsvm_seconds_estimate
 from sblr.metrics import METRIC_LABELS
 from sblr.protocol import METHODS, TASK_METRICS, decisions_text
+from sblr.registry import BR_SVM
 from sblr.stats import (
     fold_forecast,
     leaders,
@@ -59,8 +60,8 @@ GRID_LABELS = {
 #: SparseSBLR 1.4 s and 7.0 s); not in the default choice, which the browser test's forecast
 #: and the page's first run are timed on.
 DEFAULT_METHODS = {
-    "multilabel": ["sparse_sblr", "sblr", "sml", "mlknn", "iblr", "br_svm"],
-    "multiclass": ["sparse_sblr", "sblr", "sml", "knn", "ncm", "lr"],
+    task: [m.key for m in METHODS.values() if m.default_for(task)]
+    for task in ("multilabel", "multiclass")
 }
 FOLD_CHOICES = [3, 5, 10]
 #: The decisions' choice on the page, by task (multi-class data: the most probable class
@@ -81,13 +82,6 @@ DECISION_LABELS = {
 HEADINGS = {
     "multilabel": {"fitted": ", fitted cuts", "paper": ", the paper's decisions"},
     "multiclass": {"fitted": "", "paper": ", the paper's models"},
-}
-#: The baselines' own rules, said in one phrase under the table.
-OWN_RULES = {
-    "mlknn": "ML-kNN",
-    "iblr": "IBLR",
-    "br_svm": "BR-SVM",
-    "lr_tuned": "LR (tuned)",
 }
 #: Above this estimate the page does not run BR-SVM with the paper's grid.
 BRSVM_LIMIT_SECONDS = 300
@@ -181,11 +175,11 @@ request = st.session_state.get(K_REQUEST)
 previous = request if request and request["task"] == ds.task else None
 default_methods = DEFAULT_METHODS[ds.task]
 default_slow = (
-    "br_svm" in default_methods
+    BR_SVM.key in default_methods
     and brsvm_seconds_estimate(ds.n_samples, ds.n_classes, FOLD_CHOICES[-1]) > BRSVM_LIMIT_SECONDS
 )
 if default_slow:  # the default must run: BR-SVM with the paper's grid would not, here
-    default_methods = [m for m in default_methods if m != "br_svm"]
+    default_methods = [m for m in default_methods if m != BR_SVM.key]
 methods = st.multiselect(
     "Methods",
     options,
@@ -193,7 +187,7 @@ methods = st.multiselect(
     format_func=method_label,
     key=f"compare_methods_{ds.task}",
 )
-if default_slow and not previous and "br_svm" not in methods:
+if default_slow and not previous and BR_SVM.key not in methods:
     st.caption(
         "BR-SVM is left out of the default choice: with the paper's grid it would take longer "
         "here than the page runs. Add it with the quick grid, or run it from the command line."
@@ -224,7 +218,7 @@ decisions = st.radio(
 )
 
 too_slow = False
-if "br_svm" in methods and grid_name == "paper":
+if BR_SVM.key in methods and grid_name == "paper":
     seconds = brsvm_seconds_estimate(ds.n_samples, ds.n_classes, folds)
     too_slow = seconds > BRSVM_LIMIT_SECONDS
     estimate = f"about {seconds:.0f} s" if seconds < 120 else f"about {seconds / 60:.0f} min"
@@ -299,7 +293,7 @@ cancel_slot.button(
 started = time.monotonic()
 # BR-SVM's first fold can take minutes: until it is timed, the paper grid's estimate
 prior = (
-    {"br_svm": brsvm_seconds_estimate(ds.n_samples, ds.n_classes, n_folds) / n_folds}
+    {BR_SVM.key: brsvm_seconds_estimate(ds.n_samples, ds.n_classes, n_folds) / n_folds}
     if request["grid"] == "paper"
     else {}
 )
@@ -361,7 +355,13 @@ st.subheader(
     f"{esc_md(ds.name)}: {n_folds}-fold cross-validation" + HEADINGS[ds.task][request["decisions"]]
 )
 elapsed = time.monotonic() - started
-own = [OWN_RULES[m] for m in request["methods"] if m in OWN_RULES]
+# the baselines' own rules, said in one phrase under the table (multi-label ones: the others
+# are not shown multi-label data)
+own = [
+    METHODS[m].spoken
+    for m in request["methods"]
+    if not METHODS[m].decides_by_cut and not METHODS[m].multiclass_only
+]
 st.caption(
     f"Decisions: {decided}"
     + (f"; {', '.join(own)} by their own rules" if own and multilabel else "")

@@ -10,6 +10,7 @@ from pages._shared.state import page_context
 from sblr import plots
 from sblr.decision import Decision
 from sblr.interpret import decision_line, predicted_share, standardized_coef
+from sblr.registry import SPARSE_SBLR
 
 ds, s, key = page_context(__file__)
 k = s.k
@@ -36,7 +37,7 @@ with st.expander("What am I looking at? (the paper's idea in one picture)"):
         "the models saw them in training."
     )
 
-sparse = cached_fit(ds, s.spec_for("SparseSBLR"), decided=True)
+sparse = cached_fit(ds, s.spec_for(SPARSE_SBLR), decided=True)
 F = training_evidence(ds, s.gamma)
 beta_std = standardized_coef(sparse, F)[k]
 # default second axis: the other class whose evidence counts most for k in SparseSBLR

@@ -18,6 +18,7 @@ from sblr.interpret import (
     rank_agreement_path,
     standardized_coef,
 )
+from sblr.registry import SPARSE_SBLR
 
 ds, s, key = page_context(__file__)
 k = s.k
@@ -141,14 +142,14 @@ st.download_button(
         fig,
         {
             "data": ds.name,
-            "model": "SparseSBLR",
+            "model": SPARSE_SBLR.label,
             "gamma": fmt_gamma(s.gamma),
             "lambda": "the slider's grid",
             "class": ds.class_names[k],
         },
     ),
     file_name=context_name(
-        ds, Spec.of("SparseSBLR", s.gamma), "path", ds.class_names[k], suffix=".html"
+        ds, Spec.of(SPARSE_SBLR, s.gamma), "path", ds.class_names[k], suffix=".html"
     ),
     mime="text/html",
 )

@@ -432,19 +432,13 @@ SELECTION_BUDGET = 2e12
 _COST_CUT_FITS = 3.5
 
 
-def layer_cost(method, n_samples, n_classes):
-    """Multiply-adds of one fit of a method's logistic layer (0 without one): the cost
-    model of :func:`plan_selection`, :meth:`sblr.registry.Method.layer_cost`."""
-    return get_method(method).layer_cost(n_samples, n_classes)
-
-
 def fit_cost(method, n_samples, n_features, n_classes, *, n_query=0, cuts=True):
     """Multiply-adds of one fit (and of scoring ``n_query`` rows): the evidence, every row
     against every training row over the features and the classes, ``n (n + n_query) (d +
-    m)``, and the layer (:func:`layer_cost`), times :data:`_COST_CUT_FITS` with multi-label
-    cuts (``cuts``)."""
+    m)``, and the layer (:meth:`sblr.registry.Method.layer_cost`), times
+    :data:`_COST_CUT_FITS` with multi-label cuts (``cuts``)."""
     n, d, m = float(n_samples), float(n_features), float(n_classes)
-    layer = layer_cost(method, n, m) * (_COST_CUT_FITS if cuts else 1.0)
+    layer = get_method(method).layer_cost(n, m) * (_COST_CUT_FITS if cuts else 1.0)
     return n * (n + n_query) * (d + m) + layer
 
 

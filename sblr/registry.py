@@ -48,6 +48,7 @@ __all__ = [
     "SPARSE_SBLR_PAPER",
     "Method",
     "get",
+    "get_model",
 ]
 
 #: Newton steps of a class's problem, and KKT checks of a screened one, in the cost model.
@@ -295,4 +296,27 @@ def get(name) -> Method:
     entry = REGISTRY.get(name) or _BY_LABEL.get(name)
     if entry is None:
         raise ValueError(f"Unknown method {name!r}; choose from {', '.join(REGISTRY)}.")
+    return entry
+
+
+def get_model(name) -> Method:
+    """The entry of one of the dashboard's models (:data:`DASHBOARD_MODELS`) by its entry,
+    label or key: the names the dashboard's picker, its links and ``sblr fit --model`` use.
+
+    Examples
+    --------
+    >>> get_model("SparseSBLR") is get_model("sparse_sblr") is SPARSE_SBLR
+    True
+    >>> get_model("BR-SVM")
+    Traceback (most recent call last):
+    ...
+    ValueError: Unknown model 'BR-SVM'; choose one of SML, SBLR, SparseSBLR.
+    """
+    try:
+        entry = get(name)
+    except (TypeError, ValueError):  # unhashable, or no method at all
+        entry = None
+    if entry is None or not entry.in_dashboard:
+        labels = ", ".join(m.label for m in DASHBOARD_MODELS)
+        raise ValueError(f"Unknown model {name!r}; choose one of {labels}.")
     return entry

@@ -265,7 +265,7 @@ def test_the_lesson_panel_walks_every_step_on_the_page_it_opens():
         assert f"Lesson, step {step} of 7: {info['title']}" in shown
         assert info["question"] in shown
         assert at.session_state["_lesson_active"] == step
-        if info["figure"] in ("cooccurrence", "sblr", "sparse", "waterfall"):
+        if info["figure"] in ("cooccurrence", "dense_beta", "sparse", "waterfall"):
             assert chart(at, "lesson_chart")
         if step == len(STEPS):
             assert not [b for b in at.button if b.key == "lesson_next"]

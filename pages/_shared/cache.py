@@ -40,6 +40,7 @@ from sblr import DataError, plots
 from sblr.diagnostics import evidence_diagnostics, sparse_conditioning
 from sblr.io import load_dataset
 from sblr.modelfile import load_model
+from sblr.registry import SBLR, SML, SPARSE_SBLR
 from sblr.scaling import scale_gamma as value_of_scale
 
 # The sblr modules that import scikit-learn (evaluation, models, baselines, attribution,
@@ -161,7 +162,7 @@ def _evidence(ds, gamma):
 
     def make():
         every = (np.arange(ds.n_samples), np.arange(0))
-        model = Spec.of("SBLR", gamma).estimator()
+        model = Spec.of(SBLR, gamma).estimator()
         if cluster.runs_on_cluster("evidence", ds):  # its distances computed there too
             job = cluster.submit("evidence", None, fold_evidence, model, ds.X, ds.y, [every])
             (fold,) = job.result()
@@ -247,7 +248,7 @@ def sml_without_row(ds, gamma, row):
     its set sizes come from similarity sums by label-set size); kept per (data, γ, row), so
     a λ or class change on the explain page does not refit it."""
     keep = np.arange(ds.n_samples) != row
-    return Spec.of("SML", gamma).estimator().fit(ds.X[keep], ds.y[keep])
+    return Spec.of(SML, gamma).estimator().fit(ds.X[keep], ds.y[keep])
 
 
 # ----------------------------------------------------------------------------- evaluation
@@ -265,7 +266,7 @@ def _evidence_fold(ds, gamma, scheme, i):
     """A split's evidence (training rows leave-one-out, test rows against the training rows)."""
     from sblr.evaluation import fold_evidence
 
-    model = Spec.of("SBLR", gamma).estimator()
+    model = Spec.of(SBLR, gamma).estimator()
     D = _distances(ds, scheme, i)
     return fold_evidence(model, ds.X, ds.y, [_splits(ds, scheme)[i]], distances=[D])[0]
 
@@ -562,7 +563,7 @@ def cached_path(ds, gamma, targets):
         some = missing if len(missing) < ds.n_classes else None
         try:
             with job_slot(wait=True):
-                model = Spec.of("SparseSBLR", gamma).estimator()
+                model = Spec.of(SPARSE_SBLR, gamma).estimator()
                 coefs, _ = coefficient_path(model, f, F, lams, targets=some, progress=bar)
         finally:
             bar.close()
@@ -577,7 +578,7 @@ def cached_path(ds, gamma, targets):
 @heavy(keep=32, spinner="Checking the conditioning of the evidence…")
 def diagnostics(ds, gamma):
     """Condition number, VIF and separated classes of SBLR on all rows (sblr.diagnostics)."""
-    model = cached_fit(ds, Spec.of("SBLR", gamma), quiet=True)
+    model = cached_fit(ds, Spec.of(SBLR, gamma), quiet=True)
     return evidence_diagnostics(model, _evidence(ds, gamma)[1])
 
 

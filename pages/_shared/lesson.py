@@ -36,6 +36,7 @@ from pages._shared.server import compiled_solver, job_slots
 from pages._shared.state import K_LOG_LAM, LOG_GRID, log_label, show_view
 from sblr import plots
 from sblr.interpret import cooccurrence, evidence_sd, standardized_coef
+from sblr.registry import DASHBOARD_MODELS, SBLR, SML, SPARSE_SBLR
 
 # sblr.metrics imports scikit-learn (about 1 s): imported where the per-class step draws, so
 # the first page (app.py imports this module) opens without it (tests/test_startup.py).
@@ -77,7 +78,7 @@ STEPS = [
             "together?"
         ),
         "page": "pages/data.py",
-        "view": {"model": "SparseSBLR", "gamma": "scale", "lam": 1e-3, "k": 3},
+        "view": {"model": SPARSE_SBLR.label, "gamma": "scale", "lam": 1e-3, "k": 3},
         "figure": "cooccurrence",
     },
     {
@@ -94,7 +95,7 @@ STEPS = [
             "label such as frost be hard for a rule that compares summed similarities?"
         ),
         "page": "pages/model.py",
-        "view": {"model": "SML", "gamma": "scale", "lam": 1e-3, "k": 4},
+        "view": {"model": SML.label, "gamma": "scale", "lam": 1e-3, "k": 4},
         "figure": "per_class",
     },
     {
@@ -115,8 +116,8 @@ STEPS = [
             "rule off this row?"
         ),
         "page": "pages/coefficients.py",
-        "view": {"model": "SBLR", "gamma": 1.0, "lam": 1e-5, "k": 3},
-        "figure": "sblr",
+        "view": {"model": SBLR.label, "gamma": 1.0, "lam": 1e-5, "k": 3},
+        "figure": "dense_beta",
     },
     {
         "title": "Raise λ: the L1 penalty sets weights to exactly zero",
@@ -130,7 +131,7 @@ STEPS = [
             "Regularization path page shows the same thing as curves.)"
         ),
         "page": "pages/coefficients.py",
-        "view": {"model": "SparseSBLR", "gamma": 1.0, "lam": 10**-4.5, "k": 3},
+        "view": {"model": SPARSE_SBLR.label, "gamma": 1.0, "lam": 10**-4.5, "k": 3},
         "figure": "sparse",
     },
     {
@@ -146,7 +147,7 @@ STEPS = [
             "negative? Does the noise label's evidence count for anything?"
         ),
         "page": "pages/coefficients.py",
-        "view": {"model": "SparseSBLR", "gamma": 1.0, "lam": 10**-3.5, "k": 3},
+        "view": {"model": SPARSE_SBLR.label, "gamma": 1.0, "lam": 10**-3.5, "k": 3},
         "figure": "sparse",
     },
     {
@@ -161,7 +162,7 @@ STEPS = [
             "among them?"
         ),
         "page": "pages/coefficients.py",
-        "view": {"model": "SparseSBLR", "gamma": 1.0, "lam": 10**-3.5, "k": 3},
+        "view": {"model": SPARSE_SBLR.label, "gamma": 1.0, "lam": 10**-3.5, "k": 3},
         "figure": "stability",
     },
     {
@@ -178,7 +179,7 @@ STEPS = [
             "would you change to make the model doubt, and does the waterfall agree when you do?"
         ),
         "page": "pages/explain.py",
-        "view": {"model": "SparseSBLR", "gamma": 1.0, "lam": 10**-3.5, "k": 3},
+        "view": {"model": SPARSE_SBLR.label, "gamma": 1.0, "lam": 10**-3.5, "k": 3},
         "figure": "waterfall",
     },
 ]
@@ -321,8 +322,8 @@ def _heatmap(s, model_name):
     return model, shared_figure(key, build)
 
 
-def _sblr(s):
-    _, fig = _heatmap(s, "SBLR")
+def _dense_beta(s):
+    _, fig = _heatmap(s, SBLR)
     st.plotly_chart(fig, key="lesson_chart", config=PANEL_CONFIG)
 
 
@@ -331,7 +332,7 @@ def _sync_lam():
 
 
 def _sparse(s):
-    model, fig = _heatmap(s, "SparseSBLR")
+    model, fig = _heatmap(s, SPARSE_SBLR)
     left, right = st.columns([3, 1])
     left.plotly_chart(fig, key="lesson_chart", config=PANEL_CONFIG)
     # the sidebar's λ, beside the figure it changes (one value: each slider moves the other)
@@ -382,7 +383,7 @@ def panel_waterfall(slot, fig, *, what, name, logit):
 FIGURES = {
     "cooccurrence": _cooccurrence,
     "per_class": _per_class,
-    "sblr": _sblr,
+    "dense_beta": _dense_beta,
     "sparse": _sparse,
     "stability": _stability,
 }
@@ -418,12 +419,12 @@ def _warm(log):
     evaluated = {_step_view(info) for info in STEPS if info["page"] == "pages/model.py"}
     for model, g, lam in lesson_views():  # γ as the pages ask for it ("scale" or a value)
         pieces.append(("evidence", lambda g=g: training_evidence(ds, g)))
-        for name in ("SML", "SBLR", "SparseSBLR"):  # every page shows the three
+        for entry in DASHBOARD_MODELS:  # every page shows the three
             pieces.append(
                 # decided: Model & metrics, Explain and Predict read the decision too
                 (
-                    name,
-                    lambda n=name, g=g, lam=lam: cached_fit(
+                    entry.label,
+                    lambda n=entry, g=g, lam=lam: cached_fit(
                         ds, Spec.of(n, g, lam), decided=True, quiet=True
                     ),
                 )

@@ -25,6 +25,8 @@ from pages._shared.server import (
     wait_for_compiled_solver,
 )
 from pages._shared.stores import Store
+from sblr.registry import SPARSE_SBLR
+from sblr.registry import get as get_method
 
 # sblr.tuning, sblr.stability, sblr.protocol and sblr.evaluation import scikit-learn (about
 # 1 s): imported in the functions that run the jobs, so the first page (app.py imports the
@@ -115,7 +117,7 @@ def stability(ds, gamma, lam, progress=None):
         wait_for_compiled_solver()
         from sblr.stability import bootstrap_coefficients
 
-        model = cached_fit(ds, Spec.of("SparseSBLR", gamma, lam))
+        model = cached_fit(ds, Spec.of(SPARSE_SBLR, gamma, lam))
         F = training_evidence(ds, gamma)
         options = {"n_resamples": N_RESAMPLES}
         return _long_job("stability", bootstrap_coefficients, (model, F), progress, options)
@@ -205,7 +207,7 @@ def compare_methods(ds, methods, run, progress=None):
     """
     from sblr.protocol import collect_results
 
-    if "sparse_sblr" in methods or "sparse_sblr_paper" in methods:
+    if any(get_method(m).needs_compiled for m in methods):
         wait_for_compiled_solver()
     folds = run.folds
     total = len(methods) * folds

@@ -14,7 +14,6 @@ from :mod:`sblr`, and the page function that draws the answer.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -23,6 +22,7 @@ import numpy as np
 
 from pages._shared.formatting import fmt_value
 from sblr.io import Dataset
+from sblr.registry import Method, get_model
 
 __all__ = [
     "DECISIONS",
@@ -36,22 +36,13 @@ __all__ = [
 ]
 
 
-@functools.cache
-def _model_traits(model: str) -> tuple[bool, bool]:
-    """(takes λ, fits from the cached evidence) of a model, as its estimator says: asked once
-    per model name (each page run asks for several fits)."""
-    from sblr.models import fits_from_evidence, make_model  # lazy: scikit-learn, ~1 s
-
-    est = make_model(model)
-    return "lam" in est.get_params(), fits_from_evidence(est)
-
-
 @dataclass(frozen=True)
 class Spec:
-    """What a fit is: a model of :data:`sblr.models.MODELS` by name, at γ, and at λ only where
-    the model takes one (the key of the fits store, and what the pages ask for).  What a
-    model needs -- the cached evidence, the compiled solver -- the library's estimator says
-    (:func:`sblr.models.fits_from_evidence`, its ``lam`` parameter), not a test on its name."""
+    """What a fit is: one of the dashboard's models (:data:`sblr.registry.DASHBOARD_MODELS`)
+    by its label, at γ, and at λ only where the model takes one (the key of the fits store,
+    and what the pages ask for).  :meth:`of` takes the model's entry, its label or its key.
+    What a model is -- fitted from the cached evidence, needing the compiled solver -- its
+    registry entry says (:attr:`entry`), not a test on its name."""
 
     model: str
     gamma: object
@@ -59,32 +50,34 @@ class Spec:
 
     @classmethod
     def of(cls, model, gamma, lam=None):
-        takes_lam = _model_traits(model)[0]
-        return cls(model, gamma, float(lam) if takes_lam and lam is not None else None)
+        entry = get_model(model)
+        takes_lam = entry.takes_lam
+        return cls(entry.label, gamma, float(lam) if takes_lam and lam is not None else None)
+
+    @property
+    def entry(self) -> Method:
+        """The model's entry in :mod:`sblr.registry`: its traits."""
+        return get_model(self.model)
 
     def estimator(self):
-        from sblr.models import make_model  # lazy: scikit-learn, ~1 s
-
-        return make_model(
-            self.model, gamma=self.gamma, **({} if self.lam is None else {"lam": self.lam})
-        )
+        return self.entry.build(gamma=self.gamma, **({} if self.lam is None else {"lam": self.lam}))
 
     @property
     def from_evidence(self) -> bool:
         """Fitted from the cached evidence (SBLR, SparseSBLR), not from the rows (SML)."""
-        return _model_traits(self.model)[1]
+        return self.entry.learns_beta
 
     @property
     def l1(self) -> bool:
-        """Has an L1 term (SparseSBLR: the estimator takes λ): its fits need the compiled
+        """Has an L1 term (SparseSBLR: the model takes λ): its fits need the compiled
         solver, its label says λ. A trait of the model, whether or not λ was given."""
-        return _model_traits(self.model)[0]
+        return self.entry.needs_compiled
 
     @property
     def learns_beta(self) -> bool:
         """Learns β (SBLR, SparseSBLR: a logistic layer on the evidence); SML decides from
         the evidence alone, its scores ranks rather than probabilities."""
-        return self.from_evidence
+        return self.entry.learns_beta
 
     @property
     def label(self) -> str:

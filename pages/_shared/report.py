@@ -46,6 +46,7 @@ from sblr.interpret import (
     top_classes,
 )
 from sblr.plots.export import figure_div, plotly_script
+from sblr.registry import SBLR, SPARSE_SBLR
 
 __all__ = ["Analysis", "analysis_report", "dashboard_report", "html_report"]
 
@@ -188,22 +189,24 @@ def analysis_report(dataset, k, analysis: Analysis) -> str:
     )  # fmt: skip
     Y = dataset.label_matrix()
     names = dataset.class_names
-    sparse_name = f"SparseSBLR, λ = {fmt_value(sparse_model.lam)}"
+    sparse_name = f"{SPARSE_SBLR.label}, λ = {fmt_value(sparse_model.lam)}"
     # SparseSBLR first, as on the Coefficients page: the readable model (issue #46, item 14)
     stds = {
         sparse_name: standardized_coef(sparse_model, evidence),
-        "SBLR": standardized_coef(sblr_model, evidence),
+        SBLR.label: standardized_coef(sblr_model, evidence),
     }
     fig = plots.beta_heatmaps(
         stds,
         names,
         cooccurrence=cooccurrence(Y),
-        raw={sparse_name: sparse_model.coef_, "SBLR": sblr_model.coef_},
+        raw={sparse_name: sparse_model.coef_, SBLR.label: sblr_model.coef_},
         lams={sparse_name: sparse_model.lam},
         # the dashboard's rule: SparseSBLR's readable links rank, SBLR's break its ties,
         # the reported class always among them
         classes=(
-            top_classes(stds[sparse_name], REPORT_MAX_CLASSES, include=[k], tiebreak=stds["SBLR"])
+            top_classes(
+                stds[sparse_name], REPORT_MAX_CLASSES, include=[k], tiebreak=stds[SBLR.label]
+            )
             if dataset.n_classes > REPORT_MAX_CLASSES
             else None
         ),
@@ -253,7 +256,7 @@ def analysis_report(dataset, k, analysis: Analysis) -> str:
         "p_k_given_t": "P(k | t)",
         "evidence_sd": "sd of the evidence",
     }
-    for name in ("SparseSBLR", "SBLR"):
+    for name in (SPARSE_SBLR.label, SBLR.label):
         readable |= {f"{name} beta": f"{name} β", f"{name} beta_std": f"{name} β̃"}
     return html_report(
         f"sblr analysis of {dataset.name}",
@@ -349,8 +352,8 @@ def dashboard_report(ds, s, progress=None) -> bytes:
             f"; LR {lr[1]:,}" if lr is not None else ""
         )
     step(1, "Fitting SBLR and SparseSBLR on all rows…")
-    sblr_model = cached_fit(ds, s.spec_for("SBLR"))
-    sparse = cached_fit(ds, s.spec_for("SparseSBLR"))
+    sblr_model = cached_fit(ds, s.spec_for(SBLR))
+    sparse = cached_fit(ds, s.spec_for(SPARSE_SBLR))
     F = training_evidence(ds, s.gamma)
     step(2, "Drawing β and the class contributions…")
     analysis = Analysis(

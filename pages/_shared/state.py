@@ -31,6 +31,7 @@ from sblr._approx import AUTO_APPROX_ROWS, resolve_approx
 from sblr.exceptions import DataError
 from sblr.interpret import starting_class
 from sblr.plots import MAX_TICK_LABELS
+from sblr.registry import DASHBOARD_MODELS, SPARSE_SBLR, get_model
 from sblr.samples import DEFAULT_SAMPLE, SAMPLES
 
 __all__ = [
@@ -59,8 +60,8 @@ __all__ = [
     "url_notice",
 ]
 
-#: The names of sblr.models.MODELS (tested), written out: sblr.models imports scikit-learn.
-MODEL_NAMES = ["SML", "SBLR", "SparseSBLR"]
+#: The model picker's names: the dashboard's models by label (sblr.registry; no scikit-learn).
+MODEL_NAMES = [m.label for m in DASHBOARD_MODELS]
 
 # Session-state keys owned by the sidebar widgets.
 #: The λ slider's first point: SparseSBLR's default λ (sblr.models), at which its decisions
@@ -285,9 +286,9 @@ def init_state_from_url():
         else:
             ignored.append(f"sample={_shown(q['sample'])} is not one of {', '.join(SAMPLES)}")
     if "model" in q:
-        if q["model"] in MODEL_NAMES:
-            st.session_state[K_MODEL] = q["model"]
-        else:
+        try:  # a label (what links write), or a key (sparse_sblr)
+            st.session_state[K_MODEL] = get_model(q["model"]).label
+        except ValueError:
             ignored.append(f"model={_shown(q['model'])} is not one of {', '.join(MODEL_NAMES)}")
     gamma = q.get("gamma")
     if gamma == "scale":
@@ -359,7 +360,7 @@ def default_class(ds) -> int:
 def sidebar_settings(ds):
     """Model, gamma, lambda and target-class widgets; returns the Settings."""
     _apply_pending_tune()
-    st.session_state.setdefault(K_MODEL, "SparseSBLR")
+    st.session_state.setdefault(K_MODEL, SPARSE_SBLR.label)
     st.session_state.setdefault(K_GAMMA_SCALE, True)
     st.session_state.setdefault(K_LOG_GAMMA, 0.0)
     st.session_state.setdefault(K_LOG_LAM, DEFAULT_LOG_LAM)

@@ -35,12 +35,13 @@ from sblr.protocol import (
     _scores,
     build_decision,
     decisions_text,
-    layer_cost,
     paper_metric,
     plan_selection,
     run_benchmark,
     select_params,
 )
+from sblr.registry import SPARSE_SBLR
+from sblr.registry import get as get_method
 from sblr.stats import (
     cd_diagram,
     friedman_nemenyi,
@@ -55,7 +56,8 @@ from sblr.tuning import DECISION_GRID, PAPER_GRID
 DATA_SUFFIXES = (".arff", ".csv", ".tsv", ".data")
 #: numpy's legacy seeding (used by scikit-learn's splitters) takes 0 ... 2**32 - 1.
 MAX_SEED = 2**32 - 1
-DEFAULT_METHODS = "sparse_sblr,sblr,sml,mlknn,iblr,br_svm"
+#: ``sblr benchmark``'s methods by default: the comparison of multi-label data (the registry's).
+DEFAULT_METHODS = ",".join(m.key for m in METHODS.values() if m.default_for("multilabel"))
 #: The keys of a data argument's ``PATH::key=value`` options.
 DATA_KEYS = ("target", "drop", "header", "xml", "n_labels", "name")
 
@@ -236,9 +238,10 @@ def _check_threshold_used(args, parser, methods):
             if len(methods) == 1
             else ("do not use --threshold (each decides")
         )
+        cut = [m.key for m in METHODS.values() if m.decides_by_cut]
         parser.error(
-            f"{', '.join(methods)} {how} by its own rule); --threshold is for sml, sblr and "
-            "sparse_sblr"
+            f"{', '.join(methods)} {how} by its own rule); --threshold is for "
+            f"{', '.join(cut[:-1])} and {cut[-1]}"
         )
 
 
@@ -415,7 +418,7 @@ def _add_protocol_commands(sub):
 
 
 def _add_method_options(p):
-    p.add_argument("--method", default="sparse_sblr", help="method (default sparse_sblr)")
+    p.add_argument("--method", default=SPARSE_SBLR.key, help=f"method (default {SPARSE_SBLR.key})")
     p.add_argument(
         "--gamma",
         type=_gamma,
@@ -755,17 +758,19 @@ _SBLR_NOTE_FROM = 2e10
 
 
 def _cost_note(method, ds):
-    """Say, before a long fit starts, what SBLR's layer costs on this shape and what bounds it."""
+    """Say, before a long fit starts, what an L2 layer (SBLR's) costs on this shape and what
+    bounds it (the L1 layer, SparseSBLR's)."""
     n, m = ds.n_samples, len(ds.class_names)
-    cost = layer_cost(method, n, m)
-    if method != "sblr" or cost < _SBLR_NOTE_FROM:
+    spec = get_method(method)
+    cost = spec.layer_cost(n, m)
+    if spec.layer != "l2" or cost < _SBLR_NOTE_FROM:
         return
-    sparse = layer_cost("sparse_sblr", n, m)
+    sparse = SPARSE_SBLR.layer_cost(n, m)
     print(
-        f"note: SBLR's layer on {m:,} classes and {n:,} rows costs about {cost:.1e} "
+        f"note: {spec.label}'s layer on {m:,} classes and {n:,} rows costs about {cost:.1e} "
         f"multiply-adds a fit (every class solved on all {m:,} evidence columns: 8·n·(m+1)²·m), "
-        f"{cost / sparse:,.0f}x SparseSBLR's ({sparse:.1e}: each class on the few columns it "
-        "keeps); --method sparse_sblr is the bounded alternative",
+        f"{cost / sparse:,.0f}x {SPARSE_SBLR.label}'s ({sparse:.1e}: each class on the few "
+        f"columns it keeps); --method {SPARSE_SBLR.key} is the bounded alternative",
         flush=True,
     )
 

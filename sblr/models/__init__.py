@@ -16,7 +16,7 @@ and SparseSBLR.
 from sblr.models._base import fits_from_evidence
 from sblr.models._logistic import SBLRClassifier, SparseSBLRClassifier
 from sblr.models._sml import SMLClassifier, top_k_indicator
-from sblr.registry import DASHBOARD_MODELS, get
+from sblr.registry import DASHBOARD_MODELS, get_model
 
 __all__ = [
     "MODELS",
@@ -34,7 +34,7 @@ MODELS = {m.label: m.factory for m in DASHBOARD_MODELS}
 
 
 def make_model(name, *, gamma="scale", lam=1e-4, **params):
-    """Build one of :data:`MODELS` by its label, key or entry (:func:`sblr.registry.get`);
+    """Build one of :data:`MODELS` by its label, key or entry (:func:`sblr.registry.get_model`);
     ``lam`` is used by the models that take λ (SparseSBLR) only.
 
     Examples
@@ -44,12 +44,7 @@ def make_model(name, *, gamma="scale", lam=1e-4, **params):
     >>> make_model("sml", lam=5.0)
     SMLClassifier()
     """
-    try:
-        model = get(name)
-    except ValueError:
-        model = None
-    if model is None or not model.in_dashboard:
-        raise ValueError(f"Unknown model {name!r}; choose one of {list(MODELS)}.")
+    model = get_model(name)
     if model.takes_lam:
         params["lam"] = lam
     return model.build(gamma=gamma, **params)

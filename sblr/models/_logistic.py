@@ -414,8 +414,8 @@ class SBLRClassifier(_LogisticSimilarityClassifier):
     whatever the scale of the evidence; the intercept is not penalized.
 
     Cost: every class is solved by Newton steps on all m evidence columns, about
-    ``8 · n · (m + 1)² · m`` multiply-adds a fit (:func:`sblr.protocol.layer_cost`), cubic in
-    the classes: 1e14 at 983 labels and 12,920 rows (hours), where
+    ``8 · n · (m + 1)² · m`` multiply-adds a fit (:meth:`sblr.registry.Method.layer_cost`),
+    cubic in the classes: 1e14 at 983 labels and 12,920 rows (hours), where
     :class:`SparseSBLRClassifier` solves each class on the few columns it keeps (about
     ``3 · n · m²``, 4e10 there).  With hundreds of labels use SparseSBLR.
 
