@@ -77,7 +77,7 @@ def check_cluster(client, scheduler):
     def _sblr_importable():  # nested: pickled by value, so it runs where sblr is missing
         import importlib.util  # inside: the function travels to the worker by value
 
-        return importlib.util.find_spec("sblr") is not None
+        return importlib.util.find_spec(__package__) is not None  # "sblr"; by value too
 
     where = []
     if not client.run_on_scheduler(_sblr_importable):
