@@ -70,6 +70,7 @@ def test_old_names_still_open():
     assert make_model("sparse_sblr", lam=0.1).lam == 0.1
 
 
+@pytest.mark.slow
 def test_a_link_may_name_the_model_by_its_label_or_its_key():
     from apptest_helpers import start
 
