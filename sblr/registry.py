@@ -121,6 +121,10 @@ class Method:
     def __repr__(self):
         return f"<Method {self.key} ({self.label})>"
 
+    def __reduce__(self):
+        """Pickled by its key: an entry is one of :data:`REGISTRY`, the same one unpickled."""
+        return get, (self.key,)
+
     # ---------------------------------------------------------------- building
     @property
     def factory(self) -> Callable:

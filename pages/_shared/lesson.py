@@ -300,10 +300,10 @@ def _per_class(s):
     st.caption(f"{s.model} on the 25% hold-out rows, as on the page below.")
 
 
-def _heatmap(s, model_name):
+def _heatmap(s, entry):
 
     ds = _planted()
-    spec = s.spec_for(model_name)
+    spec = s.spec_for(entry)
     model = cached_fit(ds, spec)
     sd = evidence_sd(training_evidence(ds, s.gamma))
     name = spec.label
@@ -318,7 +318,7 @@ def _heatmap(s, model_name):
         return fig
 
     # every student at this step sees the same heatmap: built once for the class
-    key = ("lesson beta", ds.fingerprint, model_name, str(s.gamma), float(s.lam))
+    key = ("lesson beta", ds.fingerprint, spec.model, str(s.gamma), float(s.lam))
     return model, shared_figure(key, build)
 
 
