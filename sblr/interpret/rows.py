@@ -139,14 +139,10 @@ def decision_line(model_or_coef, intercept=None, *, k, t1, t2, F, f1_range=None,
 
 @validate_params(
     lambda: {
-        "y_true": ["array-like"],
-        "y_pred": ["array-like"],
-        "which": [
-            _validation.StrOptions(
-                {"all", "misclassified", "false_negative", "false_positive", "true", "predicted"}
-            )
-        ],
-        "k": "no_validation",  # a column index (multi-label) or any class label (multi-class)
+        "model": [_validation.HasMethods(["proba_from_evidence"])],
+        "F": ["array-like"],
+        "k": index_param(),
+        "every": ["boolean"],
     },
     prefer_skip_nested_validation=True,
 )
@@ -175,6 +171,19 @@ def all_alike_reason(model, F, k, every: bool) -> str:
     return f"every π from {lo:.3g} to {hi:.3g} is {side} its cut {at:.3g}"
 
 
+@validate_params(
+    lambda: {
+        "y_true": ["array-like"],
+        "y_pred": ["array-like"],
+        "which": [
+            _validation.StrOptions(
+                {"all", "misclassified", "false_negative", "false_positive", "true", "predicted"}
+            )
+        ],
+        "k": "no_validation",  # a column index (multi-label) or any class label (multi-class)
+    },
+    prefer_skip_nested_validation=True,
+)
 def select_rows(y_true, y_pred, *, which="all", k=None) -> np.ndarray:
     """Row indices for a row picker: all rows, the misclassified ones, or those of a class.
 
