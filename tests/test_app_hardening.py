@@ -209,12 +209,12 @@ def test_arff_text_with_infinite_integer_in_a_txt_upload_shows_a_message():
 
 
 def test_unexpected_failure_in_a_page_shows_no_traceback_or_path(monkeypatch):
-    import sblr.interpret
+    from pages._shared.views import contributions  # the page's view calls the library
 
     def broken(*args, **kwargs):
         raise RuntimeError("boom in /srv/secret/path.py")
 
-    monkeypatch.setattr(sblr.interpret, "contribution_table", broken)
+    monkeypatch.setattr(contributions, "contribution_table", broken)
     at = goto(start(), "pages/contributions.py", errors_ok=True)
     (error,) = at.error
     assert "RuntimeError" in error.value
@@ -224,13 +224,13 @@ def test_unexpected_failure_in_a_page_shows_no_traceback_or_path(monkeypatch):
 
 
 def test_data_error_in_a_page_shows_its_message(monkeypatch):
-    import sblr.interpret
+    from pages._shared.views import contributions  # the page's view calls the library
     from sblr import DataError
 
     def refuse(*args, **kwargs):
         raise DataError("The label **matrix** is odd.")
 
-    monkeypatch.setattr(sblr.interpret, "contribution_table", refuse)
+    monkeypatch.setattr(contributions, "contribution_table", refuse)
     at = goto(start(), "pages/contributions.py", errors_ok=True)
     (error,) = at.error
     assert rendered(error.value) == "The label **matrix** is odd."

@@ -789,6 +789,33 @@ def test_one_class_coding_for_the_data_the_models_and_the_pages(column, names, c
         ds.codes_of(["no such class"])
 
 
+def test_the_task_agnostic_questions_a_page_asks_of_a_dataset():
+    """Pages branched on ``ds.task == "multilabel"`` (27 times) to word a class, to code a
+    model's predictions and to compare them with the truth; Dataset answers for either task.
+    Oracle: the one-hot matrix of each row's class, written out by hand."""
+    multi = Dataset(
+        X=np.zeros((4, 1)), y=np.array([9, 10, 2, 9]), task="multiclass",
+        feature_names=["f"], class_names=["2", "9", "10"],
+    )  # fmt: skip
+    assert not multi.is_multilabel and multi.class_word == "class"
+    np.testing.assert_array_equal(multi.indicator_of([10, 2]), [[0, 0, 1], [1, 0, 0]])
+    np.testing.assert_array_equal(
+        multi.label_matrix(), [[0, 1, 0], [0, 0, 1], [1, 0, 0], [0, 1, 0]]
+    )
+    with pytest.raises(ValueError, match="not in class_names"):
+        multi.indicator_of([3])
+    y = np.array([[1, 0], [1, 1], [0, 0]])
+    labels = Dataset(
+        X=np.zeros((3, 1)), y=y, task="multilabel", feature_names=["f"], class_names=["a", "b"]
+    )
+    assert labels.is_multilabel and labels.class_word == "label"
+    given = labels.indicator_of(np.array([[0, 1]], dtype=bool))
+    np.testing.assert_array_equal(given, [[0, 1]])
+    assert given.dtype == int
+    np.testing.assert_array_equal(labels.label_matrix(), y)
+    assert labels.label_matrix() is not labels.y  # a copy: the pages may write into it
+
+
 def test_the_fingerprint_follows_what_fits_are_computed_from():
     """The dashboard's caches key on Dataset.fingerprint: equal for data that give the same
     fits (the notes aside), different as soon as a value, a label, a name or the sparsity

@@ -445,6 +445,93 @@ def test_no_dashboard_function_takes_more_than_five_parameters():
     assert not found, found
 
 
+#: What a page may not do itself (issue #45, "The pages are scripts"): fit an estimator (the
+#: compute layer, pages/_shared/cache.py, fits and stores models for every session) or build a
+#: figure (sblr.plots makes them, in one style, testable without Streamlit).
+FITS = {"fit", "fit_from_evidence", "fit_decision", "fit_layer", "fit_predict", "fit_transform"}
+FIGURES = {"plotly.graph_objects", "plotly.graph_objs", "plotly.subplots", "plotly.express"}
+
+
+def _page_problems(text: str) -> list[str]:
+    """The fits and figures a page's source makes, by line: a call of a FITS name (a method or
+    a function), an import of a FIGURES module, a ``go.Figure``."""
+    found = []
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+            if name in FITS:
+                found.append(f"{node.lineno} {name}(")
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            modules = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""] + [f"{node.module}.{a.name}" for a in node.names]
+            )
+            if any(m == f or m.startswith(f + ".") for m in modules for f in FIGURES):
+                found.append(f"{node.lineno} import {', '.join(modules)}")
+        elif isinstance(node, ast.Attribute) and node.attr == "Figure":
+            found.append(f"{node.lineno} .Figure")
+    return found
+
+
+@pytest.mark.slow
+def test_no_page_fits_an_estimator_or_builds_a_figure():
+    """A page (pages/*.py, the top-level scripts) asks the compute layer for fitted models
+    and sblr.plots for figures: a ``.fit(`` or a ``go.Figure`` in a page is model or drawing
+    logic in a script nobody can test without running it. A test that finds one names it."""
+    found = [
+        f"{path.name}:{problem}"
+        for path in sorted((ROOT / "pages").glob("*.py"))
+        for problem in _page_problems(path.read_text(encoding="utf-8"))
+    ]
+    assert not found, found
+
+
+def test_the_page_rule_finds_a_planted_fit_and_figure():
+    """The rule above is not vacuous: each kind of violation, planted, is found."""
+    planted = (
+        "import plotly.graph_objects as go\n"
+        "from plotly import graph_objects\n"
+        "model = make().fit(X, y)\n"
+        "est.fit_from_evidence(f, F)\n"
+        "beta = fit_layer(F, Y)\n"
+        "fig = go.Figure()\n"
+    )
+    assert _page_problems(planted) == [
+        "1 import plotly.graph_objects",
+        "2 import plotly, plotly.graph_objects",
+        "3 fit(",
+        "4 fit_from_evidence(",
+        "5 fit_layer(",
+        "6 .Figure",
+    ]
+    assert _page_problems("fig = plots.waterfall(table)\nfits = cached_fit(ds, spec)\n") == []
+
+
+#: The most lines a page's script may have: the numbers and texts it shows come from a view
+#: (pages/_shared/views), the drawing stays.
+PAGE_LINES = 200
+#: Pages still longer, to be removed from this set as each is split into a view and its
+#: drawing (issue #45, "The pages are scripts"): to be removed.
+LONG_PAGES = {"compare.py", "model.py", "playground.py"}
+
+
+def test_no_page_is_longer_than_a_drawing_script():
+    """Issue #45: 2,500 top-level lines of pages (model.py 531 lines and no function). A page
+    of more than PAGE_LINES lines is named, unless listed in LONG_PAGES; a listed page that has
+    come down is named too, so that the list only shrinks."""
+    lengths = {
+        path.name: len(path.read_text(encoding="utf-8").splitlines())
+        for path in sorted((ROOT / "pages").glob("*.py"))
+    }
+    too_long = {name: n for name, n in lengths.items() if n > PAGE_LINES}
+    assert set(too_long) <= LONG_PAGES, too_long
+    assert LONG_PAGES <= set(too_long), (
+        f"now short, remove from LONG_PAGES: {LONG_PAGES - set(too_long)}"
+    )
+
+
 @pytest.mark.slow
 def test_the_library_imports_no_streamlit():
     """sblr/ is the library: nothing in it imports Streamlit (the dashboard's own code lives in

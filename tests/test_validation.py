@@ -175,6 +175,7 @@ CASES = [
     ("sblr.interpret.predicted_share", (object(), S, 0), {}, "model"),
     ("sblr.interpret.decision_line", (S,), {"k": 0, "t1": 0, "t2": 1, "F": S, "n": 1}, "n"),
     ("sblr.interpret.select_rows", (Y, Y), {"which": "wrong"}, "which"),
+    ("sblr.interpret.all_alike_reason", (object(), S, 0, True), {}, "model"),
     ("sblr.interpret.family_threshold", (0, 3), {}, "n_rows"),
     ("sblr.interpret.readings_at", (S, 0.2), {}, "zeros"),
     ("sblr.interpret.zero_readings", (S[0], S, Y, 0), {"threshold": -1.0}, "threshold"),

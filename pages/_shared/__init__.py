@@ -15,6 +15,9 @@ from the modules that hold them:
   Compare), :mod:`~pages._shared.stores` the store for work that draws its own progress.
 * :mod:`~pages._shared.lesson`, :mod:`~pages._shared.report`, :mod:`~pages._shared.sharing`:
   the lesson's steps, the analysis report, the store behind data links.
+* :mod:`~pages._shared.views`: what a page shows (numbers, tables, texts), computed by a
+  view function of its questions without drawing; :mod:`~pages._shared.whatif`: Explain's
+  what-if editor.
 
 Pages read the session through ``state.page_context`` (app.py draws the sidebar first) and get
 their numbers from the cached functions.  Model logic belongs in :mod:`sblr`; what is here

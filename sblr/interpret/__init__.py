@@ -70,6 +70,7 @@ from sblr.interpret.coefficients import (
 )
 from sblr.interpret.rows import (
     InstanceContributions,
+    all_alike_reason,
     decision_line,
     instance_contributions,
     predicted_share,
@@ -79,6 +80,7 @@ from sblr.interpret.rows import (
 __all__ = [
     "ClaimCheck",
     "InstanceContributions",
+    "all_alike_reason",
     "check_claim",
     "class_affinity",
     "conditional_frequency",

@@ -28,6 +28,7 @@ from sblr.interpret.coefficients import standardized_coef
 
 __all__ = [
     "InstanceContributions",
+    "all_alike_reason",
     "decision_line",
     "instance_contributions",
     "predicted_share",
@@ -134,6 +135,40 @@ def decision_line(model_or_coef, intercept=None, *, k, t1, t2, F, f1_range=None,
         x = -rest / b1
         return np.full(n, x), np.linspace(F[:, t2].min(), F[:, t2].max(), n)
     return None
+
+
+@validate_params(
+    lambda: {
+        "model": [_validation.HasMethods(["proba_from_evidence"])],
+        "F": ["array-like"],
+        "k": index_param(),
+        "every": ["boolean"],
+    },
+    prefer_skip_nested_validation=True,
+)
+def all_alike_reason(model, F, k, every: bool) -> str:
+    """Why ``model`` decides every row of evidence ``F`` alike for class ``k`` (``every``:
+    gives it to every row; else to none): its probabilities all on one side of its cut, or,
+    under an argmax rule, the class always (never) the most probable.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from types import SimpleNamespace
+    >>> model = SimpleNamespace(
+    ...     proba_from_evidence=lambda F: np.asarray(F, float), classes_=np.arange(2),
+    ...     multilabel_=True, threshold=None, threshold_=np.array([0.5, 0.25]))
+    >>> all_alike_reason(model, [[0.1, 0.3], [0.2, 0.9]], 1, True)
+    'every π from 0.3 to 0.9 is at or above its cut 0.25'
+    """
+    proba = np.asarray(model.proba_from_evidence(F))
+    proba_k = proba[:, k] if proba.ndim == 2 and proba.shape[1] > k else None
+    chosen = Decision.of(model)
+    if proba_k is None or chosen.kind == "argmax":
+        return "the class is its argmax for every row" if every else "never its argmax"
+    lo, hi, at = float(proba_k.min()), float(proba_k.max()), chosen.cut(k)
+    side = "at or above" if every else "below"
+    return f"every π from {lo:.3g} to {hi:.3g} is {side} its cut {at:.3g}"
 
 
 @validate_params(
