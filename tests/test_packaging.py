@@ -344,9 +344,6 @@ def test_installed_package_in_a_fresh_venv(tmp_path):
 AWAITING_MERGE = {
     "sblr/playground.py",
     "pages/playground.py",
-    "pages/explain.py",
-    "pages/coefficients.py",
-    "pages/contributions.py",
 }
 
 

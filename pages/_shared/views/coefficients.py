@@ -26,6 +26,7 @@ from sblr.interpret import (
     standardized_coef,
     top_classes,
 )
+from sblr.registry import SBLR, SPARSE_SBLR
 
 __all__ = [
     "INTRO",
@@ -98,15 +99,15 @@ class CoefficientsView:
 
 def coefficients(ds, s, standardized: bool) -> CoefficientsView:
     """The view of the sidebar's settings ``s``, β̃ if ``standardized``."""
-    sblr_model = cached_fit(ds, s.spec_for("SBLR"))
-    sparse_model = cached_fit(ds, s.spec_for("SparseSBLR"))
+    sblr_model = cached_fit(ds, s.spec_for(SBLR))
+    sparse_model = cached_fit(ds, s.spec_for(SPARSE_SBLR))
     sd = evidence_sd(training_evidence(ds, s.gamma))
     sparse_name = f"SparseSBLR, λ = {fmt_value(s.lam)}"
     # SparseSBLR first: the readable model, and the one the sidebar's λ moves
-    raw = {sparse_name: sparse_model.coef_, "SBLR": sblr_model.coef_}
+    raw = {sparse_name: sparse_model.coef_, SBLR.label: sblr_model.coef_}
     std = {name: standardized_coef(c, sd=sd) for name, c in raw.items()}
     diag = diagnostics(ds, s.gamma)
-    kept = sparse_diagnostics(ds, s.spec_for("SparseSBLR"))
+    kept = sparse_diagnostics(ds, s.spec_for(SPARSE_SBLR))
     lam_text, m = fmt_value(s.lam), ds.n_classes
     if kept.readable:
         note = (
@@ -188,7 +189,7 @@ def ranked(ds, view, n, k):
     reshuffled the top N)."""
     if view.readable:
         shown = view.shown
-        return top_classes(shown[view.sparse_name], n, include=[k], tiebreak=shown["SBLR"])
+        return top_classes(shown[view.sparse_name], n, include=[k], tiebreak=shown[SBLR.label])
     return frequent_classes(ds.label_matrix(), n, include=[k])
 
 
@@ -275,4 +276,4 @@ def stability(ds, s, result) -> StabilityView:
 
 def download_name(ds, s, suffix):
     """The β downloads' file name."""
-    return context_name(ds, s.spec_for("SparseSBLR"), "beta", suffix=suffix)
+    return context_name(ds, s.spec_for(SPARSE_SBLR), "beta", suffix=suffix)

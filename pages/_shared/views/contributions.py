@@ -27,6 +27,7 @@ from sblr.interpret import (
     readings_at,
     zero_readings,
 )
+from sblr.registry import SBLR, SPARSE_SBLR
 
 __all__ = ["INTRO", "INTRO_LATEX", "MULTICLASS", "MULTICLASS_LATEX", "Verdict", "contributions"]
 
@@ -113,8 +114,8 @@ def contributions(ds, s, standardized: bool) -> ContributionsView:
     k, name_k = s.k, ds.class_names[s.k]
     multiclass = not ds.is_multilabel
     models = {
-        "SBLR beta": cached_fit(ds, s.spec_for("SBLR")),
-        "SparseSBLR beta": cached_fit(ds, s.spec_for("SparseSBLR")),
+        f"{SBLR.label} beta": cached_fit(ds, s.spec_for(SBLR)),
+        f"{SPARSE_SBLR.label} beta": cached_fit(ds, s.spec_for(SPARSE_SBLR)),
     }
     F, Y = training_evidence(ds, s.gamma), ds.label_matrix()
     if multiclass:
@@ -158,7 +159,9 @@ def contributions(ds, s, standardized: bool) -> ContributionsView:
                     + esc_md(c.sentence(label)),
                 )
             )
-    zeros = zero_readings(models["SparseSBLR beta"].coef_[k], F, Y, k, class_names=ds.class_names)
+    zeros = zero_readings(
+        models[f"{SPARSE_SBLR.label} beta"].coef_[k], F, Y, k, class_names=ds.class_names
+    )
     paragraphs, zeros_caption = _zero_texts(ds, s, zeros, n_rows=len(F))
     shown = {weight[name]: name.replace("beta", sym) for name in models}
     view, formats, stability_shown = _table(ds, s, table, (measures, shown, zeros))
@@ -179,9 +182,7 @@ def contributions(ds, s, standardized: bool) -> ContributionsView:
         formats=formats,
         stability_shown=stability_shown,
         download=table.join(zeros.drop(columns="class")),
-        file_name=context_name(
-            ds, s.spec_for("SparseSBLR"), "contributions", name_k, suffix=".csv"
-        ),
+        file_name=context_name(ds, s.spec_for(SPARSE_SBLR), "contributions", name_k, suffix=".csv"),
     )
 
 

@@ -18,6 +18,7 @@ from pages._shared.state import MODEL_NAMES
 from sblr.attribution import nearest_contrast
 from sblr.decision import Decision
 from sblr.interpret import all_alike_reason, evidence_sd, instance_contributions, select_rows
+from sblr.registry import SPARSE_SBLR
 
 __all__ = [
     "CREDITS",
@@ -117,7 +118,7 @@ class Rows:
 def rows(ds, s) -> Rows:
     """The model the page explains at the sidebar's settings ``s`` and the row picker's
     choices for the sidebar's class."""
-    spec = s.spec if s.spec.learns_beta else Spec.of("SparseSBLR", s.gamma, s.lam)
+    spec = s.spec if s.spec.learns_beta else Spec.of(SPARSE_SBLR, s.gamma, s.lam)
     model = cached_fit(ds, s.spec_for(spec.model), decided=True)
     F = training_evidence(ds, s.gamma)
     # in-sample predictions from the leave-one-out evidence (each row without itself)
