@@ -38,6 +38,7 @@ def _spy_sets(monkeypatch, delay=0.0):
     return seen
 
 
+@pytest.mark.slow  # 20 s
 def test_screened_fit_equals_the_full_fit_and_meets_kkt_on_every_column(monkeypatch):
     """60 evidence-like columns (correlated, in a narrow band), 8 classes each planted on 3
     of them: the screened layer solves each class on a working set that starts at 4 columns
