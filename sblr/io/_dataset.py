@@ -236,6 +236,17 @@ class Dataset:
         """Number of classes (multi-class) or labels (multi-label)."""
         return len(self.class_names)
 
+    @property
+    def is_multilabel(self) -> bool:
+        """Whether a row may carry several labels (else exactly one class): what a page asks
+        before it words a decision, not ``task == "multilabel"`` in its own words."""
+        return self.task == MULTILABEL
+
+    @property
+    def class_word(self) -> str:
+        """What one of ``class_names`` is called: "label" (multi-label) or "class"."""
+        return "label" if self.is_multilabel else "class"
+
     def label_matrix(self) -> np.ndarray:
         """Return the 0/1 int indicator matrix of shape (n_samples, n_classes).
 
@@ -243,9 +254,25 @@ class Dataset:
         """
         if self.y is None:
             raise DataError(f"{self.name!r} has no labels: its rows are to be predicted.")
+        return self.indicator_of(self.y)
+
+    def indicator_of(self, values) -> np.ndarray:
+        """Targets in ``y``'s form (``y`` itself, or a model's predictions) as the 0/1 int
+        matrix of :meth:`label_matrix`: one column per class in ``class_names`` order, for
+        either task (multi-class: one 1 a row). A page compares truth and predictions column
+        by column without asking which task it has.
+
+        Examples
+        --------
+        >>> ds = Dataset(X=np.zeros((3, 1)), y=np.array([9, 10, 2]), task="multiclass",
+        ...              feature_names=["f"], class_names=["2", "9", "10"])
+        >>> ds.indicator_of([10, 2])
+        array([[0, 0, 1],
+               [1, 0, 0]])
+        """
         if self.task == MULTILABEL:
-            return np.asarray(self.y, dtype=int).copy()
-        codes = self.codes_of(self.y)
+            return np.array(values, dtype=int)  # a copy
+        codes = self.codes_of(values)
         matrix = np.zeros((len(codes), len(self.class_names)), dtype=int)
         matrix[np.arange(len(codes)), codes] = 1  # no n × m comparison of strings
         return matrix
