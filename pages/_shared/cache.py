@@ -27,7 +27,7 @@ import streamlit as st
 from pages._shared import cluster
 from pages._shared import data as uploads
 from pages._shared.data import MAX_DENSE_MB
-from pages._shared.formatting import LOG_GRID, esc_md, fmt_gamma, fmt_value, grid_value
+from pages._shared.formatting import LOG_GRID, esc_md, fmt_gamma, grid_value
 from pages._shared.questions import HASH_FUNCS, Scheme, Spec
 from pages._shared.server import (
     compiled_solver,
@@ -38,6 +38,7 @@ from pages._shared.server import (
 from pages._shared.stores import Progress, Store
 from sblr import DataError, plots
 from sblr.diagnostics import evidence_diagnostics, sparse_conditioning
+from sblr.display import settings_label
 from sblr.io import load_dataset
 from sblr.modelfile import load_model
 from sblr.registry import SBLR, SML, SPARSE_SBLR
@@ -205,7 +206,7 @@ def cached_fit(ds, spec, *, decided=False, quiet=False):
         wait_for_compiled_solver()  # saying so
     est = spec.estimator()
     evidence = _evidence(ds, spec.gamma) if spec.from_evidence else None
-    where = f"γ = {fmt_gamma(spec.gamma)}" + (f", λ = {fmt_value(spec.lam)}" if spec.l1 else "")
+    where = settings_label(spec.gamma, spec.lam)
     bar = None if quiet else Progress(
         lambda done, total: f"Fitting {spec.model} ({where}): class {done} of {total}"
     )  # fmt: skip
