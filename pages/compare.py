@@ -141,9 +141,7 @@ finally:
     bar.empty()
     cancel_slot.empty()
 
-shown = view.compare_view(
-    ds, request["methods"], run, request["grid"], results, hyper, time.monotonic() - started
-)
+shown = view.compare_view(ds, request, run, (results, hyper), time.monotonic() - started)
 st.subheader(shown.heading)
 st.caption(shown.caption)
 st.dataframe(shown.table.style.apply(view.bold_best(shown.ranks), axis=0), key="compare_metrics")

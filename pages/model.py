@@ -191,7 +191,7 @@ if stored and stored[0] == key:
     before = st.session_state.get("_tuned_from")
     before = before if before and before[0] == key else None
     holdout = test_size if kind == "holdout" else None
-    tuned = view.tuned_view(*stored[1:], ev, holdout, before[1:3] if before else None)
+    tuned = view.tuned_view(stored[1:], ev, holdout, before[1:3] if before else None)
     if tuned.stale:
         st.warning(tuned.stale)
     st.success(tuned.message)

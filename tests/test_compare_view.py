@@ -50,7 +50,9 @@ def test_a_run_is_the_command_lines_protocol_and_the_tables_are_its_means_and_ra
     np.testing.assert_allclose(
         results.sort_values(key)["value"].to_numpy(), cli.sort_values(key)["value"].to_numpy()
     )
-    shown = view.compare_view(wine, METHODS, protocol, "quick", results, hyper, elapsed=0.0)
+    shown = view.compare_view(
+        wine, {"methods": METHODS, "grid": "quick"}, protocol, (results, hyper), elapsed=0.0
+    )
     assert html.unescape(shown.heading) == "wine: 3-fold cross-validation"
     assert shown.caption.endswith("· from the cache") and "Quick grid" in shown.caption
     means = results.groupby(["method", "metric"])["value"].agg(["mean", "std"])

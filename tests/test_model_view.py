@@ -171,7 +171,7 @@ def test_tuned_view_says_the_choice_its_score_the_grids_edge_and_the_score_befor
         scores=pd.DataFrame({"score": [0.7779]}),
     )
     tuned = view.tuned_view(
-        "SparseSBLR", 0.25, "inner 5-fold CV", res, ev, 0.3, ("Micro-F1 ↑", 0.75)
+        ("SparseSBLR", 0.25, "inner 5-fold CV", res), ev, 0.3, ("Micro-F1 ↑", 0.75)
     )
     assert html.unescape(tuned.message) == (
         "SparseSBLR, inner 5-fold CV: validation Micro-F1 0.778 at γ = 100, λ = 1e-4; the "
@@ -180,7 +180,7 @@ def test_tuned_view_says_the_choice_its_score_the_grids_edge_and_the_score_befor
     )
     assert tuned.edges.startswith("γ = 100 is the grid's largest: the best value may lie")
     assert tuned.stale.startswith("The sliders were tuned on the training rows of a 25% hold-out")
-    assert view.tuned_view("SBLR", 0.25, "x", res, ev, 0.25).stale is None
+    assert view.tuned_view(("SBLR", 0.25, "x", res), ev, 0.25).stale is None
 
 
 def test_the_result_list_keeps_one_row_per_setting_and_offers_this_datas_to_restore():

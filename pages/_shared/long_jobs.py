@@ -12,6 +12,8 @@ stopped at its next grid point by a Cancel).
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import streamlit as st
 
@@ -84,19 +86,20 @@ def tune(ds, model, search, progress=None):
         metric=search.metric,
     )
     est = Spec.of(model, "scale").estimator()
-    args = (est, ds.X[train], ds.y[train])
-    return _long_job("tune", tuning.tune, args, progress, options, solver=tunes_lam)
+    work = functools.partial(tuning.tune, est, ds.X[train], ds.y[train], **options)
+    return _long_job("tune", work, progress, solver=tunes_lam)
 
 
-def _long_job(job, func, args, progress, options, *, solver=False):
-    """``func(*args, **options)`` of a job that takes seconds to minutes (Tune's grid, the
-    stability resamples): on the Dask cluster when ``cluster.runs_on_cluster`` says so (no
-    step-by-step progress there), else in a job slot here (counted against the user's address
-    too), reporting ``progress`` and letting whoever waits for a slot go first at each step
-    (server.take_turn: Tune held its slot for its whole grid). ``solver``: it fits with
-    SparseSBLR's compiled solver, waited for first (as ``heavy``'s ``solver``)."""
+def _long_job(job, work, progress, *, solver=False):
+    """``work(progress=...)`` (a partial of the job's function) of a job that takes seconds to
+    minutes (Tune's grid, the stability resamples): on the Dask cluster when
+    ``cluster.runs_on_cluster`` says so (no step-by-step progress there), else in a job slot
+    here (counted against the user's address too), reporting ``progress`` and letting whoever
+    waits for a slot go first at each step (server.take_turn: Tune held its slot for its whole
+    grid). ``solver``: it fits with SparseSBLR's compiled solver, waited for first (as
+    ``heavy``'s ``solver``)."""
     if cluster.runs_on_cluster(job):
-        return cluster.run(job, None, func, *args, **options)
+        return cluster.run(job, None, work)
 
     def step(*done):
         if progress is not None:
@@ -106,7 +109,7 @@ def _long_job(job, func, args, progress, options, *, solver=False):
     if solver:
         wait_for_compiled_solver()
     with job_slot(wait=True, long=True):
-        return func(*args, progress=step, **options)
+        return work(progress=step)
 
 
 # ----------------------------------------------------------------------------- stability
@@ -121,8 +124,8 @@ def stability(ds, gamma, lam, progress=None):
 
         model = cached_fit(ds, Spec.of(SPARSE_SBLR, gamma, lam))
         F = training_evidence(ds, gamma)
-        options = {"n_resamples": N_RESAMPLES}
-        return _long_job("stability", bootstrap_coefficients, (model, F), progress, options)
+        work = functools.partial(bootstrap_coefficients, model, F, n_resamples=N_RESAMPLES)
+        return _long_job("stability", work, progress)
 
     return _stabilities().get_or_make((ds.fingerprint, gamma, lam, N_RESAMPLES), make)
 

@@ -269,10 +269,12 @@ class CompareView:
     stem: str
 
 
-def compare_view(ds, methods, run: Protocol, grid, results, hyper, elapsed) -> CompareView:
-    """The view of a run of ``methods`` (keys, in order) under ``run`` with the grid named
-    ``grid``: its ``results`` and ``hyper`` (:func:`pages._shared.long_jobs.compare_methods`),
-    computed in ``elapsed`` seconds."""
+def compare_view(ds, request, run: Protocol, benchmark, elapsed) -> CompareView:
+    """The view of a run of the ``request`` (the page's: its ``methods``, keys in order, and
+    the name of its ``grid``) under ``run``: its ``benchmark``, ``(results, hyper)`` of
+    :func:`pages._shared.long_jobs.compare_methods`, computed in ``elapsed`` seconds."""
+    methods, grid = request["methods"], request["grid"]
+    results, hyper = benchmark
     task_metrics = TASK_METRICS[ds.task]
     labels = [method_label(m) for m in methods]
     metric_labels = {m: METRIC_LABELS.get(m, m) for m in task_metrics}

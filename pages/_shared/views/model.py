@@ -575,10 +575,12 @@ class TunedView:
     best: dict
 
 
-def tuned_view(model, share, how, res, ev, test_size, before=None) -> TunedView:
-    """The view of a tuning result ``res`` of ``model`` (tuned by ``how`` on a hold-out of
-    ``share``) under the evaluation ``ev`` of a hold-out of ``test_size`` (None: not a
-    hold-out); ``before``: the headline metric's (label, value) before tuning."""
+def tuned_view(tuning, ev, test_size, before=None) -> TunedView:
+    """The view of ``tuning``, ``(model, share, how, res)``: the result ``res`` of tuning
+    ``model`` by ``how`` on the training rows of a hold-out of ``share``, under the evaluation
+    ``ev`` of a hold-out of ``test_size`` (None: not a hold-out); ``before``: the headline
+    metric's (label, value) before tuning."""
+    model, share, how, res = tuning
     stale = None
     if test_size is not None and share != test_size:
         stale = (
