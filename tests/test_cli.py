@@ -613,7 +613,11 @@ def test_evaluate_on_a_supplied_test_file_scores_every_metric(tmp_path, capsys):
             "Cannot read",
             marks=pytest.mark.slow,
         ),
-        (["predict", "{tmp}/pickle.skops", str(WINE), "--out", "{tmp}/p.csv"], "pickle"),
+        pytest.param(  # 5 s: a pickle file written and refused in a fresh process
+            ["predict", "{tmp}/pickle.skops", str(WINE), "--out", "{tmp}/p.csv"],
+            "pickle",
+            marks=pytest.mark.slow,
+        ),
         (
             ["fit", str(WINE), "--target", "class", "--method", "knn", "--out", "{tmp}/m.skops"],
             "writes sblr estimators",

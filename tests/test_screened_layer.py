@@ -71,6 +71,7 @@ def test_screened_fit_equals_the_full_fit_and_meets_kkt_on_every_column(monkeypa
     np.testing.assert_array_equal(b_threaded, b)
 
 
+@pytest.mark.slow  # 12 s
 def test_screening_keeps_a_planted_column_the_first_working_set_left_out(monkeypatch):
     """Column 1 is pure noise that the class subtracts (y follows column 0 minus column 1):
     alone it is uncorrelated with y, so its gradient at β = 0 is about 0 and the first
