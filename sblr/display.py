@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["fmt_number", "fmt_value", "label_set", "log_label"]
+__all__ = ["fmt_gamma", "fmt_number", "fmt_value", "label_set", "log_label", "settings_label"]
 
 _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
@@ -96,3 +96,35 @@ def label_set(names, relevant) -> str:
     ('a; c', '(none)')
     """
     return "; ".join(str(n) for n, hit in zip(names, relevant, strict=True) if hit) or "(none)"
+
+
+def fmt_gamma(gamma) -> str:
+    """γ as the sidebar writes it: "scale" (the median heuristic, resolved by the fit) or a
+    value as :func:`fmt_value` writes it.
+
+    >>> fmt_gamma("scale"), fmt_gamma(0.01)
+    ('scale', '1e-2')
+    """
+    return "scale" if isinstance(gamma, str) and gamma == "scale" else fmt_value(gamma)
+
+
+#: The symbols of the hyper-parameters as pages, tables and figures write them.
+SYMBOLS = {"gamma": "γ", "lam": "λ", "C": "C", "k": "k"}
+
+
+def settings_label(gamma=None, lam=None, **others) -> str:
+    """A model's settings as every page writes them: "γ = scale, λ = 1e-4", each value as
+    the sliders write it; one left None is left out (a model without λ), ``others`` (C)
+    follow.
+
+    >>> settings_label("scale", 1e-4), settings_label(0.1), settings_label(lam=1e-5)
+    ('γ = scale, λ = 1e-4', 'γ = 1e-1', 'λ = 1e-5')
+    >>> settings_label(gamma=1.0, C=10.0)
+    'γ = 1, C = 10'
+    """
+    values = {"gamma": gamma, "lam": lam, **others}
+    return ", ".join(
+        f"{SYMBOLS.get(name, name)} = {fmt_gamma(v) if name == 'gamma' else fmt_value(v)}"
+        for name, v in values.items()
+        if v is not None
+    )

@@ -608,8 +608,16 @@ def test_evaluate_on_a_supplied_test_file_scores_every_metric(tmp_path, capsys):
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["predict", "{tmp}/none.skops", str(WINE), "--out", "{tmp}/p.csv"], "Cannot read"),
-        (["predict", "{tmp}/pickle.skops", str(WINE), "--out", "{tmp}/p.csv"], "pickle"),
+        pytest.param(  # 3 s: the command line in a fresh process
+            ["predict", "{tmp}/none.skops", str(WINE), "--out", "{tmp}/p.csv"],
+            "Cannot read",
+            marks=pytest.mark.slow,
+        ),
+        pytest.param(  # 5 s: a pickle file written and refused in a fresh process
+            ["predict", "{tmp}/pickle.skops", str(WINE), "--out", "{tmp}/p.csv"],
+            "pickle",
+            marks=pytest.mark.slow,
+        ),
         (
             ["fit", str(WINE), "--target", "class", "--method", "knn", "--out", "{tmp}/m.skops"],
             "writes sblr estimators",

@@ -511,7 +511,7 @@ def test_the_page_rule_finds_a_planted_fit_and_figure():
 PAGE_LINES = 200
 #: Pages still longer, to be removed from this set as each is split into a view and its
 #: drawing (issue #45, "The pages are scripts"): to be removed.
-LONG_PAGES = {"compare.py", "model.py", "playground.py"}
+LONG_PAGES = {"playground.py"}
 
 
 def test_no_page_is_longer_than_a_drawing_script():

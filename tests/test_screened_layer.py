@@ -38,6 +38,7 @@ def _spy_sets(monkeypatch, delay=0.0):
     return seen
 
 
+@pytest.mark.slow  # 20 s
 def test_screened_fit_equals_the_full_fit_and_meets_kkt_on_every_column(monkeypatch):
     """60 evidence-like columns (correlated, in a narrow band), 8 classes each planted on 3
     of them: the screened layer solves each class on a working set that starts at 4 columns
@@ -70,6 +71,7 @@ def test_screened_fit_equals_the_full_fit_and_meets_kkt_on_every_column(monkeypa
     np.testing.assert_array_equal(b_threaded, b)
 
 
+@pytest.mark.slow  # 12 s
 def test_screening_keeps_a_planted_column_the_first_working_set_left_out(monkeypatch):
     """Column 1 is pure noise that the class subtracts (y follows column 0 minus column 1):
     alone it is uncorrelated with y, so its gradient at β = 0 is about 0 and the first

@@ -27,7 +27,7 @@ import streamlit as st
 from pages._shared import cluster
 from pages._shared import data as uploads
 from pages._shared.data import MAX_DENSE_MB
-from pages._shared.formatting import LOG_GRID, esc_md, fmt_gamma, fmt_value, grid_value
+from pages._shared.formatting import LOG_GRID, esc_md, fmt_gamma, grid_value
 from pages._shared.questions import HASH_FUNCS, Scheme, Spec
 from pages._shared.server import (
     compiled_solver,
@@ -38,6 +38,7 @@ from pages._shared.server import (
 from pages._shared.stores import Progress, Store
 from sblr import DataError, plots
 from sblr.diagnostics import evidence_diagnostics, sparse_conditioning
+from sblr.display import settings_label
 from sblr.io import load_dataset
 from sblr.modelfile import load_model
 from sblr.registry import SBLR, SML, SPARSE_SBLR
@@ -79,7 +80,7 @@ __all__ = [
 
 
 # ----------------------------------------------------------------------------- the policy
-def heavy(*, keep: int, resource: bool = False, spinner: str | bool = False, job=None):
+def heavy(*, keep: int, resource: bool = False, spinner: str | bool = False, job=None, solver=None):
     """Decorate a function that answers a question from :mod:`sblr` with the layer's policy.
 
     The answer is cached, ``keep`` answers at most (``st.cache_data``: each caller gets a
@@ -91,7 +92,11 @@ def heavy(*, keep: int, resource: bool = False, spinner: str | bool = False, job
     and ``spinner`` (a text) says what is computed. A cache hit never waits. A heavy function
     may call another: the slot is re-entrant. ``job`` names a job that may run on the Dask
     cluster (``cluster.runs_on_cluster``, asked of the first argument, the data set): there it
-    holds no slot here while it waits. ``.clear()`` empties its cache.
+    holds no slot here while it waits. ``solver`` (a function of the call's arguments) says
+    whether the call needs SparseSBLR's compiled solver: while it is being prepared the call
+    waits for it first, saying so (:func:`~pages._shared.server.wait_for_compiled_solver`),
+    outside the cache (nothing is drawn inside a cached function); a page never waits for it
+    by hand. ``.clear()`` empties its cache.
     """
 
     def decorate(func):
@@ -104,7 +109,14 @@ def heavy(*, keep: int, resource: bool = False, spinner: str | bool = False, job
 
         store = st.cache_resource if resource else st.cache_data
         cached = store(max_entries=keep, show_spinner=spinner, hash_funcs=HASH_FUNCS)(in_slot)
-        call = functools.wraps(func)(waiting_for_worker(cached))
+        waited = waiting_for_worker(cached)
+
+        @functools.wraps(func)
+        def call(*args, **kwargs):
+            if solver is not None and solver(*args, **kwargs):
+                wait_for_compiled_solver()  # at once when it is loaded
+            return waited(*args, **kwargs)
+
         call.clear = cached.clear
         return call
 
@@ -205,7 +217,7 @@ def cached_fit(ds, spec, *, decided=False, quiet=False):
         wait_for_compiled_solver()  # saying so
     est = spec.estimator()
     evidence = _evidence(ds, spec.gamma) if spec.from_evidence else None
-    where = f"γ = {fmt_gamma(spec.gamma)}" + (f", λ = {fmt_value(spec.lam)}" if spec.l1 else "")
+    where = settings_label(spec.gamma, spec.lam)
     bar = None if quiet else Progress(
         lambda done, total: f"Fitting {spec.model} ({where}): class {done} of {total}"
     )  # fmt: skip
@@ -252,6 +264,11 @@ def sml_without_row(ds, gamma, row):
 
 
 # ----------------------------------------------------------------------------- evaluation
+def _needs_solver(ds, spec, *args, **kwargs) -> bool:
+    """Whether a question of ``spec`` needs the compiled solver (``heavy``'s ``solver``)."""
+    return spec.l1
+
+
 @st.cache_data(max_entries=16, show_spinner=False, hash_funcs=HASH_FUNCS)
 def _splits(ds, scheme):
     from sblr.evaluation import make_splits
@@ -278,7 +295,7 @@ def _fold_of(ds, spec, scheme, i):
     return _evidence_fold(ds, spec.gamma, scheme, i)
 
 
-@heavy(keep=128, resource=True)
+@heavy(keep=128, resource=True, solver=_needs_solver)
 def _fold_model(ds, spec, scheme, i):
     """One fold's model, fitted once for both its scores and its probabilities."""
     from sblr.evaluation import fit_fold
@@ -286,7 +303,7 @@ def _fold_model(ds, spec, scheme, i):
     return fit_fold(spec.estimator(), ds.X, ds.y, _fold_of(ds, spec, scheme, i))
 
 
-@heavy(keep=512)
+@heavy(keep=512, solver=_needs_solver)
 def _fold_score(ds, spec, scheme, i):
     """One fold's scores."""
     from sblr.evaluation import score_fold
@@ -295,7 +312,7 @@ def _fold_score(ds, spec, scheme, i):
     return score_fold(fitted, ds.X, ds.y, fold, _classes(ds), prefit=True)
 
 
-@heavy(keep=512)
+@heavy(keep=512, solver=_needs_solver)
 def _fold_proba(ds, spec, scheme, i):
     """One fold's test rows, their probabilities and the fold model's cuts."""
     from sblr.evaluation import fold_probabilities
@@ -327,8 +344,6 @@ def evaluation(ds, spec, scheme, progress=None):
     """Hold-out / k-fold scores of the model ``spec`` on the splits of ``scheme``, fold by
     fold from the cache; ``progress(done, total)`` is called between folds (outside the
     cached functions)."""
-    if spec.l1:
-        wait_for_compiled_solver()
     from sblr.evaluation import summarize
 
     n = len(_splits(ds, scheme))
@@ -341,8 +356,6 @@ def evaluation(ds, spec, scheme, progress=None):
 
 
 def _held_out(ds, spec, scheme):
-    if spec.l1:
-        wait_for_compiled_solver()
     return [_fold_proba(ds, spec, scheme, i) for i in range(len(_splits(ds, scheme)))]
 
 
@@ -374,6 +387,7 @@ def yardstick(ds, scheme):
     return evaluate_folds(FrequencyClassifier(), ds.X, ds.y, _splits(ds, scheme)).summary
 
 
+LR_SPINNER = "Fitting scikit-learn's logistic regression on the same rows (the yardstick)…"
 #: Largest dense copy of the features the LR yardstick takes (MB); beyond it, no yardstick.
 LR_DENSE_MB = 400
 
@@ -386,7 +400,7 @@ def _dense_features(X):
     return X.toarray()
 
 
-@heavy(keep=64)
+@heavy(keep=64, spinner=LR_SPINNER)
 def lr_yardstick(ds, scheme):
     """What scikit-learn's plain logistic regression (one-vs-rest for multi-label data;
     sblr.baselines.OneVsRestLRClassifier) scores on the same folds: ``(summary, rows given
@@ -408,7 +422,7 @@ def lr_yardstick(ds, scheme):
     return summarize(scores, _classes(ds)).summary, empty
 
 
-@heavy(keep=16)
+@heavy(keep=16, spinner=LR_SPINNER)
 def lr_test_yardstick(ds, test):
     """:func:`lr_yardstick` of a model fitted on every row, scored on a test file."""
     from sblr.baselines import OneVsRestLRClassifier
@@ -497,7 +511,7 @@ def read_like(_like, like_id, data: bytes, name: str):
     )
 
 
-@heavy(keep=32)
+@heavy(keep=32, spinner="Scoring the model on the rows of the test file…", solver=_needs_solver)
 def test_scores(ds, spec, test):
     """The model ``spec`` fitted on all rows of the data in use, scored on a test file:
     ``(EvaluationResult, true class codes or 0/1 matrix, probabilities, yardstick summary)``."""

@@ -6,7 +6,7 @@ import re
 
 import numpy as np
 
-from sblr.display import fmt_value, log_label
+from sblr.display import fmt_gamma, fmt_value, log_label
 from sblr.textsafe import escape_markdown as esc_md
 from sblr.textsafe import safe_filename, to_csv_bytes
 
@@ -69,11 +69,6 @@ def fmt_corr(r):
     ('0.00', '0.26')
     """
     return f"{r:.2f}" if round(r, 2) != 0 else "0.00"
-
-
-def fmt_gamma(gamma):
-    """γ as the sidebar shows it: "scale" or a grid value (1e-2)."""
-    return "scale" if gamma == "scale" else fmt_value(gamma)
 
 
 def context(ds, s, **extra):

@@ -12,6 +12,8 @@ stopped at its next grid point by a Cancel).
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import streamlit as st
 
@@ -68,8 +70,6 @@ def tune(ds, model, search, progress=None):
     file holds the test rows), by its metric (default: micro-F1 of the model's decisions, at
     each fit's own cut; accuracy for multi-class)."""
     tunes_lam = Spec.of(model, "scale").l1  # λ is tuned (and "one SE" applies) with L1
-    if tunes_lam:
-        wait_for_compiled_solver()
     from sblr import tuning
     from sblr.evaluation import make_splits
 
@@ -86,25 +86,30 @@ def tune(ds, model, search, progress=None):
         metric=search.metric,
     )
     est = Spec.of(model, "scale").estimator()
-    return _long_job("tune", tuning.tune, (est, ds.X[train], ds.y[train]), progress, options)
+    work = functools.partial(tuning.tune, est, ds.X[train], ds.y[train], **options)
+    return _long_job("tune", work, progress, solver=tunes_lam)
 
 
-def _long_job(job, func, args, progress, options):
-    """``func(*args, **options)`` of a job that takes seconds to minutes (Tune's grid, the
-    stability resamples): on the Dask cluster when ``cluster.runs_on_cluster`` says so (no
-    step-by-step progress there), else in a job slot here (counted against the user's address
-    too), reporting ``progress`` and letting whoever waits for a slot go first at each step
-    (server.take_turn: Tune held its slot for its whole grid)."""
+def _long_job(job, work, progress, *, solver=False):
+    """``work(progress=...)`` (a partial of the job's function) of a job that takes seconds to
+    minutes (Tune's grid, the stability resamples): on the Dask cluster when
+    ``cluster.runs_on_cluster`` says so (no step-by-step progress there), else in a job slot
+    here (counted against the user's address too), reporting ``progress`` and letting whoever
+    waits for a slot go first at each step (server.take_turn: Tune held its slot for its whole
+    grid). ``solver``: it fits with SparseSBLR's compiled solver, waited for first (as
+    ``heavy``'s ``solver``)."""
     if cluster.runs_on_cluster(job):
-        return cluster.run(job, None, func, *args, **options)
+        return cluster.run(job, None, work)
 
     def step(*done):
         if progress is not None:
             progress(*done)
         take_turn()
 
+    if solver:
+        wait_for_compiled_solver()
     with job_slot(wait=True, long=True):
-        return func(*args, progress=step, **options)
+        return work(progress=step)
 
 
 # ----------------------------------------------------------------------------- stability
@@ -119,8 +124,8 @@ def stability(ds, gamma, lam, progress=None):
 
         model = cached_fit(ds, Spec.of(SPARSE_SBLR, gamma, lam))
         F = training_evidence(ds, gamma)
-        options = {"n_resamples": N_RESAMPLES}
-        return _long_job("stability", bootstrap_coefficients, (model, F), progress, options)
+        work = functools.partial(bootstrap_coefficients, model, F, n_resamples=N_RESAMPLES)
+        return _long_job("stability", work, progress)
 
     return _stabilities().get_or_make((ds.fingerprint, gamma, lam, N_RESAMPLES), make)
 
@@ -152,7 +157,11 @@ def _compare_splits(ds, folds):
     return protocol.benchmark_splits(ds, folds)
 
 
-@heavy(keep=2048, job="compare")
+def _fold_needs_solver(ds, method, *args, **kwargs) -> bool:
+    return get_method(method).needs_compiled
+
+
+@heavy(keep=2048, job="compare", solver=_fold_needs_solver)
 def cached_compare_fold(ds, method, fold, run):
     """``protocol.run_fold`` for one (data, method, fold) under ``run`` (a
     :class:`~pages._shared.questions.Protocol`: folds, grid, decisions): selection on the
@@ -207,8 +216,6 @@ def compare_methods(ds, methods, run, progress=None):
     """
     from sblr.protocol import collect_results
 
-    if any(get_method(m).needs_compiled for m in methods):
-        wait_for_compiled_solver()
     folds = run.folds
     total = len(methods) * folds
     pending = []  # the futures live until their folds are read below

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pages._shared.formatting import fmt_value
+from sblr.display import settings_label
 from sblr.io import Dataset
 from sblr.registry import Method, get_model
 
@@ -82,7 +82,7 @@ class Spec:
     @property
     def label(self) -> str:
         """The model as the pages name it: "SparseSBLR, λ = 1e-3", "SBLR", "SML"."""
-        return self.model + (f", λ = {fmt_value(self.lam)}" if self.lam is not None else "")
+        return ", ".join(filter(None, (self.model, settings_label(lam=self.lam))))
 
 
 @dataclass(frozen=True)

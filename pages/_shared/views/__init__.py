@@ -9,6 +9,8 @@ directly, without AppTest (``tests/test_views.py``). Figures come from :mod:`sbl
 model's logic from :mod:`sblr`; nothing here draws.
 
 * :mod:`~pages._shared.views.coefficients`: the Coefficients β page.
+* :mod:`~pages._shared.views.compare`: the Compare methods page.
 * :mod:`~pages._shared.views.contributions`: the Class contributions page.
 * :mod:`~pages._shared.views.explain`: the Explain a prediction page.
+* :mod:`~pages._shared.views.model`: the Model & metrics page.
 """
