@@ -163,7 +163,10 @@ def playground_plane(
             y=cy.ravel(),
             mode="markers",
             name="cells",
-            marker={"size": 14, "color": "rgba(0,0,0,0.01)", "symbol": "square"},
+            # one marker drawn, not CELLS²: Plotly finds the cell under a click (hover, select)
+            # from the data, not from the SVG, and 841 invisible SVG paths took two thirds of
+            # drawing the plane (benchmarks.playground --draw: 202 -> 69 ms p50, loaded)
+            marker={"size": 14, "color": "rgba(0,0,0,0.01)", "symbol": "square", "maxdisplayed": 1},
             hovertemplate="click: place here (x₁ %{x:.2f}, x₂ %{y:.2f})<extra></extra>",
             showlegend=False,
         )
