@@ -12,6 +12,8 @@ every text are :mod:`sblr.playground` (:func:`~sblr.playground.plane_view`); thi
 draws them. Only the panel open beside the plane is computed (tabs that run lazily).
 """
 
+from pathlib import Path
+
 import streamlit as st
 
 from pages._shared.data import Upload, try_upload
@@ -101,13 +103,17 @@ with icons.popover(":material/tune:", help="Classes, label noise, held-out share
 # ----------------------------------------------------------------------------- settings
 # the plane and its panel side by side where both fit (1440 px), the panel under the plane
 # where they do not (1024 px with the sidebar open): the plane keeps its size either way
-row = st.container(horizontal=True, gap="medium")
-left, right = row.container(width=PLANE_WIDTH), row.container(width=PANEL_WIDTH)
-with right:
-    knobs = st.columns(2)
-    model_name = knobs[0].selectbox("Model", pg.MODELS, key="pg_model", help=pg.HELP["model"])
-    shown_k = knobs[1].selectbox("Region of", region_options, key="pg_show_k",
-                                 help=pg.HELP["region"])  # fmt: skip
+# (narrower, pages/_shared/playground.css: a smaller plane, the settings beside it)
+st.html(Path(__file__).parent / "_shared" / "playground.css")
+row = st.container(horizontal=True, gap="medium", key="pg_row")
+left = row.container(width=PLANE_WIDTH, height=PLANE_HEIGHT, border=False, key="pg_left")
+right = row.container(width=PANEL_WIDTH, key="pg_right")
+with right.container(key="pg_knobs"):
+    knobs = st.container(horizontal=True, gap="small")
+    model_name = knobs.selectbox("Model", pg.MODELS, key="pg_model", help=pg.HELP["model"],
+                                 width=160)  # fmt: skip
+    shown_k = knobs.selectbox("Region of", region_options, key="pg_show_k", width=160,
+                              help=pg.HELP["region"])  # fmt: skip
     st.select_slider("Playground γ (log₁₀)", pg.LOG_GAMMAS, key="pg_gamma",
                      format_func=lambda v: f"{10**v:.3g}", help=pg.HELP["gamma"])  # fmt: skip
     st.select_slider("Playground λ (log₁₀)", pg.LOG_LAMS, key="pg_lam", format_func=pg.lam_label,
@@ -119,7 +125,7 @@ view = pg.plane_view(board, model_name, S["pg_gamma"], S["pg_lam"], shown_k, S["
                      height=PLANE_HEIGHT)  # fmt: skip
 with left:
     st.plotly_chart(
-        view.figure, width=PLANE_WIDTH, key=pg.plane_key(S), on_select=_clicked,
+        view.figure, width="stretch", height="stretch", key=pg.plane_key(S), on_select=_clicked,
         selection_mode=("points",),
         config={"displayModeBar": False, "doubleClick": False, "doubleClickDelay": 20},
     )  # fmt: skip
