@@ -26,9 +26,9 @@ S = st.session_state
 if pg.K_BOARD not in S:
     S.update(pg.state_from_link(st.query_params))
 board: pg.Board = S[pg.K_BOARD]
-# px: the plane at 1024×768 with the sidebar open takes the whole width (564 px) and, under
-# the header and the tools, the rest of the first screen; the panel beside it at 1440×900
+# px at 1440×900: the plane, and the panel beside it (at 1024×768: pages/_shared/playground.css)
 PLANE_WIDTH, PLANE_HEIGHT, PANEL_WIDTH = 500, 470, 400
+PLANE_CONFIG = {"displayModeBar": False, "doubleClick": False, "doubleClickDelay": 20}
 
 
 def _call(transition, *args):
@@ -45,13 +45,11 @@ def _clicked():  # before the script runs: one run a click
     _said(pg.clicked(S))
 
 
-def _typed():
+def _typed():  # the keyboard's way: what a click there would do
     _said(pg.act(S, float(S["pg_type_x"]), float(S["pg_type_y"]), on_point=False))
 
 
-# ----------------------------------------------------------------------------- header, tools
-# the header row holds the edit buttons too: at 1024×768 a row of its own would push the
-# plane's lower edge under the screen's
+# the header row holds the edit buttons too (at 1024×768 a row of its own cost the plane room)
 head = st.container(horizontal=True, vertical_alignment="center", gap="medium")
 head.subheader("Playground", anchor=False, width="content")
 with head.popover("What am I looking at?", icon=":material/help:"):
@@ -100,38 +98,11 @@ with icons.popover(":material/tune:", help="Classes, label noise, held-out share
                      format_func=pg.SHARES.get, on_change=_call(pg.share_changed),
                      help=pg.HELP["test"])  # fmt: skip
 
-# ----------------------------------------------------------------------------- settings
-# the plane and its panel side by side where both fit (1440 px), the panel under the plane
-# where they do not (1024 px with the sidebar open): the plane keeps its size either way
-# (narrower, pages/_shared/playground.css: a smaller plane, the settings beside it)
 st.html(Path(__file__).parent / "_shared" / "playground.css")
-row = st.container(horizontal=True, gap="medium", key="pg_row")
-left = row.container(width=PLANE_WIDTH, height=PLANE_HEIGHT, border=False, key="pg_left")
-right = row.container(width=PANEL_WIDTH, key="pg_right")
-with right.container(key="pg_knobs"):
-    knobs = st.container(horizontal=True, gap="small")
-    model_name = knobs.selectbox("Model", pg.MODELS, key="pg_model", help=pg.HELP["model"],
-                                 width=160)  # fmt: skip
-    shown_k = knobs.selectbox("Region of", region_options, key="pg_show_k", width=160,
-                              help=pg.HELP["region"])  # fmt: skip
-    st.select_slider("Playground γ (log₁₀)", pg.LOG_GAMMAS, key="pg_gamma",
-                     format_func=lambda v: f"{10**v:.3g}", help=pg.HELP["gamma"])  # fmt: skip
-    st.select_slider("Playground λ (log₁₀)", pg.LOG_LAMS, key="pg_lam", format_func=pg.lam_label,
-                     disabled=not pg.model_traits(model_name)[0], help=pg.HELP["lam"])  # fmt: skip
-    st.radio("Colour the plane by", tuple(pg.LAYERS.values()), horizontal=True, key="pg_layer",
-             help=pg.HELP["layer"])  # fmt: skip
-
-view = pg.plane_view(board, model_name, S["pg_gamma"], S["pg_lam"], shown_k, S["pg_layer"],
-                     height=PLANE_HEIGHT)  # fmt: skip
-with left:
-    st.plotly_chart(
-        view.figure, width="stretch", height="stretch", key=pg.plane_key(S), on_select=_clicked,
-        selection_mode=("points",),
-        config={"displayModeBar": False, "doubleClick": False, "doubleClickDelay": 20},
-    )  # fmt: skip
+drawn = (board.n_classes, bool(S.get(pg.K_UNDO)), S.get("pg_preset"))  # what a full run drew
 
 
-def _beta(chart_key):
+def _beta(view, chart_key):
     """β of the page's model, its zeros counted (the β tab and the lesson's)."""
     fig, caption = view.beta()
     if fig is not None:
@@ -139,73 +110,99 @@ def _beta(chart_key):
     st.caption(caption)
 
 
-t2_shown = None
-with right:
-    if view.problem:
-        st.info(esc_md(view.problem))
-    elif view.flat:
-        st.info(view.flat_note, icon=":material/block:")
-    panels = dict(zip(pg.TABS, st.tabs(pg.TABS, key="pg_tab", on_change="rerun"), strict=True))
-    ready = view.model is not None
-    with panels["Scores"]:
-        if panels["Scores"].open and ready:
-            metrics, cut_note = view.scores()
-            for col, metric in zip(st.columns(2), metrics, strict=True):
-                col.metric(**metric, delta_color="off")
-            if cut_note:
-                st.caption(cut_note)
-            st.caption(pg.held_out_note(board))
-    with panels["β"]:
-        if panels["β"].open and ready:
-            _beta("pg_beta")
-    with panels["Error vs λ"]:
-        if panels["Error vs λ"].open and ready:
-            with st.spinner(f"Fitting SparseSBLR at {len(pg.LOG_LAMS)} values of λ…"):
-                curve_note, fig_curve = view.error_curve()
-            if curve_note:
-                st.caption(curve_note)
-            st.plotly_chart(fig_curve, key="pg_curve", config={"displayModeBar": False})
-    with panels["Evidence"]:
-        if panels["Evidence"].open and ready and len(board):
-            t1, t2, others = view.evidence_pair()
-            # keyed by the class and the model: a change of either starts from its own pair
-            box = f"pg_space_t2:{t1}:{model_name}"
-            wanted = S.pop("_pg_t2", None)
-            if wanted in view.names and view.names.index(wanted) in others:
-                S[box] = view.names.index(wanted)
-            t2_shown = st.selectbox(
-                f"Evidence space: {pg.CLASS_NAMES[t1]}'s evidence against", others,
-                index=others.index(t2), format_func=pg.class_label, key=box,
-                help="Each point at (its evidence of the first class, of this class). "
-                + pg.HELP["t2"],
-            )  # fmt: skip
-            st.plotly_chart(view.evidence_space(t1, t2_shown), key="pg_space")
-    with panels["Lesson"]:
-        for col, (n, label) in zip(st.columns(3), enumerate(pg.LESSON_BUTTONS, 1), strict=True):
-            col.button(label, key=f"pg_lesson_{n}", on_click=_call(pg.lesson, n))
-        st.markdown(pg.LESSON_STEPS[S.get("_pg_lesson", 0)])
-        if panels["Lesson"].open and S.get("_pg_lesson") and ready:
-            _beta("pg_lesson_beta")  # the step's question is about β: beside it
+@st.fragment
+def _plane_and_panel():
+    """The plane, its settings, panel and what is under it: a click or a setting reruns only
+    this; a change the parts above show (classes, undo, preset, a note) the whole page."""
+    board = S[pg.K_BOARD]
+    if (board.n_classes, bool(S.get(pg.K_UNDO)), S.get("pg_preset")) != drawn or pg.K_NOTE in S:
+        st.rerun(scope="app")
+    # the plane and its panel side by side where both fit (1440 px); narrower (1024 px with the
+    # sidebar open) a smaller plane, its settings beside it, the tabs under both (playground.css)
+    row = st.container(horizontal=True, gap="medium", key="pg_row")
+    left = row.container(width=PLANE_WIDTH, height=PLANE_HEIGHT, border=False, key="pg_left")
+    right = row.container(width=PANEL_WIDTH, key="pg_right")
+    with right.container(key="pg_knobs"):
+        knobs = st.container(horizontal=True, gap="small")
+        model_name = knobs.selectbox("Model", pg.MODELS, key="pg_model", help=pg.HELP["model"],
+                                     width=160)  # fmt: skip
+        shown_k = knobs.selectbox("Region of", region_options, key="pg_show_k", width=160,
+                                  help=pg.HELP["region"])  # fmt: skip
+        st.select_slider("Playground γ (log₁₀)", pg.LOG_GAMMAS, key="pg_gamma",
+                         format_func=lambda v: f"{10**v:.3g}", help=pg.HELP["gamma"])  # fmt: skip
+        st.select_slider("Playground λ (log₁₀)", pg.LOG_LAMS, key="pg_lam",
+                         format_func=pg.lam_label, disabled=not pg.model_traits(model_name)[0],
+                         help=pg.HELP["lam"])  # fmt: skip
+        st.radio("Colour the plane by", tuple(pg.LAYERS.values()), horizontal=True,
+                 key="pg_layer", help=pg.HELP["layer"])  # fmt: skip
 
-# ----------------------------------------------------------------------------- under the plane
-st.caption(view.caption)
-with st.expander("Place or remove a point by its coordinates (keyboard)"):
-    typed = st.columns([2, 2, 2], vertical_alignment="bottom")
-    typed[0].number_input("x₁", -1.0, 1.0, 0.0, 0.05, key="pg_type_x")
-    typed[1].number_input("x₂", -1.0, 1.0, 0.0, 0.05, key="pg_type_y")
-    typed[2].button("Do it", key="pg_type_go", on_click=_typed, help="What a click there would do.")
+    view = pg.plane_view(board, model_name, S["pg_gamma"], S["pg_lam"], shown_k, S["pg_layer"],
+                         height=PLANE_HEIGHT)  # fmt: skip
+    left.plotly_chart(view.figure, height="stretch", key=pg.plane_key(S), on_select=_clicked,
+                      selection_mode=("points",), config=PLANE_CONFIG)  # fmt: skip
+    t2_shown = None
+    with right:
+        if view.problem:
+            st.info(esc_md(view.problem))
+        elif view.flat:
+            st.info(view.flat_note, icon=":material/block:")
+        panels = dict(zip(pg.TABS, st.tabs(pg.TABS, key="pg_tab", on_change="rerun"), strict=True))
+        ready = view.model is not None
+        with panels["Scores"]:
+            if panels["Scores"].open and ready:
+                metrics, cut_note = view.scores()
+                for col, metric in zip(st.columns(2), metrics, strict=True):
+                    col.metric(**metric, delta_color="off")
+                st.caption((f"{cut_note}\n\n" if cut_note else "") + pg.held_out_note(board))
+        with panels["β"]:
+            if panels["β"].open and ready:
+                _beta(view, "pg_beta")
+        with panels["Error vs λ"]:
+            if panels["Error vs λ"].open and ready:
+                with st.spinner(f"Fitting SparseSBLR at {len(pg.LOG_LAMS)} values of λ…"):
+                    curve_note, fig_curve = view.error_curve()
+                st.caption(curve_note or "")
+                st.plotly_chart(fig_curve, key="pg_curve", config={"displayModeBar": False})
+        with panels["Evidence"]:
+            if panels["Evidence"].open and ready and len(board):
+                t1, t2, others = view.evidence_pair()
+                # keyed by the class and the model: a change of either starts from its own pair
+                box = f"pg_space_t2:{t1}:{model_name}"
+                wanted = S.pop("_pg_t2", None)
+                if wanted in view.names and view.names.index(wanted) in others:
+                    S[box] = view.names.index(wanted)
+                t2_shown = st.selectbox(
+                    f"Evidence space: {pg.CLASS_NAMES[t1]}'s evidence against", others,
+                    index=others.index(t2), format_func=pg.class_label, key=box,
+                    help="Each point at (its evidence of the first class, of this class). "
+                    + pg.HELP["t2"],
+                )  # fmt: skip
+                st.plotly_chart(view.evidence_space(t1, t2_shown), key="pg_space")
+        with panels["Lesson"]:
+            for col, (n, label) in zip(st.columns(3), enumerate(pg.LESSON_BUTTONS, 1), strict=True):
+                col.button(label, key=f"pg_lesson_{n}", on_click=_call(pg.lesson, n))
+            st.markdown(pg.LESSON_STEPS[S.get("_pg_lesson", 0)])
+            if panels["Lesson"].open and S.get("_pg_lesson") and ready:
+                _beta(view, "pg_lesson_beta")  # the step's question is about β: beside it
+    st.caption(view.caption)  # under the plane
+    with st.expander("Place or remove a point by its coordinates (keyboard)"):
+        typed = st.columns([2, 2, 2], vertical_alignment="bottom")
+        typed[0].number_input("x₁", -1.0, 1.0, 0.0, 0.05, key="pg_type_x")
+        typed[1].number_input("x₂", -1.0, 1.0, 0.0, 0.05, key="pg_type_y")
+        typed[2].button("Do it", key="pg_type_go", on_click=_typed, help=pg.HELP["typed"])
+    actions = st.container(horizontal=True, vertical_alignment="center")
+    if actions.button("Use these points as the data", key="pg_use", disabled=len(board) < 4):
+        target = view.names if board.multilabel else "class"
+        error = try_upload(Upload(pg.board_csv(board), "playground.csv", target=target))
+        if error:
+            st.error(esc_md(error))
+        else:  # the pages it opens show what the Playground showed: its model, γ and λ
+            shown = {"model": model_name, "gamma": view.gamma, "lam": view.lam_if_taken}
+            show_view("pages/coefficients.py", shown, source="the Playground")
+    actions.download_button("Download as CSV", pg.board_csv(board), file_name="playground.csv",
+                            mime="text/csv", key="pg_download")  # fmt: skip
+    actions.caption("The address bar holds these points and this view: send it as a link.")
+    pg.sync_link(st.query_params, pg.link_params(S, view, t2_shown))
 
-actions = st.container(horizontal=True, vertical_alignment="center")
-if actions.button("Use these points as the data", key="pg_use", disabled=len(board) < 4):
-    target = view.names if board.multilabel else "class"
-    error = try_upload(Upload(pg.board_csv(board), "playground.csv", target=target))
-    if error:
-        st.error(esc_md(error))
-    else:  # the pages it opens show what the Playground showed: its model, γ and λ
-        lam = view.lam if view.takes_lam else None
-        show_view("pages/coefficients.py", {"model": model_name, "gamma": view.gamma, "lam": lam},
-                  source="the Playground")  # fmt: skip
-actions.download_button("Download as CSV", pg.board_csv(board), file_name="playground.csv",
-                        mime="text/csv", key="pg_download")  # fmt: skip
-actions.caption("The address bar holds these points and this view: send it as a link.")
-pg.sync_link(st.query_params, pg.link_params(S, view, t2_shown))
+
+_plane_and_panel()

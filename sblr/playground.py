@@ -714,6 +714,7 @@ HELP = {
     "test": "Every n-th point (by the order placed) is kept from the model and drawn hollow; "
     "the test error is measured on them.",
     "model": "The page's own model.",
+    "typed": "What a click there would do.",
     "region": "All classes: each coloured where the model predicts it (multi-class boards); a "
     "class: its π or evidence.",
     "gamma": "The RBF width of the playground's model (the sidebar's is for the data in use).",
@@ -970,6 +971,11 @@ class PlaneView:
     @property
     def names(self) -> list[str]:
         return list(CLASS_NAMES[: self.board.n_classes])
+
+    @property
+    def lam_if_taken(self) -> float | None:
+        """λ if the model takes one (what the other pages are sent), else None."""
+        return self.lam if self.takes_lam else None
 
     @property
     def flat_note(self) -> str | None:

@@ -224,7 +224,7 @@ def playground_plane(
         # fixed margins, room for the tick labels, the legend and the colour bar (no axis
         # titles: x₁ and x₂ are in the hover; the height they took is the plane's at 1024×768):
         # Plotly's automatic margins laid the plane out twice a redraw (a fifth of a λ step)
-        margin={"l": 36, "r": 64 if colour_bar else 10, "t": 34, "b": 64, "autoexpand": False},
+        margin={"l": 44, "r": 64 if colour_bar else 10, "t": 34, "b": 64, "autoexpand": False},
         legend={
             "orientation": "h",
             "x": 0.0,
