@@ -235,8 +235,11 @@ def playground_plane(
         legend={
             "orientation": "h",
             "x": 0.0,
-            "y": -0.085,  # under the tick labels
-            "yanchor": "top",
+            # at the figure's foot, under the tick labels whatever the plane's height (a
+            # fraction of the plot's height met the labels on the 410 px plane at 1024 px)
+            "yref": "container",
+            "y": 0.0,
+            "yanchor": "bottom",
             "font": {"size": 11},
             "itemclick": False,
             "itemdoubleclick": False,
