@@ -66,7 +66,7 @@ if note := S.pop(pg.K_NOTE, None):
 if info := S.pop(pg.K_INFO, None):
     st.info(esc_md(info), icon=":material/info:")
 
-region_options = pg.region_options(S, board)
+pg.region_options(S, board)  # the boxes' values made the board's
 # the tools in one row that wraps on a narrow screen (fixed column shares cut them to "L…")
 tools = st.container(horizontal=True, vertical_alignment="bottom", gap="small")
 classes = range(board.n_classes)
@@ -126,7 +126,8 @@ def _plane_and_panel():
         knobs = st.container(horizontal=True, gap="small")
         model_name = knobs.selectbox("Model", pg.MODELS, key="pg_model", help=pg.HELP["model"],
                                      width=160)  # fmt: skip
-        shown_k = knobs.selectbox("Region of", region_options, key="pg_show_k", width=160,
+        regions = pg.region_options(S, board)  # a click may have made the board multi-label
+        shown_k = knobs.selectbox("Region of", regions, key="pg_show_k", width=160,
                                   help=pg.HELP["region"])  # fmt: skip
         st.select_slider("Playground γ (log₁₀)", pg.LOG_GAMMAS, key="pg_gamma",
                          format_func=lambda v: f"{10**v:.3g}", help=pg.HELP["gamma"])  # fmt: skip
