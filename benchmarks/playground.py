@@ -13,8 +13,10 @@ issue #46) (``/usr/bin/chromium``,
 Playwright; the dashboard started as ``sblr dashboard`` starts it): from the click on the
 plane, or the ← / → key on the λ slider, until the new plane is drawn by Plotly in the page
 and the script is idle (one run of the plane's fragment: the click's callback, then the new
-plane), split into the wait for the run, the run, and the drawing after it; and the load
-average before and after (on a busy 2-core machine the timings follow the load).
+plane), split into the wait for the run, the run as the page sees it (its start and end
+messages; the page draws what arrives meanwhile, so a plane drawn before the end message is
+in it), and the drawing after it; and the load average before and after (on a busy 2-core
+machine the timings follow the load).
 
 ``--draw`` times Plotly.js alone drawing the plane in Chromium (no Streamlit, no server:
 less at the mercy of a busy machine), as :func:`sblr.plots.playground.playground_plane`
