@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import io
 from dataclasses import dataclass
 
@@ -59,6 +60,29 @@ __all__ = [
     "preset",
     "surface",
     "with_label_noise",
+    # the page's view (pages/playground.py draws it): its state, a click, a run's plane
+    "PlaneView",
+    "act",
+    "class_label",
+    "classes_changed",
+    "clear",
+    "clicked",
+    "default_board",
+    "lam_label",
+    "lesson",
+    "link_params",
+    "load_preset",
+    "model_traits",
+    "new_points",
+    "noise_changed",
+    "plane_key",
+    "plane_view",
+    "region_options",
+    "set_board",
+    "share_changed",
+    "state_from_link",
+    "sync_link",
+    "undo",
 ]
 
 #: Classes a board may have (a palette of this many colours).
@@ -671,3 +695,467 @@ def board_csv(board: Board) -> bytes:
     buf = io.StringIO()
     frame.to_csv(buf, index=False, float_format="%.6g")
     return buf.getvalue().encode()
+
+
+# ----------------------------------------------------------------------------- the page
+# What pages/playground.py shows, computed here (no Streamlit): the state its widgets keep
+# in a mapping (the session's, or a dict in a test), what a click or a button does to it,
+# and the plane, the scores and the texts of a run (:func:`plane_view`).
+
+MODELS = ("SparseSBLR", "SBLR", "SML")
+COLOUR_NAMES = ("blue", "red", "green", "purple", "orange", "cyan")
+LOG_GAMMAS = [round(v, 2) for v in np.arange(-1.0, 2.01, 0.25)]
+LOG_LAMS = [round(v, 2) for v in np.arange(-5.0, 0.01, 0.5)]
+LAYERS = {"pi": "πₖ", "evidence": "evidence f̄ₖ"}  # link value -> the radio's option
+SHARES = {0: "none", 5: "20%", 4: "25%", 3: "33%", 2: "50%"}  # every n-th held out
+TABS = ("Scores", "β", "Error vs λ", "Evidence", "Lesson")
+ACTIONS = {"adds a point": ":material/add: 1", "adds 20 around": ":material/grain: 20",
+           "removes a point": ":material/remove:"}  # fmt: skip
+GRID = 60  # the region's resolution
+UNDO_STEPS = 50
+DEFAULT_PRESET = "two blobs"
+OVERLAP = "C where A and B overlap"
+PRESET_LABELS = {OVERLAP: "C in A ∩ B"}  # short enough for its box
+LESSON_BUTTONS = ("1 · C in A ∩ B", "2 · λ = 3.2e-2", "3 · 15% noise")
+ALL = "all classes"
+# the page's state: its board and what the widgets hold (their keys)
+K_BOARD, K_UNDO, K_CLICKS, K_NOTE = "_pg_board", "_pg_undo", "_pg_clicks", "_pg_note"
+K_CLEAN = "_pg_clean"  # the board before the noise slider's flips
+K_INFO = "_pg_info"  # a note on the board the link opened (no fault of the link)
+K_OFFER = "_pg_offer"  # the link could not be read: offer the default board
+K_SEED = "_pg_seed"  # the seed of the preset's last new points
+
+#: The widgets' help texts.
+HELP = {
+    "action": "+ 1 places a point (on an existing point: gives it the chosen class too — a "
+    "point of two classes makes the board multi-label — or takes it off); + 20 scatters 20 "
+    "points of the class around the click; − removes the point clicked.",
+    "noise": "Makes this share of the labels wrong, at random, on the points as they were "
+    "before the slider moved (multi-class: a point gets another class; multi-label: a point's "
+    "class is flipped on or off). Back at 0% they return; placing or loading points starts "
+    "again from those points.",
+    "test": "Every n-th point (by the order placed) is kept from the model and drawn hollow; "
+    "the test error is measured on them.",
+    "model": "The page's own model.",
+    "typed": "What a click there would do.",
+    "region": "All classes: each coloured where the model predicts it (multi-class boards); a "
+    "class: its π or evidence.",
+    "gamma": "The RBF width of the playground's model (the sidebar's is for the data in use).",
+    "lam": "SparseSBLR's L1 penalty on β (SML and SBLR have none); the sidebar's λ is for the "
+    "data in use.",
+    "layer": "πₖ: the model's probability of the class; f̄ₖ: the class's evidence, a sum of "
+    "bumps around its points.",
+    "t2": "The default is the class that moves the first one most (the largest |β|, or for SML "
+    "the evidence largest at its points).",
+}
+
+
+def class_label(c: int) -> str:
+    """A class by its name and colour.
+
+    >>> class_label(1)
+    'B (red)'
+    """
+    return f"{CLASS_NAMES[c]} ({COLOUR_NAMES[c]})"
+
+
+def lam_label(v: float) -> str:
+    """A log₁₀ λ as the slider shows it.
+
+    >>> lam_label(-2.0), lam_label(-1.5)
+    ('1e-2', '0.032')
+    """
+    return f"1e{v:g}" if float(v).is_integer() else f"{10**v:.2g}"
+
+
+def _number(text, choices, default):
+    try:
+        value = round(float(text), 2)
+    except (TypeError, ValueError):
+        return default
+    return value if value in choices else default
+
+
+def state_from_link(query) -> dict:
+    """The page's state at a session's first run, from the address's ``query`` (a mapping of
+    its parameters): the board, the notes on it, and every setting; a link without the newer
+    settings opens with their defaults.
+
+    >>> state = state_from_link({"pts": encode_board(preset("XOR")), "pm": "SBLR", "plam": "9"})
+    >>> len(state[K_BOARD]), state["pg_model"], state["pg_lam"]
+    (100, 'SBLR', -3.0)
+    """
+    board, note, offer = board_from_link(query.get("pts"), DEFAULT_PRESET)
+    every = int(_number(query.get("ptest"), list(SHARES), HOLDOUT_EVERY))
+    names = CLASS_NAMES[: board.n_classes]
+    state = {
+        K_BOARD: board.with_holdout(every),
+        K_NOTE if offer else K_INFO: note,
+        K_OFFER: offer,
+        "pg_test": every,
+        "pg_model": query.get("pm") if query.get("pm") in MODELS else MODELS[0],
+        "pg_gamma": _number(query.get("pgamma"), LOG_GAMMAS, 0.0),
+        "pg_lam": _number(query.get("plam"), LOG_LAMS, -3.0),
+        "pg_layer": LAYERS.get(query.get("pl"), LAYERS["pi"]),
+        "pg_class": names.index(query["pc"]) if query.get("pc") in names else 0,
+        "_pg_k": query.get("pk"),
+        "_pg_t2": query.get("pt2"),
+    }
+    if query.get("ptab") in TABS:
+        state["pg_tab"] = query["ptab"]
+    return state
+
+
+def _renew_plane(state):
+    """A new chart key: a fresh plane, without the selection the click left."""
+    state[K_CLICKS] = state.get(K_CLICKS, 0) + 1
+
+
+def set_board(state, new: Board, *, noisy: bool = False) -> None:
+    """Make ``new`` the board (undo keeps the old); a change other than the noise slider's
+    makes the new board the clean one (the slider back to 0 %)."""
+    if not noisy:
+        state.pop(K_CLEAN, None)
+        state["pg_noise"] = 0
+    old = state[K_BOARD]
+    undo = state.setdefault(K_UNDO, [])
+    undo.append(encode_board(old))
+    del undo[:-UNDO_STEPS]
+    new = new.with_holdout(old.every)
+    state[K_BOARD] = new
+    state["pg_classes"] = new.n_classes  # the "Classes" box follows a preset
+    if new.multilabel and state.get("pg_show_k", ALL) == ALL:
+        # a multi-label board has no one most probable class: the box names the class whose
+        # π the plane shows, the class just placed
+        placed = int(state.get("pg_class", 0))
+        state["pg_show_k"] = CLASS_NAMES[min(placed, new.n_classes - 1)]
+    _renew_plane(state)
+
+
+def undo(state) -> None:
+    """The board before the last change."""
+    steps = state.get(K_UNDO)
+    if steps:
+        state.pop(K_CLEAN, None)
+        state["pg_noise"] = 0
+        state[K_BOARD] = decode_board(steps.pop()).with_holdout(state[K_BOARD].every)
+        state["pg_classes"] = state[K_BOARD].n_classes
+        _renew_plane(state)
+
+
+def noise_changed(state) -> None:
+    """The noise slider: the clean board with that share of its labels made wrong."""
+    clean = state.get(K_CLEAN) or state[K_BOARD]
+    share = state["pg_noise"] / 100
+    set_board(state, with_label_noise(clean, share, seed=0) if share else clean, noisy=True)
+    state[K_CLEAN] = clean
+
+
+def load_preset(state) -> None:
+    """The preset box: its board as everyone sees it first, and the class it is about (every
+    class's region, or on a multi-label board its last)."""
+    state[K_SEED] = 0
+    board = preset(state["pg_preset"])
+    state["pg_show_k"] = CLASS_NAMES[board.n_classes - 1] if board.multilabel else ALL
+    set_board(state, board)
+
+
+def new_points(state) -> None:
+    """The chosen preset again, drawn with the next seed."""
+    state[K_SEED] = state.get(K_SEED, 0) + 1
+    set_board(state, preset(state.get("pg_preset", DEFAULT_PRESET), seed=state[K_SEED]))
+
+
+def default_board(state) -> None:
+    set_board(state, preset(DEFAULT_PRESET))
+
+
+def clear(state) -> None:
+    set_board(state, Board.empty(state[K_BOARD].n_classes))
+
+
+def classes_changed(state) -> None:
+    set_board(state, state[K_BOARD].with_classes(int(state["pg_classes"])))
+
+
+def share_changed(state) -> None:
+    state[K_BOARD] = state[K_BOARD].with_holdout(state["pg_test"])
+    _renew_plane(state)
+
+
+def act(state, x: float, y: float, *, on_point: bool) -> str | None:
+    """What a click at (x, y) does, by the chosen action and class; returns a note to show
+    at once (a point placed that is held out), or None. A refusal goes to the page's note.
+
+    >>> state = {K_BOARD: Board.empty(2), "pg_class": 1}
+    >>> act(state, 0.5, 0.5, on_point=False), state[K_BOARD].labels.tolist()
+    (None, [[False, True]])
+    """
+    board = state[K_BOARD]
+    c = int(state.get("pg_class", 0))
+    action = state.get("pg_action", "adds a point")
+    try:
+        if action == "removes a point":
+            i = board.nearest(x, y, radius=0.06)
+            if i is not None:
+                set_board(state, board.remove(i))
+        elif action == "adds 20 around":
+            set_board(state, board.add_cluster(x, y, c, seed=len(board)))
+        elif len(board) < MAX_POINTS or on_point:
+            new = board.add(x, y, c)
+            set_board(state, new)
+            if len(new) > len(board) and new.held_out[-1]:
+                return held_out_note(new)
+    except DataError as exc:
+        state[K_NOTE] = str(exc)
+    return None
+
+
+def plane_key(state) -> str:
+    """The plane's chart key (new with every board: the next plane has no selection)."""
+    return f"pg_plane_{state.get(K_CLICKS, 0)}"
+
+
+def clicked(state) -> str | None:
+    """The plane's selection (in the state under :func:`plane_key`): a click on a cell or on
+    a point (a point's trace carries its index) acts as :func:`act`."""
+    event = state.get(plane_key(state)) or {}
+    points = event.get("selection", {}).get("points", [])
+    if not points:
+        return None
+    point = points[0]
+    on_point = point.get("curve_number") is not None and point.get("customdata")
+    return act(state, float(point["x"]), float(point["y"]), on_point=bool(on_point))
+
+
+def lesson(state, step: int) -> None:
+    """Set the board and the page's settings for a step of the short lesson."""
+    state["_pg_lesson"] = step
+    state["pg_preset"] = OVERLAP
+    if step in (1, 3):
+        board = preset(OVERLAP)
+        set_board(state, with_label_noise(board, 0.15, seed=0) if step == 3 else board)
+    state["pg_model"] = "SparseSBLR"
+    state["pg_gamma"] = 0.0
+    # on log rates C's weights on A and B fade between 1e-2 and 3e-2: at 10^-1.5 only C's
+    # own survives (fit_board on the preset)
+    state["pg_lam"] = -1.5 if step == 2 else -3.0
+    state["pg_show_k"] = "C"
+    state["pg_layer"] = LAYERS["pi"]
+
+
+def region_options(state, board: Board) -> list[str]:
+    """The "Region of" box's options (no "all classes" on a multi-label board), its value in
+    the state made one of them (the link's class first, once)."""
+    options = ([] if board.multilabel else [ALL]) + list(CLASS_NAMES[: board.n_classes])
+    wanted = state.pop("_pg_k", None)
+    if wanted is not None and wanted in options:
+        state["pg_show_k"] = wanted
+    if state.get("pg_show_k") not in options:
+        state["pg_show_k"] = options[0]
+    if state.get("pg_class", 0) >= board.n_classes:
+        state["pg_class"] = 0
+    state.setdefault("pg_classes", board.n_classes)
+    return options
+
+
+@functools.cache
+def model_traits(model: str) -> tuple[bool, bool]:
+    """(takes λ, learns β) of a model, as its estimator says.
+
+    >>> model_traits("SparseSBLR"), model_traits("SML")
+    ((True, True), (False, False))
+    """
+    from sblr.models import fits_from_evidence, make_model  # lazy: scikit-learn
+
+    est = make_model(model)
+    return "lam" in est.get_params(), fits_from_evidence(est)
+
+
+@dataclass
+class PlaneView:
+    """What a run of the page shows beside and under the plane (:func:`plane_view`)."""
+
+    board: Board
+    model_name: str
+    gamma: float
+    lam: float
+    k: int | None  # the class shown, None: every class's region
+    what: str  # "proba" or "evidence"
+    takes_lam: bool
+    learns_beta: bool
+    model: object = None  # the fitted model, None when it cannot be fitted
+    problem: str | None = None  # why not
+    flat: bool = False  # every β 0: the same π everywhere
+    cut: float | None = None  # the dashed line's π, if it crosses the plane
+    title: str = ""
+    figure: object = None  # the plane (plotly Figure)
+
+    @property
+    def names(self) -> list[str]:
+        return list(CLASS_NAMES[: self.board.n_classes])
+
+    @property
+    def lam_if_taken(self) -> float | None:
+        """λ if the model takes one (what the other pages are sent), else None."""
+        return self.lam if self.takes_lam else None
+
+    @property
+    def flat_note(self) -> str | None:
+        if not self.flat:
+            return None
+        return (
+            f"Every β is 0 at λ = {self.lam:.2g}: **the model now ignores the points** and gives "
+            "every place the same π. Lower λ to bring them back."
+        )
+
+    @property
+    def caption(self) -> str:
+        """The line under the plane."""
+        b = self.board
+        return (
+            f"{len(b)} point{'' if len(b) == 1 else 's'} ({int(b.held_out.sum())} held out, "
+            f"hollow), {b.n_classes} classes, {'multi-label' if b.multilabel else 'multi-class'}"
+            ". A point's colour is its class; a point of several classes has a ring for each."
+        )
+
+    def scores(self) -> tuple[list[dict], str | None]:
+        """The Scores tab: a metric a part (label, value, delta, help; value "–" without
+        points) and the note on the cut (multi-label), or None."""
+        scores = board_scores(self.model, self.board)
+        metrics = []
+        for part, label in (("train", "Train"), ("test", "Test")):
+            sc = scores[part]
+            metric = {"label": f"{label} error", "value": "–", "delta": None, "help": None}
+            if sc is not None:
+                metric["value"] = f"{sc['error']:.1%}"
+                metric["delta"] = f"micro-F1 {sc['micro_f1']:.2f}" if "micro_f1" in sc else None
+                metric["help"] = f"On the {sc['points']} {part} points" + (
+                    ": the share of wrong label decisions" if self.board.multilabel else ""
+                )
+            metrics.append(metric)
+        note = None
+        drawn = self.cut is not None and self.what == "proba" and not self.flat
+        if drawn and self.board.multilabel:
+            note = (
+                f"Why is the dashed line at π = {self.cut:.2f}, not 0.5? With several classes a "
+                "point may have, the model fits its cut on the training points, the π that "
+                "gives the best micro-F1 there."
+            )
+        return metrics, note
+
+    def beta(self):
+        """The β tab: ``(figure, caption)``; without β ``(None, why)``."""
+        from sblr import plots
+
+        if not self.learns_beta:
+            return None, f"{self.model_name} decides from the evidence alone: it has no β."
+        coef = board_beta(self.model, self.board)
+        label = self.model_name + (f", λ = {self.lam:.2g}" if self.takes_lam else "")
+        lams = {label: self.lam} if self.takes_lam else None
+        fig = plots.beta_heatmaps({label: coef}, self.names, lams=lams)
+        caption = (
+            f"β[k, t]: how class t's evidence moves class k's logit; {int((coef == 0).sum())} of "
+            f"{coef.size} exactly 0 (white)."
+        )
+        return fig, caption
+
+    def error_curve(self):
+        """The Error vs λ tab: ``(note or None, figure)``: SparseSBLR's error at each λ of the
+        slider (the model shown, if it takes λ)."""
+        from sblr import plots
+
+        note = None if self.takes_lam else f"{self.model_name} has no λ: the curve is SparseSBLR's."
+        lams = [10.0**v for v in LOG_LAMS]
+        curve = error_along_lambda(self.board, "SparseSBLR", gamma=self.gamma, lams=lams)
+        return note, plots.error_curve(curve["lams"], curve["train"], curve["test"], lam=self.lam)
+
+    @functools.cached_property
+    def board_evidence(self) -> np.ndarray:
+        """:func:`board_evidence` of the model (once a run: the pair and the plot)."""
+        return board_evidence(self.model, self.board)
+
+    def evidence_pair(self) -> tuple[int, int, list[int]]:
+        """The Evidence tab's classes: ``(t1, t2, others)``, class t1 (the class shown) and
+        the class that moves it most (:func:`evidence_pair`), and the classes t2 may be."""
+        t1, t2 = evidence_pair(self.model, self.board, self.k, evidence=self.board_evidence)
+        return t1, t2, [t for t in range(self.board.n_classes) if t != t1]
+
+    def evidence_space(self, t1: int, t2: int):
+        """Each point at (its evidence of class t1, of class t2)."""
+        from sblr import plots
+
+        F, truth = self.board_evidence, self.board.labels[:, t1]
+        fig = plots.evidence_scatter(F, t1, t2, truth, self.names, k=t1)
+        fig.layout.height = 300
+        return fig
+
+
+def plane_view(
+    board: Board, model_name: str, log_gamma: float, log_lam: float, shown_k: str = ALL,
+    layer: str = LAYERS["pi"], *, height: int = 470,
+) -> PlaneView:  # fmt: skip
+    """Fit the page's model on the board and draw the plane: everything the page shows about
+    the model (its fit, the figure, the texts) for these settings.
+
+    >>> view = plane_view(preset("XOR"), "SBLR", 0.0, -3.0)
+    >>> view.k, view.title, view.problem, view.figure.data[0].type
+    (None, 'SBLR: where it predicts each class', None, 'heatmap')
+    >>> plane_view(Board.empty(2), "SML", 0.0, -3.0).problem[:22]
+    'Place points of at lea'
+    """
+    from sblr.plots.playground import playground_plane
+
+    takes_lam, learns = model_traits(model_name)
+    k = None if shown_k == ALL else CLASS_NAMES.index(shown_k)
+    what = "evidence" if layer == LAYERS["evidence"] and k is not None else "proba"
+    view = PlaneView(board, model_name, 10.0**log_gamma, 10.0**log_lam, k, what, takes_lam,
+                     learns)  # fmt: skip
+    try:
+        view.model = fit_board(board, model_name, gamma=view.gamma, lam=view.lam)
+    except DataError as exc:
+        view.problem = str(exc)
+    surf = None
+    if view.model is not None:
+        view.flat = ignores_points(view.model)
+        surf = surface(view.model, board, k, GRID, what=what)
+        if k is not None:
+            cut = decision_cut(view.model, board, k)
+            # π on one side of the cut everywhere: no line to draw, none promised
+            view.cut = cut if surf[1].min() < cut < surf[1].max() else None
+    view.title = plane_title(model_name, k, what, cut=view.cut, flat=view.flat)
+    view.figure = playground_plane(
+        board.points, board.labels, board.held_out, view.names, surface=surf, k=k, what=what,
+        cut=None if view.flat or what != "proba" else view.cut, title=view.title, height=height,
+    )  # fmt: skip
+    return view
+
+
+def link_params(state, view: PlaneView, t2: int | None) -> dict:
+    """The address's parameters for this view (None: not in the address; ``pt2`` None: left
+    as it is, the partner staying while its panel is closed)."""
+    board = view.board
+    tab = state.get("pg_tab", TABS[0])
+    return {
+        "pts": encode_board(board),
+        "pm": view.model_name,
+        "pgamma": f"{state['pg_gamma']:g}",
+        "plam": f"{state['pg_lam']:g}",
+        "pk": state["pg_show_k"],
+        "pl": next(v for v, label in LAYERS.items() if label == state["pg_layer"]),
+        "pc": CLASS_NAMES[int(state.get("pg_class", 0))],
+        "pt2": None if t2 is None else CLASS_NAMES[t2],
+        "ptab": None if tab == TABS[0] else tab,
+        "ptest": None if board.every == HOLDOUT_EVERY else str(board.every),
+    }
+
+
+def sync_link(query, params: dict) -> None:
+    """Write ``params`` (:func:`link_params`) into the address ``query`` (a mapping), setting
+    only what changed."""
+    for name, value in params.items():
+        if value is None:
+            if name != "pt2":
+                query.pop(name, None)
+        elif query.get(name) != value:
+            query[name] = value

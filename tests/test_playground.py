@@ -291,3 +291,100 @@ def test_a_preset_with_another_seed_is_new_points_of_the_same_kind():
     one, two = preset("XOR", seed=0), preset("XOR", seed=1)
     assert one != two and len(one) == len(two)
     assert (one.labels.sum(axis=0) == two.labels.sum(axis=0)).all()
+
+
+# ----------------------------------------------------------------------------- the page's view
+# (sblr.playground.plane_view and the state transitions pages/playground.py calls: no Streamlit)
+
+
+@pytest.mark.slow  # fits
+def test_the_view_of_a_board_is_the_libraries_fit_its_surface_cut_and_scores():
+    """Oracles: fit_board, surface, decision_cut and board_scores on the same board."""
+    from sblr.playground import board_beta, decision_cut, plane_view
+
+    board = preset("C where A and B overlap")
+    view = plane_view(board, "SparseSBLR", 0.0, -3.0, "C")
+    fitted = fit_board(board, "SparseSBLR", gamma=1.0, lam=1e-3)
+    cut = decision_cut(fitted, board, 2)
+    assert view.k == 2 and view.problem is None and not view.flat
+    assert view.cut == pytest.approx(cut) and f"π = {cut:.2f}" in view.title
+    (heat,) = [t for t in view.figure.data if t.type == "heatmap"]
+    assert np.allclose(heat.z, surface(fitted, board, 2, n=60)[1])
+    metrics, note = view.scores()
+    expected = board_scores(fitted, board)
+    assert [m["value"] for m in metrics] == [f"{expected[p]['error']:.1%}" for p in expected]
+    assert f"dashed line at π = {cut:.2f}" in note  # multi-label: the fitted cut explained
+    fig, caption = view.beta()
+    zeros = int((board_beta(fitted, board) == 0).sum())
+    assert f"{zeros} of 9 exactly 0" in caption and fig is not None
+    assert view.caption.startswith(f"{len(board)} points ({int(board.held_out.sum())} held out")
+    t1, t2, others = view.evidence_pair()
+    assert t1 == 2 and t2 in others and 2 not in others
+
+
+@pytest.mark.slow  # fits
+def test_the_view_says_why_there_is_no_model_and_when_beta_is_all_zero():
+    from sblr.playground import plane_view
+
+    empty = plane_view(Board.empty(2), "SBLR", 0.0, -3.0)
+    assert empty.model is None and "two classes" in empty.problem
+    assert [t.name for t in empty.figure.data] == ["cells"]  # still a plane to click on
+    flat = plane_view(preset("two blobs"), "SparseSBLR", 0.0, 0.0, "A")
+    assert flat.flat and "ignores the points" in flat.flat_note and "dashed" not in flat.title
+    sml = plane_view(preset("two blobs"), "SML", 0.0, -3.0)
+    assert sml.beta() == (None, "SML decides from the evidence alone: it has no β.")
+    assert not sml.takes_lam and sml.error_curve()[0].endswith("the curve is SparseSBLR's.")
+
+
+@pytest.mark.slow  # fits
+def test_a_link_read_into_the_page_state_is_written_back_unchanged():
+    from sblr.playground import K_BOARD, link_params, plane_view, region_options, state_from_link
+
+    link = {"pts": encode_board(preset("XOR")), "pm": "SBLR", "pgamma": "0.5", "plam": "-2",
+            "pk": "B", "pl": "evidence", "pc": "B", "ptab": "β", "ptest": "3"}  # fmt: skip
+    state = state_from_link(link)
+    region_options(state, state[K_BOARD])
+    view = plane_view(state[K_BOARD], state["pg_model"], state["pg_gamma"], state["pg_lam"],
+                      state["pg_show_k"], state["pg_layer"])  # fmt: skip
+    assert view.k == 1 and view.what == "evidence" and view.gamma == pytest.approx(10**0.5)
+    assert {k: v for k, v in link_params(state, view, None).items() if v is not None} == link
+    # a broken link: an empty board, the note, and the default board on offer
+    broken = state_from_link({"pts": "AQI*"})
+    assert len(broken[K_BOARD]) == 0 and broken["_pg_offer"] and "could not" in broken["_pg_note"]
+
+
+def test_a_click_a_class_on_a_point_undo_and_the_noise_slider_change_the_state():
+    """What the page's callbacks do, on a plain dict (the session state's stand-in)."""
+    from sblr.playground import K_BOARD, clicked, noise_changed, plane_key, undo
+
+    three = Board([[0.5, 0.5], [-0.5, -0.5], [0.0, 0.5]], np.eye(2, dtype=bool)[[0, 1, 0]])
+    state = {K_BOARD: three, "pg_class": 1}
+    key = plane_key(state)
+    state[key] = {"selection": {"points": [{"x": 0.9, "y": -0.9, "curve_number": 1}]}}
+    assert "held out" in clicked(state)  # the fourth point: held out, said at the click
+    assert len(state[K_BOARD]) == 4 and state[K_BOARD].held_out[-1]
+    assert plane_key(state) != key  # a fresh plane, without the click's selection
+    point = {"x": 0.5, "y": 0.5, "curve_number": 3, "customdata": [0, "training"]}
+    state[plane_key(state)] = {"selection": {"points": [point]}}
+    clicked(state)  # class B given to the point of A: multi-label, the plane shows B's π
+    assert state[K_BOARD].labels[0].tolist() == [True, True] and state["pg_show_k"] == "B"
+    undo(state)
+    assert state[K_BOARD].labels[0].tolist() == [True, False] and len(state[K_BOARD]) == 4
+    clean = state[K_BOARD]
+    state["pg_noise"] = 40
+    noise_changed(state)
+    assert state[K_BOARD] != clean
+    state["pg_noise"] = 0
+    noise_changed(state)
+    assert state[K_BOARD] == clean
+
+
+def test_the_playground_page_only_draws():
+    """Issue #45: the page is a thin drawing script: no figure built, no model fitted in it
+    (sblr.playground.plane_view does both), about 200 lines."""
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parents[1] / "pages" / "playground.py").read_text()
+    for banned in ("go.Figure", "plotly.graph_objects", ".fit(", "import plotly"):
+        assert banned not in page, banned
+    assert len(page.splitlines()) <= 210

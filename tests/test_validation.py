@@ -65,8 +65,8 @@ EXEMPT = {
     "sblr.logistic.compiled_solver_ready": "takes no parameters",
     **{
         f"sblr.playground.{name}": (
-            "takes a Board, which checks itself (DataError naming what is wrong), or link "
-            "text, which decode_board checks field by field"
+            "takes a Board, which checks itself (DataError naming what is wrong), link text, "
+            "which decode_board checks field by field, or the page's state holding a Board"
         )
         for name in _playground.__all__
         if inspect.isfunction(getattr(_playground, name))

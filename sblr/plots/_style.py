@@ -368,6 +368,9 @@ def _titled(main: str, sub: str | None = None, *, extra: int = 0) -> dict:
             "pad": {"t": 12, "l": 12},
         },
         "margin": {"t": 36 + 19 * len(lines) + extra},
+        # the toolbar (shown on hover) a column at the right edge, not a row over the title's
+        # end (a two-line title at 1024 px lay under it)
+        "modebar": {"orientation": "v"},
     }
 
 

@@ -113,7 +113,8 @@ def playground_plane(
         if k is None:  # multi-class: every class coloured where it is the most probable
             scale = [[edge, colours[c]] for c in range(m) for edge in (c / m, (c + 1) / m)]
             traces.append(
-                go.Heatmap(
+                dict(
+                    type="heatmap",
                     x=xs, y=xs, z=Z, zmin=-0.5, zmax=m - 0.5, colorscale=scale, opacity=0.35,
                     showscale=False, hoverinfo="skip", name="region",
                 )
@@ -121,7 +122,8 @@ def playground_plane(
         else:
             top = 1.0 if what == "proba" else max(float(Z.max()), 1e-12)
             traces.append(
-                go.Heatmap(
+                dict(
+                    type="heatmap",
                     x=xs,
                     y=xs,
                     z=Z,
@@ -143,7 +145,8 @@ def playground_plane(
             )
             if cut is not None and Z.min() < cut < Z.max():
                 traces.append(
-                    go.Contour(
+                    dict(
+                        type="contour",
                         x=xs,
                         y=xs,
                         z=Z,
@@ -158,12 +161,16 @@ def playground_plane(
     cells = np.linspace(-1.0, 1.0, CELLS)
     cx, cy = np.meshgrid(cells, cells)
     traces.append(
-        go.Scatter(
+        dict(
+            type="scatter",
             x=cx.ravel(),
             y=cy.ravel(),
             mode="markers",
             name="cells",
-            marker={"size": 14, "color": "rgba(0,0,0,0.01)", "symbol": "square"},
+            # one marker drawn, not CELLS²: Plotly finds the cell under a click (hover, select)
+            # from the data, not from the SVG, and 841 invisible SVG paths took two thirds of
+            # drawing the plane (benchmarks.playground --draw: 202 -> 69 ms p50, loaded)
+            marker={"size": 14, "color": "rgba(0,0,0,0.01)", "symbol": "square", "maxdisplayed": 1},
             hovertemplate="click: place here (x₁ %{x:.2f}, x₂ %{y:.2f})<extra></extra>",
             showlegend=False,
         )
@@ -183,7 +190,8 @@ def playground_plane(
                 else {"size": size, "color": colour, "line": {"color": "#ffffff", "width": 1}}
             )
             traces.append(
-                go.Scatter(
+                dict(
+                    type="scatter",
                     x=P[sel, 0],
                     y=P[sel, 1],
                     mode="markers",
@@ -201,8 +209,10 @@ def playground_plane(
                 )
             )
     colour_bar = surface is not None and k is not None
-    # the layout given to the constructor: update_layout on the built figure took 48 ms of a
-    # 62 ms plane (300 points), a sixth of a click at the time
+    # traces and layout as plain dicts given to the constructor, validated once there:
+    # update_layout on the built figure took 48 ms of a 62 ms plane (300 points), and each
+    # trace built as its graph object and then copied into the figure 26 ms a multi-label
+    # board (13 ms as dicts)
     layout = dict(
         title={"text": title, "font": {"size": 14}},
         xaxis={
@@ -221,12 +231,15 @@ def playground_plane(
         # fixed margins, room for the tick labels, the legend and the colour bar (no axis
         # titles: x₁ and x₂ are in the hover; the height they took is the plane's at 1024×768):
         # Plotly's automatic margins laid the plane out twice a redraw (a fifth of a λ step)
-        margin={"l": 36, "r": 64 if colour_bar else 10, "t": 34, "b": 64, "autoexpand": False},
+        margin={"l": 44, "r": 64 if colour_bar else 10, "t": 34, "b": 64, "autoexpand": False},
         legend={
             "orientation": "h",
             "x": 0.0,
-            "y": -0.085,  # under the tick labels
-            "yanchor": "top",
+            # at the figure's foot, under the tick labels whatever the plane's height (a
+            # fraction of the plot's height met the labels on the 410 px plane at 1024 px)
+            "yref": "container",
+            "y": 0.0,
+            "yanchor": "bottom",
             "font": {"size": 11},
             "itemclick": False,
             "itemdoubleclick": False,
