@@ -289,11 +289,13 @@ def _blocked_evidence(X_query, X_train, Yf, kernel, gamma, leave_one_out, workin
             if leave_one_out:
                 Kt[start + rows, rows] = 0.0
             sums[start:stop] = (targets @ Kt).T
+            del Kt  # else the next block is computed while this one is alive: twice the memory
             continue
         K = kernel_block(X_query[start:stop], X_train, kernel, gamma, B_sq)
         if leave_one_out:
             K[rows, start + rows] = 0.0
         sums[start:stop] = K @ Yf
+        del K
     return sums
 
 
