@@ -262,9 +262,10 @@ def class_evidence(
     if leave_one_out:
         counts -= Yf
     if _dense_rbf(kernel, X_query, X_train):
-        sums = _rbf_evidence(
-            X_query, X_train, Yf, gamma, leave_one_out, X_query is X_train, working_memory
-        )
+        # leave-one-out means the query rows ARE the training rows, a copy of them included
+        # (the non-symmetric tiles know nothing of a row's own term)
+        symmetric = leave_one_out or X_query is X_train
+        sums = _rbf_evidence(X_query, X_train, Yf, gamma, leave_one_out, symmetric, working_memory)
         if sums is not None:
             return sums, counts
     return _blocked_evidence(
