@@ -143,10 +143,9 @@ def mulan(folder):
 
 def memory_stages(folder):
     """The peak resident memory of SparseSBLR on delicious at each stage of a fit at the
-    defaults (``ru_maxrss`` of this process, so run alone: ``--skip-synthetic``)."""
+    defaults, as ``sblr evaluate`` runs it (``ru_maxrss`` of this process, so run alone:
+    ``--skip-synthetic``)."""
     import resource
-
-    import numpy as np
 
     from sblr import SparseSBLRClassifier, load_dataset
 
@@ -162,19 +161,22 @@ def memory_stages(folder):
     peak("imports")
     train = load_dataset(Path(folder) / "delicious-train.arff")
     test = load_dataset(Path(folder) / "delicious-test.arff", like=train)
-    peak("reading both files")
+    peak("reading both files (labels int8)")
     model = SparseSBLRClassifier()
-    model._fit_featurizer(train.X, np.asarray(train.y, dtype=int))
+    model._fit_featurizer(train.X, train.y)
     peak("the featurizer")
     F = model.featurizer_.training_evidence()
     peak("the training evidence")
-    model._fit_layer(F)
+    model.fit_layer(F, model.featurizer_.Y_fit_, cuts=False)
     peak("the layer")
-    model.threshold_  # noqa: B018 (the multi-label cut, fitted when first asked for)
+    model.fit_decision(F)
     peak("the cut (out-of-fold layers, the pooled micro-F1 cut)")
     del F
-    model.predict(test.X)
+    pred = model.predict(test.X)
     peak("predicting the test rows")
+    n, m = train.y.shape
+    unit = 8 * n * (m + 1) / 2**20
+    print(f"\n8·n·(m+1) bytes = {unit:,.0f} MB; {int(pred.sum()):,} labels given")
 
 
 def versus_skglm(folder, n_classes, seed=0):

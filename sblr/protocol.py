@@ -226,7 +226,7 @@ def task_y(dataset):
     array([0, 0, 0])
     """
     if dataset.task == "multilabel":
-        return np.asarray(dataset.y, dtype=int)
+        return np.asarray(dataset.y)
     return dataset.class_codes()
 
 

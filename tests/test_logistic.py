@@ -14,6 +14,7 @@ from sblr.logistic import (
     fit_logistic_layer,
     kkt_violation,
     lambda_max,
+    solve_layer,
 )
 
 # A scikit-learn oracle that stopped short of its optimum would be compared as if it had
@@ -629,3 +630,20 @@ def test_a_numba_that_fails_to_import_is_named_with_its_remedy(monkeypatch):
     monkeypatch.setitem(sys.modules, "sblr._compiled", None)  # import fails
     with pytest.raises(ImportError, match=r"needs numba.*pip install --upgrade numba"):
         _lasso_qp(np.eye(2), np.array([-1.0, -1.0]), np.array([0.0, 0.5]), np.zeros(2))
+
+
+def test_solve_layer_may_centre_a_callers_copy_in_place():
+    # the out-of-fold layers gather their rows into a column-major copy that the solver
+    # centres in place (one (n, m) array less): the same solution as from the evidence itself
+    rng = np.random.default_rng(3)
+    F = rng.uniform(size=(120, 6))
+    Y = (F[:, :3] + 0.3 * rng.normal(size=(120, 3)) > 0.5).astype(np.int8)
+    kept = solve_layer(np.asfortranarray(F), Y, lam=1e-3, ridge=1e-8)
+    copy = np.asfortranarray(F)
+    centred = solve_layer(copy, Y, lam=1e-3, ridge=1e-8, overwrite_F=True)
+    for a, b in zip(kept, centred, strict=True):
+        np.testing.assert_array_equal(a, b)  # the same arithmetic on the same layout
+    np.testing.assert_allclose(copy.mean(axis=0), 0.0, atol=1e-12)  # it was centred in place
+    untouched = F.copy()
+    solve_layer(F, Y, lam=1e-3, ridge=1e-8, overwrite_F=True)  # row-major: never written
+    np.testing.assert_array_equal(F, untouched)

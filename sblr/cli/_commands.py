@@ -826,7 +826,7 @@ def _trained(args, parser, ds):
     if not spec.supports(ds.task):
         raise DataError(f"{spec.label} handles multi-class data only; {ds.name} is multi-label.")
     X = spec.features(ds.X)
-    y = np.asarray(ds.y, dtype=int) if ds.task == "multilabel" else np.asarray(ds.y)
+    y = np.asarray(ds.y)
     _cost_note(method, ds)
     selection, note = _planned_selection(args, method, ds, ds.n_samples)
     if given:

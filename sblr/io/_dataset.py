@@ -166,7 +166,7 @@ class Dataset:
         Encoded features (float64); CSR for a sparse ARFF file.
     y : ndarray
         Multi-class: 1-D array of the original class values.  Multi-label:
-        0/1 int array of shape (n_samples, n_labels).
+        0/1 int8 array of shape (n_samples, n_labels).
     task : {"multiclass", "multilabel"}
         Kind of problem.
     feature_names : list of str

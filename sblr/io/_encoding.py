@@ -206,7 +206,7 @@ _LABEL_BLOCK = 256
 
 
 def label_columns(table: Table, indices: list[int]) -> np.ndarray:
-    """The 0/1 label matrix (int64, rows × labels) of the columns ``indices`` of ``table``.
+    """The 0/1 label matrix (int8, rows × labels: 983 labels × 12,920 rows in 13 MB, not 100) of the columns ``indices`` of ``table``.
 
     A nominal or text column is decoded from its category codes, each declared value read
     once: value by value, delicious-train's 983 labels × 12,920 rows took most of its load
@@ -214,7 +214,7 @@ def label_columns(table: Table, indices: list[int]) -> np.ndarray:
     one with a missing value or a value that is not 0/1, goes through
     :func:`binary_labels`, which words the error.
     """
-    Y = np.empty((table.n_rows, len(indices)), dtype=np.int64)
+    Y = np.empty((table.n_rows, len(indices)), dtype=np.int8)
     for start in range(0, len(indices), _LABEL_BLOCK):
         block = indices[start : start + _LABEL_BLOCK]
         coded = [k for k, j in enumerate(block) if table.categories[j] is not None]
@@ -228,7 +228,7 @@ def label_columns(table: Table, indices: list[int]) -> np.ndarray:
                 continue
             column = column.astype(np.intp)
             tokens = [str(v).strip().lower() for v in table.categories[block[k]]]
-            truth = np.array([t in TRUE_TOKENS for t in tokens], dtype=np.int64)
+            truth = np.array([t in TRUE_TOKENS for t in tokens], dtype=np.int8)
             known = np.array([t in TRUE_TOKENS | FALSE_TOKENS for t in tokens])
             if not known[column].all():
                 continue

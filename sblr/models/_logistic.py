@@ -186,7 +186,7 @@ class _LogisticSimilarityClassifier(_SimilarityClassifier):
     def _out_of_fold_proba(self, F, Y, sample_weight=None):
         """Probabilities of the rows ``F`` (evidence) from layers fitted without them: 5 folds,
         each warm-started from the current ``coef_`` (multi-label data)."""
-        n = len(F)
+        n, m = F.shape
         P = np.empty(Y.shape, dtype=np.float64)
         if n < 2:
             return expit(F @ self.coef_.T + self.intercept_)
@@ -197,13 +197,17 @@ class _LogisticSimilarityClassifier(_SimilarityClassifier):
             if weight is not None and not weight.sum() > 0:
                 P[held] = expit(F[held] @ self.coef_.T + self.intercept_)
                 continue
+            # the fold's rows gathered once, column-major, and centred in place by the solver
+            F_fit = np.take(F, fit_rows, axis=0, out=np.empty((len(fit_rows), m), order="F"))
+            Y_fit = Y[fit_rows]
             coef, intercept, _, _ = solve_layer(
-                F[fit_rows],
-                Y[fit_rows],
+                F_fit,
+                Y_fit,
                 self.coef_,
                 self.intercept_,
-                lam=self._layer_lam(F[fit_rows], Y[fit_rows], weight),
+                lam=self._layer_lam(F_fit, Y_fit, weight),
                 sample_weight=weight,
+                overwrite_F=True,
                 **opts,
             )
             with np.errstate(over="ignore"):

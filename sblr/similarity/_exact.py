@@ -262,9 +262,10 @@ def class_evidence(
     if leave_one_out:
         counts -= Yf
     if _dense_rbf(kernel, X_query, X_train):
-        sums = _rbf_evidence(
-            X_query, X_train, Yf, gamma, leave_one_out, X_query is X_train, working_memory
-        )
+        # leave-one-out means the query rows ARE the training rows, a copy of them included
+        # (the non-symmetric tiles know nothing of a row's own term)
+        symmetric = leave_one_out or X_query is X_train
+        sums = _rbf_evidence(X_query, X_train, Yf, gamma, leave_one_out, symmetric, working_memory)
         if sums is not None:
             return sums, counts
     return _blocked_evidence(
@@ -289,11 +290,13 @@ def _blocked_evidence(X_query, X_train, Yf, kernel, gamma, leave_one_out, workin
             if leave_one_out:
                 Kt[start + rows, rows] = 0.0
             sums[start:stop] = (targets @ Kt).T
+            del Kt  # else the next block is computed while this one is alive: twice the memory
             continue
         K = kernel_block(X_query[start:stop], X_train, kernel, gamma, B_sq)
         if leave_one_out:
             K[rows, start + rows] = 0.0
         sums[start:stop] = K @ Yf
+        del K
     return sums
 
 

@@ -128,6 +128,7 @@ def approx_class_sums(feature_map, X_train, Y, working_memory=DEFAULT_WORKING_ME
         P = apply_feature_map(feature_map, X_train[start:stop])
         S += P.T @ Yf[start:stop]
         self_sim[start:stop] = _sq_norms(P)
+        del P  # not alive while the next block's is computed
     return S, self_sim
 
 

@@ -368,27 +368,28 @@ def label_indicator(y):
     """Classes and 0/1 indicator matrix for class labels or a multi-label matrix.
 
     A 1-D ``y`` of class labels gives one column per sorted unique label (two
-    columns for a binary problem); a 2-D 0/1 matrix is returned as integers
-    with ``classes_ = arange(m)``.
+    columns for a binary problem); a 2-D 0/1 matrix is returned as a copy with
+    ``classes_ = arange(m)``.  The indicator is int8 (983 labels of 12,920 rows: 13 MB).
 
     Examples
     --------
     >>> label_indicator(np.array(["b", "a", "b"]))
     (array(['a', 'b'], dtype='<U1'), array([[0, 1],
            [1, 0],
-           [0, 1]]))
+           [0, 1]], dtype=int8))
     """
     y = np.asarray(y)
     if y.ndim == 2 and y.shape[1] == 1:
         y = y.ravel()
     if y.ndim == 1:
         classes, codes = np.unique(y, return_inverse=True)
-        Y = np.zeros((y.shape[0], classes.shape[0]), dtype=int)
+        Y = np.zeros((y.shape[0], classes.shape[0]), dtype=np.int8)
         Y[np.arange(y.shape[0]), codes] = 1
         return classes, Y
-    if not np.isin(y, (0, 1)).all():
+    zero_one = ((y == 0) | (y == 1)).all() if y.dtype.kind in "biuf" else np.isin(y, (0, 1)).all()
+    if not zero_one:
         raise DataError(
             "A 2-D target must be a 0/1 multi-label indicator matrix "
             "(one column per label, 1 = relevant)."
         )
-    return np.arange(y.shape[1]), y.astype(int)
+    return np.arange(y.shape[1]), y.astype(np.int8)  # a copy (never the caller's array); 1 byte a label
