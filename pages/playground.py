@@ -1,15 +1,7 @@
 """Playground: draw points in the plane and watch the similarity models think.
 
-The page keeps its own data (a :class:`sblr.playground.Board`) and its own model settings;
-the data in use elsewhere changes only when asked ("Use these points as the data", which
-takes the page's model, γ and λ along). The whole view lives in the address (``pts`` the
-points, ``pm`` ``pgamma`` ``plam`` the model, ``pk`` the class shown, ``pl`` the colouring,
-``pc`` the class to place, ``pt2`` the evidence-space partner, ``ptest`` the held-out share,
-``ptab`` the panel open beside the plane), so a link shows everyone the same picture.
-A click on the plane places a point of the chosen class (or, on a point, adds that class to
-it or removes it). What a click or a button does to the page's state, the fit, the plane and
-every text are :mod:`sblr.playground` (:func:`~sblr.playground.plane_view`); this script only
-draws them. Only the panel open beside the plane is computed (tabs that run lazily).
+The state, the link (the whole view lives in the address), the fit, the plane and every
+text are :mod:`sblr.playground` (:func:`~sblr.playground.plane_view`); this script draws them.
 """
 
 from pathlib import Path
@@ -26,8 +18,7 @@ S = st.session_state
 if pg.K_BOARD not in S:
     S.update(pg.state_from_link(st.query_params))
 board: pg.Board = S[pg.K_BOARD]
-# px at 1440×900: the plane, and the panel beside it (at 1024×768: pages/_shared/playground.css)
-PLANE_WIDTH, PLANE_HEIGHT, PANEL_WIDTH = 500, 470, 400
+PLANE_WIDTH, PLANE_HEIGHT, PANEL_WIDTH = 500, 470, 400  # px at 1440×900 (1024: playground.css)
 PLANE_CONFIG = {"displayModeBar": False, "doubleClick": False, "doubleClickDelay": 20}
 
 

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from sblr.exceptions import DataError
+from sblr.registry import SBLR, SML, SPARSE_SBLR, get_model
 
 __all__ = [
     "CLASS_NAMES",
@@ -461,7 +462,7 @@ def _training(board: Board):
     return X, np.argmax(board.labels[train], axis=1)
 
 
-def fit_board(board: Board, model: str = "SparseSBLR", *, gamma=1.0, lam=1e-3):
+def fit_board(board: Board, model: str = SPARSE_SBLR.label, *, gamma=1.0, lam=1e-3):
     """``model`` ("SML", "SBLR" or "SparseSBLR") fitted on the board's training points.
 
     Multi-label when a point carries two classes, else multi-class on the class codes; the
@@ -481,8 +482,10 @@ def fit_board(board: Board, model: str = "SparseSBLR", *, gamma=1.0, lam=1e-3):
         raise DataError("Place points of at least two classes (two or more training points).")
     if y.ndim == 2 and (y.all(axis=0)).any():
         raise DataError("A class is on every training point: give some points no such class.")
-    if model not in ("SML", "SBLR", "SparseSBLR"):
-        raise DataError(f"Unknown model {model!r}; one of SML, SBLR, SparseSBLR.")
+    try:
+        get_model(model)
+    except ValueError as exc:
+        raise DataError(str(exc)) from None
     return make_model(model, gamma=gamma, lam=lam).fit(X, y)
 
 
@@ -702,7 +705,7 @@ def board_csv(board: Board) -> bytes:
 # in a mapping (the session's, or a dict in a test), what a click or a button does to it,
 # and the plane, the scores and the texts of a run (:func:`plane_view`).
 
-MODELS = ("SparseSBLR", "SBLR", "SML")
+MODELS = tuple(m.label for m in (SPARSE_SBLR, SBLR, SML))
 COLOUR_NAMES = ("blue", "red", "green", "purple", "orange", "cyan")
 LOG_GAMMAS = [round(v, 2) for v in np.arange(-1.0, 2.01, 0.25)]
 LOG_LAMS = [round(v, 2) for v in np.arange(-5.0, 0.01, 0.5)]
@@ -779,7 +782,10 @@ def _number(text, choices, default):
 def state_from_link(query) -> dict:
     """The page's state at a session's first run, from the address's ``query`` (a mapping of
     its parameters): the board, the notes on it, and every setting; a link without the newer
-    settings opens with their defaults.
+    settings opens with their defaults.  The parameters: ``pts`` the points, ``pm`` ``pgamma``
+    ``plam`` the model, ``pk`` the class shown, ``pl`` the colouring, ``pc`` the class to
+    place, ``pt2`` the evidence-space partner, ``ptest`` the held-out share, ``ptab`` the panel
+    open beside the plane: a link shows everyone the same picture.
 
     >>> state = state_from_link({"pts": encode_board(preset("XOR")), "pm": "SBLR", "plam": "9"})
     >>> len(state[K_BOARD]), state["pg_model"], state["pg_lam"]
@@ -935,7 +941,7 @@ def lesson(state, step: int) -> None:
     if step in (1, 3):
         board = preset(OVERLAP)
         set_board(state, with_label_noise(board, 0.15, seed=0) if step == 3 else board)
-    state["pg_model"] = "SparseSBLR"
+    state["pg_model"] = SPARSE_SBLR.label
     state["pg_gamma"] = 0.0
     # on log rates C's weights on A and B fade between 1e-2 and 3e-2: at 10^-1.5 only C's
     # own survives (fit_board on the preset)
@@ -1067,7 +1073,7 @@ class PlaneView:
 
         note = None if self.takes_lam else f"{self.model_name} has no λ: the curve is SparseSBLR's."
         lams = [10.0**v for v in LOG_LAMS]
-        curve = error_along_lambda(self.board, "SparseSBLR", gamma=self.gamma, lams=lams)
+        curve = error_along_lambda(self.board, SPARSE_SBLR.label, gamma=self.gamma, lams=lams)
         return note, plots.error_curve(curve["lams"], curve["train"], curve["test"], lam=self.lam)
 
     @functools.cached_property

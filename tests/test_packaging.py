@@ -338,15 +338,6 @@ def test_installed_package_in_a_fresh_venv(tmp_path):
     assert "streamlit run app.py" in dashboard.stderr
 
 
-#: Files still naming models by literals when this test was written, their own branches'
-#: (the Playground; Explain, Coefficients, Contributions): the merge replaces the literals by
-#: the registry's constants and deletes this set (the test says when an entry is stale).
-AWAITING_MERGE = {
-    "sblr/playground.py",
-    "pages/playground.py",
-}
-
-
 def named_literals(source):
     """(line, text) of every string literal in ``source`` that is a model's or a method's key,
     label or name in words (:mod:`sblr.registry`); a docstring's examples are no literal."""
@@ -374,7 +365,7 @@ def test_no_model_or_method_is_named_by_a_literal_outside_the_registry():
     registry (sblr/registry.py) names them: code refers to an entry by its constant
     (``SPARSE_SBLR.label``, ``BR_SVM.key``) and asks it what the model is, never writes a key
     or a label out. A test that finds one names it."""
-    found, stale = [], []
+    found = []
     files = [
         *sorted((ROOT / "sblr").rglob("*.py")),
         *sorted((ROOT / "pages").rglob("*.py")),
@@ -385,12 +376,8 @@ def test_no_model_or_method_is_named_by_a_literal_outside_the_registry():
         if rel == "sblr/registry.py":
             continue
         hits = named_literals(path.read_text(encoding="utf-8"))
-        if rel in AWAITING_MERGE:
-            stale += [] if hits else [rel]
-            continue
         found += [f"{rel}:{line} {text!r}" for line, text in hits]
     assert not found, found
-    assert not stale, f"no literal left in {stale}: take them out of AWAITING_MERGE"
 
 
 @pytest.mark.slow
@@ -511,7 +498,7 @@ def test_the_page_rule_finds_a_planted_fit_and_figure():
 PAGE_LINES = 200
 #: Pages still longer, to be removed from this set as each is split into a view and its
 #: drawing (issue #45, "The pages are scripts"): to be removed.
-LONG_PAGES = {"playground.py"}
+LONG_PAGES: set[str] = set()
 
 
 def test_no_page_is_longer_than_a_drawing_script():
