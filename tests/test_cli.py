@@ -618,9 +618,10 @@ def test_evaluate_on_a_supplied_test_file_scores_every_metric(tmp_path, capsys):
             "pickle",
             marks=pytest.mark.slow,
         ),
-        (
+        pytest.param(  # 2 s: the kNN pipeline imported and fitted before the refusal
             ["fit", str(WINE), "--target", "class", "--method", "knn", "--out", "{tmp}/m.skops"],
             "writes sblr estimators",
+            marks=pytest.mark.slow,
         ),
         (
             ["evaluate", str(WINE), "--target", "class", "--test", "{tmp}/missing.csv"],
