@@ -100,9 +100,9 @@ def _figure(out, label):
     return float(found.group(1)) if found else float("nan")
 
 
-def mulan(folder):
-    """The large Mulan sets: sblr evaluate at its defaults and scikit-learn's one-vs-rest LR,
-    each in its own child process, in this run."""
+def mulan(folder, sets=None):
+    """The large Mulan sets (``sets``: their names, default all): sblr evaluate at its
+    defaults and scikit-learn's one-vs-rest LR, each in its own child process, in this run."""
     print()
     print(
         "| split | method | wall | fit + predict | peak memory | micro-F1 | AP | "
@@ -111,6 +111,8 @@ def mulan(folder):
     print("|---|---|---:|---:|---:|---:|---:|---:|")
     notes = []
     for name, train_file, test_file in MULAN_SETS:
+        if sets and name not in sets:
+            continue
         train, test = Path(folder) / train_file, Path(folder) / test_file
         if not (train.is_file() and test.is_file()):
             print(f"| {name} | (skipped: {train_file} or {test_file} not in {folder}) |")
@@ -240,6 +242,7 @@ def main(argv=None):
     parser.add_argument("--skip-protocol", action="store_true")
     parser.add_argument("--skip-synthetic", action="store_true")
     parser.add_argument("--mulan", metavar="DIR", help="the large Mulan sets' folder")
+    parser.add_argument("--sets", help="--mulan's sets, comma-separated (default: all)")
     parser.add_argument("--skglm", metavar="DIR", help="delicious' folder: the layer vs skglm")
     parser.add_argument("--classes", type=int, default=20, help="labels of --skglm (20)")
     parser.add_argument("--memory", metavar="DIR", help="delicious' folder: memory by stage")
@@ -247,7 +250,7 @@ def main(argv=None):
     if args.threads is not None:
         os.environ["SBLR_NUM_THREADS"] = str(args.threads)
     if args.mulan:
-        mulan(args.mulan)
+        mulan(args.mulan, args.sets.split(",") if args.sets else None)
     if args.skglm:
         versus_skglm(args.skglm, args.classes)
     if args.memory:
