@@ -773,3 +773,19 @@ def test_tolerance():
 """
     assert [line for line, _ in _exact_float_comparisons(flagged)] == [5, 9, 12]
     assert _exact_float_comparisons(passed) == []
+
+
+def test_only_the_compute_helpers_wait_for_the_compiled_solver():
+    """Issue #45: eleven waits for SparseSBLR's compiled solver were placed by hand; now a
+    computation declares that it needs it (``heavy(solver=...)``, ``Store.get_or_make(...,
+    solver=True)``, a long job's ``solver``) and ``pages._shared.stores.solver_ready`` is the
+    one place that waits (server.py defines the wait)."""
+    waits = ("wait_for_compiled_solver(", "compiled_solver().join(")
+    found = [
+        f"{path.relative_to(ROOT).as_posix()}:{n}"
+        for path in [*sorted((ROOT / "pages").rglob("*.py")), ROOT / "app.py"]
+        if path.name not in ("server.py", "stores.py")
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
+        if any(w in line for w in waits) and not line.lstrip().startswith(("#", "def "))
+    ]
+    assert not found, found

@@ -30,12 +30,10 @@ from pages._shared.data import MAX_DENSE_MB
 from pages._shared.formatting import LOG_GRID, esc_md, fmt_gamma, grid_value
 from pages._shared.questions import HASH_FUNCS, Scheme, Spec
 from pages._shared.server import (
-    compiled_solver,
     job_slot,
-    wait_for_compiled_solver,
     waiting_for_worker,
 )
-from pages._shared.stores import Progress, Store
+from pages._shared.stores import Progress, Store, solver_ready
 from sblr import DataError, plots
 from sblr.diagnostics import evidence_diagnostics, sparse_conditioning
 from sblr.display import settings_label
@@ -114,7 +112,7 @@ def heavy(*, keep: int, resource: bool = False, spinner: str | bool = False, job
         @functools.wraps(func)
         def call(*args, **kwargs):
             if solver is not None and solver(*args, **kwargs):
-                wait_for_compiled_solver()  # at once when it is loaded
+                solver_ready()  # at once when it is loaded
             return waited(*args, **kwargs)
 
         call.clear = cached.clear
@@ -211,10 +209,8 @@ def cached_fit(ds, spec, *, decided=False, quiet=False):
     found = fits.get(key)
     if found is not None:
         return found
-    if spec.l1 and quiet:  # its compiled solver first (prepared since the server started)
-        compiled_solver().join()
-    elif spec.l1:
-        wait_for_compiled_solver()  # saying so
+    if spec.l1:  # its compiled solver first (prepared since the server started)
+        solver_ready(quiet)
     est = spec.estimator()
     evidence = _evidence(ds, spec.gamma) if spec.from_evidence else None
     where = settings_label(spec.gamma, spec.lam)
@@ -556,13 +552,13 @@ def cached_path(ds, gamma, targets):
     """SparseSBLR's β along the slider's λ grid (all rows) for the target classes ``targets``
     (each class's path is stored on its own, so the sidebar's class comes first and the
     others only when asked). Returns (lams, coefs of shape (n_lams, len(targets), m))."""
-    wait_for_compiled_solver()
     from sblr.tuning import coefficient_path
 
     lams, paths = path_lams(), _stores()["paths"]
     targets = [int(t) for t in targets]
     missing = [t for t in targets if paths.get((ds.fingerprint, gamma, t)) is None]
     if missing:
+        solver_ready()
         f, F = _evidence(ds, gamma)
         what = (
             f"class “{esc_md(ds.class_names[missing[0]])}”"  # progress text is Markdown

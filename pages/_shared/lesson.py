@@ -32,8 +32,9 @@ from pages._shared.data import cached_sample, dataset_key
 from pages._shared.formatting import esc_md, grid_value, nearest_point, text_table
 from pages._shared.long_jobs import N_RESAMPLES, stability_with_progress, stored_stability
 from pages._shared.questions import HOLDOUT, Spec
-from pages._shared.server import compiled_solver, job_slots
+from pages._shared.server import job_slots
 from pages._shared.state import K_LOG_LAM, LOG_GRID, log_label, show_view
+from pages._shared.stores import solver_ready
 from sblr import plots
 from sblr.interpret import cooccurrence, evidence_sd, standardized_coef
 from sblr.registry import DASHBOARD_MODELS, SBLR, SML, SPARSE_SBLR
@@ -412,7 +413,7 @@ def _warm(log):
     evidence at each step's γ, the three models at each step's view and step 2's held-out
     probabilities. Each piece takes a job slot and waits while users compute, so a visitor's
     own view never queues behind it."""
-    compiled_solver().join()  # SparseSBLR's solver first (compiled or loaded)
+    solver_ready(quiet=True)  # SparseSBLR's solver first (compiled or loaded)
     ds = _planted()
     slots = job_slots()
     pieces = []

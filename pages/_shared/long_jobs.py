@@ -24,9 +24,8 @@ from pages._shared.server import (
     job_slot,
     stop_if_rerun_requested,
     take_turn,
-    wait_for_compiled_solver,
 )
-from pages._shared.stores import Store
+from pages._shared.stores import Store, solver_ready
 from sblr.registry import SPARSE_SBLR
 from sblr.registry import get as get_method
 
@@ -107,7 +106,7 @@ def _long_job(job, work, progress, *, solver=False):
         take_turn()
 
     if solver:
-        wait_for_compiled_solver()
+        solver_ready()
     with job_slot(wait=True, long=True):
         return work(progress=step)
 
@@ -119,7 +118,6 @@ def stability(ds, gamma, lam, progress=None):
     others wait for that computation). ``progress(done, total)`` reports each resample."""
 
     def make():
-        wait_for_compiled_solver()
         from sblr.stability import bootstrap_coefficients
 
         model = cached_fit(ds, Spec.of(SPARSE_SBLR, gamma, lam))
@@ -127,7 +125,7 @@ def stability(ds, gamma, lam, progress=None):
         work = functools.partial(bootstrap_coefficients, model, F, n_resamples=N_RESAMPLES)
         return _long_job("stability", work, progress)
 
-    return _stabilities().get_or_make((ds.fingerprint, gamma, lam, N_RESAMPLES), make)
+    return _stabilities().get_or_make((ds.fingerprint, gamma, lam, N_RESAMPLES), make, solver=True)
 
 
 def stability_with_progress(ds, gamma, lam):

@@ -326,9 +326,6 @@ def dashboard_report(ds, s, progress=None) -> bytes:
     )
     from pages._shared.formatting import context
     from pages._shared.questions import HOLDOUT
-    from pages._shared.server import wait_for_compiled_solver
-
-    wait_for_compiled_solver()  # both models are fitted
 
     def step(i, text):
         if progress:

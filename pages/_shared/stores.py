@@ -1,6 +1,7 @@
 """The dashboard's stores for work that draws its own progress (fits, λ paths, stability):
 a least-recently-used map bounded in items and bytes, computing a missing item once when
-several sessions ask at the same time, and the progress bar such work draws. Streamlit's own
+several sessions ask at the same time, the progress bar such work draws, and the one wait for
+SparseSBLR's compiled solver (:func:`solver_ready`, which ``heavy`` calls too). Streamlit's own
 caches (``pages._shared.cache.heavy``) hold everything else: a UI element drawn inside a
 cached function would be replayed on every cache hit.
 """
@@ -11,6 +12,8 @@ import threading
 
 import numpy as np
 import streamlit as st
+
+from pages._shared import server
 
 __all__ = ["Progress", "Store", "nbytes"]
 
@@ -69,9 +72,10 @@ class Store:
                 self._total -= self._bytes.pop(oldest)
         return value
 
-    def get_or_make(self, key, make):
+    def get_or_make(self, key, make, *, solver=False):
         """The item of ``key``, made by ``make()`` if missing; a second caller while it is
-        made waits for it (a failed make lets the next caller try)."""
+        made waits for it (a failed make lets the next caller try).  ``solver``: ``make``
+        fits with SparseSBLR's compiled solver (:func:`solver_ready` first)."""
         while (found := self.get(key)) is None:
             with self._lock:
                 running = self._making.get(key)
@@ -82,12 +86,25 @@ class Store:
                 running.wait()
                 continue
             try:
+                if solver:
+                    solver_ready()
                 return self.put(key, make())
             finally:
                 with self._lock:
                     self._making.pop(key, None)
                 running.set()
         return found
+
+
+def solver_ready(quiet=False):
+    """Before a computation with SparseSBLR's compiled solver: wait while it is being prepared
+    (at once when it is loaded), saying so; ``quiet`` (inside a cached function, which must
+    not draw): without a word.  With ``heavy(solver=...)``, the only place the dashboard
+    waits for it; a page never does by hand."""
+    if quiet:
+        server.compiled_solver().join()
+    else:
+        server.wait_for_compiled_solver()
 
 
 class Progress:
