@@ -41,6 +41,7 @@ from sblr import metrics as sm
 from sblr.baselines import BRSVMClassifier, MLkNNClassifier, OneVsRestLRClassifier
 from sblr.decision import decide
 from sblr.protocol import METHODS, select_params
+from sblr.registry import BR_SVM, MLKNN, SBLR, SML, SPARSE_SBLR
 from sblr.stats import markdown_table
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "multilabel"
@@ -87,29 +88,29 @@ def splits(quick):
 
 def _selected(Xtr, Ytr):
     params = select_params(
-        "sparse_sblr",
+        SPARSE_SBLR.key,
         Xtr,
         Ytr,
         selection="inner_kfold",
         metric="micro_f1",
         threshold="micro_f1",
     )
-    return METHODS["sparse_sblr"].build(**params, threshold="micro_f1")
+    return METHODS[SPARSE_SBLR.key].build(**params, threshold="micro_f1")
 
 
 MODELS = {
-    "SparseSBLR (defaults)": lambda X, Y: SparseSBLRClassifier(),
-    "SparseSBLR (paper: λ 1e-3, cut 0.5)": lambda X, Y: SparseSBLRClassifier(
+    f"{SPARSE_SBLR.label} (defaults)": lambda X, Y: SparseSBLRClassifier(),
+    f"{SPARSE_SBLR.label} (paper: λ 1e-3, cut 0.5)": lambda X, Y: SparseSBLRClassifier(
         lam=1e-3, threshold=0.5
     ),
-    "SparseSBLR (selected, as sblr evaluate)": _selected,
-    "SparseSBLR (relative λ: 0.05 λ_max,k)": lambda X, Y: SparseSBLRClassifier(
+    f"{SPARSE_SBLR.label} (selected, as sblr evaluate)": _selected,
+    f"{SPARSE_SBLR.label} (relative λ: 0.05 λ_max,k)": lambda X, Y: SparseSBLRClassifier(
         lam=0.05, lam_scale="relative"
     ),
-    "SBLR (defaults)": lambda X, Y: SBLRClassifier(),
-    "SML": lambda X, Y: SMLClassifier(),
-    "ML-kNN": lambda X, Y: MLkNNClassifier(),
-    "BR-SVM": lambda X, Y: BRSVMClassifier(),
+    f"{SBLR.label} (defaults)": lambda X, Y: SBLRClassifier(),
+    SML.label: lambda X, Y: SMLClassifier(),
+    MLKNN.spoken: lambda X, Y: MLkNNClassifier(),
+    BR_SVM.label: lambda X, Y: BRSVMClassifier(),
     "one-vs-rest LR (scikit-learn)": lambda X, Y: OneVsRestLRClassifier(),
 }
 

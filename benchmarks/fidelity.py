@@ -32,6 +32,7 @@ from sblr import SimilarityFeaturizer, SMLClassifier, SparseSBLRClassifier, load
 from sblr.evaluation import make_splits, validation_split
 from sblr.logistic import lambda_max
 from sblr.protocol import benchmark_splits, run_fold
+from sblr.registry import SML, SPARSE_SBLR
 from sblr.tuning import PAPER_GRID
 
 REPO = Path(__file__).resolve().parent.parent
@@ -214,7 +215,7 @@ def method_scores(method, Xfit, Yfit, Xeval, *, gamma, lam, kernel, training, la
     """Scores on ``Xeval`` of ``method`` fitted on (Xfit, Yfit), and SML's own predictions
     (None for SparseSBLR, whose predictions are its scores >= 0).  SML is scored by its
     decision_function, as sblr.tuning.tune scores it."""
-    if method == "sml":
+    if method == SML.key:
         sml = SMLClassifier(gamma=gamma, kernel=kernel, approx=None).fit(Xfit, Yfit)
         return sml.decision_function(Xeval), sml.predict(Xeval)
     S = fit_scores(
@@ -235,7 +236,7 @@ def select(Xtr, Ytr, *, gammas, lams, kernel, training, metric, seed, method, la
     fit_rows, val_rows = validation_split(np.arange(len(Ytr)), Ytr, 0.1, seed)[:2]
     best, best_params = None, None
     for g in gammas:
-        for lam in lams if method == "sparse_sblr" else [None]:
+        for lam in lams if method == SPARSE_SBLR.key else [None]:
             S, _ = method_scores(
                 method,
                 Xtr[fit_rows],
@@ -267,7 +268,7 @@ VARIANTS = {
     "train w/o leave-one-out (Eq. 2)": {"training": "self"},
     "lambda relative to each label's lambda_max": {"lam_mode": "relative"},
     "Eq. 2 training + relative lambda": {"training": "self", "lam_mode": "relative"},
-    "SML (reference)": {"method": "sml"},
+    "SML (reference)": {"method": SML.key},
 }
 QUICK = (
     "default",
@@ -288,7 +289,7 @@ def run_variant(
     kernel="rbf",
     training="loo",
     metric="average_precision",
-    method="sparse_sblr",
+    method=SPARSE_SBLR.key,
     seed=0,
     lam_mode="absolute",
 ):
@@ -332,7 +333,7 @@ def run_variant(
 def check_default(ds, splits):
     """The default variant is the library's protocol: fold 0 agrees with run_fold."""
     X, Y = np.asarray(ds.X, float), np.asarray(ds.y, int)
-    lib = {r["metric"]: r["value"] for r in run_fold(ds, "sparse_sblr", 0, splits).rows}
+    lib = {r["metric"]: r["value"] for r in run_fold(ds, SPARSE_SBLR.key, 0, splits).rows}
     ours, _ = run_variant(X, Y, splits[:1])
     for name in METRICS:
         if not np.isclose(lib[name], ours[name], atol=1e-9):
@@ -346,7 +347,7 @@ def paper_values():
     out = {}
     for ds, key in (("genbase", "genbase"), ("medical", "gen45")):
         sub = p[p.dataset == ds].set_index("metric")
-        out[key] = {"SparseSBLR": sub["SparseSBLR"].to_dict(), "SML": sub["SML"].to_dict()}
+        out[key] = {m.label: sub[m.label].to_dict() for m in (SPARSE_SBLR, SML)}
     return out
 
 
@@ -385,11 +386,11 @@ def main(argv=None):
         df = df[[*METRICS, "coverage_index_ties", *excess]]
         ref = paper.get(key)
         if ref:
-            label = "paper SparseSBLR" + ("" if key == "genbase" else " (medical)")
+            label = f"paper {SPARSE_SBLR.label}" + ("" if key == "genbase" else " (medical)")
             pad = [np.nan] * (1 + len(excess))
-            df.loc[label] = [ref["SparseSBLR"].get(m, np.nan) for m in METRICS] + pad
-            df.loc[label.replace("SparseSBLR", "SML")] = [
-                ref["SML"].get(m, np.nan) for m in METRICS
+            df.loc[label] = [ref[SPARSE_SBLR.label].get(m, np.nan) for m in METRICS] + pad
+            df.loc[label.replace(SPARSE_SBLR.label, SML.label)] = [
+                ref[SML.label].get(m, np.nan) for m in METRICS
             ] + pad
         with pd.option_context("display.width", 200, "display.max_columns", 20):
             print(df.round(3).to_string())

@@ -37,6 +37,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from sblr.registry import BR_SVM, LR_TUNED, MLKNN, SBLR, SML, SPARSE_SBLR, SPARSE_SBLR_PAPER
+
 REPO = Path(__file__).resolve().parent.parent
 DATA = REPO.parent / "shared" / "datasets" / "multilabel"
 
@@ -54,7 +56,7 @@ SPLITS = (
 )
 ORIGINAL = ("emotions", "scene", "yeast", "genbase")
 
-METHODS = ("sparse_sblr", "sparse_sblr_paper", "sblr", "sml", "mlknn", "br_svm", "lr_tuned")
+METHODS = tuple(m.key for m in (SPARSE_SBLR, SPARSE_SBLR_PAPER, SBLR, SML, MLKNN, BR_SVM, LR_TUNED))
 
 #: Reported metrics, in table order, and whether lower is better.
 METRICS = {
@@ -212,15 +214,15 @@ def verdict(table, tolerance=0.02, sml_margin=0.01):
     lines = []
     for name, rows in table.groupby("dataset", sort=False):
         rows = rows.set_index("method")
-        if "sparse_sblr" not in rows.index:
+        if SPARSE_SBLR.key not in rows.index:
             continue
-        ours = rows.loc["sparse_sblr"]
+        ours = rows.loc[SPARSE_SBLR.key]
         parts = []
         for metric in ("micro_f1", "average_precision"):
             best = rows[metric].max()
             leader = rows[metric].idxmax()
             gap_best = best - ours[metric]
-            gap_sml = rows.loc["sml", metric] - ours[metric] if "sml" in rows.index else np.nan
+            gap_sml = rows.loc[SML.key, metric] - ours[metric] if SML.key in rows.index else np.nan
             parts.append(
                 f"{metric.replace('_', ' ')} {ours[metric]:.3f} (best {best:.3f}, {leader}: "
                 f"{gap_best:.3f} behind; SML minus SparseSBLR {gap_sml:+.3f})"

@@ -76,6 +76,7 @@ import numpy as np
 
 from sblr.dashboard import start_dashboard, stop_dashboard, wait_until_healthy
 from sblr.display import log_label
+from sblr.registry import SPARSE_SBLR
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = Path("/usr/bin/chromium")
@@ -102,7 +103,7 @@ SIDEBAR_READY = [
     {"sel": 'input[aria-label="Model"]'},
     {"sel": f'input[aria-label="{LAMBDA_LABEL}"]'},
 ]
-MODEL = "SparseSBLR"
+MODEL = SPARSE_SBLR.label
 WAIT_PATTERN = r"waiting for a free worker"
 SETTLE_MS = 300
 POLL_MS = 100

@@ -47,6 +47,12 @@ import time
 import warnings
 from pathlib import Path
 
+import sblr
+from sblr.registry import SBLR, SPARSE_SBLR
+
+#: The package (``python -m sblr``) by its module's name: the same string as SBLR's key, but
+#: the package, not the model.
+PACKAGE = sblr.__name__
 #: The large Mulan sets: (name, train file, test file), as Mulan ships them.
 MULAN_SETS = (
     ("enron", "enron-train.arff", "enron-test.arff"),
@@ -117,7 +123,7 @@ def mulan(folder, sets=None):
         if not (train.is_file() and test.is_file()):
             print(f"| {name} | (skipped: {train_file} or {test_file} not in {folder}) |")
             continue
-        argv = [sys.executable, "-m", "sblr", "evaluate", str(train), "--test", str(test)]
+        argv = [sys.executable, "-m", PACKAGE, "evaluate", str(train), "--test", str(test)]
         seconds, peak, out = _child(argv)
         rows = re.search(r"Rows with no label: ([\d,]+) of ([\d,]+) \(truth: ([\d,]+)\)", out)
         empty, truth = (rows.group(1), rows.group(3)) if rows else ("?", "?")
@@ -323,7 +329,7 @@ def main(argv=None):
     print()
     print("| paper's protocol, fold 1 of 10 | selection | refit | total |")
     print("|---|---:|---:|---:|")
-    for method in ("sblr", "sparse_sblr"):
+    for method in (SBLR.key, SPARSE_SBLR.key):
         t0 = time.perf_counter()
         res = run_fold(ds, method, 0, splits)
         total = time.perf_counter() - t0

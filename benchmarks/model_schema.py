@@ -138,16 +138,17 @@ def written(args, folder):
     from sblr.baselines import BRSVMClassifier, IBLRClassifier, MLkNNClassifier
     from sblr.io import load_dataset
     from sblr.modelfile import save_model
+    from sblr.registry import BR_SVM, IBLR, MLKNN, SBLR, SML, SPARSE_SBLR
 
     n, d, m = args.rows, args.features, args.classes
     ds = load_dataset(_wide_csv(n, d, m), name="large.csv", n_labels=m)
     models = {
-        "SparseSBLR": lambda: SparseSBLRClassifier(lam=1e-3),
-        "SBLR": SBLRClassifier,
-        "SML": SMLClassifier,
-        "ML-kNN": MLkNNClassifier,
-        "IBLR": IBLRClassifier,
-        "BR-SVM": BRSVMClassifier,
+        SPARSE_SBLR.label: lambda: SparseSBLRClassifier(lam=1e-3),
+        SBLR.label: SBLRClassifier,
+        SML.label: SMLClassifier,
+        MLKNN.spoken: MLkNNClassifier,
+        IBLR.label: IBLRClassifier,
+        BR_SVM.label: BRSVMClassifier,
     }
     for name, make in models.items():
         path = folder / f"{name}.skops"
@@ -156,7 +157,7 @@ def written(args, folder):
     wide = load_dataset(_wide_csv(300, args.wide, 20), name="wide.csv", n_labels=20)
     path = folder / "wide.skops"
     save_model(SparseSBLRClassifier(lam=1e-3).fit(wide.X, wide.y), path, dataset=wide)
-    _report(f"SparseSBLR, 300 x {args.wide:,}, 20 classes", path)
+    _report(f"{SPARSE_SBLR.label}, 300 x {args.wide:,}, 20 classes", path)
 
 
 def _zip(members, level=9):

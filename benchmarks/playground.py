@@ -40,6 +40,7 @@ import numpy as np
 from streamlit.testing.v1 import AppTest
 
 from benchmarks.dashboard_latency import _navigation_mode, _one_script_cache
+from sblr.registry import SBLR, SPARSE_SBLR
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -63,7 +64,7 @@ def _board(kind: str):
 CHANGES = ("place a point", "move λ", "move γ", "switch model")
 LAMS = [-4.0, -3.5, -3.0, -2.5, -2.0]
 GAMMAS = [0.0, 0.25, 0.5, 0.75, 1.0]
-MODELS = ["SBLR", "SparseSBLR"]
+MODELS = [SBLR.label, SPARSE_SBLR.label]
 
 
 def _change(at, name, i, rng):
@@ -197,7 +198,7 @@ def _draw(repeats: int) -> None:
         for kind in ("multi-class", "multi-label"):
             board = _board(kind)
             k = 0  # one class's π: the surface and the dashed cut
-            model = pg.fit_board(board, "SparseSBLR", gamma=1.0, lam=1e-3)
+            model = pg.fit_board(board, SPARSE_SBLR.label, gamma=1.0, lam=1e-3)
             surface = pg.surface(model, board, k, 60)
             names = list(pg.CLASS_NAMES[: board.n_classes])
 

@@ -27,6 +27,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from sblr.registry import BR_SVM, IBLR, KNN, LR, MLKNN, NCM, SBLR, SML, SPARSE_SBLR
+
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_PAPER = REPO.parent / "shared" / "paper" / "results.csv"
 DEFAULT_DISCUSSION = REPO / "docs" / "reproduction_discussion.md"
@@ -34,17 +36,9 @@ DEFAULT_DISCUSSION = REPO / "docs" / "reproduction_discussion.md"
 #: published (coverage, ranking loss) pairs against each other.
 DEFAULT_DATA = REPO.parent / "shared" / "datasets" / "multilabel"
 
-#: Our method names -> the paper's column names.
+#: Our method names -> the paper's column names (the registry's labels).
 METHOD_LABELS = {
-    "sparse_sblr": "SparseSBLR",
-    "sblr": "SBLR",
-    "sml": "SML",
-    "mlknn": "MLKNN",
-    "iblr": "IBLR",
-    "br_svm": "BR-SVM",
-    "knn": "kNN",
-    "ncm": "NCM",
-    "lr": "LR",
+    m.key: m.label for m in (SPARSE_SBLR, SBLR, SML, MLKNN, IBLR, BR_SVM, KNN, NCM, LR)
 }
 
 #: Our data set names (file stems) -> the paper's spelling; others are the same.
@@ -88,14 +82,16 @@ DATA_SPECS = {
 #: the fitted cut and selects by micro-F1 unless told otherwise.
 PAPER_DECISIONS = "--threshold paper --select-by average_precision"
 #: Methods that have their own benchmark run (own output folder, shared cache).
-SEPARATE_RUNS = ("br_svm",)
+SEPARATE_RUNS = (BR_SVM.key,)
 
 #: Why a paper method was not run, by our method name.
 NOT_RUN_METHOD_REASONS = {
-    "br_svm": "its separate benchmark run had not finished when this report was generated",
-    "knn": "multi-class baseline of the paper; implemented (`knn`) but not part of this run",
-    "ncm": "multi-class baseline of the paper; implemented (`ncm`) but not part of this run",
-    "lr": "multi-class baseline of the paper; implemented (`lr`) but not part of this run",
+    BR_SVM.key: "its separate benchmark run had not finished when this report was generated",
+    **{
+        m.key: f"multi-class baseline of the paper; implemented (`{m.key}`) but not part of "
+        "this run"
+        for m in (KNN, NCM, LR)
+    },
 }
 
 #: Inner folds of the ``--inner-results`` run (``--selection inner_kfold --inner-folds``).
@@ -662,20 +658,20 @@ def friedman_section(results):
         except ValueError:
             continue
         ranks = fr.average_ranks.sort_values()
-        if "sparse_sblr" not in ranks.index:
+        if SPARSE_SBLR.key not in ranks.index:
             continue
-        position = int((ranks < ranks["sparse_sblr"]).sum()) + 1
-        p_vs = fr.nemenyi.loc["sparse_sblr"].drop("sparse_sblr")
+        position = int((ranks < ranks[SPARSE_SBLR.key]).sum()) + 1
+        p_vs = fr.nemenyi.loc[SPARSE_SBLR.key].drop(SPARSE_SBLR.key)
         pairs = ", ".join(f"{method_label(m)} {p:.2f}" for m, p in p_vs.sort_values().items())
         worse = [
             method_label(m)
             for m in p_vs.index
-            if p_vs[m] < 0.05 and ranks[m] < ranks["sparse_sblr"]
+            if p_vs[m] < 0.05 and ranks[m] < ranks[SPARSE_SBLR.key]
         ]
         better = [
             method_label(m)
             for m in p_vs.index
-            if p_vs[m] < 0.05 and ranks[m] > ranks["sparse_sblr"]
+            if p_vs[m] < 0.05 and ranks[m] > ranks[SPARSE_SBLR.key]
         ]
         if fr.pvalue >= 0.05:
             verdict = "no difference among the methods can be shown"
@@ -687,7 +683,7 @@ def friedman_section(results):
             verdict = "methods differ, but SparseSBLR from none significantly"
         out.append(
             f"| {metric} | {fr.n_datasets} | {fr.n_methods} | {fr.pvalue:.3f} | {fr.cd:.2f} | "
-            f"{ranks['sparse_sblr']:.2f} ({position} of {fr.n_methods}) | "
+            f"{ranks[SPARSE_SBLR.key]:.2f} ({position} of {fr.n_methods}) | "
             f"{method_label(ranks.index[0])} ({ranks.iloc[0]:.2f}) | {pairs} | {verdict} |"
         )
     out.append("")

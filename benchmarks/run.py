@@ -44,6 +44,7 @@ from sklearn.datasets import make_multilabel_classification
 from sblr import SBLRClassifier, SimilarityFeaturizer, SparseSBLRClassifier, load_dataset
 from sblr.baselines import BRSVMClassifier
 from sblr.evaluation import make_splits, validation_split
+from sblr.registry import BR_SVM, SBLR, SPARSE_SBLR
 from sblr.similarity import class_evidence, normalize_evidence
 from sblr.tuning import PAPER_GRID, tune
 
@@ -147,12 +148,18 @@ def sklearn_user(X, Y, folds, user_folds, grid):
         pipe = Pipeline(
             [
                 ("sim", SimilarityFeaturizer()),
-                ("lr", OneVsRestClassifier(LogisticRegression(l1_ratio=1, solver="liblinear"))),
+                (
+                    "logistic",
+                    OneVsRestClassifier(LogisticRegression(l1_ratio=1, solver="liblinear")),
+                ),
             ]
         )
         search = GridSearchCV(
             pipe,
-            {"sim__gamma": list(grid), "lr__estimator__C": [1 / (n_fit * lam) for lam in grid]},
+            {
+                "sim__gamma": list(grid),
+                "logistic__estimator__C": [1 / (n_fit * lam) for lam in grid],
+            },
             scoring=_scorer(best.metric),
             cv=[(fit, val)],
             refit=True,
@@ -163,7 +170,7 @@ def sklearn_user(X, Y, folds, user_folds, grid):
         search.decision_function(X[test])
         t_user += time.perf_counter() - start
         chosen = search.best_params_
-        theirs = (chosen["sim__gamma"], 1 / (n_fit * chosen["lr__estimator__C"]))
+        theirs = (chosen["sim__gamma"], 1 / (n_fit * chosen["logistic__estimator__C"]))
         ours = (best.best_params["gamma"], best.best_params["lam"])
         if np.allclose(theirs, ours, rtol=1e-6):
             same += 1
@@ -177,7 +184,7 @@ def brsvm_selection(X, Y, grid):
     against scikit-learn's ``GridSearchCV`` over ``BRSVMClassifier`` (the protocol before)."""
     from sblr.protocol import METHODS, _grid_points, _search_scores
 
-    spec = METHODS["br_svm"]
+    spec = METHODS[BR_SVM.key]
     train = make_splits(Y, scheme="kfold", n_splits=10)[0][0]
     idx = np.arange(len(train))
     splits = [validation_split(idx, Y[train], 0.1, 0)[:2]]
@@ -244,8 +251,8 @@ SCALING_LAM = 1e-3
 #: Parts of a scaling point, in the order they run, with the names printed.
 SCALING_PARTS = {
     "evidence": "evidence (fit + training)",
-    "sblr": "SBLR layer",
-    "sparse": "SparseSBLR layer",
+    SBLR.key: f"{SBLR.label} layer",
+    "sparse": f"{SPARSE_SBLR.label} layer",
     "predict": f"predict {SCALING_QUERY_ROWS:,} rows",
     "exact": "exact evidence (approx=None)",
 }
@@ -311,7 +318,7 @@ def _part_runs(X, Y, Xq, exact):
     def exact_evidence():
         SimilarityFeaturizer(approx=None).fit(X, Y).training_evidence()
 
-    runs = [("evidence", evidence), ("sblr", sblr), ("sparse", sparse), ("predict", predict)]
+    runs = [("evidence", evidence), (SBLR.key, sblr), ("sparse", sparse), ("predict", predict)]
     return state, runs + ([("exact", exact_evidence)] if exact else [])
 
 

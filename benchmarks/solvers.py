@@ -16,10 +16,14 @@ from pathlib import Path
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 
+import sblr
 from sblr import SimilarityFeaturizer, load_dataset
 from sblr.logistic import fit_logistic, kkt_violation
 from sblr.samples import load_sample
 
+#: The package (``python -m sblr``) by its module's name: the same string as SBLR's key, but
+#: the package, not the model.
+PACKAGE = sblr.__name__
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -34,7 +38,7 @@ def main():
     print(f"{'lambda':>8} {'solver':>10} {'seconds':>9} {'max KKT':>9}")
     for lam in (1e-2, 1e-3, 1e-4):
         solvers = {
-            "sblr": lambda yk, lam=lam: _ours(F, yk, lam),
+            PACKAGE: lambda yk, lam=lam: _ours(F, yk, lam),  # the package's own solver
             "saga": lambda yk, lam=lam: _sklearn(F, yk, lam, "saga"),
             "liblinear": lambda yk, lam=lam: _sklearn(F, yk, lam, "liblinear"),
         }

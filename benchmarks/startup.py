@@ -40,8 +40,12 @@ import tempfile
 import time
 from pathlib import Path
 
+import sblr
 from sblr.dashboard import ServerStartError, start_dashboard, stop_dashboard, wait_until_healthy
 
+#: The package (``python -m sblr``) by its module's name: the same string as SBLR's key, but
+#: the package, not the model.
+PACKAGE = sblr.__name__
 #: The checkout: app.py and pages/ (the app, not part of the sblr package).
 ROOT = Path(__file__).resolve().parents[1]
 #: Modules that must not be imported at start-up (scipy.stats: ~2-3 s under load).
@@ -131,14 +135,14 @@ def main(argv=None) -> int:
 
     rows = []  # (what, seconds of each run, heavy modules)
     imports = [
-        ("import sblr", ["-c", _IMPORT.replace("MODULE", "sblr")], None),
+        ("import sblr", ["-c", _IMPORT.replace("MODULE", PACKAGE)], None),
         (
             "import pages._shared.state",
             ["-c", _IMPORT.replace("MODULE", "pages._shared.state")],
             None,
         ),
         # timed as typed; the modules it loads from the same run through runpy
-        ("python -m sblr --help", ["-m", "sblr", "--help"], ["-c", _CLI_HELP]),
+        ("python -m sblr --help", ["-m", PACKAGE, "--help"], ["-c", _CLI_HELP]),
     ]
     for what, cmd, modules_cmd in imports:
         results = [child(cmd, args.timeout) for _ in range(runs)]
