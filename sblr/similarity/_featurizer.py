@@ -392,4 +392,4 @@ def label_indicator(y):
             "A 2-D target must be a 0/1 multi-label indicator matrix "
             "(one column per label, 1 = relevant)."
         )
-    return np.arange(y.shape[1]), y.astype(np.int8)  # a copy (never the caller's array); 1 byte a label
+    return np.arange(y.shape[1]), y.astype(np.int8)  # a copy, never the caller's array
