@@ -142,3 +142,19 @@ def pytest_terminal_summary(terminalreporter):
     terminalreporter.section(f"unmarked tests of {SLOW_SECONDS:g} s or more: mark them slow")
     for nodeid, seconds in sorted(_unmarked_slow, key=lambda x: -x[1]):
         terminalreporter.write_line(f"{seconds:6.2f} s  {nodeid}")
+
+
+@pytest.fixture(scope="session")
+def planted():
+    """The bundled multi-label sample (read once; tests must not change it)."""
+    from sblr.samples import load_sample
+
+    return load_sample("planted")
+
+
+@pytest.fixture(scope="session")
+def wine():
+    """The bundled multi-class sample (read once; tests must not change it)."""
+    from sblr.samples import load_sample
+
+    return load_sample("wine")

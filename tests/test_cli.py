@@ -693,14 +693,20 @@ def test_fit_with_a_threshold_rule_saves_the_cut_and_predict_decides_by_it(tmp_p
     ]
 
 
+def _planted_files(folder):
+    """The planted sample written as a training file (rows 0-349) and a test file (the rest):
+    ``(train_csv, test_csv, labels)``, the labels as ``--target`` takes them."""
+    frame = pd.read_csv(ROOT / "sample_data" / "planted.csv")
+    train_csv, test_csv = folder / "train.csv", folder / "test.csv"
+    frame.iloc[:350].to_csv(train_csv, index=False)
+    frame.iloc[350:].to_csv(test_csv, index=False)
+    return train_csv, test_csv, "daylight,birdsong,rain,thunder,frost,spring_tide,noise"
+
+
 def test_evaluate_on_a_test_file_counts_rows_with_no_label(tmp_path, capsys):
     from sblr import SparseSBLRClassifier, load_dataset
 
-    frame = pd.read_csv(ROOT / "sample_data" / "planted.csv")
-    train_csv, test_csv = tmp_path / "train.csv", tmp_path / "test.csv"
-    frame.iloc[:350].to_csv(train_csv, index=False)
-    frame.iloc[350:].to_csv(test_csv, index=False)
-    labels = "daylight,birdsong,rain,thunder,frost,spring_tide,noise"
+    train_csv, test_csv, labels = _planted_files(tmp_path)
     argv = ["evaluate", str(train_csv), "--test", str(test_csv), "--target", labels]
     assert main([*argv, "--gamma", "1", "--lam", "0.01", "--threshold", "0.9"]) == 0
     shown = capsys.readouterr().out
@@ -865,11 +871,7 @@ def test_evaluate_test_keeps_the_defaults_where_selection_is_over_budget(
     from sblr import SparseSBLRClassifier, load_dataset
     from sblr.metrics import average_precision
 
-    frame = pd.read_csv(ROOT / "sample_data" / "planted.csv")
-    train_csv, test_csv = tmp_path / "train.csv", tmp_path / "test.csv"
-    frame.iloc[:350].to_csv(train_csv, index=False)
-    frame.iloc[350:].to_csv(test_csv, index=False)
-    labels = "daylight,birdsong,rain,thunder,frost,spring_tide,noise"
+    train_csv, test_csv, labels = _planted_files(tmp_path)
     argv = ["evaluate", str(train_csv), "--test", str(test_csv), "--target", labels]
     monkeypatch.setattr(protocol, "SELECTION_BUDGET", 1.0)
     monkeypatch.setattr(commands, "select_params", _fail)

@@ -21,15 +21,9 @@ from pages._shared.questions import Protocol
 from pages._shared.views import compare as view
 from sblr.baselines import brsvm_seconds_estimate
 from sblr.protocol import run_benchmark
-from sblr.samples import load_sample
 from sblr.stats import fold_forecast
 
 METHODS = ("sml", "ncm")  # in the registry's order; SML tunes γ on the quick grid
-
-
-@pytest.fixture(scope="module")
-def wine():
-    return load_sample("wine")
 
 
 @pytest.fixture(scope="module")

@@ -28,20 +28,9 @@ from pages._shared.state import Settings
 from pages._shared.views import model as view
 from sblr import SMLClassifier, SparseSBLRClassifier
 from sblr.evaluation import make_splits
-from sblr.samples import load_sample
 
 GAMMA, LAM = 1.0, 1e-3
 HOLDOUT = Scheme("holdout", 0.25, 5)
-
-
-@pytest.fixture(scope="module")
-def planted():
-    return load_sample("planted")
-
-
-@pytest.fixture(scope="module")
-def wine():
-    return load_sample("wine")
 
 
 @pytest.fixture(scope="module")

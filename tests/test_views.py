@@ -22,7 +22,6 @@ from pages._shared.views import coefficients as coef_views
 from pages._shared.views import contributions as contrib_views
 from pages._shared.views import explain as explain_views
 from sblr import SBLRClassifier, SparseSBLRClassifier
-from sblr.samples import load_sample
 from sblr.stability import StabilityResult
 
 # each view fits two or three models on a sample (a second or two the first time): the full
@@ -31,16 +30,6 @@ pytestmark = pytest.mark.slow
 
 GAMMA, LAM = 1.0, 1e-3
 THUNDER, RAIN = 3, 2  # planted: thunder only happens with rain
-
-
-@pytest.fixture(scope="module")
-def planted():
-    return load_sample("planted")
-
-
-@pytest.fixture(scope="module")
-def wine():
-    return load_sample("wine")
 
 
 @pytest.fixture(scope="module")
