@@ -509,9 +509,9 @@ def _write_url(s):
         del st.query_params["data"]
     if "step" in st.query_params:  # the lesson page puts it back; no other page has steps
         del st.query_params["step"]
-    for key, value in state.items():
-        if st.query_params.get(key) != value:
-            st.query_params[key] = value
+    changed = {key: value for key, value in state.items() if st.query_params.get(key) != value}
+    if changed:  # one message: the address bar never shows a half-written link
+        st.query_params.update(changed)
 
 
 def page_context(page_file):
