@@ -322,6 +322,51 @@ def test_the_evidence_store_is_bounded_in_bytes_not_only_in_items():
     assert huge.get("a") is item
 
 
+def test_every_kept_answer_of_the_server_shares_one_byte_budget(monkeypatch):
+    """Found on a 983-label set: each cached function kept its own count of answers (64 fold
+    evidences of 140 MB were allowed), so nothing bounded the server's memory. Every
+    ``heavy(resource=True)`` answer is now kept in one store bounded in bytes, each function
+    within its own count. Oracle: the arrays' own sizes and the calls counted."""
+    import numpy as np
+
+    from pages._shared import cache
+    from pages._shared.stores import Store
+
+    mib = 2**20
+    store = Store(1000, max_bytes=3 * mib)
+    monkeypatch.setattr(cache, "_stores", lambda: {"memory": store})
+    made = []
+
+    @cache.heavy(keep=100, resource=True)
+    def big(i):
+        made.append(("big", i))
+        return np.zeros(mib // 8)  # 1 MiB
+
+    @cache.heavy(keep=2, resource=True)
+    def small(i, _unhashed=None):
+        made.append(("small", i))
+        return np.zeros(16)
+
+    for i in range(5):
+        big(i)
+    assert store.total_bytes <= 3 * mib
+    made.clear()
+    for i in (4, 3, 2):  # the newest three are kept: hits
+        big(i)
+    assert made == []
+    big(0)  # the oldest left to stay within the bytes
+    assert made == [("big", 0)]
+    made.clear()
+    for i in (1, 2, 3):
+        small(i, _unhashed=object())  # an argument named _... does not identify a call
+    small(3, _unhashed=object())
+    small(1)  # its own count: the first of the three left
+    assert made == [("small", 1), ("small", 2), ("small", 3), ("small", 1)]
+    assert store.total_bytes <= 3 * mib
+    big.clear()
+    assert (len(store), store.total_bytes) == (2, 2 * 16 * 8)  # small's two are left
+
+
 def test_a_store_makes_a_missing_item_once_for_callers_asking_together():
     """Store.get_or_make: two sessions asking for the same missing item at once compute it
     once (the second waits for the first); a failed make lets the next caller try. Oracle:

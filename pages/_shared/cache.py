@@ -18,6 +18,10 @@ are in :mod:`pages._shared.long_jobs`.
 from __future__ import annotations
 
 import functools
+import hashlib
+import inspect
+import os
+import pickle
 from contextlib import nullcontext
 
 import numpy as np
@@ -82,9 +86,11 @@ def heavy(*, keep: int, resource: bool = False, spinner: str | bool = False, job
     """Decorate a function that answers a question from :mod:`sblr` with the layer's policy.
 
     The answer is cached, ``keep`` answers at most (``st.cache_data``: each caller gets a
-    copy; ``resource=True``: ``st.cache_resource``, one object shared read-only, for models
-    and evidence), its arguments hashed by :data:`~pages._shared.questions.HASH_FUNCS` (an
-    argument whose name starts with ``_`` is not hashed: pass what identifies it beside it).
+    copy; ``resource=True``: one object shared read-only, its arrays made read-only, kept in
+    the server's one store of arrays, bounded in bytes for every function together by
+    :data:`CACHE_BYTES`: for models, evidence and anything large), its arguments hashed by
+    :data:`~pages._shared.questions.HASH_FUNCS` (an argument whose name starts with ``_`` is
+    not hashed: pass what identifies it beside it).
     On a miss the function runs in a job slot; when every slot is taken the caller waits its
     turn with a spinner that says its place (:func:`~pages._shared.server.waiting_for_worker`),
     and ``spinner`` (a text) says what is computed. A cache hit never waits. A heavy function
@@ -105,8 +111,12 @@ def heavy(*, keep: int, resource: bool = False, spinner: str | bool = False, job
             with job_slot():
                 return func(*args, **kwargs)
 
-        store = st.cache_resource if resource else st.cache_data
-        cached = store(max_entries=keep, show_spinner=spinner, hash_funcs=HASH_FUNCS)(in_slot)
+        if resource:
+            cached = _kept(in_slot, keep, spinner)
+        else:
+            cached = st.cache_data(max_entries=keep, show_spinner=spinner, hash_funcs=HASH_FUNCS)(
+                in_slot
+            )
         waited = waiting_for_worker(cached)
 
         @functools.wraps(func)
@@ -121,6 +131,70 @@ def heavy(*, keep: int, resource: bool = False, spinner: str | bool = False, job
     return decorate
 
 
+def _kept(func, keep, spinner):
+    """``func`` with its answers kept in the server's one store of arrays (:func:`_stores`,
+    bounded by :data:`CACHE_BYTES` for all of them together), at most ``keep`` of its own;
+    its arguments identified as Streamlit's caches would (:func:`_argument_key`)."""
+    group = f"{func.__module__}.{func.__qualname__}"
+    signature = inspect.signature(func.__wrapped__)
+
+    def call(*args, **kwargs):
+        key = (group, _argument_key(signature, args, kwargs))
+
+        def make():
+            with st.spinner(spinner) if isinstance(spinner, str) else nullcontext():
+                return _read_only(func(*args, **kwargs))
+
+        return _stores()["memory"].get_or_make(key, make, group=group, keep=keep)
+
+    call.clear = lambda: _stores()["memory"].clear(group)
+    return call
+
+
+def _read_only(value, depth=0):
+    """``value`` with the arrays in it (in tuples, lists and dicts) made read-only: a kept
+    answer is shared by every session, so a caller that changed it in place would change it
+    for all (it fails loudly instead)."""
+    if isinstance(value, np.ndarray):
+        value.flags.writeable = False
+    elif depth < 3 and isinstance(value, (tuple, list)):
+        for v in value:
+            _read_only(v, depth + 1)
+    elif depth < 3 and isinstance(value, dict):
+        for v in value.values():
+            _read_only(v, depth + 1)
+    return value
+
+
+def _argument_key(signature, args, kwargs) -> tuple:
+    """What identifies a call: its arguments by name (those starting with ``_`` left out, as
+    Streamlit's caches do), each by :data:`~pages._shared.questions.HASH_FUNCS`, bytes and
+    arrays by a digest of their content, other hashable values as they are."""
+    bound = signature.bind(*args, **kwargs)
+    bound.apply_defaults()
+    return tuple(
+        (name, _identity(value))
+        for name, value in bound.arguments.items()
+        if not name.startswith("_")
+    )
+
+
+def _identity(value):
+    for kind, identify in HASH_FUNCS.items():
+        if isinstance(value, kind):
+            return (kind.__name__, identify(value))
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return ("bytes", hashlib.blake2b(value, digest_size=16).hexdigest())
+    if isinstance(value, np.ndarray):
+        data = np.ascontiguousarray(value).view(np.uint8).tobytes()
+        return ("array", value.dtype.str, value.shape, hashlib.blake2b(data).hexdigest())
+    try:
+        hash(value)
+    except TypeError:
+        return ("pickled", hashlib.blake2b(pickle.dumps(value), digest_size=16).hexdigest())
+    return value
+
+
 @st.cache_resource(max_entries=16, show_spinner=False)
 def shared_figure(key: tuple, _build):
     """The figure ``_build()`` makes, built once per ``key`` in this server and shared by every
@@ -133,19 +207,24 @@ def shared_figure(key: tuple, _build):
     return _build()
 
 
-#: Bytes of evidence (and the featurizers' training data) kept for all users together.
-EVIDENCE_BYTES = 512 * 2**20
+#: Bytes of arrays the server keeps for all sessions together (``SBLR_CACHE_MB``, default 1024
+#: MiB): evidence, fits, λ paths and every ``heavy(resource=True)`` answer, in one store; the
+#: least recently used go first. docs/hosting.md states the server's whole budget.
+CACHE_BYTES = int(float(os.environ.get("SBLR_CACHE_MB", "1024")) * 2**20)
 
 
 @st.cache_resource
-def _stores() -> dict[str, Store]:
-    """The stores, one per kind of work (a resource: one for the server, however often
-    Streamlit re-imports this module). A SparseSBLR fit on 174 classes holds ~0.25 MB of its
-    own (the evidence is shared); a λ path is one class's β along the grid."""
+def _stores() -> dict:
+    """The server's one store of kept arrays (a resource: one for the server, however often
+    Streamlit re-imports this module), and its groups for work that draws its own progress
+    (fits, evidence, λ paths). A SparseSBLR fit on 174 classes holds ~0.25 MB of its own
+    (plus its featurizer's training rows, shared with the evidence); a λ path is one class's
+    β along the grid."""
+    memory = Store(8192, max_bytes=CACHE_BYTES)
     return {
-        "evidence": Store(256, max_bytes=EVIDENCE_BYTES),
-        "fits": Store(128),
-        "paths": Store(256),
+        "memory": memory,
+        "fits": memory.group("fits", 128),
+        "paths": memory.group("paths", 256),
     }
 
 
@@ -163,25 +242,22 @@ def _distances(ds, scheme, i):
     return fold_distances(ds.X, ds.y, train, test)
 
 
-# The evidences are kept (bounded in bytes) in the "evidence" store; this cache adds the
-# spinner and computes each one once when several sessions ask at the same time.
-@heavy(keep=8, resource=True, spinner="Computing class evidence…", job="evidence")
+# Kept in the server's one store of arrays, bounded in bytes: a class of 30 with 1,000-row files
+# of their own needs 30 evidences of 64 KB, one user of a 20,000-row file a few of 28 MB.
+@heavy(keep=256, resource=True, spinner="Computing class evidence…", job="evidence")
 def _evidence(ds, gamma):
     """Featurizer fitted on all rows and its leave-one-out evidence, per (data, γ)."""
     from sblr.evaluation import fold_evidence
 
-    def make():
-        every = (np.arange(ds.n_samples), np.arange(0))
-        model = Spec.of(SBLR, gamma).estimator()
-        if cluster.runs_on_cluster("evidence", ds):  # its distances computed there too
-            job = cluster.submit("evidence", None, fold_evidence, model, ds.X, ds.y, [every])
-            (fold,) = job.result()
-        else:
-            D = _distances(ds, Scheme("all"), 0)
-            (fold,) = fold_evidence(model, ds.X, ds.y, [every], distances=[D])
-        return fold.featurizer, fold.F_train
-
-    return _stores()["evidence"].get_or_make((ds.fingerprint, gamma), make)
+    every = (np.arange(ds.n_samples), np.arange(0))
+    model = Spec.of(SBLR, gamma).estimator()
+    if cluster.runs_on_cluster("evidence", ds):  # its distances computed there too
+        job = cluster.submit("evidence", None, fold_evidence, model, ds.X, ds.y, [every])
+        (fold,) = job.result()
+    else:
+        D = _distances(ds, Scheme("all"), 0)
+        (fold,) = fold_evidence(model, ds.X, ds.y, [every], distances=[D])
+    return fold.featurizer, fold.F_train
 
 
 def training_evidence(ds, gamma):
@@ -308,7 +384,7 @@ def _fold_score(ds, spec, scheme, i):
     return score_fold(fitted, ds.X, ds.y, fold, _classes(ds), prefit=True)
 
 
-@heavy(keep=512, solver=_needs_solver)
+@heavy(keep=512, resource=True, solver=_needs_solver)
 def _fold_proba(ds, spec, scheme, i):
     """One fold's test rows, their probabilities and the fold model's cuts."""
     from sblr.evaluation import fold_probabilities
@@ -507,7 +583,12 @@ def read_like(_like, like_id, data: bytes, name: str):
     )
 
 
-@heavy(keep=32, spinner="Scoring the model on the rows of the test file…", solver=_needs_solver)
+@heavy(
+    keep=32,
+    resource=True,
+    spinner="Scoring the model on the rows of the test file…",
+    solver=_needs_solver,
+)
 def test_scores(ds, spec, test):
     """The model ``spec`` fitted on all rows of the data in use, scored on a test file:
     ``(EvaluationResult, true class codes or 0/1 matrix, probabilities, yardstick summary)``."""
@@ -535,7 +616,7 @@ def open_model_file(data: bytes):
     return load_model(data, max_unpacked_mb=MODEL_FILE_BUDGET_MB)
 
 
-@heavy(keep=32)
+@heavy(keep=32, resource=True)
 def predictions(_saved, model_id, _rows, rows_id):
     """``saved.predictions(rows)`` (sblr.modelfile.SavedModel), cached per (model, rows): a
     rerun of the page does not predict the file again."""
