@@ -69,7 +69,7 @@ tools.radio(
 tools.radio("A click", tuple(pg.ACTIONS), format_func=pg.ACTIONS.get, horizontal=True,
             key="pg_action", help=pg.HELP["action"])  # fmt: skip
 tools.selectbox(
-    "Preset", list(pg.PRESETS), format_func=lambda name: pg.PRESET_LABELS.get(name, name),
+    "Preset", pg.preset_options(S), format_func=lambda name: pg.PRESET_LABELS.get(name, name),
     label_visibility="collapsed", icon=":material/dashboard:", key="pg_preset", width=160,
     on_change=_call(pg.load_preset),
 )  # fmt: skip

@@ -40,6 +40,7 @@ from sblr.registry import SBLR, SML, SPARSE_SBLR, get_model
 
 __all__ = [
     "CLASS_NAMES",
+    "FROM_LINK",
     "MAX_CLASSES",
     "MAX_POINTS",
     "PRESETS",
@@ -78,6 +79,7 @@ __all__ = [
     "noise_changed",
     "plane_key",
     "plane_view",
+    "preset_options",
     "region_options",
     "set_board",
     "share_changed",
@@ -718,6 +720,8 @@ GRID = 60  # the region's resolution
 UNDO_STEPS = 50
 DEFAULT_PRESET = "two blobs"
 OVERLAP = "C where A and B overlap"
+#: The preset box's entry while the board is the one a link brought (not a preset's).
+FROM_LINK = "the link's board"
 PRESET_LABELS = {OVERLAP: "C in A ∩ B"}  # short enough for its box
 LESSON_BUTTONS = ("1 · C in A ∩ B", "2 · λ = 3.2e-2", "3 · 15% noise")
 ALL = "all classes"
@@ -809,7 +813,14 @@ def state_from_link(query) -> dict:
     }
     if query.get("ptab") in TABS:
         state["pg_tab"] = query["ptab"]
+    if query.get("pts") and not offer:  # the box names the board shown, not the default preset
+        state["pg_preset"] = FROM_LINK
     return state
+
+
+def preset_options(state) -> list[str]:
+    """The preset box's entries: the presets, and the link's board while it is shown."""
+    return list(PRESETS) + ([FROM_LINK] if state.get("pg_preset") == FROM_LINK else [])
 
 
 def _renew_plane(state):
@@ -867,7 +878,10 @@ def load_preset(state) -> None:
 
 
 def new_points(state) -> None:
-    """The chosen preset again, drawn with the next seed."""
+    """The chosen preset again, drawn with the next seed (the link's board: the default
+    preset's)."""
+    if state.get("pg_preset") not in PRESETS:
+        state["pg_preset"] = DEFAULT_PRESET
     state[K_SEED] = state.get(K_SEED, 0) + 1
     set_board(state, preset(state.get("pg_preset", DEFAULT_PRESET), seed=state[K_SEED]))
 

@@ -353,6 +353,30 @@ def test_a_link_read_into_the_page_state_is_written_back_unchanged():
     assert len(broken[K_BOARD]) == 0 and broken["_pg_offer"] and "could not" in broken["_pg_note"]
 
 
+def test_the_preset_box_names_the_links_board_not_the_default_preset():
+    """Found on a board opened from a link: the preset box read "two blobs" beside the link's
+    300 multi-label points. Oracle: the link's own points and the presets' names."""
+    from sblr.playground import (
+        DEFAULT_PRESET,
+        FROM_LINK,
+        K_BOARD,
+        new_points,
+        preset_options,
+        state_from_link,
+    )
+
+    rings = preset("rings")
+    state = state_from_link({"pts": encode_board(rings)})
+    assert state["pg_preset"] == FROM_LINK and preset_options(state)[-1] == FROM_LINK
+    assert np.array_equal(state[K_BOARD].points, rings.points)
+    new_points(state)  # the dice on the link's board: the default preset's new points
+    assert state["pg_preset"] == DEFAULT_PRESET and FROM_LINK not in preset_options(state)
+    assert len(state[K_BOARD]) == len(preset(DEFAULT_PRESET, seed=1))
+    for plain in ({}, {"pts": "AQI*"}):  # no board, or one that could not be read: no entry
+        assert state_from_link(plain).get("pg_preset") is None
+        assert preset_options(state_from_link(plain)) == list(PRESETS)
+
+
 def test_a_click_a_class_on_a_point_undo_and_the_noise_slider_change_the_state():
     """What the page's callbacks do, on a plain dict (the session state's stand-in)."""
     from sblr.playground import K_BOARD, clicked, noise_changed, plane_key, undo
