@@ -120,15 +120,16 @@ def playground_plane(
                 )
             )  # fmt: skip
         else:
-            top = 1.0 if what == "proba" else max(float(Z.max()), 1e-12)
+            # π from 0 to 1; f̄ (centred: it may be negative everywhere) over its own range
+            lo, top = (0.0, 1.0) if what == "proba" else (min(float(Z.min()), 0.0), float(Z.max()))
             traces.append(
                 dict(
                     type="heatmap",
                     x=xs,
                     y=xs,
                     z=Z,
-                    zmin=0.0,
-                    zmax=top,
+                    zmin=lo,
+                    zmax=max(top, lo + 1e-12),
                     zsmooth="fast",  # the browser smooths the image; "best" is per pixel in JS
                     colorscale=[[0.0, "#ffffff"], [1.0, colours[k]]],
                     opacity=0.55,
@@ -251,6 +252,140 @@ def playground_plane(
         showlegend=bool(len(P)),
     )
     return go.Figure(data=traces, layout=layout)
+
+
+def cut_lines(xs, Z, level: float) -> list[np.ndarray]:
+    """Where the surface ``Z`` (``Z[i, j]`` at (xs[j], xs[i])) crosses ``level``: polylines
+    through the crossings on the grid's edges (linear between two grid values; marching
+    squares, a saddle split by the mean of its four corners), each an array of shape (p, 2).
+
+    >>> [line.round(2).tolist() for line in cut_lines([0, 1], [[0, 0], [1, 1]], 0.25)]
+    [[[1.0, 0.25], [0.0, 0.25]]]
+    """
+    xs = np.asarray(xs, dtype=float)
+    Z = np.asarray(Z, dtype=float)
+    above = Z > level
+
+    def along(i, j, di, dj):  # the crossing on the edge (i, j) -> (i + di, j + dj)
+        t = (level - Z[i, j]) / (Z[i + di, j + dj] - Z[i, j])
+        return xs[j] + t * (xs[j + dj] - xs[j]), xs[i] + t * (xs[i + di] - xs[i])
+
+    segments = []  # pairs of edges, an edge ("h" | "v", i, j) starting at grid node (i, j)
+    corners = above[:-1, :-1], above[:-1, 1:], above[1:, 1:], above[1:, :-1]
+    mixed = ~(corners[0] == corners[1]) | ~(corners[1] == corners[2]) | ~(corners[2] == corners[3])
+    for i, j in zip(*np.nonzero(mixed), strict=True):
+        a, b, c, d = (bool(corner[i, j]) for corner in corners)
+        edges = {"bottom": ("h", i, j), "right": ("v", i, j + 1), "top": ("h", i + 1, j),
+                 "left": ("v", i, j)}  # fmt: skip
+        crossed = [name for name, (p, q) in
+                   (("bottom", (a, b)), ("right", (b, c)), ("top", (d, c)), ("left", (a, d)))
+                   if p != q]  # fmt: skip
+        if len(crossed) == 2:
+            pairs = [crossed]
+        elif (Z[i : i + 2, j : j + 2].mean() > level) == a:  # a and c joined: b, d cut off
+            pairs = [["bottom", "right"], ["top", "left"]]
+        else:  # b and d joined: a and c cut off
+            pairs = [["left", "bottom"], ["right", "top"]]
+        segments += [(edges[p], edges[q]) for p, q in pairs]
+    ends: dict[tuple, list[int]] = {}
+    for n, (p, q) in enumerate(segments):
+        ends.setdefault(p, []).append(n)
+        ends.setdefault(q, []).append(n)
+    used = [False] * len(segments)
+    lines = []
+    # open lines from their ends first (an end: an edge of one segment), then the loops
+    for start in sorted(ends, key=lambda e: len(ends[e])):
+        edge, line = start, [start]
+        while True:
+            nxt = next((n for n in ends[edge] if not used[n]), None)
+            if nxt is None:
+                break
+            used[nxt] = True
+            p, q = segments[nxt]
+            edge = q if p == edge else p
+            line.append(edge)
+        if len(line) > 1:
+            pts = [along(i, j, *((0, 1) if kind == "h" else (1, 0))) for kind, i, j in line]
+            lines.append(np.asarray(pts, dtype=float))
+    return lines
+
+
+def plane_payload(
+    points,
+    labels,
+    held_out,
+    class_names: Sequence[str],
+    *,
+    surface=None,
+    k: int | None = None,
+    what: str = "proba",
+    cut: float | None = None,
+    title: str = "",
+) -> dict:
+    """The plane as a small JSON-ready dict for a drawing of its own in the browser (the
+    dashboard's canvas component): what :func:`playground_plane` draws, as numbers, not as a
+    figure. The parameters are :func:`playground_plane`'s.
+
+    Returns
+    -------
+    dict
+        ``title``; ``colours`` (the six classes'); ``surface``: None, or ``mode`` ("region":
+        ``z`` the most probable class; "proba" / "evidence": ``z`` the value from ``lo`` (0)
+        to ``top`` as 0 to 1, three decimals), ``n``, ``z`` row by row from x₂ = -1 (``n *
+        n`` numbers), ``k``, ``lo``, ``top`` and ``bar`` (the colour bar's title); ``cut``:
+        the dashed line as polylines ``[x, y, x, y, ...]``; ``combos``: each combination of
+        classes on the board ``{"name", "classes"}`` in order of first appearance;
+        ``points``: ``[x, y, combination, held out (0/1)]`` a point; ``cells`` (a click off
+        the points places at the nearest of ``cells`` × ``cells`` centres), ``size`` and
+        ``ring`` (px).
+
+    Examples
+    --------
+    >>> out = plane_payload([[0, 0], [0.5, 0.5]], [[1, 1, 1], [0, 1, 0]], [False, True],
+    ...                     ["A", "B", "C"])
+    >>> out["combos"], out["points"]
+    ([{'name': 'A + B + C', 'classes': [0, 1, 2]}, {'name': 'B', 'classes': [1]}], \
+[[0.0, 0.0, 0, 0], [0.5, 0.5, 1, 1]])
+    """
+    P = _float_array(points, "points", 2).reshape(-1, 2)
+    L = np.asarray(labels, dtype=bool)
+    L = L.reshape(P.shape[0], len(class_names)) if L.size == 0 else L.reshape(P.shape[0], -1)
+    held = np.asarray(held_out, dtype=bool).reshape(P.shape[0])
+    combos: dict[tuple[int, ...], int] = {}
+    rows = []
+    for (x, y), row, hollow in zip(P.tolist(), L, held.tolist(), strict=True):
+        combo = tuple(int(c) for c in np.flatnonzero(row))
+        rows.append([x, y, combos.setdefault(combo, len(combos)), int(hollow)])
+    out = {
+        "title": title,
+        "colours": class_colors(6),
+        "surface": None,
+        "cut": [],
+        "combos": [
+            {"name": " + ".join(class_names[c] for c in combo), "classes": list(combo)}
+            for combo in combos
+        ],
+        "points": rows,
+        "cells": CELLS,
+        "size": POINT_SIZE,
+        "ring": RING_STEP,
+    }
+    if surface is not None:
+        xs, Z = surface
+        Z = np.asarray(Z, dtype=float)
+        if k is None:
+            out["surface"] = {"mode": "region", "z": Z.astype(int).ravel().tolist()}
+        else:
+            # π from 0 to 1; f̄ (centred: it may be negative everywhere) over its own range
+            lo, top = (0.0, 1.0) if what == "proba" else (min(float(Z.min()), 0.0), float(Z.max()))
+            top = max(top, lo + 1e-12)
+            z = np.clip((Z - lo) / (top - lo), 0.0, 1.0).round(3).ravel().tolist()
+            out["surface"] = {"mode": what, "z": z, "k": int(k), "lo": lo, "top": top,
+                              "bar": "π" if what == "proba" else "f̄"}  # fmt: skip
+            if cut is not None and Z.min() < cut < Z.max():
+                out["cut"] = [line.round(4).ravel().tolist() for line in cut_lines(xs, Z, cut)]
+        out["surface"]["n"] = len(xs)
+    return out
 
 
 def error_curve(lams, train, test, *, lam=None, title="Error against λ") -> go.Figure:
