@@ -10,6 +10,7 @@ import streamlit as st
 
 from pages._shared.data import Upload, try_upload
 from pages._shared.formatting import esc_md
+from pages._shared.plane import plane
 from pages._shared.state import page_context, show_view
 from sblr import playground as pg
 
@@ -19,7 +20,6 @@ if pg.K_BOARD not in S:
     S.update(pg.state_from_link(st.query_params))
 board: pg.Board = S[pg.K_BOARD]
 PLANE_WIDTH, PLANE_HEIGHT, PANEL_WIDTH = 500, 470, 400  # px at 1440×900 (1024: playground.css)
-PLANE_CONFIG = {"displayModeBar": False, "doubleClick": False, "doubleClickDelay": 20}
 
 
 def _call(transition, *args):
@@ -128,10 +128,10 @@ def _plane_and_panel():
         st.radio("Colour the plane by", tuple(pg.LAYERS.values()), horizontal=True,
                  key="pg_layer", help=pg.HELP["layer"])  # fmt: skip
 
-    view = pg.plane_view(board, model_name, S["pg_gamma"], S["pg_lam"], shown_k, S["pg_layer"],
-                         height=PLANE_HEIGHT)  # fmt: skip
-    left.plotly_chart(view.figure, height="stretch", key=pg.plane_key(S), on_select=_clicked,
-                      selection_mode=("points",), config=PLANE_CONFIG)  # fmt: skip
+    view = pg.plane_view(board, model_name, S["pg_gamma"], S["pg_lam"], shown_k, S["pg_layer"])
+    with left:
+        plane(view.plane, key=pg.PLANE_KEY, on_click=_clicked, place=S.get("pg_class", 0),
+              seq=pg.click_count(S))  # fmt: skip
     t2_shown = None
     with right:
         if view.problem:

@@ -77,7 +77,8 @@ __all__ = [
     "model_traits",
     "new_points",
     "noise_changed",
-    "plane_key",
+    "PLANE_KEY",
+    "click_count",
     "plane_view",
     "preset_options",
     "region_options",
@@ -823,11 +824,6 @@ def preset_options(state) -> list[str]:
     return list(PRESETS) + ([FROM_LINK] if state.get("pg_preset") == FROM_LINK else [])
 
 
-def _renew_plane(state):
-    """A new chart key: a fresh plane, without the selection the click left."""
-    state[K_CLICKS] = state.get(K_CLICKS, 0) + 1
-
-
 def set_board(state, new: Board, *, noisy: bool = False) -> None:
     """Make ``new`` the board (undo keeps the old); a change other than the noise slider's
     makes the new board the clean one (the slider back to 0 %)."""
@@ -846,7 +842,6 @@ def set_board(state, new: Board, *, noisy: bool = False) -> None:
         # π the plane shows, the class just placed
         placed = int(state.get("pg_class", 0))
         state["pg_show_k"] = CLASS_NAMES[min(placed, new.n_classes - 1)]
-    _renew_plane(state)
 
 
 def undo(state) -> None:
@@ -857,7 +852,6 @@ def undo(state) -> None:
         state["pg_noise"] = 0
         state[K_BOARD] = decode_board(steps.pop()).with_holdout(state[K_BOARD].every)
         state["pg_classes"] = state[K_BOARD].n_classes
-        _renew_plane(state)
 
 
 def noise_changed(state) -> None:
@@ -900,7 +894,6 @@ def classes_changed(state) -> None:
 
 def share_changed(state) -> None:
     state[K_BOARD] = state[K_BOARD].with_holdout(state["pg_test"])
-    _renew_plane(state)
 
 
 def act(state, x: float, y: float, *, on_point: bool) -> str | None:
@@ -931,21 +924,31 @@ def act(state, x: float, y: float, *, on_point: bool) -> str | None:
     return None
 
 
-def plane_key(state) -> str:
-    """The plane's chart key (new with every board: the next plane has no selection)."""
-    return f"pg_plane_{state.get(K_CLICKS, 0)}"
+#: The plane's key (one for the page's life: the drawing keeps its canvas from board to board).
+PLANE_KEY = "pg_plane"
 
 
 def clicked(state) -> str | None:
-    """The plane's selection (in the state under :func:`plane_key`): a click on a cell or on
-    a point (a point's trace carries its index) acts as :func:`act`."""
-    event = state.get(plane_key(state)) or {}
-    points = event.get("selection", {}).get("points", [])
-    if not points:
+    """The plane's click (``state[PLANE_KEY]["click"]``: ``{"x", "y", "on_point"}``, a click
+    on a point carrying the point's own place, else the nearest cell's centre) acts as
+    :func:`act`. Every click counts (:func:`click_count`), one that changes nothing too.
+
+    >>> state = {K_BOARD: Board.empty(2), PLANE_KEY: {"click": {"x": 0.5, "y": 0.5}}}
+    >>> clicked(state), len(state[K_BOARD]), click_count(state)
+    (None, 1, 1)
+    """
+    click = (state.get(PLANE_KEY) or {}).get("click")
+    if not click:
         return None
-    point = points[0]
-    on_point = point.get("curve_number") is not None and point.get("customdata")
-    return act(state, float(point["x"]), float(point["y"]), on_point=bool(on_point))
+    state[K_CLICKS] = state.get(K_CLICKS, 0) + 1
+    on_point = bool(click.get("on_point"))
+    return act(state, float(click["x"]), float(click["y"]), on_point=on_point)
+
+
+def click_count(state) -> int:
+    """Clicks on the plane so far (a new number makes the drawing redraw, clearing the mark
+    of the click)."""
+    return int(state.get(K_CLICKS, 0))
 
 
 def lesson(state, step: int) -> None:
@@ -1009,11 +1012,21 @@ class PlaneView:
     flat: bool = False  # every β 0: the same π everywhere
     cut: float | None = None  # the dashed line's π, if it crosses the plane
     title: str = ""
-    figure: object = None  # the plane (plotly Figure)
+    plane: dict | None = None  # the plane to draw (sblr.plots.playground.plane_payload)
+    drawn: dict | None = None  # the plane's arguments (surface, k, what, cut, title)
 
     @property
     def names(self) -> list[str]:
         return list(CLASS_NAMES[: self.board.n_classes])
+
+    @functools.cached_property
+    def figure(self):
+        """The same plane as a Plotly figure (:func:`~sblr.plots.playground.playground_plane`;
+        the page draws :attr:`plane`, not this)."""
+        from sblr.plots.playground import playground_plane
+
+        b = self.board
+        return playground_plane(b.points, b.labels, b.held_out, self.names, **self.drawn)
 
     @property
     def lam_if_taken(self) -> float | None:
@@ -1113,18 +1126,18 @@ class PlaneView:
 
 def plane_view(
     board: Board, model_name: str, log_gamma: float, log_lam: float, shown_k: str = ALL,
-    layer: str = LAYERS["pi"], *, height: int = 470,
+    layer: str = LAYERS["pi"],
 ) -> PlaneView:  # fmt: skip
     """Fit the page's model on the board and draw the plane: everything the page shows about
     the model (its fit, the figure, the texts) for these settings.
 
     >>> view = plane_view(preset("XOR"), "SBLR", 0.0, -3.0)
-    >>> view.k, view.title, view.problem, view.figure.data[0].type
-    (None, 'SBLR: where it predicts each class', None, 'heatmap')
+    >>> view.k, view.title, view.problem, view.plane["surface"]["mode"]
+    (None, 'SBLR: where it predicts each class', None, 'region')
     >>> plane_view(Board.empty(2), "SML", 0.0, -3.0).problem[:22]
     'Place points of at lea'
     """
-    from sblr.plots.playground import playground_plane
+    from sblr.plots.playground import plane_payload
 
     takes_lam, learns = model_traits(model_name)
     k = None if shown_k == ALL else CLASS_NAMES.index(shown_k)
@@ -1144,10 +1157,10 @@ def plane_view(
             # π on one side of the cut everywhere: no line to draw, none promised
             view.cut = cut if surf[1].min() < cut < surf[1].max() else None
     view.title = plane_title(model_name, k, what, cut=view.cut, flat=view.flat)
-    view.figure = playground_plane(
-        board.points, board.labels, board.held_out, view.names, surface=surf, k=k, what=what,
-        cut=None if view.flat or what != "proba" else view.cut, title=view.title, height=height,
-    )  # fmt: skip
+    view.drawn = dict(surface=surf, k=k, what=what, title=view.title,
+                      cut=None if view.flat or what != "proba" else view.cut)  # fmt: skip
+    view.plane = plane_payload(board.points, board.labels, board.held_out, view.names,
+                               **view.drawn)  # fmt: skip
     return view
 
 

@@ -1149,21 +1149,18 @@ def test_the_playground_draws_clicks_moves_lambda_travels_by_link_and_sends_its_
     caption = pg.locator('[data-testid="stCaptionContainer"]').filter(has_text=counts)
     caption.filter(has_text=re.compile(r"^0 points")).wait_for()
     wait_idle(pg)
-    plane = pg.locator("[class*='st-key-pg_plane_'] .js-plotly-plot")
+    plane = pg.locator(PLANE)
 
     def click(fx, fy, points):
         # the buttons under the plane (Clear) scroll the page: the plane back in view first
         plane.first.evaluate("(el) => el.scrollIntoView({block: 'center'})")
-        box = plane.locator(".nsewdrag").first.bounding_box()
-        pg.mouse.click(box["x"] + fx * box["width"], box["y"] + (1 - fy) * box["height"])
+        x, y, w, h = plane.first.evaluate(_PLANE_AREA)
+        pg.mouse.click(x + fx * w, y + (1 - fy) * h)
         caption.filter(has_text=re.compile(rf"^{points} points")).wait_for()
         wait_idle(pg)
 
-    def region():
-        return plane.first.evaluate(
-            "(el) => el._fullData.filter(t => t.type === 'heatmap' || t.type === 'contour')"
-            ".map(t => Array.from(t.z, r => Array.from(r)))"
-        )
+    def region():  # the surface drawn (the payload the canvas drew), [] without one
+        return plane.first.evaluate(_SURFACE)
 
     pg.locator(".st-key-pg_action [role=radiogroup] label").nth(1).click()  # + 20 around
     wait_idle(pg)
@@ -1205,12 +1202,9 @@ def test_the_playground_draws_clicks_moves_lambda_travels_by_link_and_sends_its_
         wait_idle(fresh)
         fresh_caption = fresh.locator('[data-testid="stCaptionContainer"]').filter(has_text=counts)
         assert fresh_caption.inner_text().startswith("60 points")
-        fresh_plane = fresh.locator("[class*='st-key-pg_plane_'] .js-plotly-plot").first
-        fresh_plane.locator(".nsewdrag").first.wait_for()
-        again = fresh_plane.evaluate(
-            "(el) => el._fullData.filter(t => t.type === 'heatmap' || t.type === 'contour')"
-            ".map(t => Array.from(t.z, r => Array.from(r)))"
-        )
+        fresh_plane = fresh.locator(PLANE).first
+        fresh_plane.wait_for()
+        again = fresh_plane.evaluate(_SURFACE)
         assert again == shown
         # at 1024×768, with the short lesson open, the whole plane is on the first screen
         fresh.get_by_role("tab", name="Lesson").click()
@@ -1221,21 +1215,11 @@ def test_the_playground_draws_clicks_moves_lambda_travels_by_link_and_sends_its_
         # the lesson tab is under the plane at 1024 px: back to the first screen
         fresh.locator('[data-testid="stMain"]').evaluate("(el) => el.scrollTo(0, 0)")
         fresh.wait_for_timeout(200)
-        box = fresh_plane.locator(".nsewdrag").first.bounding_box()
+        box = fresh_plane.bounding_box()
         assert box and box["y"] >= 0 and box["y"] + box["height"] <= 768, box
-        # the plane's margins are fixed (no automatic margins: a second layout a redraw): its
-        # colour bar, tick labels and axis titles are still inside the chart, not cut off
-        outside = fresh_plane.evaluate(
-            """(el) => { const svg = el.querySelector('.main-svg').getBoundingClientRect();
-            const parts = [...el.querySelectorAll(
-                '.colorbar, .gtitle, .legend, .xtick, .ytick')];
-            return [parts.some(n => n.closest('.colorbar')), parts.filter(n => {
-                const r = n.getBoundingClientRect();
-                return r.width > 0 && (r.left < svg.left - 1 || r.right > svg.right + 1
-                    || r.top < svg.top - 1 || r.bottom > svg.bottom + 1); })
-                .map(n => n.getAttribute('class') + ': ' + n.textContent)]; }"""
-        )
-        assert outside == [True, []], outside  # a colour bar (π of C), nothing cut
+        # its colour bar, title and legend are drawn inside the canvas, not cut off
+        parts, outside = fresh_plane.evaluate(_PARTS_OUTSIDE)
+        assert "colorbar" in parts and outside == [], (parts, outside)  # π of C, nothing cut
     finally:
         other.close()
 
@@ -1247,6 +1231,19 @@ def test_the_playground_draws_clicks_moves_lambda_travels_by_link_and_sends_its_
     context.close()
 
 
+#: The Playground's plane: a canvas (pages/_shared/plane.js) that keeps what it drew on the
+#: element: ``__plane`` (the payload), ``__layout`` (the plotting square), ``__parts`` (the
+#: title's, legend's and colour bar's boxes, px in the canvas).
+PLANE = "canvas.sblr-plane-canvas"
+#: The plotting square on the page (x, y, width, height): x₁ and x₂ from -1.05 to 1.05.
+_PLANE_AREA = """(el) => { const r = el.getBoundingClientRect(), L = el.__layout;
+    return [r.left + L.x0, r.top + L.y0, L.side, L.side]; }"""
+_SURFACE = "(el) => el.__plane.surface ? [el.__plane.surface.z] : []"
+#: The parts drawn, and those outside the canvas (cut off).
+_PARTS_OUTSIDE = """(el) => { const parts = el.__parts || {};
+    return [Object.keys(parts), Object.entries(parts).filter(([, [x, y, w, h]]) =>
+        x < -1 || y < -1 || x + w > el.clientWidth + 1 || y + h > el.clientHeight + 1)
+        .map(([name]) => name)]; }"""
 #: The Playground's presets as its preset box names them.
 PLAYGROUND_PRESETS = ("two blobs", "XOR", "rings", "C in A ∩ B", "noisy labels")
 #: Text cut by its box ("L…", "two l"): an element with text that overflows a box hiding
@@ -1264,8 +1261,8 @@ def test_the_playground_fits_a_classroom_screen_with_every_preset(server_url, br
     """Issue #46 items 2 and 6: with the sidebar open, at 1440×900 and 1024×768, the whole
     plane (its title, legend and colour bar) is on the first screen with every preset, no
     tool, caption or title is cut ("L…", "two l"), and β is one tab away; the plane is the
-    one chart drawn at a click (three were: the plane, β and the WebGL evidence space), its
-    surface an image (no filled contour). Screenshots: test-artifacts/playground_*.png."""
+    one chart drawn at a click (three were: the plane, β and the WebGL evidence space), a
+    canvas with its surface drawn. Screenshots: test-artifacts/playground_*.png."""
     width, height = size
     context = browser.new_context(viewport={"width": width, "height": height})
     context.set_default_timeout(TIMEOUT_MS)
@@ -1277,7 +1274,7 @@ def test_the_playground_fits_a_classroom_screen_with_every_preset(server_url, br
         sidebar = pg.locator('[data-testid="stSidebar"]').bounding_box()
         assert sidebar and sidebar["width"] > 200, sidebar  # the sidebar open
         viewport = pg.viewport_size
-        plane = pg.locator("[class*='st-key-pg_plane_'] .js-plotly-plot").first
+        plane = pg.locator(PLANE).first
         for name in PLAYGROUND_PRESETS:
             if name != "two blobs":
                 before = pg.url
@@ -1286,25 +1283,18 @@ def test_the_playground_fits_a_classroom_screen_with_every_preset(server_url, br
                 pg.wait_for_function("(u) => location.href !== u", arg=before)
                 wait_idle(pg)
             assert_no_errors(pg, f"the {name} preset")
-            plane.locator(".nsewdrag").first.wait_for()
+            plane.wait_for()
             _in_viewport(plane, viewport, f"{name}: the plane with its legend")
             assert pg.evaluate(_CUT_TEXT) == [], name
-            cut = plane.evaluate(
-                """(el) => { const svg = el.querySelector('.main-svg').getBoundingClientRect();
-                return [...el.querySelectorAll('.gtitle, .legend, .colorbar')].filter(n => {
-                    const r = n.getBoundingClientRect();
-                    return r.left < svg.left - 1 || r.right > svg.right + 1
-                        || r.top < svg.top - 1 || r.bottom > svg.bottom + 1; }).length; }"""
-            )
-            assert cut == 0, f"{name}: the plane's title, legend or colour bar cut"
+            parts, cut = plane.evaluate(_PARTS_OUTSIDE)
+            assert "title" in parts and "legend" in parts, (name, parts)
+            assert cut == [], f"{name}: the plane's {cut} cut"
             if width > 1100:  # beside the plane; at 1024 px under it, one scroll away
                 _in_viewport(pg.get_by_role("tab", name="β"), viewport, "the β tab")
-            assert pg.locator('[data-testid="stMain"] .js-plotly-plot').count() == 1
-            filled = plane.evaluate(
-                "(el) => el._fullData.filter(t => t.type === 'contour' "
-                "&& t.contours.coloring === 'fill').length"
-            )
-            assert filled == 0
+            # the plane is the one chart drawn at a click: no Plotly chart beside it
+            assert pg.locator(f'[data-testid="stMain"] {PLANE}').count() == 1
+            assert pg.locator('[data-testid="stMain"] .js-plotly-plot').count() == 0
+            assert plane.evaluate(_SURFACE), name  # the surface drawn
             slug = name.replace(" ", "_").replace("∩", "and")
             pg.screenshot(path=str(ARTIFACTS / f"playground_{slug}_{width}x{height}.png"))
         pg.get_by_role("tab", name="Lesson").click()

@@ -228,6 +228,46 @@ def test_every_class_of_a_point_is_drawn_and_held_out_points_hollow():
         assert set(drawn) == want, i
     combos = {" + ".join("ABC"[c] for c in np.flatnonzero(r)) for r in board.labels}
     assert {t.name for t in fig.data if t.showlegend} == combos
+    # the page's drawing (the canvas) gets the same from plane_payload: every point with its
+    # combination of classes (each a ring of its colour) and held out or not
+    from sblr.plots.playground import plane_payload
+
+    out = plane_payload(board.points, board.labels, board.held_out, ["A", "B", "C"])
+    assert [[x, y] for x, y, _, _ in out["points"]] == board.points.tolist()
+    classes = [out["combos"][c]["classes"] for _, _, c, _ in out["points"]]
+    assert classes == [np.flatnonzero(r).tolist() for r in board.labels]
+    assert [bool(h) for *_, h in out["points"]] == board.held_out.tolist()
+    assert {c["name"] for c in out["combos"]} == combos  # a legend line each
+    assert out["colours"] == palette
+
+
+def test_the_dashed_cut_passes_through_every_crossing_of_the_grid_and_only_those():
+    """The cut line drawn by the page (sblr.plots.playground.cut_lines). Oracle: the places
+    where the surface crosses the level along each edge of the grid, found edge by edge by
+    linear interpolation, and the lines' pieces each lying within one cell."""
+    from sblr.plots.playground import cut_lines
+
+    xs = np.linspace(-1.0, 1.0, 25)
+    gx, gy = np.meshgrid(xs, xs)
+    Z = np.exp(-((gx - 0.3) ** 2 + gy**2) / 0.1) + np.exp(-((gx + 0.4) ** 2 + gy**2) / 0.1)
+    level = 0.8  # above the saddle between the bumps (0.59)
+    want = set()
+    for i in range(25):
+        for j in range(25):
+            for di, dj in ((0, 1), (1, 0)):
+                if i + di < 25 and j + dj < 25 and (Z[i, j] > level) != (Z[i + di, j + dj] > level):
+                    t = (level - Z[i, j]) / (Z[i + di, j + dj] - Z[i, j])
+                    x = xs[j] + t * (xs[j + dj] - xs[j])
+                    y = xs[i] + t * (xs[i + di] - xs[i])
+                    want.add((round(x, 9), round(y, 9)))
+    lines = cut_lines(xs, Z, level)
+    assert len(lines) == 2  # two bumps: two closed lines
+    got = {(round(x, 9), round(y, 9)) for line in lines for x, y in line}
+    assert got == want
+    for line in lines:
+        assert np.allclose(line[0], line[-1])  # closed
+        step = np.abs(np.diff(line, axis=0)).max(axis=1)
+        assert (step <= xs[1] - xs[0] + 1e-12).all()  # each piece within one cell
 
 
 def test_the_held_out_share_is_every_nth_point_and_survives_edits():
@@ -308,8 +348,19 @@ def test_the_view_of_a_board_is_the_libraries_fit_its_surface_cut_and_scores():
     cut = decision_cut(fitted, board, 2)
     assert view.k == 2 and view.problem is None and not view.flat
     assert view.cut == pytest.approx(cut) and f"π = {cut:.2f}" in view.title
+    xs, Z = surface(fitted, board, 2, n=60)
     (heat,) = [t for t in view.figure.data if t.type == "heatmap"]
-    assert np.allclose(heat.z, surface(fitted, board, 2, n=60)[1])
+    assert np.allclose(heat.z, Z)
+    drawn = view.plane["surface"]  # what the page draws: π of C, to three decimals
+    assert drawn["mode"] == "proba" and drawn["k"] == 2 and drawn["n"] == 60
+    assert np.allclose(np.reshape(drawn["z"], (60, 60)), Z, atol=5e-4)
+    # the dashed line: at π = cut between its grid neighbours (linear on each grid edge)
+    assert view.plane["cut"]
+    for line in view.plane["cut"]:
+        for x, y in np.reshape(line, (-1, 2)):
+            i, j = np.abs(xs - y).argmin(), np.abs(xs - x).argmin()
+            near = Z[max(i - 1, 0) : i + 2, max(j - 1, 0) : j + 2]
+            assert near.min() <= cut + 1e-4 and near.max() >= cut - 1e-4
     metrics, note = view.scores()
     expected = board_scores(fitted, board)
     assert [m["value"] for m in metrics] == [f"{expected[p]['error']:.1%}" for p in expected]
@@ -329,6 +380,8 @@ def test_the_view_says_why_there_is_no_model_and_when_beta_is_all_zero():
     empty = plane_view(Board.empty(2), "SBLR", 0.0, -3.0)
     assert empty.model is None and "two classes" in empty.problem
     assert [t.name for t in empty.figure.data] == ["cells"]  # still a plane to click on
+    assert empty.plane["surface"] is None and empty.plane["points"] == []
+    assert empty.plane["cells"] > 1  # a click places at a cell's centre
     flat = plane_view(preset("two blobs"), "SparseSBLR", 0.0, 0.0, "A")
     assert flat.flat and "ignores the points" in flat.flat_note and "dashed" not in flat.title
     sml = plane_view(preset("two blobs"), "SML", 0.0, -3.0)
@@ -379,17 +432,16 @@ def test_the_preset_box_names_the_links_board_not_the_default_preset():
 
 def test_a_click_a_class_on_a_point_undo_and_the_noise_slider_change_the_state():
     """What the page's callbacks do, on a plain dict (the session state's stand-in)."""
-    from sblr.playground import K_BOARD, clicked, noise_changed, plane_key, undo
+    from sblr.playground import K_BOARD, PLANE_KEY, click_count, clicked, noise_changed, undo
 
     three = Board([[0.5, 0.5], [-0.5, -0.5], [0.0, 0.5]], np.eye(2, dtype=bool)[[0, 1, 0]])
     state = {K_BOARD: three, "pg_class": 1}
-    key = plane_key(state)
-    state[key] = {"selection": {"points": [{"x": 0.9, "y": -0.9, "curve_number": 1}]}}
+    assert clicked(state) is None and click_count(state) == 0  # no click yet
+    state[PLANE_KEY] = {"click": {"x": 0.9, "y": -0.9, "on_point": False}}
     assert "held out" in clicked(state)  # the fourth point: held out, said at the click
     assert len(state[K_BOARD]) == 4 and state[K_BOARD].held_out[-1]
-    assert plane_key(state) != key  # a fresh plane, without the click's selection
-    point = {"x": 0.5, "y": 0.5, "curve_number": 3, "customdata": [0, "training"]}
-    state[plane_key(state)] = {"selection": {"points": [point]}}
+    assert click_count(state) == 1  # the drawing's cue to redraw (and clear the click's mark)
+    state[PLANE_KEY] = {"click": {"x": 0.5, "y": 0.5, "on_point": True}}
     clicked(state)  # class B given to the point of A: multi-label, the plane shows B's π
     assert state[K_BOARD].labels[0].tolist() == [True, True] and state["pg_show_k"] == "B"
     undo(state)

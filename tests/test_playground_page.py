@@ -250,11 +250,12 @@ def test_the_lambda_slider_is_live_exactly_for_the_model_that_takes_lambda(model
 
 
 # ----------------------------------------------------------------------------- issue #46
-def _plane_spec(at):
+def _plane(at):
+    """What the page sent its plane to draw (pages/_shared/plane.py)."""
     import json
 
-    (plane,) = [c for c in at.get("plotly_chart") if "pg_plane_" in c.proto.id]
-    return json.loads(plane.proto.spec)
+    (plane,) = at.get("bidi_component")
+    return json.loads(plane.proto.json)
 
 
 def test_region_of_follows_the_class_drawn_when_the_board_turns_multilabel():
@@ -273,7 +274,7 @@ def test_region_of_follows_the_class_drawn_when_the_board_turns_multilabel():
     assert decode_board(at.query_params["pts"]).multilabel  # oracle: the board itself
     box = at.selectbox(key="pg_show_k")
     assert box.value == "B" and "all classes" not in box.options
-    assert "π of B" in _plane_spec(at)["layout"]["title"]["text"]
+    assert "π of B" in _plane(at)["title"]
 
 
 def test_the_page_explains_the_plane_the_held_out_points_the_cut_and_a_flat_model():
@@ -304,7 +305,7 @@ def test_the_page_explains_the_plane_the_held_out_points_the_cut_and_a_flat_mode
     at = _open({"pts": encode_board(preset("two blobs")), "pk": "A", "plam": "0"})
     assert fit_board(preset("two blobs"), "SparseSBLR", gamma=1.0, lam=1.0).coef_.any() == 0
     assert "ignores the points" in texts(at.info)
-    assert "dashed" not in _plane_spec(at)["layout"]["title"]["text"]
+    assert "dashed" not in _plane(at)["title"]
 
 
 def test_the_error_curve_against_lambda_and_a_preset_with_new_points():
@@ -342,7 +343,7 @@ def test_the_link_carries_the_whole_view_and_old_links_open_with_defaults():
     assert at.radio(key="pg_class").value == 2
     (box,) = [b for b in at.selectbox if b.label.startswith("Evidence space")]
     assert box.value == 2  # C, not the default partner
-    assert "evidence f̄ of A" in _plane_spec(at)["layout"]["title"]["text"]
+    assert "evidence f̄ of A" in _plane(at)["title"]
     for name, value in {**query, "pt2": "C", "ptab": "Evidence"}.items():
         assert at.query_params[name] == value, name
     old = _open({"pts": encode_board(board), "pm": "SBLR", "pk": "A"})
