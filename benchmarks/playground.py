@@ -6,26 +6,30 @@ whole server-side script run: the fit, the grid, the figures and their serialisa
 browser) on boards of 300 points, multi-class and multi-label, and times ``AppTest.run()``
 after each change a user makes: a point placed (the board in the session changed, as a click
 does), λ moved, γ moved, the model switched. Prints p50 and p95 per change and the size of
-the plane's figure as sent.
+the plane's payload as sent.
 
 ``--browser`` measures what a student waits for in Chromium instead (budget: 200 ms p95,
-issue #46) (``/usr/bin/chromium``,
-Playwright; the dashboard started as ``sblr dashboard`` starts it): from the click on the
-plane, or the ← / → key on the λ slider, until the new plane is drawn by Plotly in the page
-and the script is idle (one run of the plane's fragment: the click's callback, then the new
-plane), split into the wait for the run, the run as the page sees it (its start and end
-messages; the page draws what arrives meanwhile, so a plane drawn before the end message is
-in it), and the drawing after it; and the load average before and after (on a busy 2-core
-machine the timings follow the load).
+issue #46) (``/usr/bin/chromium``, Playwright; the dashboard started as ``sblr dashboard``
+starts it): from the click on the plane, or the ← / → key on the λ slider, until the new
+plane is drawn in the page (the canvas component drew the new payload; for a checkout before
+issue #46 item 6, Plotly drew the new chart) and the script is idle (one run of the plane's
+fragment: the click's callback, then the new plane), split into the wait for the run, the
+run as the page sees it (its start and end messages; the page draws what arrives meanwhile,
+so a plane drawn before the end message is in it), and the drawing after it; and the load
+average before and after (on a busy 2-core machine the timings follow the load).
+``--against CHECKOUT`` serves another checkout beside this one (e.g. a worktree of the
+commit before) and alternates their clicks and λ steps, so old and new are timed under the
+same load in one run.
 
 ``--draw`` times Plotly.js alone drawing the plane in Chromium (no Streamlit, no server:
 less at the mercy of a busy machine), as :func:`sblr.plots.playground.playground_plane`
 builds it and with the surface as the filled contour it was before issue #46, and the time
-to build the figure in Python.
+to build the figure in Python (the page now draws :func:`~sblr.plots.playground.plane_payload`
+on a canvas instead).
 
 Run from the repo root (with sblr importable: `pip install -e .` in the repository)::
 
-    python -m benchmarks.playground [--repeats 20] [--browser | --draw]
+    python -m benchmarks.playground [--repeats 20] [--browser [--against CHECKOUT] | --draw]
 """
 
 from __future__ import annotations
@@ -80,10 +84,14 @@ def _change(at, name, i, rng):
         at.selectbox(key="pg_model").set_value(MODELS[i % len(MODELS)])
 
 
-# the plane is the page's first Plotly chart; "drawn" = a new chart node, or new data in it.
-# The script's state is logged as it changes (the run's start and end after the click).
-_MARK = """() => { const el = document.querySelector('.js-plotly-plot');
+# The plane as drawn: the canvas component (pages/_shared/plane.js), or a Plotly chart (the
+# page before issue #46 item 6, for --against). "Drawn" = a new payload drawn on the canvas
+# (its counter), or a new Plotly chart node or new data in it. The script's state is logged
+# as it changes (the run's start and end after the click).
+_MARK = """() => { const c = document.querySelector('canvas.sblr-plane-canvas');
+    const el = document.querySelector('.js-plotly-plot');
     window.__plane = el; window.__planeData = el && el.data;
+    window.__drawn = c && c.dataset.drawn;
     const app = document.querySelector('[data-testid="stApp"]');
     window.__states = [];
     if (!window.__watch) {
@@ -99,71 +107,95 @@ _PARTS = """() => { const s = window.__states, t0 = window.__t0, now = performan
         .find(x => x[0] === 'notRunning');
     if (!run || !end) return [NaN, NaN, NaN];
     return [run[1] - t0, end[1] - run[1], now - end[1]]; }"""
-_REDRAWN = """() => {
+_REDRAWN = """(first) => {
     const app = document.querySelector('[data-testid="stApp"]');
-    const el = document.querySelector('.js-plotly-plot');
     if (!app || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
     if (document.querySelector('[data-stale="true"]')) return false;
+    const c = document.querySelector('canvas.sblr-plane-canvas');
+    if (c) return c.dataset.drawn !== undefined && (first || c.dataset.drawn !== window.__drawn);
+    const el = document.querySelector('.js-plotly-plot');
     if (!el || !el._fullLayout || !el.querySelector('.main-svg')) return false;
-    return el !== window.__plane || el.data !== window.__planeData;
+    return first || el !== window.__plane || el.data !== window.__planeData;
 }"""
+# the plane's plotting area on the page: [left, top, width, height]
+_AREA = """() => { const c = document.querySelector('canvas.sblr-plane-canvas');
+    if (c) { const r = c.getBoundingClientRect(), L = c.__layout;
+             return [r.left + L.x0, r.top + L.y0, L.side, L.side]; }
+    const r = document.querySelector('.js-plotly-plot .nsewdrag').getBoundingClientRect();
+    return [r.left, r.top, r.width, r.height]; }"""
+CHANGES_BROWSER = ("click a point", "λ one step")
 
 
-def _browser(repeats: int) -> float:
-    """p50/p95 in Chromium of a click on the plane and of a λ step; returns the worst p95."""
+def _open_board(browser, url, kind):
+    from sblr.playground import encode_board
+
+    page = browser.new_page(viewport={"width": 1440, "height": 900})
+    page.goto(f"{url}/playground?pts={encode_board(_board(kind))}&pm=SparseSBLR")
+    page.wait_for_function(_REDRAWN, arg=True, timeout=180_000)
+    page.wait_for_timeout(1000)
+    return page
+
+
+def _one_change(page, name, i, rng):
+    """One click on the plane or one λ step; returns its time (s) and its parts (ms)."""
+    if name == "click a point":
+        box = page.evaluate(_AREA)
+        fx, fy = rng.uniform(0.1, 0.9, 2)
+        act = lambda: page.mouse.click(box[0] + fx * box[2], box[1] + fy * box[3])  # noqa: E731
+    else:
+        slider = page.get_by_role("slider", name="Playground λ (log₁₀)")
+        act = lambda: slider.press("ArrowRight" if i % 2 == 0 else "ArrowLeft")  # noqa: E731
+    page.evaluate(_MARK)
+    before = page.url
+    t0 = time.perf_counter()
+    act()
+    page.wait_for_function(_REDRAWN, arg=False, polling="raf", timeout=60_000)
+    took = time.perf_counter() - t0
+    parts = page.evaluate(_PARTS)
+    page.wait_for_function("(u) => location.href !== u", arg=before)  # a new board or λ
+    page.wait_for_timeout(300)
+    return took, parts
+
+
+def _browser(repeats: int, against: str | None = None, ports=(None, None)) -> float:
+    """p50/p95 in Chromium of a click on the plane and of a λ step; returns the worst p95 (of
+    this checkout). ``against``: another checkout (the page before) served beside this one,
+    its changes alternating with this one's, so both see the same load."""
+    from contextlib import ExitStack
+
     from playwright.sync_api import sync_playwright
 
     from sblr.dashboard import running_dashboard
-    from sblr.playground import encode_board
 
     args = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-dev-shm-usage"]
     worst = 0.0
-    with running_dashboard(str(ROOT)) as server, sync_playwright() as p:
+    with ExitStack() as stack, sync_playwright() as p:
+        apps = {"now": stack.enter_context(running_dashboard(str(ROOT), port=ports[0])).url}
+        if against:
+            apps["before"] = stack.enter_context(running_dashboard(against, port=ports[1])).url
         browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=args)
         for kind in ("multi-class", "multi-label"):
-            page = browser.new_page(viewport={"width": 1440, "height": 900})
-            page.goto(f"{server.url}/playground?pts={encode_board(_board(kind))}&pm=SparseSBLR")
-            page.wait_for_function(
-                _REDRAWN.replace("el !== window.__plane ||", ""), timeout=180_000
-            )
-            page.wait_for_timeout(1000)
-            rng = np.random.default_rng(2)
-            times = {"click a point": [], "λ one step": []}
-            parts = {name: [] for name in times}
+            pages = {app: _open_board(browser, url, kind) for app, url in apps.items()}
+            rngs = {app: np.random.default_rng(2) for app in apps}  # the same clicks
+            times = {(a, n): [] for a in apps for n in CHANGES_BROWSER}
+            parts = {key: [] for key in times}
             for i in range(repeats):
-                box = page.evaluate(
-                    """() => { const r = document.querySelector('.js-plotly-plot .nsewdrag')
-                        .getBoundingClientRect(); return [r.left, r.top, r.width, r.height]; }"""
-                )
-                fx, fy = rng.uniform(0.1, 0.9, 2)
-                page.evaluate(_MARK)
-                before = page.url
-                t0 = time.perf_counter()
-                page.mouse.click(box[0] + fx * box[2], box[1] + fy * box[3])
-                page.wait_for_function(_REDRAWN, polling="raf", timeout=60_000)
-                times["click a point"].append(time.perf_counter() - t0)
-                parts["click a point"].append(page.evaluate(_PARTS))
-                page.wait_for_function("(u) => location.href !== u", arg=before)  # a new board
-                page.wait_for_timeout(300)
-                slider = page.get_by_role("slider", name="Playground λ (log₁₀)")
-                page.evaluate(_MARK)
-                before = page.url
-                t0 = time.perf_counter()
-                slider.press("ArrowRight" if i % 2 == 0 else "ArrowLeft")
-                page.wait_for_function(_REDRAWN, polling="raf", timeout=60_000)
-                times["λ one step"].append(time.perf_counter() - t0)
-                parts["λ one step"].append(page.evaluate(_PARTS))
-                page.wait_for_function("(u) => location.href !== u", arg=before)  # a new λ
-                page.wait_for_timeout(300)
-            for name, values in times.items():
+                for app in apps if i % 2 == 0 else reversed(apps):  # alternate who goes first
+                    for name in CHANGES_BROWSER:
+                        took, split = _one_change(pages[app], name, i, rngs[app])
+                        times[app, name].append(took)
+                        parts[app, name].append(split)
+            for (app, name), values in times.items():
                 p50, p95 = np.percentile(values, [50, 95]) * 1000
-                worst = max(worst, p95)
-                split = np.nanmedian(np.asarray(parts[name], dtype=float), axis=0)
+                if app == "now":
+                    worst = max(worst, p95)
+                split = np.nanmedian(np.asarray(parts[app, name], dtype=float), axis=0)
                 print(
-                    f"{kind:<12} {name:<14} {p50:8.0f} {p95:8.0f}  (p50 of: to the run "
-                    f"{split[0]:.0f}, the run {split[1]:.0f}, to drawn {split[2]:.0f})"
+                    f"{kind:<12} {app:<7} {name:<14} {p50:8.0f} {p95:8.0f}  (p50 of: to the "
+                    f"run {split[0]:.0f}, the run {split[1]:.0f}, to drawn {split[2]:.0f})"
                 )
-            page.close()
+            for page in pages.values():
+                page.close()
         browser.close()
     return worst
 
@@ -234,6 +266,18 @@ def main(argv=None) -> int:
     parser.add_argument("--repeats", type=int, default=20)
     parser.add_argument("--browser", action="store_true", help="time it in Chromium")
     parser.add_argument("--draw", action="store_true", help="time Plotly.js drawing the plane")
+    parser.add_argument(
+        "--against", metavar="CHECKOUT",
+        help="with --browser: another checkout of the dashboard (e.g. the page before) timed "
+        "beside this one, alternating",
+    )  # fmt: skip
+    parser.add_argument(
+        "--ports",
+        type=int,
+        nargs=2,
+        default=(None, None),
+        help="with --browser: the servers' ports (this one's, --against's)",
+    )
     args = parser.parse_args(argv)
     from sblr.playground import encode_board
 
@@ -243,9 +287,10 @@ def main(argv=None) -> int:
 
     if args.browser:
         # issue #46: click → drawn p95 ≤ 200 ms (round 2 measured 314 ms p50 / 422 ms p95, idle)
-        print(f"{'board':<12} {'change':<14} {'p50 ms':>8} {'p95 ms':>8}  (budget 200 ms p95)")
+        print(f"{'board':<12} {'page':<7} {'change':<14} {'p50 ms':>8} {'p95 ms':>8}  "
+              "(budget 200 ms p95)")  # fmt: skip
         load = os.getloadavg()
-        worst = _browser(args.repeats)
+        worst = _browser(args.repeats, args.against, args.ports)
         print(f"worst p95: {worst:.0f} ms = {worst / 200:.2f} × the 200 ms budget")
         # the timings swing with the machine's load: say what it was (1-min average, 2 cores)
         print(f"load average before {load[0]:.2f}, after {os.getloadavg()[0]:.2f}")
@@ -276,10 +321,10 @@ def main(argv=None) -> int:
             p50, p95 = np.percentile(times, [50, 95]) * 1000
             worst = max(worst, p95)
             print(f"{kind:<12} {name:<14} {p50:8.0f} {p95:8.0f}")
-        plane = [c for c in at.get("plotly_chart") if "pg_plane_" in c.proto.id][0]
-        size = len(plane.proto.spec.encode())
-        traces = [t["type"] for t in json.loads(plane.proto.spec)["data"]]
-        print(f"{kind:<12} plane figure: {size / 1024:.0f} kB as sent, traces {traces}")
+        (plane,) = at.get("bidi_component")  # the plane (pages/_shared/plane.py)
+        payload = json.loads(plane.proto.json)
+        print(f"{kind:<12} plane payload: {len(plane.proto.json) / 1024:.0f} kB as sent, "
+              f"{len(payload['points'])} points, {len(payload['cut'])} cut lines")  # fmt: skip
     print(f"worst p95: {worst:.0f} ms = {worst / 300:.2f} × the 300 ms budget")
     return 0
 
