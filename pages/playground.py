@@ -165,23 +165,18 @@ def _plane_and_panel():
                     S[box] = view.names.index(wanted)
                 t2_shown = st.selectbox(
                     f"Evidence space: {pg.CLASS_NAMES[t1]}'s evidence against", others,
-                    index=others.index(t2), format_func=pg.class_label, key=box,
-                    help="Each point at (its evidence of the first class, of this class). "
-                    + pg.HELP["t2"],
+                    index=others.index(t2), format_func=pg.class_label, key=box, help=pg.HELP["t2"],
                 )  # fmt: skip
                 st.plotly_chart(view.evidence_space(t1, t2_shown), key="pg_space")
         with panels["Lesson"]:
-            for col, (n, label) in zip(st.columns(3), enumerate(pg.LESSON_BUTTONS, 1), strict=True):
-                col.button(label, key=f"pg_lesson_{n}", on_click=_call(pg.lesson, n))
-            st.markdown(pg.LESSON_STEPS[S.get("_pg_lesson", 0)])
-            if panels["Lesson"].open and S.get("_pg_lesson") and ready:
-                _beta(view, "pg_lesson_beta")  # the step's question is about β: beside it
+            if panels["Lesson"].open:  # (drawn open only, as the others: fewer at a click)
+                steps = enumerate(pg.LESSON_BUTTONS, 1)
+                for col, (n, label) in zip(st.columns(3), steps, strict=True):
+                    col.button(label, key=f"pg_lesson_{n}", on_click=_call(pg.lesson, n))
+                st.markdown(pg.LESSON_STEPS[S.get("_pg_lesson", 0)])
+                if S.get("_pg_lesson") and ready:
+                    _beta(view, "pg_lesson_beta")  # the step's question is about β: beside it
     st.caption(view.caption)  # under the plane
-    with st.expander("Place or remove a point by its coordinates (keyboard)"):
-        typed = st.columns([2, 2, 2], vertical_alignment="bottom")
-        typed[0].number_input("x₁", -1.0, 1.0, 0.0, 0.05, key="pg_type_x")
-        typed[1].number_input("x₂", -1.0, 1.0, 0.0, 0.05, key="pg_type_y")
-        typed[2].button("Do it", key="pg_type_go", on_click=_typed, help=pg.HELP["typed"])
     actions = st.container(horizontal=True, vertical_alignment="center")
     if actions.button("Use these points as the data", key="pg_use", disabled=len(board) < 4):
         target = view.names if board.multilabel else "class"
@@ -197,4 +192,9 @@ def _plane_and_panel():
     pg.sync_link(st.query_params, pg.link_params(S, view, t2_shown))
 
 
-_plane_and_panel()
+_plane_and_panel()  # the keyboard's way under it, outside: a click does not redraw it
+with st.expander("Place or remove a point by its coordinates (keyboard)"):
+    typed = st.columns([2, 2, 2], vertical_alignment="bottom")
+    typed[0].number_input("x₁", -1.0, 1.0, 0.0, 0.05, key="pg_type_x")
+    typed[1].number_input("x₂", -1.0, 1.0, 0.0, 0.05, key="pg_type_y")
+    typed[2].button("Do it", key="pg_type_go", on_click=_typed, help=pg.HELP["typed"])

@@ -753,8 +753,9 @@ HELP = {
     "data in use.",
     "layer": "πₖ: the model's probability of the class; f̄ₖ: the class's evidence, a sum of "
     "bumps around its points.",
-    "t2": "The default is the class that moves the first one most (the largest |β|, or for SML "
-    "the evidence largest at its points).",
+    "t2": "Each point at (its evidence of the first class, of this class). The default is the "
+    "class that moves the first one most (the largest |β|, or for SML the evidence largest at "
+    "its points).",
 }
 
 

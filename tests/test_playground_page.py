@@ -140,7 +140,7 @@ def test_the_short_lesson_sets_the_overlap_and_its_lambda_empties_c_of_a_and_b()
     library on the same board at each step's settings."""
     from sblr.playground import with_label_noise
 
-    at = _open({})
+    at = _open({"ptab": "Lesson"})  # its buttons are in its tab, drawn when it is open
     at.button(key="pg_lesson_1").click()
     at.run()
     assert_clean(at)
@@ -158,6 +158,8 @@ def test_the_short_lesson_sets_the_overlap_and_its_lambda_empties_c_of_a_and_b()
     at.session_state["pg_tab"] = "β"  # β beside the plane
     at.run()
     assert f"{zeros} of 9 exactly 0" in texts(at.caption)
+    at.session_state["pg_tab"] = "Lesson"
+    at.run()
     at.button(key="pg_lesson_3").click()
     at.run()
     assert decode_board(at.query_params["pts"]) == with_label_noise(board, 0.15, seed=0)
