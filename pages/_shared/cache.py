@@ -21,7 +21,6 @@ import functools
 from contextlib import nullcontext
 
 import numpy as np
-import scipy.sparse as sp
 import streamlit as st
 
 from pages._shared import cluster
@@ -60,8 +59,6 @@ __all__ = [
     "held_out_cuts",
     "held_out_probabilities",
     "label_sets",
-    "lr_test_yardstick",
-    "lr_yardstick",
     "open_model_file",
     "path_lams",
     "pca_coordinates",
@@ -145,6 +142,7 @@ def _stores() -> dict[str, Store]:
     return {
         "evidence": Store(256, max_bytes=EVIDENCE_BYTES),
         "fits": Store(128),
+        "folds": Store(128),  # an evaluation's fold models (their evidence is another's)
         "paths": Store(256),
     }
 
@@ -291,12 +289,35 @@ def _fold_of(ds, spec, scheme, i):
     return _evidence_fold(ds, spec.gamma, scheme, i)
 
 
-@heavy(keep=128, resource=True, solver=_needs_solver)
-def _fold_model(ds, spec, scheme, i):
-    """One fold's model, fitted once for both its scores and its probabilities."""
-    from sblr.evaluation import fit_fold
+def _fold_model(ds, spec, scheme, i, progress=None):
+    """One fold's model, fitted once for both its scores and its probabilities and kept for
+    every session. ``progress(fraction, text)`` (of this fold, 0 to 1) when it is fitted:
+    the evidence, the layer class by class, then its cuts; without it (inside a cached
+    function) it draws nothing."""
+    key, folds = (ds.fingerprint, spec, scheme, i), _stores()["folds"]
+    found = folds.get(key)
+    if found is not None:
+        return found
 
-    return fit_fold(spec.estimator(), ds.X, ds.y, _fold_of(ds, spec, scheme, i))
+    def make():
+        from sblr.evaluation import fit_fold
+
+        say = progress or (lambda fraction, text: None)
+        if spec.l1:
+            solver_ready(quiet=progress is None)
+        say(0.0, "the class evidence of its rows…" if spec.from_evidence else f"{spec.model}…")
+        fold = _fold_of(ds, spec, scheme, i)
+
+        def layer(done, total):
+            if done < total:
+                say(0.2 + 0.7 * done / total, f"{spec.model}'s layer, class {done:,} of {total:,}")
+            else:  # fit_decision follows
+                say(0.9, f"{spec.model}'s cuts, on out-of-fold probabilities (5 layer fits)…")
+
+        with job_slot(wait=progress is not None):
+            return fit_fold(spec.estimator(), ds.X, ds.y, fold, progress=layer)
+
+    return folds.get_or_make(key, make)
 
 
 @heavy(keep=512, solver=_needs_solver)
@@ -338,16 +359,23 @@ def _classes(ds):
 
 def evaluation(ds, spec, scheme, progress=None):
     """Hold-out / k-fold scores of the model ``spec`` on the splits of ``scheme``, fold by
-    fold from the cache; ``progress(done, total)`` is called between folds (outside the
-    cached functions)."""
+    fold from the cache; ``progress(fraction, text)`` as each fold's model is fitted (its
+    evidence, its layer class by class, its cuts: a hold-out is one fold) and between folds
+    (outside the cached functions)."""
     from sblr.evaluation import summarize
 
     n = len(_splits(ds, scheme))
     results = []
     for i in range(n):
+        if progress:
+
+            def within(fraction, text, i=i):
+                progress((i + fraction) / n, f"Evaluating: fold {i + 1} of {n}, {text}")
+
+            _fold_model(ds, spec, scheme, i, progress=within)
         results.append(_fold_score(ds, spec, scheme, i))
         if progress:
-            progress(i + 1, n)
+            progress((i + 1) / n, f"Evaluating: fold {i + 1} of {n} done")
     return summarize(results, _classes(ds))
 
 
@@ -381,56 +409,6 @@ def yardstick(ds, scheme):
     from sblr.evaluation import evaluate_folds
 
     return evaluate_folds(FrequencyClassifier(), ds.X, ds.y, _splits(ds, scheme)).summary
-
-
-LR_SPINNER = "Fitting scikit-learn's logistic regression on the same rows (the yardstick)…"
-#: Largest dense copy of the features the LR yardstick takes (MB); beyond it, no yardstick.
-LR_DENSE_MB = 400
-
-
-def _dense_features(X):
-    if not sp.issparse(X):
-        return X
-    if 8.0 * X.shape[0] * X.shape[1] / 2**20 > LR_DENSE_MB:
-        return None
-    return X.toarray()
-
-
-@heavy(keep=64, spinner=LR_SPINNER)
-def lr_yardstick(ds, scheme):
-    """What scikit-learn's plain logistic regression (one-vs-rest for multi-label data;
-    sblr.baselines.OneVsRestLRClassifier) scores on the same folds: ``(summary, rows given
-    no label)``, or None when the features are too wide to make dense. (The tuned one,
-    sblr.baselines.tuned_lr_classifier, is the leaderboard's: 26 fits a fold, too slow to
-    redo on every view here.)"""
-    from sblr.baselines import OneVsRestLRClassifier
-    from sblr.evaluation import fit_fold, score_fold, summarize
-
-    X = _dense_features(ds.X)
-    if X is None:
-        return None
-    scores, empty = [], 0
-    for fold in _splits(ds, scheme):  # one fit per fold, for its scores and its empty rows
-        fitted = fit_fold(OneVsRestLRClassifier(), X, ds.y, fold)
-        scores.append(score_fold(fitted, X, ds.y, fold, _classes(ds), prefit=True))
-        if ds.task == "multilabel":
-            empty += int((np.asarray(fitted.predict(X[fold[1]])).sum(axis=1) == 0).sum())
-    return summarize(scores, _classes(ds)).summary, empty
-
-
-@heavy(keep=16, spinner=LR_SPINNER)
-def lr_test_yardstick(ds, test):
-    """:func:`lr_yardstick` of a model fitted on every row, scored on a test file."""
-    from sblr.baselines import OneVsRestLRClassifier
-    from sblr.evaluation import score_test
-
-    X, X_test = _dense_features(ds.X), _dense_features(test.X)
-    if X is None or X_test is None:
-        return None
-    fitted = OneVsRestLRClassifier().fit(X, ds.y)
-    pred = np.asarray(fitted.predict(X_test))
-    empty = int((pred.sum(axis=1) == 0).sum()) if pred.ndim == 2 else 0
-    return score_test(fitted, X_test, test.y).summary, empty
 
 
 @st.cache_data(max_entries=16, show_spinner=False, hash_funcs=HASH_FUNCS)
