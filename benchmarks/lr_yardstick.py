@@ -11,7 +11,7 @@ load still grows with it: the two cores' caches are shared). Also, with ``--per-
 logistic regression per label at each C on all rows, the measurement that set
 ``TUNED_LR_SECONDS`` (a + b · n · d per fit).
 
-Run from the repo root::
+Run from the repo root (with sblr importable: ``pip install -e .``)::
 
     PYTHONPATH=. nice python benchmarks/lr_yardstick.py --mulan /work/shared/datasets/multilabel \
         [--sets emotions yeast enron delicious:3000:60] [--per-c]

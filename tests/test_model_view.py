@@ -310,9 +310,10 @@ def test_evaluation_progress_moves_within_the_one_fold_of_a_holdout(planted):
     inside = [text for f, text in calls if 0 < f < 1]
     assert any("class evidence" in text for _, text in calls)
     classes = [t for t in inside if "SBLR's layer, class" in t]
-    m = planted.n_classes  # classes 0 .. m - 1 done, then the cuts
-    assert [t.rsplit("class ", 1)[1] for t in classes] == [f"{k} of {m}" for k in range(m)]
-    assert "cuts" in inside[-1]
+    m = planted.n_classes  # classes 0 .. m done, then the cuts' 5 out-of-fold layer fits
+    assert [t.rsplit("class ", 1)[1] for t in classes] == [f"{k} of {m}" for k in range(m + 1)]
+    cuts = [t.rsplit("class fit ", 1)[1] for t in inside if "cuts" in t]
+    assert cuts[-1] == f"{5 * m - 1} of {5 * m}" and len(cuts) >= 5 * m - 1
     assert all(text.startswith("Evaluating: fold 1 of 1") for _, text in calls)
     # computed once: asked again, nothing to report within the fold
     calls.clear()

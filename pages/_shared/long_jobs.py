@@ -319,6 +319,7 @@ def _fit_lr_yardstick(ds, scheme, test, progress):
     """The yardstick's fits and scores (in a job slot); None when the features are too wide
     to make dense."""
     from sblr.baselines import tuned_lr_classifier
+    from sblr.decision import Decision
     from sblr.evaluation import score_fold, score_test, summarize
 
     X = _dense(ds.X)
@@ -336,8 +337,9 @@ def _fit_lr_yardstick(ds, scheme, test, progress):
 
         fitted = tuned_lr_classifier().fit(X[train], ds.y[train], progress=step)
         Cs.append(fitted.C_)
-        if fitted.threshold_ is not None:
-            cuts.append(float(np.max(fitted.threshold_)))  # one micro-F1 cut for every label
+        chosen = Decision.of(fitted)
+        if chosen.cuts is not None:
+            cuts.append(float(np.max(chosen.cuts)))  # one micro-F1 cut for every label
         if held is None:
             on, summary = X_test, score_test(fitted, X_test, test.y).summary
         else:
