@@ -240,11 +240,16 @@ def _decided_fit(ds, spec, quiet):
     base = cached_fit(ds, spec, quiet=quiet)
     est = copy.copy(base)  # shares β, the featurizer and the evidence; gets its own cuts
     F = _evidence(ds, spec.gamma)[1]
-    saying = nullcontext() if quiet else st.spinner(
-        f"Fitting {spec.model}'s decision: its cuts on out-of-fold probabilities (5 folds)…"
+    bar = None if quiet else Progress(
+        lambda done, total: f"Fitting {spec.model}'s decision: its cuts on out-of-fold "
+        f"probabilities (5 folds), class fit {done:,} of {total:,}"
     )  # fmt: skip
-    with saying, job_slot(wait=not quiet):
-        est.fit_decision(F)
+    try:
+        with job_slot(wait=not quiet):
+            est.fit_decision(F, progress=bar)
+    finally:
+        if bar is not None:
+            bar.close()
     return fits.put(key, est)
 
 
