@@ -257,6 +257,23 @@ def test_the_lr_yardstick_is_the_tuned_lr_fitted_on_the_training_rows(small):
     assert ev.lr_offer is None and view.lr_caption(small, ev).startswith(f"{lr.label}: ")
 
 
+def test_the_lr_yardstick_of_a_test_file_is_the_tuned_lr_fitted_on_every_row(small, planted):
+    """Oracle: tuned_lr_classifier fitted here on every row of the data in use, scored on the
+    test file's rows (here planted's rows 160-239)."""
+    test = Dataset(
+        X=np.asarray(planted.X)[160:240], y=np.asarray(planted.y)[160:240, :3], task="multilabel",
+        feature_names=list(planted.feature_names), class_names=list(planted.class_names[:3]),
+        name="planted-test",
+    )  # fmt: skip
+    lr, _ = long_jobs.lr_yardstick_shown(small, Scheme("all"), test, quiet=True)
+    oracle = tuned_lr_classifier().fit(small.X, small.y)
+    decided = oracle.predict(test.X)
+    assert lr.Cs == (oracle.C_,)
+    micro = f1_score(test.y, decided, average="micro", zero_division=0)
+    assert lr.summary.loc["micro_f1", "mean"] == pytest.approx(micro, abs=1e-12)
+    assert lr.empty == int((decided.sum(axis=1) == 0).sum())
+
+
 def test_the_lr_yardstick_is_fitted_without_asking_only_within_the_budget(small, monkeypatch):
     """Above the budget the view gets the estimate and no yardstick (nothing fitted), and the
     page's button says the estimate; within it (or once anyone fitted it) the yardstick."""
