@@ -231,6 +231,7 @@ def small(planted):
     )  # fmt: skip
 
 
+@pytest.mark.slow  # 2 × 78 logistic regressions (1.1 s)
 def test_the_lr_yardstick_is_the_tuned_lr_fitted_on_the_training_rows(small):
     """Oracle: sblr.baselines.tuned_lr_classifier fitted here on the hold-out split's training
     rows, its decisions scored with scikit-learn's metrics on the test rows."""
@@ -257,6 +258,7 @@ def test_the_lr_yardstick_is_the_tuned_lr_fitted_on_the_training_rows(small):
     assert ev.lr_offer is None and view.lr_caption(small, ev).startswith(f"{lr.label}: ")
 
 
+@pytest.mark.slow  # 2 × 78 logistic regressions (1.6 s)
 def test_the_lr_yardstick_of_a_test_file_is_the_tuned_lr_fitted_on_every_row(small, planted):
     """Oracle: tuned_lr_classifier fitted here on every row of the data in use, scored on the
     test file's rows (here planted's rows 160-239)."""
