@@ -20,7 +20,8 @@ A set is ``name`` (its ``name-train.arff`` and ``name.xml``) or ``name:rows:labe
 first rows and labels).
 
 Measured 2026-12-07 on this project's 2-core machine shared with three other agents (load 10
-to 22): emotions 2.8 CPU-s (estimate 1.3), yeast 6.0 (8.6), enron 135 (195); with ``--per-c``
+to 22): emotions 2.8 CPU-s (estimate 1.3), yeast 6.0 (8.6), enron 135 (195), delicious:3000:60
+201 (291); with ``--per-c``
 on delicious' 12,920 rows and first 20 labels (load 9) a label's fit took 0.54 s at C = 0.01,
 1.0 s at C = 1 and 2.0 s at C = 100 (b = 0.8e-7 to 3.0e-7 s per row·feature). The estimate
 for delicious' 25% hold-out (9,690 training rows, 983 labels): 4.2 h of one core.
