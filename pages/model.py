@@ -7,7 +7,7 @@ import streamlit as st
 
 from pages._shared.data import show_notes
 from pages._shared.formatting import context_name, esc_md, text_table, to_csv_bytes
-from pages._shared.long_jobs import tune
+from pages._shared.long_jobs import lr_yardstick_with_progress, tune
 from pages._shared.questions import Scheme, Search
 from pages._shared.result_list import draw_result_list
 from pages._shared.state import name_columns, page_context, set_tuned, show_view
@@ -56,9 +56,7 @@ scheme = Scheme("all" if kind == "test" else kind, test_size, n_splits)
 st.markdown(view.headline(ds, spec, set_elsewhere()))
 bar = st.progress(0.0, text="Evaluating…")
 try:
-    ev = view.evaluate(
-        ds, spec, scheme, test, lambda done, n: bar.progress(done / n, text=f"Fold {done} of {n}")
-    )
+    ev = view.evaluate(ds, spec, scheme, test, lambda done, text: bar.progress(done, text=text))
 except DataError as exc:
     st.error(esc_md(exc))
     st.stop()
@@ -71,6 +69,11 @@ tiles = view.tiles(ds, ev)
 cols = [col for _ in range(0, len(tiles), 3) for col in st.columns(3)]
 for col, t in zip(cols, tiles, strict=False):
     col.metric(t.label, t.value, t.beside, delta_color="off", delta_arrow="off", help=t.help)
+st.caption(view.lr_caption(ds, ev))
+if ev.lr_offer and st.button(ev.lr_offer, key="fit_lr_yardstick"):
+    st.button("Cancel", key="cancel_lr_yardstick", help=view.HELP["cancel LR"])
+    lr_yardstick_with_progress(ds, scheme, test)
+    st.rerun()
 if ds.is_multilabel:
     with st.expander("More metrics" if ev.one_split else "More metrics and per-fold values"):
         st.dataframe(view.more_metrics(ds, ev), width="stretch", key="more_metrics")

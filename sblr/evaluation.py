@@ -306,15 +306,24 @@ def _rows(fold):
 
 
 @validate_params(
-    {"estimator": _ESTIMATOR, "X": _X, "y": ["array-like"], "fold": _FOLD},
+    {
+        "estimator": _ESTIMATOR,
+        "X": _X,
+        "y": ["array-like"],
+        "fold": _FOLD,
+        "progress": [callable, None],
+        "decision_progress": [callable, None],
+    },
     prefer_skip_nested_validation=False,
 )
-def fit_fold(estimator, X, y, fold):
+def fit_fold(estimator, X, y, fold, *, progress=None, decision_progress=None):
     """A clone of ``estimator`` fitted on one fold's training rows.
 
     An estimator that can be fitted from cached evidence
     (:func:`sblr.models.fits_from_evidence`: SBLR, SparseSBLR) reuses a
-    :class:`Fold`'s evidence (only the logistic layer is fitted); any other
+    :class:`Fold`'s evidence (only the logistic layer is fitted, then its decision;
+    ``progress(done, total)`` after each class's problem of the layer,
+    ``decision_progress(done, total)`` of its cuts' out-of-fold layer fits); any other
     estimator (SML, the CV estimators, whose own selection then runs inside
     the fold), or a plain ``(train, test)`` pair, is fitted on ``X[train]``.
     """
@@ -323,7 +332,9 @@ def fit_fold(estimator, X, y, fold):
     train, _ = _rows(fold)
     est = clone(estimator)
     if isinstance(fold, Fold) and fits_from_evidence(est):
-        est.fit_from_evidence(fold.featurizer, fold.F_train)
+        # the layer, then its decision (as cuts=True does), each with its own progress
+        est.fit_from_evidence(fold.featurizer, fold.F_train, progress=progress, cuts=False)
+        est.fit_decision(fold.F_train, progress=decision_progress)
     else:
         est.fit(X[train], y[train])
     return est

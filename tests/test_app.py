@@ -671,7 +671,7 @@ def test_wine_model_page_metrics_and_confusion_matrix():
     # change, with an arrow); the delta is the yardstick's score, without an arrow
     assert all(re.fullmatch(r"\d\.\d{3} ± \d\.\d{3}", m.value) for m in at.metric)
     assert all("sd over the 5 folds" in m.help for m in at.metric)
-    assert all(re.match(r"LR: \d\.\d{3} · majority class: ", m.delta) for m in at.metric)
+    assert all(re.match(r"LR \(tuned\): \d\.\d{3} · majority class: ", m.delta) for m in at.metric)
     assert all(m.proto.direction == m.proto.MetricDirection.NONE for m in at.metric)
     # scores and probabilities (threshold view) from one fit per fold, not two
     assert len(fits) == at.select_slider(key="eval_folds").value == 5

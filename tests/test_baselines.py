@@ -407,8 +407,13 @@ def test_tuned_lr_chooses_c_and_its_cut_as_a_hand_loop_does():
         value = micro_f1(Y, decide(P, cuts))
         if value > best[0]:
             best = (value, C, cuts)
-    model = OneVsRestLRClassifier(Cs=Cs, threshold="micro_f1").fit(X, Y)
+    calls = []
+    model = OneVsRestLRClassifier(Cs=Cs, threshold="micro_f1").fit(
+        X, Y, progress=lambda done, total: calls.append((done, total))
+    )
     assert model.C_ == best[1]
+    # label by label: 4 labels × 3 Cs × 5 folds, then the final fit's 4 at once
+    assert calls == [(i, 64) for i in range(1, 61)] + [(64, 64)]
     np.testing.assert_allclose(model.threshold_, best[2], rtol=1e-6)
     P = model.predict_proba(X)
     np.testing.assert_array_equal(model.predict(X), decide(P, model.threshold_))

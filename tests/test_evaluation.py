@@ -234,3 +234,28 @@ def test_pca_scatter_draws_the_coordinates_it_is_given():
     Z2, var, _ = pca_coordinates(X)
     drawn = sorted(float(v) for t in own.data for v in t.x)
     assert drawn == pytest.approx(sorted(Z2[:, 0]))
+
+
+def test_fit_fold_reports_the_layer_then_its_cuts_and_fits_as_cuts_true_does():
+    """Oracle: the same model fitted from the fold's evidence in one call (``cuts=True``):
+    the same β and cuts; the progress goes class by class through the layer (m problems),
+    then through the cuts' 5 out-of-fold layer fits (5 m), never backwards."""
+    from sblr.evaluation import fit_fold
+
+    X, Y = make_multilabel_classification(n_samples=90, n_features=5, n_classes=4, random_state=2)
+    est = SparseSBLRClassifier(gamma=0.5, lam=1e-3)
+    (fold,) = fold_evidence(est, X, Y, make_splits(Y, scheme="holdout", test_size=0.25))
+    layer, cuts = [], []
+    fitted = fit_fold(
+        est,
+        X,
+        Y,
+        fold,
+        progress=lambda *c: layer.append(c),
+        decision_progress=lambda *c: cuts.append(c),
+    )
+    oracle = clone(est).fit_from_evidence(fold.featurizer, fold.F_train)
+    np.testing.assert_array_equal(fitted.coef_, oracle.coef_)
+    np.testing.assert_array_equal(fitted.threshold_, oracle.threshold_)
+    assert layer[-1] == (4, 4) and cuts[-1] == (20, 20)
+    assert [d for d, _ in cuts] == sorted(d for d, _ in cuts) and {t for _, t in cuts} == {20}

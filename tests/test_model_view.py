@@ -23,11 +23,14 @@ from sklearn.metrics import (
     precision_recall_fscore_support,
 )
 
+from pages._shared import cache, long_jobs
 from pages._shared.questions import Scheme, Spec
 from pages._shared.state import Settings
 from pages._shared.views import model as view
 from sblr import SMLClassifier, SparseSBLRClassifier
+from sblr.baselines import TUNED_LR, tuned_lr_classifier
 from sblr.evaluation import make_splits
+from sblr.io import Dataset
 
 GAMMA, LAM = 1.0, 1e-3
 HOLDOUT = Scheme("holdout", 0.25, 5)
@@ -114,7 +117,10 @@ def test_the_threshold_view_recomputes_every_decision_metric_at_the_users_cut(
     assert all(t.beside is None and t.colour == "off" for t in own.tiles)
 
 
-def test_multiclass_kfold_tiles_are_means_and_sds_and_the_report_decides_by_the_largest_pi(wine):
+def test_multiclass_kfold_tiles_are_means_and_sds_and_the_report_decides_by_the_largest_pi(
+    wine, monkeypatch
+):
+    monkeypatch.setattr(long_jobs, "LR_AUTO_SECONDS", 0.0)  # LR is not this test's (1 s)
     spec = Spec.of("SML", GAMMA)
     ev = view.evaluate(wine, spec, Scheme("kfold", 0.25, 3))
     assert ev.kfold and ev.folds == 3 and ev.name == "3-fold CV"
@@ -212,3 +218,123 @@ def test_a_test_file_is_read_like_the_data_or_says_why_not(wine):
     assert test is None and html.unescape(why).startswith(
         "rows.csv has none of the label columns of wine"
     )
+
+
+# ----------------------------------------------------------------------------- the LR yardstick
+@pytest.fixture(scope="module")
+def small(planted):
+    """Planted's first 160 rows and 3 labels: a tuned LR of 3 × 26 fits (0.3 s)."""
+    return Dataset(
+        X=np.asarray(planted.X)[:160], y=np.asarray(planted.y)[:160, :3], task="multilabel",
+        feature_names=list(planted.feature_names), class_names=list(planted.class_names[:3]),
+        name="planted-small",
+    )  # fmt: skip
+
+
+@pytest.mark.slow  # 2 × 78 logistic regressions (1.1 s)
+def test_the_lr_yardstick_is_the_tuned_lr_fitted_on_the_training_rows(small):
+    """Oracle: sblr.baselines.tuned_lr_classifier fitted here on the hold-out split's training
+    rows, its decisions scored with scikit-learn's metrics on the test rows."""
+    scheme = Scheme("holdout", 0.25, 5)
+    ((train, test),) = make_splits(small.y, scheme="holdout", test_size=0.25)
+    lr, seconds = long_jobs.lr_yardstick_shown(small, scheme, quiet=True)
+    oracle = tuned_lr_classifier().fit(small.X[train], small.y[train])
+    decided = oracle.predict(small.X[test])
+    assert lr.Cs == (oracle.C_,) and oracle.C_ in TUNED_LR["Cs"]
+    assert lr.cuts == (pytest.approx(float(oracle.threshold_[0])),)
+    micro = f1_score(small.y[test], decided, average="micro", zero_division=0)
+    assert lr.summary.loc["micro_f1", "mean"] == pytest.approx(micro, abs=1e-12)
+    assert lr.summary.loc["hamming_loss", "mean"] == pytest.approx(
+        hamming_loss(small.y[test], decided), abs=1e-12
+    )
+    assert lr.empty == int((decided.sum(axis=1) == 0).sum())
+    assert lr.label == f"LR (tuned C = {oracle.C_:g}, cut {oracle.threshold_[0]:.2f})"
+    assert 0 < seconds <= long_jobs.LR_AUTO_SECONDS  # why it was computed without asking
+    # the page's tiles and table name it
+    ev = view.Evaluated(
+        None, small.y[test], oracle.predict_proba(small.X[test]), np.full((len(test), 3), 0.5),
+        lr.summary, lr, seconds, 1, "held-out rows", "hold-out 25%", "holdout-25%",
+    )  # fmt: skip
+    assert ev.lr_offer is None and view.lr_caption(small, ev).startswith(f"{lr.label}: ")
+
+
+@pytest.mark.slow  # 2 × 78 logistic regressions (1.6 s)
+def test_the_lr_yardstick_of_a_test_file_is_the_tuned_lr_fitted_on_every_row(small, planted):
+    """Oracle: tuned_lr_classifier fitted here on every row of the data in use, scored on the
+    test file's rows (here planted's rows 160-239)."""
+    test = Dataset(
+        X=np.asarray(planted.X)[160:240], y=np.asarray(planted.y)[160:240, :3], task="multilabel",
+        feature_names=list(planted.feature_names), class_names=list(planted.class_names[:3]),
+        name="planted-test",
+    )  # fmt: skip
+    lr, _ = long_jobs.lr_yardstick_shown(small, Scheme("all"), test, quiet=True)
+    oracle = tuned_lr_classifier().fit(small.X, small.y)
+    decided = oracle.predict(test.X)
+    assert lr.Cs == (oracle.C_,)
+    micro = f1_score(test.y, decided, average="micro", zero_division=0)
+    assert lr.summary.loc["micro_f1", "mean"] == pytest.approx(micro, abs=1e-12)
+    assert lr.empty == int((decided.sum(axis=1) == 0).sum())
+
+
+def test_the_lr_yardstick_is_fitted_without_asking_only_within_the_budget(small, monkeypatch):
+    """Above the budget the view gets the estimate and no yardstick (nothing fitted), and the
+    page's button says the estimate; within it (or once anyone fitted it) the yardstick."""
+    fits = []
+
+    def fake(ds, scheme, test, progress):
+        fits.append(scheme)
+        return long_jobs.LRYardstick(pd.DataFrame({"mean": [0.5]}, ["micro_f1"]), 0, (1.0,), ())
+
+    monkeypatch.setattr(long_jobs, "_fit_lr_yardstick", fake)
+    scheme = Scheme("holdout", 0.4, 5)  # no other test's: nothing stored
+    seconds = long_jobs.lr_yardstick_seconds(small, scheme)
+    monkeypatch.setattr(long_jobs, "LR_AUTO_SECONDS", seconds * 0.99)
+    assert long_jobs.lr_yardstick_shown(small, scheme) == (None, seconds) and fits == []
+    ev = SimpleNamespace(lr_yard=None, lr_seconds=seconds)
+    assert view.Evaluated.lr_offer.fget(ev) == (
+        f"Fit the tuned LR yardstick (about {view.duration(seconds)})"
+    )
+    assert "fitted only when asked" in view.lr_caption(small, ev)
+    monkeypatch.setattr(long_jobs, "LR_AUTO_SECONDS", seconds * 1.01)
+    lr, _ = long_jobs.lr_yardstick_shown(small, scheme, quiet=True)
+    assert lr.Cs == (1.0,) and lr.label == "LR (tuned C = 1)" and fits == [scheme]
+    # once fitted (the button's work, by anyone) it is shown whatever the budget, not refitted
+    monkeypatch.setattr(long_jobs, "LR_AUTO_SECONDS", 0.0)
+    assert long_jobs.lr_yardstick_shown(small, scheme)[0] is lr and fits == [scheme]
+    # the estimate grows with rows, features and labels: delicious' 983 labels take hours
+    assert long_jobs.lr_yardstick_seconds(small, Scheme("kfold", 0.25, 5)) > seconds
+    from sblr.baselines import tuned_lr_seconds_estimate
+
+    assert tuned_lr_seconds_estimate(9690, 500, 983) > 3600
+
+
+def test_the_model_view_the_report_and_the_lesson_ask_one_function_for_the_lr_yardstick():
+    import inspect
+
+    from pages._shared import lesson, report
+
+    assert view.lr_yardstick_shown is lesson.lr_yardstick_shown is long_jobs.lr_yardstick_shown
+    # the report imports it where it runs (it writes reports without Streamlit too)
+    assert "lr_yardstick_shown(ds, HOLDOUT)" in inspect.getsource(report.dashboard_report)
+
+
+def test_evaluation_progress_moves_within_the_one_fold_of_a_holdout(planted):
+    """A hold-out is one fold: the progress goes through its evidence, its layer class by
+    class and its cuts (delicious sat at 0 for 183 s), never backwards, before it ends."""
+    calls = []
+    spec = Spec.of("SBLR", 0.7)  # no other test's γ: fitted here
+    cache.evaluation(planted, spec, HOLDOUT, progress=lambda f, text: calls.append((f, text)))
+    fractions = [f for f, _ in calls]
+    assert fractions == sorted(fractions) and fractions[-1] == 1.0
+    inside = [text for f, text in calls if 0 < f < 1]
+    assert any("class evidence" in text for _, text in calls)
+    classes = [t for t in inside if "SBLR's layer, class" in t]
+    m = planted.n_classes  # classes 0 .. m done, then the cuts' 5 out-of-fold layer fits
+    assert [t.rsplit("class ", 1)[1] for t in classes] == [f"{k} of {m}" for k in range(m + 1)]
+    cuts = [t.rsplit("class fit ", 1)[1] for t in inside if "cuts" in t]
+    assert cuts[-1] == f"{5 * m - 1} of {5 * m}" and len(cuts) >= 5 * m - 1
+    assert all(text.startswith("Evaluating: fold 1 of 1") for _, text in calls)
+    # computed once: asked again, nothing to report within the fold
+    calls.clear()
+    cache.evaluation(planted, spec, HOLDOUT, progress=lambda f, text: calls.append((f, text)))
+    assert [f for f, _ in calls] == [1.0]

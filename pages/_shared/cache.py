@@ -25,7 +25,6 @@ import pickle
 from contextlib import nullcontext
 
 import numpy as np
-import scipy.sparse as sp
 import streamlit as st
 
 from pages._shared import cluster
@@ -64,8 +63,6 @@ __all__ = [
     "held_out_cuts",
     "held_out_probabilities",
     "label_sets",
-    "lr_test_yardstick",
-    "lr_yardstick",
     "open_model_file",
     "path_lams",
     "pca_coordinates",
@@ -217,13 +214,14 @@ CACHE_BYTES = int(float(os.environ.get("SBLR_CACHE_MB", "1024")) * 2**20)
 def _stores() -> dict:
     """The server's one store of kept arrays (a resource: one for the server, however often
     Streamlit re-imports this module), and its groups for work that draws its own progress
-    (fits, evidence, λ paths). A SparseSBLR fit on 174 classes holds ~0.25 MB of its own
+    (fits, folds' models, λ paths). A SparseSBLR fit on 174 classes holds ~0.25 MB of its own
     (plus its featurizer's training rows, shared with the evidence); a λ path is one class's
     β along the grid."""
     memory = Store(8192, max_bytes=CACHE_BYTES)
     return {
         "memory": memory,
         "fits": memory.group("fits", 128),
+        "folds": memory.group("folds", 128),  # an evaluation's fold models
         "paths": memory.group("paths", 256),
     }
 
@@ -318,11 +316,16 @@ def _decided_fit(ds, spec, quiet):
     base = cached_fit(ds, spec, quiet=quiet)
     est = copy.copy(base)  # shares β, the featurizer and the evidence; gets its own cuts
     F = _evidence(ds, spec.gamma)[1]
-    saying = nullcontext() if quiet else st.spinner(
-        f"Fitting {spec.model}'s decision: its cuts on out-of-fold probabilities (5 folds)…"
+    bar = None if quiet else Progress(
+        lambda done, total: f"Fitting {spec.model}'s decision: its cuts on out-of-fold "
+        f"probabilities (5 folds), class fit {done:,} of {total:,}"
     )  # fmt: skip
-    with saying, job_slot(wait=not quiet):
-        est.fit_decision(F)
+    try:
+        with job_slot(wait=not quiet):
+            est.fit_decision(F, progress=bar)
+    finally:
+        if bar is not None:
+            bar.close()
     return fits.put(key, est)
 
 
@@ -367,12 +370,40 @@ def _fold_of(ds, spec, scheme, i):
     return _evidence_fold(ds, spec.gamma, scheme, i)
 
 
-@heavy(keep=128, resource=True, solver=_needs_solver)
-def _fold_model(ds, spec, scheme, i):
-    """One fold's model, fitted once for both its scores and its probabilities."""
-    from sblr.evaluation import fit_fold
+def _fold_model(ds, spec, scheme, i, progress=None):
+    """One fold's model, fitted once for both its scores and its probabilities and kept for
+    every session. ``progress(fraction, text)`` (of this fold, 0 to 1) when it is fitted:
+    the evidence, the layer class by class, then its cuts; without it (inside a cached
+    function) it draws nothing."""
+    key, folds = (ds.fingerprint, spec, scheme, i), _stores()["folds"]
+    found = folds.get(key)
+    if found is not None:
+        return found
 
-    return fit_fold(spec.estimator(), ds.X, ds.y, _fold_of(ds, spec, scheme, i))
+    def make():
+        from sblr.evaluation import fit_fold
+
+        say = progress or (lambda fraction, text: None)
+        if spec.l1:
+            solver_ready(quiet=progress is None)
+        say(0.0, "the class evidence of its rows…" if spec.from_evidence else f"{spec.model}…")
+        fold = _fold_of(ds, spec, scheme, i)
+
+        def layer(done, total):
+            say(0.2 + 0.5 * done / total, f"{spec.model}'s layer, class {done:,} of {total:,}")
+
+        def cuts(done, total):  # 5 layer fits, warm-started: about half as long each
+            say(
+                0.7 + 0.3 * done / total,
+                f"{spec.model}'s cuts on out-of-fold probabilities, class fit {done:,} of "
+                f"{total:,}",
+            )
+
+        with job_slot(wait=progress is not None):
+            estimator = spec.estimator()
+            return fit_fold(estimator, ds.X, ds.y, fold, progress=layer, decision_progress=cuts)
+
+    return folds.get_or_make(key, make)
 
 
 @heavy(keep=512, solver=_needs_solver)
@@ -414,16 +445,23 @@ def _classes(ds):
 
 def evaluation(ds, spec, scheme, progress=None):
     """Hold-out / k-fold scores of the model ``spec`` on the splits of ``scheme``, fold by
-    fold from the cache; ``progress(done, total)`` is called between folds (outside the
-    cached functions)."""
+    fold from the cache; ``progress(fraction, text)`` as each fold's model is fitted (its
+    evidence, its layer class by class, its cuts: a hold-out is one fold) and between folds
+    (outside the cached functions)."""
     from sblr.evaluation import summarize
 
     n = len(_splits(ds, scheme))
     results = []
     for i in range(n):
+        if progress:
+
+            def within(fraction, text, i=i):
+                progress((i + fraction) / n, f"Evaluating: fold {i + 1} of {n}, {text}")
+
+            _fold_model(ds, spec, scheme, i, progress=within)
         results.append(_fold_score(ds, spec, scheme, i))
         if progress:
-            progress(i + 1, n)
+            progress((i + 1) / n, f"Evaluating: fold {i + 1} of {n} done")
     return summarize(results, _classes(ds))
 
 
@@ -457,56 +495,6 @@ def yardstick(ds, scheme):
     from sblr.evaluation import evaluate_folds
 
     return evaluate_folds(FrequencyClassifier(), ds.X, ds.y, _splits(ds, scheme)).summary
-
-
-LR_SPINNER = "Fitting scikit-learn's logistic regression on the same rows (the yardstick)…"
-#: Largest dense copy of the features the LR yardstick takes (MB); beyond it, no yardstick.
-LR_DENSE_MB = 400
-
-
-def _dense_features(X):
-    if not sp.issparse(X):
-        return X
-    if 8.0 * X.shape[0] * X.shape[1] / 2**20 > LR_DENSE_MB:
-        return None
-    return X.toarray()
-
-
-@heavy(keep=64, spinner=LR_SPINNER)
-def lr_yardstick(ds, scheme):
-    """What scikit-learn's plain logistic regression (one-vs-rest for multi-label data;
-    sblr.baselines.OneVsRestLRClassifier) scores on the same folds: ``(summary, rows given
-    no label)``, or None when the features are too wide to make dense. (The tuned one,
-    sblr.baselines.tuned_lr_classifier, is the leaderboard's: 26 fits a fold, too slow to
-    redo on every view here.)"""
-    from sblr.baselines import OneVsRestLRClassifier
-    from sblr.evaluation import fit_fold, score_fold, summarize
-
-    X = _dense_features(ds.X)
-    if X is None:
-        return None
-    scores, empty = [], 0
-    for fold in _splits(ds, scheme):  # one fit per fold, for its scores and its empty rows
-        fitted = fit_fold(OneVsRestLRClassifier(), X, ds.y, fold)
-        scores.append(score_fold(fitted, X, ds.y, fold, _classes(ds), prefit=True))
-        if ds.task == "multilabel":
-            empty += int((np.asarray(fitted.predict(X[fold[1]])).sum(axis=1) == 0).sum())
-    return summarize(scores, _classes(ds)).summary, empty
-
-
-@heavy(keep=16, spinner=LR_SPINNER)
-def lr_test_yardstick(ds, test):
-    """:func:`lr_yardstick` of a model fitted on every row, scored on a test file."""
-    from sblr.baselines import OneVsRestLRClassifier
-    from sblr.evaluation import score_test
-
-    X, X_test = _dense_features(ds.X), _dense_features(test.X)
-    if X is None or X_test is None:
-        return None
-    fitted = OneVsRestLRClassifier().fit(X, ds.y)
-    pred = np.asarray(fitted.predict(X_test))
-    empty = int((pred.sum(axis=1) == 0).sum()) if pred.ndim == 2 else 0
-    return score_test(fitted, X_test, test.y).summary, empty
 
 
 @st.cache_data(max_entries=16, show_spinner=False, hash_funcs=HASH_FUNCS)

@@ -1,5 +1,6 @@
-"""The dashboard's long jobs: Tune's grid search, the bootstrap stability of β and Compare's
-cross-validated folds, each seconds to minutes.
+"""The dashboard's long jobs: Tune's grid search, the bootstrap stability of β, Compare's
+cross-validated folds and the tuned LR yardstick, each seconds to minutes (the yardstick on
+983 labels: hours).
 
 They run on the Dask cluster when one is configured (``cluster.runs_on_cluster`` decides),
 else here in a job slot that is also counted against the user's network address
@@ -13,8 +14,10 @@ stopped at its next grid point by a Cancel).
 from __future__ import annotations
 
 import functools
+from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 import streamlit as st
 
 from pages._shared import cluster
@@ -25,7 +28,7 @@ from pages._shared.server import (
     stop_if_rerun_requested,
     take_turn,
 )
-from pages._shared.stores import Store, solver_ready
+from pages._shared.stores import Progress, Store, solver_ready
 from sblr.registry import SPARSE_SBLR
 from sblr.registry import get as get_method
 
@@ -34,10 +37,15 @@ from sblr.registry import get as get_method
 # lesson, which imports this module) opens without it (tests/test_startup.py).
 
 __all__ = [
+    "LR_AUTO_SECONDS",
+    "LRYardstick",
     "N_RESAMPLES",
     "TUNE_SCHEMES",
     "cached_compare_fold",
     "compare_methods",
+    "lr_yardstick",
+    "lr_yardstick_seconds",
+    "lr_yardstick_shown",
     "stability",
     "stability_with_progress",
     "stored_stability",
@@ -96,8 +104,8 @@ def _long_job(job, work, progress, *, solver=False):
     here (counted against the user's address too), reporting ``progress`` and letting whoever
     waits for a slot go first at each step (server.take_turn: Tune held its slot for its whole
     grid). ``solver``: it fits with SparseSBLR's compiled solver, waited for first (as
-    ``heavy``'s ``solver``)."""
-    if cluster.runs_on_cluster(job):
+    ``heavy``'s ``solver``). ``job`` None: never on the cluster."""
+    if job is not None and cluster.runs_on_cluster(job):
         return cluster.run(job, None, work)
 
     def step(*done):
@@ -238,3 +246,160 @@ def compare_methods(ds, methods, run, progress=None):
     if progress:
         progress(total, total, None, None, timed)
     return collect_results(done)
+
+
+# ----------------------------------------------------------------------------- the LR yardstick
+#: CPU seconds (sblr.baselines.tuned_lr_seconds_estimate) within which the Model page, the
+#: report and the lesson compute the tuned LR yardstick when they open; above it the Model page
+#: offers it behind a button with its estimate. The planted sample's hold-out: about 1 s
+#: estimated (1.1 CPU-s measured at load 9); 5-fold CV: 5 s.
+LR_AUTO_SECONDS = 10.0
+#: Largest dense copy of the features the LR yardstick takes (MB); beyond it, no yardstick.
+LR_DENSE_MB = 400
+
+
+@st.cache_resource
+def _lr_yardsticks() -> Store:
+    # every session's: a yardstick of hours is computed once per server
+    return Store(32)
+
+
+@dataclass(frozen=True)
+class LRYardstick:
+    """The tuned LR yardstick on an evaluation's rows: its ``summary`` (``mean`` by metric,
+    as :func:`sblr.evaluation.summarize`), the test rows it gives no label (multi-label
+    data, else None) and what it chose on each outer fit's training rows (``Cs``; ``cuts``:
+    its one micro-F1 cut, multi-label data)."""
+
+    summary: pd.DataFrame
+    empty: int | None
+    Cs: tuple
+    cuts: tuple
+
+    @property
+    def label(self) -> str:
+        """Its name with its choice: "LR (tuned C = 1, cut 0.31)" (k folds: each fold's)."""
+        chosen = "/".join(dict.fromkeys(f"{c:g}" for c in self.Cs))
+        cut = "/".join(dict.fromkeys(f"{c:.2f}" for c in self.cuts))
+        return f"LR (tuned C = {chosen}" + (f", cut {cut})" if cut else ")")
+
+
+def _lr_rows(ds, scheme, test):
+    """The (training rows, test rows) of each outer fit: the evaluation's splits, or every
+    row of the data against the test file's."""
+    from pages._shared.cache import _splits
+
+    if test is not None:
+        return [(np.arange(ds.n_samples), None)]
+    return _splits(ds, scheme)
+
+
+def _dense(X):
+    import scipy.sparse as sp
+
+    if not sp.issparse(X):
+        return np.asarray(X, dtype=float)
+    if 8.0 * X.shape[0] * X.shape[1] / 2**20 > LR_DENSE_MB:
+        return None
+    return X.toarray()
+
+
+def lr_yardstick_seconds(ds, scheme, test=None) -> float:
+    """Estimated CPU seconds of :func:`lr_yardstick` (its fits; from the data's shape)."""
+    from sblr.baselines import tuned_lr_seconds_estimate
+
+    rows = _lr_rows(ds, scheme, test)
+    return tuned_lr_seconds_estimate(
+        len(rows[0][0]), ds.n_features, ds.n_classes, fits=len(rows),
+        multilabel=ds.is_multilabel,
+    )  # fmt: skip
+
+
+def _fit_lr_yardstick(ds, scheme, test, progress):
+    """The yardstick's fits and scores (in a job slot); None when the features are too wide
+    to make dense."""
+    from sblr.baselines import tuned_lr_classifier
+    from sblr.decision import Decision
+    from sblr.evaluation import score_fold, score_test, summarize
+
+    X = _dense(ds.X)
+    X_test = None if test is None else _dense(test.X)
+    if X is None or (test is not None and X_test is None):
+        return None
+    rows = _lr_rows(ds, scheme, test)
+    classes = np.arange(ds.n_classes) if ds.is_multilabel else ds.class_values()
+    scores, empty, Cs, cuts = [], 0, [], []
+    for i, (train, held) in enumerate(rows):
+
+        def step(done, total, i=i):
+            if progress is not None:
+                progress(i * total + done, len(rows) * total)
+
+        fitted = tuned_lr_classifier().fit(X[train], ds.y[train], progress=step)
+        Cs.append(fitted.C_)
+        chosen = Decision.of(fitted)
+        if chosen.cuts is not None:
+            cuts.append(float(np.max(chosen.cuts)))  # one micro-F1 cut for every label
+        if held is None:
+            on, summary = X_test, score_test(fitted, X_test, test.y).summary
+        else:
+            on = X[held]
+            scores.append(score_fold(fitted, X, ds.y, (train, held), classes, prefit=True))
+        if ds.is_multilabel:
+            empty += int((np.asarray(fitted.predict(on)).sum(axis=1) == 0).sum())
+    if test is None:
+        summary = summarize(scores, classes).summary
+    return LRYardstick(summary, empty if ds.is_multilabel else None, tuple(Cs), tuple(cuts))
+
+
+def lr_yardstick(ds, scheme, test=None, progress=None):
+    """The tuned LR yardstick (sblr.baselines.tuned_lr_classifier: C from five decades and one
+    micro-F1 cut, chosen on 5 inner folds of each training split) fitted on the training rows
+    of ``scheme``'s splits and scored on their test rows, or on every row and scored on the
+    rows of ``test``: an :class:`LRYardstick`, or None when the features are too wide to make
+    dense. Computed once per server as a long job (a job slot, step by step giving way to
+    other users; ``progress(done, total)`` label fit by label fit) and shared by every
+    session."""
+    key = (ds.fingerprint, scheme if test is None else None, getattr(test, "fingerprint", None))
+    work = functools.partial(_fit_lr_yardstick, ds, scheme, test)
+    return _lr_yardsticks().get_or_make(key, lambda: _long_job(None, work, progress))
+
+
+def stored_lr_yardstick(ds, scheme, test=None):
+    """:func:`lr_yardstick` if anyone computed it, else None."""
+    key = (ds.fingerprint, scheme if test is None else None, getattr(test, "fingerprint", None))
+    return _lr_yardsticks().get(key)
+
+
+def lr_yardstick_shown(ds, scheme, test=None, *, quiet=False):
+    """What a view shows of the LR yardstick: ``(LRYardstick or None, estimated seconds)``.
+    The yardstick when it was computed or its estimate (:func:`lr_yardstick_seconds`) is
+    within :data:`LR_AUTO_SECONDS` (then computed now, with a progress bar unless ``quiet``);
+    else None beside the estimate, for the page to offer it; ``(None, None)`` when the
+    features are too wide to make dense (the one rule of the Model page, the report and the
+    lesson)."""
+    widest = max(ds.n_samples, getattr(test, "n_samples", 0)) * ds.n_features
+    if 8.0 * widest / 2**20 > LR_DENSE_MB:
+        return None, None  # no yardstick: too wide to make dense
+    seconds = lr_yardstick_seconds(ds, scheme, test)
+    found = stored_lr_yardstick(ds, scheme, test)
+    if found is not None or seconds > LR_AUTO_SECONDS:
+        return found, seconds
+    if quiet:
+        return lr_yardstick(ds, scheme, test), seconds
+    return lr_yardstick_with_progress(ds, scheme, test), seconds
+
+
+def lr_yardstick_with_progress(ds, scheme, test=None):
+    """:func:`lr_yardstick` with a progress bar label fit by label fit (the button's action;
+    drawn only when it computes)."""
+    bar = Progress(
+        lambda done, total: (
+            f"Fitting the tuned LR yardstick: fit {done:,} of {total:,} "
+            "(per label, 5 C values × 5 inner folds, then the final fit)"
+        )
+    )
+    try:
+        return lr_yardstick(ds, scheme, test, progress=bar)
+    finally:
+        bar.close()

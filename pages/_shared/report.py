@@ -147,8 +147,8 @@ class Analysis:
         the top, followed by the class, the size and the number of classes.
     yardsticks : mapping of str to pandas.DataFrame, optional
         Name -> the summary (``mean`` by metric) of a yardstick on the same rows (the
-        dashboard's: scikit-learn's logistic regression, the frequency yardstick): a column
-        each beside the model's value.
+        dashboard's: scikit-learn's logistic regression tuned as the Model page's, named with
+        its choice, and the frequency yardstick): a column each beside the model's value.
     no_label : str, optional
         The rows the model gives no label ("21 of 125; truth 9; LR 29"), a row of the table.
     """
@@ -320,11 +320,11 @@ def dashboard_report(ds, s, progress=None) -> bytes:
         evaluation,
         held_out_cuts,
         held_out_probabilities,
-        lr_yardstick,
         training_evidence,
         yardstick,
     )
     from pages._shared.formatting import context
+    from pages._shared.long_jobs import lr_yardstick_shown
     from pages._shared.questions import HOLDOUT
 
     def step(i, text):
@@ -334,9 +334,9 @@ def dashboard_report(ds, s, progress=None) -> bytes:
     step(0, "Evaluating on a 25% hold-out split…")
     result = evaluation(ds, s.spec, HOLDOUT)
     yardsticks, no_label = {}, None
-    lr = lr_yardstick(ds, HOLDOUT)
+    lr, _ = lr_yardstick_shown(ds, HOLDOUT)  # the Model page's: tuned, if within budget
     if lr is not None:
-        yardsticks["LR (scikit-learn)"] = lr[0]
+        yardsticks[lr.label] = lr.summary
     yardsticks["ignores the features"] = yardstick(ds, HOLDOUT)
     if ds.task == "multilabel":
         from sblr.metrics import decision_counts  # lazy: scikit-learn, ~1 s
@@ -346,7 +346,7 @@ def dashboard_report(ds, s, progress=None) -> bytes:
         counts = decision_counts(y, P, cuts)
         truth = int((np.asarray(y).sum(axis=1) == 0).sum())
         no_label = f"{counts['empty_rows']:,} of {counts['rows']:,}; truth {truth:,}" + (
-            f"; LR {lr[1]:,}" if lr is not None else ""
+            f"; LR {lr.empty:,}" if lr is not None else ""
         )
     step(1, "Fitting SBLR and SparseSBLR on all rows…")
     sblr_model = cached_fit(ds, s.spec_for(SBLR))

@@ -37,12 +37,14 @@ from sblr.baselines._neighbours import (
 )
 from sblr.baselines._simple import (
     TUNED_LR,
+    TUNED_LR_SECONDS,
     FrequencyClassifier,
     OneVsRestLRClassifier,
     knn_classifier,
     lr_classifier,
     ncm_classifier,
     tuned_lr_classifier,
+    tuned_lr_seconds_estimate,
 )
 from sblr.baselines._svm import (
     BRSVM_SECONDS,
@@ -54,6 +56,7 @@ from sblr.baselines._svm import (
 __all__ = [
     "BRSVM_SECONDS",
     "TUNED_LR",
+    "TUNED_LR_SECONDS",
     "BRSVMClassifier",
     "FrequencyClassifier",
     "IBLRClassifier",
@@ -65,4 +68,5 @@ __all__ = [
     "lr_classifier",
     "ncm_classifier",
     "tuned_lr_classifier",
+    "tuned_lr_seconds_estimate",
 ]

@@ -12,7 +12,7 @@ import warnings
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context, clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import KFold
@@ -225,13 +225,18 @@ class OneVsRestLRClassifier(_ScaledClassifier):
         self.cv = cv
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
+    def fit(self, X, y, *, progress=None):
         """Scale, then fit the logistic regressions.
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
         y : array-like of shape (n_samples,) or (n_samples, n_classes)
+        progress : callable, optional
+            ``progress(done, total)`` after each label's fit of the selection (multi-label
+            data: one logistic regression per label, per ``C`` and inner fold) and after the
+            final fit (counted as one fit per label; multi-class data: one fit each):
+            ``total`` is (labels or 1) × (``len(Cs)`` × ``cv`` + 1) with a selection.
 
         Returns
         -------
@@ -243,19 +248,29 @@ class OneVsRestLRClassifier(_ScaledClassifier):
         if not candidates or not all(np.isfinite(c) and c > 0 for c in candidates):
             raise ValueError(f"Cs must be numbers > 0; got {self.Cs!r}.")
         self.C_, held_P = candidates[0], None
-        if tuned and len(Y) >= 2 * self.cv:
+        selects = tuned and len(Y) >= 2 * self.cv
+        per_fit = Y.shape[1] if self.multilabel_ else 1  # fits of one C on one fold
+        total = per_fit * (len(candidates) * self.cv * selects + 1)
+        done = 0
+
+        def tick(fits=1):
+            nonlocal done
+            done += fits
+            if progress is not None:
+                progress(done, total)
+
+        if selects:
             folds = list(KFold(self.cv, shuffle=True, random_state=0).split(Xs))
             best = -np.inf
             for C in candidates:
                 P = np.empty(Y.shape)
                 for fit_rows, held in folds:
-                    P[held] = self._probabilities(
-                        self._fitted(Xs[fit_rows], Y[fit_rows], C), Xs[held]
-                    )
+                    P[held] = self._held_probabilities(Xs[fit_rows], Y[fit_rows], Xs[held], C, tick)
                 value = self._held_out_score(P, Y)
                 if value > best:
                     best, self.C_, held_P = value, C, P
         self.model_ = self._fitted(Xs, Y, self.C_)
+        tick(per_fit)
         if self.multilabel_:
             # a label constant in the rows gets scikit-learn's constant predictor: 0 steps
             self.n_iter_ = np.array(
@@ -276,6 +291,29 @@ class OneVsRestLRClassifier(_ScaledClassifier):
             if self.multilabel_:
                 return OneVsRestClassifier(lr).fit(Xs, Y)
             return lr.fit(Xs, np.argmax(Y, axis=1))
+
+    def _held_probabilities(self, X_fit, Y_fit, X_held, C, tick):
+        """The held-out rows' probabilities of the model fitted at ``C`` on the fit rows:
+        multi-label data label by label, as ``OneVsRestClassifier`` fits them (a label
+        constant in the fit rows predicts its value), so that ``tick()`` follows each label
+        (delicious: 983 labels, a minute or more each fold's C)."""
+        if not self.multilabel_:
+            P = self._probabilities(self._fitted(X_fit, Y_fit, C), X_held)
+            tick()
+            return P
+        P = np.empty((len(X_held), Y_fit.shape[1]))
+        X_held = np.clip(X_held, -10.0, 10.0)  # as _probabilities: far rows, finite logits
+        lr = LogisticRegression(C=C, max_iter=self.max_iter)
+        with threadpool_limits(1), warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            for k in range(Y_fit.shape[1]):
+                y = Y_fit[:, k]
+                if y.min() == y.max():
+                    P[:, k] = y[0]
+                else:
+                    P[:, k] = clone(lr).fit(X_fit, y).predict_proba(X_held)[:, 1]
+                tick()
+        return P
 
     def _probabilities(self, model, Xs):
         P = model.predict_proba(np.clip(Xs, -10.0, 10.0))  # far rows: finite logits
@@ -359,6 +397,45 @@ def tuned_lr_classifier(**params):
     (0.01, 0.1, 1.0, 10.0, 100.0)
     """
     return OneVsRestLRClassifier(**{**TUNED_LR, **params})
+
+
+#: CPU seconds of one logistic regression of the tuned yardstick (one label, one C, lbfgs,
+#: single-threaded BLAS) on n rows × d features: ``a + b · n · d``, averaged over
+#: :data:`TUNED_LR`'s five Cs (large C takes more lbfgs steps: on delicious 43 at C = 0.01, 160
+#: at C = 100). Measured by ``python benchmarks/lr_yardstick.py --per-c`` (one label's fit at
+#: each C): b from 0.7e-7 (yeast, enron) to 1.8e-7 (delicious' 12,920 rows, 20 labels, load 9
+#: on 2 cores); a is what a fit of a tiny problem costs (emotions' 6 labels: 15 ms a fit). The
+#: whole tuned fit, measured against this estimate (load 10-22 on 2 cores): emotions 2.8 CPU-s
+#: (×2.1 the estimate), yeast 6.0, enron 135, delicious' first 3,000 rows and 60 labels 201 (each
+#: ×0.69). The features are dense whatever
+#: their sparsity: scaled to [-1, 1], a 0/1 column is ±1. (Warm starts along the Cs would halve
+#: the lbfgs steps — delicious' first 3,000 rows, 30 labels: 22.0 → 11.8 CPU-s — but change the
+#: probabilities of nearly separable labels at large C by up to 1.0, yeast's by 0.4, so the C
+#: and cut chosen could change: not used.)
+TUNED_LR_SECONDS = (0.005, 1.5e-7)
+
+
+def tuned_lr_seconds_estimate(n_samples, n_features, n_classes, *, fits=1, multilabel=True):
+    """Rough CPU seconds of ``fits`` fits of :func:`tuned_lr_classifier` on ``n_samples``
+    training rows each (one core): per label (multi-class data: per multinomial fit, its cost
+    growing with the classes), the 5 Cs × 5 inner folds on 4/5 of the rows and the final fit,
+    each at :data:`TUNED_LR_SECONDS`. Within about a factor of 2 of the benchmark's
+    measurements; it grows with rows × features × labels (delicious, 983 labels: hours).
+
+    Examples
+    --------
+    >>> round(tuned_lr_seconds_estimate(391, 72, 6), 1)  # emotions' training file
+    1.3
+    >>> round(tuned_lr_seconds_estimate(12920, 500, 983) / 3600, 1)  # delicious': hours
+    5.6
+    """
+    a, b = TUNED_LR_SECONDS
+    n, d, m = float(n_samples), float(n_features), float(n_classes)
+    cv, n_cs = 5, len(TUNED_LR["Cs"])
+    inner, final = n_cs * cv * (a + b * n * (cv - 1) / cv * d), a + b * n * d
+    if multilabel:
+        return fits * m * (inner + final)
+    return fits * (n_cs * cv * (a + b * n * (cv - 1) / cv * d * m) + a + b * n * d * m)
 
 
 def lr_classifier(C=1.0, max_iter=1000):

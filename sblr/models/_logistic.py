@@ -146,7 +146,7 @@ class _LogisticSimilarityClassifier(_SimilarityClassifier):
         Y = self.featurizer_.Y_fit_
         return self.fit_layer(F, Y, warm_start=warm_start, progress=progress, cuts=cuts)
 
-    def fit_decision(self, F, Y=None, *, sample_weight=None):
+    def fit_decision(self, F, Y=None, *, sample_weight=None, progress=None):
         """Fit ``threshold_``, the decision of a fitted layer, on the rows ``F`` it was
         fitted on: multi-label data with a ``threshold`` rule take the rule's cuts on
         out-of-fold probabilities of those rows (5 folds, each refitting only the layer,
@@ -162,6 +162,9 @@ class _LogisticSimilarityClassifier(_SimilarityClassifier):
             Their 0/1 labels (default ``featurizer_.Y_fit_``).
         sample_weight : ndarray of shape (n_rows,), optional
             The rows' weights in the fit.
+        progress : callable, optional
+            ``progress(done, total)`` after each class's problem of the out-of-fold layer
+            fits (``total``: 5 × the classes; multi-label data with a rule only).
 
         Returns
         -------
@@ -176,23 +179,26 @@ class _LogisticSimilarityClassifier(_SimilarityClassifier):
                 f"{F.shape}."
             )
         weight = None if sample_weight is None else np.asarray(sample_weight, np.float64)
-        self._fit_decision_from(lambda: self._out_of_fold_proba(F, Y, weight), Y)
+        self._fit_decision_from(lambda: self._out_of_fold_proba(F, Y, weight, progress), Y)
         return self
 
     def _layer_lam(self, F, Y, sample_weight=None):
         """The L1 strength of each class's problem: one number (0 for SBLR), or per class."""
         return 0.0
 
-    def _out_of_fold_proba(self, F, Y, sample_weight=None):
+    def _out_of_fold_proba(self, F, Y, sample_weight=None, progress=None):
         """Probabilities of the rows ``F`` (evidence) from layers fitted without them: 5 folds,
-        each warm-started from the current ``coef_`` (multi-label data)."""
+        each warm-started from the current ``coef_`` (multi-label data); ``progress(done,
+        total)`` after each class's problem of each fold."""
         n, m = F.shape
         P = np.empty(Y.shape, dtype=np.float64)
         if n < 2:
             return expit(F @ self.coef_.T + self.intercept_)
         opts = {"ridge": self.ridge, "tol": max(self.tol, _OOF_TOL), "max_iter": self.max_iter}
         folds = KFold(min(_OOF_FOLDS, n), shuffle=True, random_state=0)
-        for fit_rows, held in folds.split(F):
+        for j, (fit_rows, held) in enumerate(folds.split(F)):
+            if progress is not None:
+                opts["progress"] = lambda done, q, j=j: progress(j * q + done, folds.n_splits * q)
             weight = None if sample_weight is None else sample_weight[fit_rows]
             if weight is not None and not weight.sum() > 0:
                 P[held] = expit(F[held] @ self.coef_.T + self.intercept_)

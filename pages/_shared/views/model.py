@@ -15,15 +15,19 @@ from pages._shared.cache import (
     evaluation,
     held_out_cuts,
     held_out_probabilities,
-    lr_test_yardstick,
-    lr_yardstick,
     read_like,
     test_scores,
     yardstick,
     yardstick_predicts_nothing,
 )
-from pages._shared.formatting import esc_md, fmt_gamma, result_list_filename, text_table
-from pages._shared.long_jobs import TUNE_SCHEMES
+from pages._shared.formatting import (
+    duration,
+    esc_md,
+    fmt_gamma,
+    result_list_filename,
+    text_table,
+)
+from pages._shared.long_jobs import TUNE_SCHEMES, LRYardstick, lr_yardstick_shown
 from pages._shared.questions import Scheme
 from sblr import DataError, metrics
 from sblr.decision import Decision
@@ -47,6 +51,7 @@ __all__ = [
     "test_file",
     "threshold_view",
     "tiles",
+    "lr_caption",
     "tune_view",
     "tuned_view",
 ]
@@ -102,6 +107,8 @@ HELP = {
     "own cut": "Off: each held-out row is decided by the cuts of the model that held it out "
     "(its threshold_, fitted on its training rows' out-of-fold probabilities), as in the "
     "metrics above. On: one cut of your own for every class.",
+    "cancel LR": "Stops the fit at its next label (what it did is lost); leaving the page "
+    "stops it too.",
     "threshold": "Lower: more labels predicted (recall up, precision down), higher: fewer.",
     "selection": "Inner 5-fold CV scores every grid point on five splits of the training rows "
     "and averages: less noisy than the paper's single 10% validation split. One-SE takes the "
@@ -144,22 +151,42 @@ class Evaluated:
     """An evaluation of the sidebar's model: its scores (``result``, an
     :class:`~sblr.evaluation.EvaluationResult`), every held-out row's ``truth`` (0/1 matrix
     or class codes), probabilities and cuts (its decisions are ``proba >= cuts``), the
-    yardsticks' summaries on the same rows (the frequency rule's, LR's and LR's count of rows
-    given no label, None where the features are too wide), what the held-out rows are, the
-    evaluation's name (the result list's) and its tag (the download's)."""
+    yardsticks on the same rows (the frequency rule's summary; the tuned LR's,
+    :class:`~pages._shared.long_jobs.LRYardstick`, None when it is not computed — its
+    estimate ``lr_seconds`` above the budget — or the features are too wide: then
+    ``lr_seconds`` is None), what the held-out rows are, the evaluation's name (the result
+    list's) and its tag (the download's)."""
 
     result: object
     truth: np.ndarray
     proba: np.ndarray
     cuts: np.ndarray
     yard: pd.DataFrame
-    lr: pd.DataFrame | None
-    lr_empty: int | None
+    lr_yard: LRYardstick | None
+    lr_seconds: float | None
     folds: int
     held_rows: str
     name: str
     tag: str
     caption: str | None = None
+
+    @property
+    def lr(self) -> pd.DataFrame | None:
+        """The tuned LR's summary (None: not computed)."""
+        return None if self.lr_yard is None else self.lr_yard.summary
+
+    @property
+    def lr_empty(self) -> int | None:
+        """The held-out rows the tuned LR gives no label (None: not computed)."""
+        return None if self.lr_yard is None else self.lr_yard.empty
+
+    @property
+    def lr_offer(self) -> str | None:
+        """The button that fits the tuned LR yardstick when its estimate was above the
+        budget ("Fit the tuned LR yardstick (about 4.3 h)"), else None."""
+        if self.lr_yard is not None or self.lr_seconds is None:
+            return None
+        return f"Fit the tuned LR yardstick (about {duration(self.lr_seconds)})"
 
     @property
     def summary(self) -> pd.DataFrame:
@@ -202,14 +229,17 @@ def headline(ds, spec, other=None) -> str:
 
 def evaluate(ds, spec, scheme, test=None, progress=None) -> Evaluated:
     """The sidebar's model ``spec`` evaluated on the splits of ``scheme`` (a hold-out or
-    k-fold :class:`Scheme`; ``progress(done, total)`` between folds), or fitted on every row
-    and scored on the rows of ``test``, a data set read like ``ds``."""
+    k-fold :class:`Scheme`; ``progress(fraction, text)`` as the work goes, within a fold too),
+    or fitted on every row and scored on the rows of ``test``, a data set read like ``ds``;
+    beside it the yardsticks on the same rows (the tuned LR when its estimate is within the
+    budget or it was computed: :func:`~pages._shared.long_jobs.lr_yardstick_shown`)."""
     if test is not None:
+        fitted = cached_fit(ds, spec, decided=True)  # first: its progress drawn class by class
         result, truth, proba, yard = test_scores(ds, spec, test)
-        lr, lr_empty = lr_test_yardstick(ds, test) or (None, None)
-        cuts = decision_cuts(cached_fit(ds, spec, decided=True), proba)
+        lr, seconds = lr_yardstick_shown(ds, scheme, test)
+        cuts = decision_cuts(fitted, proba)
         return Evaluated(
-            result, truth, proba, cuts, yard, lr, lr_empty,
+            result, truth, proba, cuts, yard, lr, seconds,
             folds=1,
             held_rows="rows of the test file",
             name=f"test file {test.name}",
@@ -219,15 +249,37 @@ def evaluate(ds, spec, scheme, test=None, progress=None) -> Evaluated:
         )  # fmt: skip
     result = evaluation(ds, spec, scheme, progress=progress)
     truth, proba = held_out_probabilities(ds, spec, scheme)
-    lr, lr_empty = lr_yardstick(ds, scheme) or (None, None)
+    lr, seconds = lr_yardstick_shown(ds, scheme)
     kfold = scheme.kind == "kfold"
     return Evaluated(
-        result, truth, proba, held_out_cuts(ds, spec, scheme), yardstick(ds, scheme), lr, lr_empty,
+        result, truth, proba, held_out_cuts(ds, spec, scheme), yardstick(ds, scheme), lr, seconds,
         folds=scheme.n_splits if kfold else 1,
         held_rows="held-out rows",
         name=f"{scheme.n_splits}-fold CV" if kfold else f"hold-out {scheme.test_size:.0%}",
         tag=f"{scheme.n_splits}fold" if kfold else f"holdout-{scheme.test_size:.0%}",
     )  # fmt: skip
+
+
+def lr_caption(ds, ev: Evaluated) -> str:
+    """What the LR beside every metric is (its choice), or what fitting it would cost."""
+    chosen = (
+        "C chosen from 0.01, 0.1, 1, 10, 100 and one cut on the probabilities, both for micro-F1"
+        if ds.is_multilabel
+        else "C chosen from 0.01, 0.1, 1, 10, 100 for accuracy"
+    )
+    if ev.lr_yard is not None:
+        return (
+            f"{ev.lr_yard.label}: scikit-learn's logistic regression as a user tuning it fits "
+            f"it, {chosen} on 5 inner folds of the training rows."
+        )
+    if ev.lr_seconds is None:
+        return "No LR yardstick: the features are too wide to make dense."
+    return (
+        f"The LR yardstick (scikit-learn's logistic regression, {chosen} on 5 inner folds of "
+        f"the training rows: {'26 fits per label' if ds.is_multilabel else '26 fits'} and "
+        f"training split) would take about {duration(ev.lr_seconds)} of one core here, so it "
+        "is fitted only when asked. Once fitted it is kept for every user of this server."
+    )
 
 
 def yardstick_rules(ds, summary) -> dict[str, str]:
@@ -258,11 +310,12 @@ def _empty_tile(ds, ev) -> Tile:
     return Tile(
         "Rows with no label",
         f"{empty['empty_rows']:,} of {empty['rows']:,}",
-        f"truth: {truth_empty:,}" + (f" · LR: {ev.lr_empty:,}" if ev.lr_empty is not None else ""),
+        f"truth: {truth_empty:,}"
+        + (f" · LR (tuned): {ev.lr_empty:,}" if ev.lr_empty is not None else ""),
         "Test rows for which the model predicts no class at all, beside the test rows that "
-        "truly have none and LR's count (scikit-learn's one-vs-rest logistic regression on "
-        "the same rows). Many more than the truth: the model is close to predicting nothing, "
-        "whatever its Hamming loss says.",
+        "truly have none and LR's count (scikit-learn's one-vs-rest logistic regression, C "
+        "and its cut tuned on the training rows). Many more than the truth: the model is close "
+        "to predicting nothing, whatever its Hamming loss says.",
     )
 
 
@@ -287,7 +340,7 @@ def tiles(ds, ev: Evaluated) -> list[Tile]:
                 label = f"Macro-F1 ↑ over the {n_seen} classes seen"
                 value = f"{seen:.3f}" if n_seen else "–"
                 beside = f"all {ds.n_classes}, unseen = 1: {row['mean']:.3f} · "
-        lr = f"LR: {ev.lr.loc[name, 'mean']:.3f} · " if ev.lr is not None else ""
+        lr = f"LR (tuned): {ev.lr.loc[name, 'mean']:.3f} · " if ev.lr is not None else ""
         out.append(
             Tile(
                 label,
@@ -302,8 +355,10 @@ def tiles(ds, ev: Evaluated) -> list[Tile]:
 def _tile_help(ds, ev, seen) -> str:
     return (
         "Beside it, on the same rows: LR, scikit-learn's logistic regression on the features "
-        "scaled to [-1, 1] (one-vs-rest per label, cut 0.5), the plain model one would fit "
-        "instead; and a yardstick that ignores the features: "
+        "scaled to [-1, 1] (one-vs-rest per label), the model one would fit instead, tuned as "
+        "a user would (C and one micro-F1 cut chosen on 5 inner folds of the training rows)"
+        + (f": {ev.lr_yard.label}" if ev.lr_yard is not None else ", when it is fitted")
+        + "; and a yardstick that ignores the features: "
         + (
             "every row gets the training frequency of each label as its score, and only "
             "labels that more than half the training rows carry are predicted."
@@ -329,7 +384,7 @@ def more_metrics(ds, ev) -> pd.DataFrame:
         yardstick=ev.yard["mean"], yardstick_rule=[rules[n] for n in ev.summary.index]
     )
     if ev.lr is not None:
-        table = table.assign(LR=ev.lr["mean"].reindex(table.index))
+        table = table.assign(**{ev.lr_yard.label: ev.lr["mean"].reindex(table.index)})
     if ev.one_split:
         table = table.drop(columns="std", errors="ignore")
     return text_table(table, precision=4)
