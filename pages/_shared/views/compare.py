@@ -17,7 +17,7 @@ import pandas as pd
 
 from pages._shared.formatting import esc_md, safe_filename, text_table
 from pages._shared.questions import Protocol
-from sblr.display import SYMBOLS, fmt_value
+from sblr.display import SYMBOLS, duration, fmt_value
 from sblr.metrics import METRIC_LABELS
 from sblr.protocol import METHODS, TASK_METRICS, decisions_text
 from sblr.registry import BR_SVM
@@ -208,17 +208,6 @@ def brsvm_prior(ds, folds, grid) -> dict:
     """Seconds a fold of BR-SVM will take before one is timed (the paper grid's estimate:
     its first fold can take minutes), for :func:`sblr.stats.fold_forecast`."""
     return {BR_SVM.key: _brsvm_seconds(ds, folds) / folds} if grid == "paper" else {}
-
-
-def duration(seconds) -> str:
-    """Seconds as the page says them: "4.2 s", "31 s", "3 min".
-
-    >>> duration(4.23), duration(31.4), duration(185)
-    ('4.2 s', '31 s', '3 min')
-    """
-    if seconds < 10:
-        return f"{seconds:.1f} s"
-    return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.0f} min"
 
 
 def progress_text(method, fold, folds, forecast) -> str:
