@@ -118,7 +118,7 @@ st.plotly_chart(bars, key="probabilities")
 
 st.subheader("The three models on this row")
 st.dataframe(
-    view.models.style.format({view.score: "{:.3f}"}),
+    view.models.style.format({view.score: "{:.3f}"}, na_rep="–"),
     hide_index=True,
     width="stretch",
     key="explain_models",

@@ -67,7 +67,8 @@ COST_PER_CLASS = 4e7
 #: project's 2-core machine shared with other jobs (load 3): 502 × 174 in 2.0 s (1.4e10 a
 #: second), 2,000 × 174 in 4.0 s (2.3e10), 5,000 × 174 at 0.07 s a class (1.8e10), 2,000 ×
 #: 400 at 0.26 s a class (1.0e10); the evidence of delicious ran at 1.7e10
-#: (:data:`sblr.protocol.SELECTION_BUDGET`).
+#: (:data:`sblr.protocol.SELECTION_BUDGET`).  A floor for the largest shapes: 12,920 × 983
+#: took 58 s a class (1.7e9 a second, load 9; 16 hours for the fit).
 LAYER_RATE = 1.5e10
 #: Multiply-adds of one layer fit done without asking (about 7 s at :data:`LAYER_RATE`):
 #: the dashboard fits a model beside the one chosen only within it (SBLR on Coefficients,

@@ -35,6 +35,7 @@ from sblr.registry import get as get_method
 
 __all__ = [
     "N_RESAMPLES",
+    "offer_fit",
     "TUNE_SCHEMES",
     "cached_compare_fold",
     "compare_methods",
@@ -109,6 +110,19 @@ def _long_job(job, work, progress, *, solver=False):
         solver_ready()
     with job_slot(wait=True, long=True):
         return work(progress=step)
+
+
+# ----------------------------------------------------------------------------- a fit on request
+def offer_fit(ds, plan, instead, key):
+    """Where a view shows ``instead`` (a model's label) alone because ``plan`` (a
+    :class:`~pages._shared.cache.FitPlan`) does not fit its model without asking: one
+    sentence saying why (its estimated time) and, when it is offered, a button that fits it
+    as a long job with its progress class by class (shared: every session then finds it, and
+    a second click waits for the first), then runs the page again with both."""
+    st.info(plan.sentence(instead), icon=":material/schedule:")
+    if plan.offered and st.button(plan.button, key=key):
+        cached_fit(ds, plan.spec, long=True)
+        st.rerun()
 
 
 # ----------------------------------------------------------------------------- stability
