@@ -312,6 +312,24 @@ class FitPlan:
     def button(self) -> str:
         return f"Fit {self.spec.model} (about {duration(self.seconds)})"
 
+    def before(self, instead, fits=1) -> str:
+        """What fitting this model, the sidebar's, costs, said before anything starts
+        (Markdown); ``fits``: how many fits the page makes of it (an evaluation's splits and
+        cuts), ``instead`` the model offered in its place."""
+        name = self.spec.model
+        more = f" The page fits it about {fits:g} times (its splits and cuts)." if fits > 1 else ""
+        if self.plan == "refuse":
+            return (
+                f"**{name}, the sidebar's model, is not fitted here**: one fit would take "
+                f"{self.cost}, too long for the dashboard.{more} Choose {instead}, which "
+                f"keeps a few columns per class, or run `sblr fit --method {self.spec.entry.key}`."
+            )
+        return (
+            f"**{name}, the sidebar's model, takes long to fit here**: one fit takes "
+            f"{self.cost}.{more} Choose {instead}, which keeps a few columns per class, or go "
+            "ahead."
+        )
+
 
 def fit_plan(ds, spec) -> FitPlan:
     """The :class:`FitPlan` of ``spec`` on ``ds``: from the data's shape, never its name."""

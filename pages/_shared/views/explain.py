@@ -28,6 +28,7 @@ from sblr.registry import SPARSE_SBLR
 
 __all__ = [
     "CREDITS",
+    "EXPLAINED_INSTEAD",
     "INTRO",
     "INTRO_LATEX",
     "SMALL_LOGIT_GAP",
@@ -75,6 +76,10 @@ CREDITS = (
     "along the whole path, as in training. SML has no logit: its credits split its "
     "evidence fₖ for the class, the score it ranks classes by."
 )
+
+
+#: The model explained where the sidebar's learns no β.
+EXPLAINED_INSTEAD = f"{SPARSE_SBLR.label} with the sidebar's γ and λ"
 
 
 # ----------------------------------------------------------------------------- the rows
