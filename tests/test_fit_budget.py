@@ -212,3 +212,37 @@ def test_the_button_fits_the_model_and_the_page_runs_again_with_it(many, between
     assert at.button[0].label.startswith("Fit SBLR (about ") and at.markdown[-1].value == "absent"
     at.button[0].click().run()
     assert not at.exception and cache.stored_fit(many, spec) is not None
+
+
+# ----------------------------------------------------------------------------- Compare
+def shape(name, n, d, m):
+    from types import SimpleNamespace
+
+    return SimpleNamespace(name=name, n_samples=n, n_features=d, n_classes=m, task="multilabel")
+
+
+def test_compare_says_what_a_run_costs_and_starts_no_hours_of_work():
+    """delicious' shape: SBLR's folds take longer than its layer fits alone (one a fold at
+    least, 8·n·(m+1)²·m each: hours), so a run with it is refused, and the default choice
+    leaves out what would take over an hour, saying so; emotions' shape runs as before."""
+    from pages._shared.views import compare
+
+    delicious = shape("delicious", 12920, 500, 983)
+    n_train = 12920 * 2 / 3
+    floor = 3 * sblr_cost(n_train, 983) / registry.LAYER_RATE
+    assert compare.method_seconds(delicious, SBLR.key, 3, "quick") > floor > 3600
+    text, refused = compare.run_forecast(delicious, [SPARSE_SBLR.key, SBLR.key], "quick", 3)
+    assert refused and text.startswith("**Not run here: SBLR would take over an hour**")
+    text, refused = compare.run_forecast(delicious, [SPARSE_SBLR.key, SML.key], "quick", 3)
+    assert not refused and text.startswith("This run may take long: up to about ")
+    choice = compare.default_choice(delicious)
+    assert SBLR.key not in choice.methods and SPARSE_SBLR.key not in choice.methods
+    assert "SparseSBLR, SBLR are left out of the default choice" in choice.note_for(choice.methods)
+    assert choice.note_for([SBLR.key]) is None  # chosen again: the forecast speaks instead
+    emotions = shape("emotions", 391, 72, 6)
+    assert compare.run_forecast(
+        emotions, compare.default_choice(emotions).methods, "paper", 10
+    ) == (
+        None,
+        False,
+    )
