@@ -317,7 +317,10 @@ class FitPlan:
         (Markdown); ``fits``: how many fits the page makes of it (an evaluation's splits and
         cuts), ``instead`` the model offered in its place."""
         name = self.spec.model
-        more = f" The page fits it about {fits:g} times (its splits and cuts)." if fits > 1 else ""
+        more = ""
+        if fits > 1:
+            would = "would fit" if self.plan == "refuse" else "fits"
+            more = f" The page {would} it about {fits:g} times (its splits and cuts)."
         if self.plan == "refuse":
             return (
                 f"**{name}, the sidebar's model, is not fitted here**: one fit would take "
