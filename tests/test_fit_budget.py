@@ -246,3 +246,34 @@ def test_compare_says_what_a_run_costs_and_starts_no_hours_of_work():
         None,
         False,
     )
+
+
+def _guarded_page():
+    import streamlit as st
+
+    from pages._shared.long_jobs import before_fitting
+
+    before_fitting(st.session_state["ds"], st.session_state["s"], "guard", fits=7.0)
+    st.write("fitting now")
+
+
+@pytest.mark.slow
+def test_a_page_says_what_the_sidebars_model_costs_before_it_starts(many, between):
+    """The sidebar's model past the budget: the page stops before fitting, says the cost and
+    offers SparseSBLR (which becomes the sidebar's on the next run) and SBLR on a click."""
+    at = AppTest.from_function(_guarded_page, default_timeout=60)
+    at.session_state["ds"] = many
+    at.session_state["s"] = settings(0.95, model=SBLR.label)
+    at.run()
+    plan = cache.fit_plan(many, Spec.of(SBLR, 0.95))
+    assert at.warning[0].value == plan.before("SparseSBLR", 7.0)
+    assert "fits it about 7 times" in at.warning[0].value
+    assert [b.label for b in at.button] == ["Use SparseSBLR", "Go ahead with SBLR"]
+    assert not any(m.value == "fitting now" for m in at.markdown)
+    at.button[1].click().run()
+    assert any(m.value == "fitting now" for m in at.markdown) and not at.warning
+    assert cache.stored_fit(many, Spec.of(SBLR, 0.95)) is None  # the page fits it, not the guard
+    at.session_state["_fits_agreed"] = set()
+    at.run()
+    at.button[0].click().run()
+    assert at.session_state["_pending_view"]["model"] == "SparseSBLR"
