@@ -4,7 +4,12 @@ sparsity."""
 import streamlit as st
 
 from pages._shared.formatting import context, to_csv_bytes
-from pages._shared.long_jobs import N_RESAMPLES, stability_with_progress, stored_stability
+from pages._shared.long_jobs import (
+    N_RESAMPLES,
+    offer_fit,
+    stability_with_progress,
+    stored_stability,
+)
 from pages._shared.state import (
     beta_view,
     beta_view_choice,
@@ -14,6 +19,7 @@ from pages._shared.state import (
 )
 from pages._shared.views import coefficients as views
 from sblr import plots
+from sblr.registry import SPARSE_SBLR
 
 ds, s, key = page_context(__file__)
 
@@ -85,6 +91,8 @@ if clustered:
     classes = view.ordered(classes)
 fig = views.beta_figure(ds, s, view, (signed, shared_scale, classes))
 st.plotly_chart(fig, key="beta_heatmaps")
+if not view.beside.shown:  # SBLR's fit is past the budget of one done without asking
+    offer_fit(ds, view.beside, SPARSE_SBLR.label, key="beta_fit_beside")
 if view.readable and view.unreliable:
     _identifiability_note()
 if view.approx:
@@ -95,9 +103,7 @@ col1, col2 = st.columns(2)
 # write than the rest of the page, and most runs (a λ step) never download them.
 col1.download_button(
     "Download β heatmaps (HTML)",
-    lambda: plots.figure_html(
-        fig, context(ds, s, with_lam=True) | {"model": "SBLR and SparseSBLR"}
-    ),
+    lambda: plots.figure_html(fig, context(ds, s, with_lam=True) | {"model": view.models}),
     file_name=views.download_name(ds, s, ".html"),
     mime="text/html",
 )

@@ -80,6 +80,10 @@ decisions = st.radio(
 warning, too_slow = view.brsvm_cost(ds, methods, grid_name, folds)
 if warning:
     st.warning(warning)
+forecast, hours = view.run_forecast(ds, methods, grid_name, folds)  # said before it starts
+if forecast:
+    st.warning(forecast, icon=":material/schedule:")
+too_slow = too_slow or hours
 
 if st.button(
     "Run cross-validation", type="primary", key="compare_run", disabled=not methods or too_slow

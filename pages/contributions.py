@@ -3,8 +3,10 @@
 import streamlit as st
 
 from pages._shared.formatting import esc_md, to_csv_bytes
+from pages._shared.long_jobs import offer_fit
 from pages._shared.state import beta_view, name_columns, page_context
 from pages._shared.views import contributions as views
+from sblr.registry import SPARSE_SBLR
 
 ds, s, key = page_context(__file__)
 
@@ -14,7 +16,7 @@ with st.expander("What am I looking at?"):
     st.latex(views.INTRO_LATEX)
 
 standardized = beta_view("contributions")
-with st.spinner("Fitting SBLR and SparseSBLR on all rows…"):
+with st.spinner("Fitting the models on all rows…"):
     view = views.contributions(ds, s, standardized)
 if view.multiclass:
     st.info(views.MULTICLASS, icon=":material/info:")
@@ -34,6 +36,8 @@ for v in view.verdicts:
     st.markdown(v.line)
 if view.sblr_unreliable:
     st.warning(views.UNRELIABLE, icon=":material/warning:")
+if not view.beside.shown:  # SBLR's fit is past the budget of one done without asking
+    offer_fit(ds, view.beside, SPARSE_SBLR.label, key="contributions_fit_beside")
 st.caption(view.caption)
 
 st.subheader("What a zero means")

@@ -6,6 +6,7 @@ import streamlit as st
 from pages._shared.cache import class_importance
 from pages._shared.formatting import context, dense_row, esc_md, to_csv_bytes
 from pages._shared.lesson import panel_slot, panel_waterfall
+from pages._shared.long_jobs import before_fitting
 from pages._shared.questions import RowQuestion
 from pages._shared.state import page_context
 from pages._shared.views import explain as views
@@ -20,9 +21,8 @@ with st.expander("What am I looking at?"):
     st.markdown(views.INTRO)
     st.latex(views.INTRO_LATEX)
 if not s.spec.learns_beta:
-    st.info(
-        f"{s.model} has no coefficients to explain; showing SparseSBLR with the sidebar's γ and λ."
-    )
+    st.info(f"{s.model} has no coefficients to explain; showing {views.EXPLAINED_INSTEAD}.")
+before_fitting(ds, s, "explain")  # SBLR on 983 labels: hours, said before it starts
 rows = views.rows(ds, s)
 pick, more = st.columns([3, 1], vertical_alignment="bottom")
 # a select box: six radio lines with a long class name took half of a 1024x768 screen
@@ -118,7 +118,7 @@ st.plotly_chart(bars, key="probabilities")
 
 st.subheader("The three models on this row")
 st.dataframe(
-    view.models.style.format({view.score: "{:.3f}"}),
+    view.models.style.format({view.score: "{:.3f}"}, na_rep="–"),
     hide_index=True,
     width="stretch",
     key="explain_models",

@@ -7,7 +7,7 @@ import streamlit as st
 
 from pages._shared.data import show_notes
 from pages._shared.formatting import context_name, esc_md, text_table, to_csv_bytes
-from pages._shared.long_jobs import lr_yardstick_with_progress, tune
+from pages._shared.long_jobs import before_fitting, lr_yardstick_with_progress, tune
 from pages._shared.questions import Scheme, Search
 from pages._shared.result_list import draw_result_list
 from pages._shared.state import name_columns, page_context, set_tuned, show_view
@@ -54,6 +54,7 @@ else:
 scheme = Scheme("all" if kind == "test" else kind, test_size, n_splits)
 
 st.markdown(view.headline(ds, spec, set_elsewhere()))
+before_fitting(ds, s, "model", fits=view.fits_of(ds, scheme))  # SBLR on 983 labels: hours
 bar = st.progress(0.0, text="Evaluating…")
 try:
     ev = view.evaluate(ds, spec, scheme, test, lambda done, text: bar.progress(done, text=text))

@@ -15,6 +15,7 @@ from pages._shared.formatting import (
     safe_filename,
     to_csv_bytes,
 )
+from pages._shared.long_jobs import before_fitting
 from pages._shared.state import page_context
 from sblr import DataError
 from sblr.decision import Decision
@@ -51,6 +52,7 @@ source = st.radio(
     key="predict_source",
 )
 if source == "sidebar":
+    before_fitting(ds, s, "predict")  # SBLR on 983 labels: hours, said before it starts
     fitted = cached_fit(ds, s.spec, decided=True)
     model_id, like, like_key = (ds.fingerprint, s.model, s.gamma, s.lam), ds, ds.fingerprint
     saved = SavedModel(

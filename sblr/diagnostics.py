@@ -157,8 +157,10 @@ def evidence_diagnostics(model, F) -> EvidenceDiagnostics:
 
     Parameters
     ----------
-    model : fitted SBLRClassifier or SparseSBLRClassifier
-        Fitted on the evidence ``F`` (its ``featurizer_.Y_fit_`` are the labels).
+    model : fitted SBLRClassifier or SparseSBLRClassifier, or None
+        Fitted on the evidence ``F`` (its ``featurizer_.Y_fit_`` are the labels).  None:
+        the conditioning only, no class counted as separated (where SBLR is not fitted:
+        its fit on 983 labels takes hours).
     F : ndarray of shape (n_samples, m)
         The training evidence (``featurizer_.training_evidence()``).
 
@@ -169,7 +171,7 @@ def evidence_diagnostics(model, F) -> EvidenceDiagnostics:
     F = np.asarray(F, dtype=np.float64)
     if F.ndim != 2 or not np.isfinite(F).all():
         raise DataError("The evidence must be a finite 2-D array.")
-    Y = np.asarray(model.featurizer_.Y_fit_)
+    Y = np.asarray(model.featurizer_.Y_fit_) if model is not None else np.zeros(F.shape)
     if Y.shape != F.shape:
         raise ValueError(
             f"F must have the shape of the training evidence {Y.shape}; got {F.shape}."
@@ -183,6 +185,8 @@ def evidence_diagnostics(model, F) -> EvidenceDiagnostics:
         s = np.linalg.svd(Z, compute_uv=False)
         condition = float(s[0] / s[-1]) if s[-1] > s[0] * 1e-15 else float("inf")
         vif[varying] = _vif(Z, condition)
+    if model is None:
+        return EvidenceDiagnostics(float(condition), vif, np.zeros(m, dtype=bool))
     logits = F @ model.coef_.T + model.intercept_
     positive = Y.astype(bool)
     has_both = positive.any(axis=0) & (~positive).any(axis=0)

@@ -11,7 +11,15 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["fmt_gamma", "fmt_number", "fmt_value", "label_set", "log_label", "settings_label"]
+__all__ = [
+    "duration",
+    "fmt_gamma",
+    "fmt_number",
+    "fmt_value",
+    "label_set",
+    "log_label",
+    "settings_label",
+]
 
 _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
@@ -128,3 +136,19 @@ def settings_label(gamma=None, lam=None, **others) -> str:
         for name, v in values.items()
         if v is not None
     )
+
+
+def duration(seconds) -> str:
+    """Seconds as the dashboard and the command line say them: "4.2 s", "31 s", "3 min",
+    "1.8 h".
+
+    Examples
+    --------
+    >>> duration(4.23), duration(31.4), duration(185), duration(6561)
+    ('4.2 s', '31 s', '3 min', '1.8 h')
+    """
+    if seconds < 10:
+        return f"{seconds:.1f} s"
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    return f"{seconds / 60:.0f} min" if seconds < 5400 else f"{seconds / 3600:.1f} h"

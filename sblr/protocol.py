@@ -429,16 +429,16 @@ SELECTION_BUDGET = 2e12
 
 #: Layer fits per fit with a multi-label cut: the fit and 5 out-of-fold refits (warm-started,
 #: about half as long each).
-_COST_CUT_FITS = 3.5
+COST_CUT_FITS = 3.5
 
 
 def fit_cost(method, n_samples, n_features, n_classes, *, n_query=0, cuts=True):
     """Multiply-adds of one fit (and of scoring ``n_query`` rows): the evidence, every row
     against every training row over the features and the classes, ``n (n + n_query) (d +
     m)``, and the layer (:meth:`sblr.registry.Method.layer_cost`), times
-    :data:`_COST_CUT_FITS` with multi-label cuts (``cuts``)."""
+    :data:`COST_CUT_FITS` with multi-label cuts (``cuts``)."""
     n, d, m = float(n_samples), float(n_features), float(n_classes)
-    layer = get_method(method).layer_cost(n, m) * (_COST_CUT_FITS if cuts else 1.0)
+    layer = get_method(method).layer_cost(n, m) * (COST_CUT_FITS if cuts else 1.0)
     return n * (n + n_query) * (d + m) + layer
 
 
@@ -459,7 +459,7 @@ def selection_cost(method, n_samples, n_features, n_classes, *, selection, grid,
     n_val = n_samples - n_fit
     evidence = n_fit * n_samples * (float(n_features) + n_classes)
     if spec.decides_by_cut:
-        layer = spec.layer_cost(n_fit, n_classes) * _COST_CUT_FITS
+        layer = spec.layer_cost(n_fit, n_classes) * COST_CUT_FITS
         return splits * (gammas * evidence + points * layer)
     return splits * points * (evidence + n_fit * n_val * n_classes)  # a baseline's fits
 

@@ -46,6 +46,9 @@ __all__ = [
     "SML",
     "SPARSE_SBLR",
     "SPARSE_SBLR_PAPER",
+    "LAYER_BUDGET",
+    "LAYER_LIMIT",
+    "LAYER_RATE",
     "Method",
     "get",
     "get_model",
@@ -59,6 +62,22 @@ COST_CHECKS = 3
 #: and 5 cut refits each) took 330 s for 157,000 class fits, 2 ms each, which at 1.7e10 a
 #: second is about 4e7.
 COST_PER_CLASS = 4e7
+#: Multiply-adds a second of the logistic layer, to say a fit's cost in time.  Measured with
+#: :func:`sblr.logistic.solve_layer` at λ = 0 (SBLR's layer) on random evidence, this
+#: project's 2-core machine shared with other jobs (load 3): 502 × 174 in 2.0 s (1.4e10 a
+#: second), 2,000 × 174 in 4.0 s (2.3e10), 5,000 × 174 at 0.07 s a class (1.8e10), 2,000 ×
+#: 400 at 0.26 s a class (1.0e10); the evidence of delicious ran at 1.7e10
+#: (:data:`sblr.protocol.SELECTION_BUDGET`).  A floor for the largest shapes: 12,920 × 983
+#: took 58 s a class (1.7e9 a second, load 9; 16 hours for the fit).
+LAYER_RATE = 1.5e10
+#: Multiply-adds of one layer fit done without asking (about 7 s at :data:`LAYER_RATE`):
+#: the dashboard fits a model beside the one chosen only within it (SBLR on Coefficients,
+#: Contributions, Explain and the report) and offers it behind a button beyond it, and the
+#: command line says what a fit beyond it costs before starting.  The one budget for both.
+LAYER_BUDGET = 1e11
+#: Multiply-adds of one layer fit beyond which it is not offered at all: an hour at
+#: :data:`LAYER_RATE` (SBLR on delicious, 12,920 rows × 983 labels, is 1.0e14: two hours).
+LAYER_LIMIT = 3600 * LAYER_RATE
 
 _TASKS = frozenset({"multilabel", "multiclass"})
 
@@ -228,6 +247,28 @@ class Method:
         if self.layer == "l1":
             return COST_CHECKS * n * m * m + COST_PER_CLASS * m
         return 0.0
+
+    def layer_seconds(self, n_samples, n_classes) -> float:
+        """Estimated seconds of one fit of the layer: :meth:`layer_cost` at
+        :data:`LAYER_RATE`."""
+        return self.layer_cost(n_samples, n_classes) / LAYER_RATE
+
+    def layer_plan(self, n_samples, n_classes) -> str:
+        """Whether one fit of its layer on this shape is done without asking: ``"auto"``
+        within :data:`LAYER_BUDGET`, ``"ask"`` (offered, with its cost) up to
+        :data:`LAYER_LIMIT`, else ``"refuse"`` (hours).  By shape, never by name.
+
+        Examples
+        --------
+        >>> SBLR.layer_plan(502, 60), SBLR.layer_plan(4500, 374), SBLR.layer_plan(12920, 983)
+        ('auto', 'ask', 'refuse')
+        >>> SPARSE_SBLR.layer_plan(12920, 983), SML.layer_plan(12920, 983)
+        ('auto', 'auto')
+        """
+        cost = self.layer_cost(n_samples, n_classes)
+        if cost <= LAYER_BUDGET:
+            return "auto"
+        return "ask" if cost <= LAYER_LIMIT else "refuse"
 
 
 _MODELS = "sblr.models"

@@ -71,8 +71,12 @@ def test_a_run_is_the_command_lines_protocol_and_the_tables_are_its_means_and_ra
 
 
 def test_brsvm_with_the_papers_grid_is_refused_above_the_limit_and_left_out_by_default():
-    small = SimpleNamespace(name="small", n_samples=200, n_classes=5, task="multilabel")
-    large = SimpleNamespace(name="large", n_samples=20_000, n_classes=100, task="multilabel")
+    small = SimpleNamespace(
+        name="small", n_samples=200, n_features=8, n_classes=5, task="multilabel"
+    )
+    large = SimpleNamespace(
+        name="large", n_samples=20_000, n_features=50, n_classes=100, task="multilabel"
+    )
     warning, refused = view.brsvm_cost(large, ["br_svm"], "paper", 10)
     seconds = brsvm_seconds_estimate(20_000, 100, 10)
     assert refused and seconds > view.BRSVM_LIMIT_SECONDS

@@ -566,7 +566,15 @@ def test_regularization_path_many_classes_limits_legend():
     rng = np.random.default_rng(1)
     coefs_k = rng.normal(size=(8, m)) * np.linspace(0.1, 3, m)  # later classes larger
     fig = regularization_path(np.logspace(2, -5, 8), coefs_k)
-    assert len(fig.data) == m
+    # the others in one grey trace, line after line (class order), each ended by a gap
+    assert len(fig.data) == 21
+    grey = fig.data[0]
+    assert grey.showlegend is False and grey.name == f"{m - 20} other classes"
+    others = sorted(set(range(m)) - set(np.argsort(-np.abs(coefs_k).max(axis=0))[:20]))
+    lines = np.asarray(grey.y, dtype=float).reshape(m - 20, 9)
+    assert np.isnan(lines[:, -1]).all()
+    np.testing.assert_array_equal(lines[:, :-1], coefs_k[::-1, others].T)  # λ ascending
+    assert list(grey.customdata[:9]) == [str(others[0])] * 9
     in_legend = [trace for trace in fig.data if trace.showlegend is not False]
     assert len(in_legend) == 20
     top20 = set(np.argsort(-np.abs(coefs_k).max(axis=0))[:20])

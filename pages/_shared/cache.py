@@ -23,6 +23,7 @@ import inspect
 import os
 import pickle
 from contextlib import nullcontext
+from dataclasses import dataclass
 
 import numpy as np
 import streamlit as st
@@ -34,12 +35,13 @@ from pages._shared.formatting import LOG_GRID, esc_md, fmt_gamma, grid_value
 from pages._shared.questions import HASH_FUNCS, Scheme, Spec
 from pages._shared.server import (
     job_slot,
+    take_turn,
     waiting_for_worker,
 )
 from pages._shared.stores import Progress, Store, solver_ready
 from sblr import DataError, plots
 from sblr.diagnostics import evidence_diagnostics, sparse_conditioning
-from sblr.display import settings_label
+from sblr.display import duration, settings_label
 from sblr.io import load_dataset
 from sblr.modelfile import load_model
 from sblr.registry import SBLR, SML, SPARSE_SBLR
@@ -51,6 +53,7 @@ from sblr.scaling import scale_gamma as value_of_scale
 # opens without it (benchmarks/startup.py; tests/test_startup.py keeps it so).
 
 __all__ = [
+    "FitPlan",
     "attribution",
     "cached_fit",
     "cached_path",
@@ -59,6 +62,8 @@ __all__ = [
     "diagnostics",
     "evaluation",
     "feature_inputs_cached",
+    "fit_beside",
+    "fit_plan",
     "heavy",
     "held_out_cuts",
     "held_out_probabilities",
@@ -71,6 +76,7 @@ __all__ = [
     "scale_gamma",
     "shared_figure",
     "sml_without_row",
+    "stored_fit",
     "test_scores",
     "training_evidence",
     "yardstick",
@@ -269,14 +275,17 @@ def scale_gamma(ds):
     return float(value_of_scale(ds.X))
 
 
-def cached_fit(ds, spec, *, decided=False, quiet=False):
+def cached_fit(ds, spec, *, decided=False, quiet=False, long=False):
     """The model ``spec`` fitted on all rows, stored for every session; SBLR/SparseSBLR reuse
     the cached evidence. ``decided``: with its decision (the cuts of a multi-label model,
     fitted on out-of-fold probabilities of its rows: five more layer fits), for a page that
     predicts; without, only β (a λ move on Coefficients never pays for the cuts). A fit not
     stored yet shows its progress class by class, waiting for a job slot; ``quiet``: inside a
     cached function, which must not draw (no progress, no spinner, and
-    :class:`~pages._shared.server.ServerBusy` when every slot is taken)."""
+    :class:`~pages._shared.server.ServerBusy` when every slot is taken). ``long``: a fit
+    offered behind a button (:class:`FitPlan` "ask": minutes), made once when several
+    sessions ask (the others wait for it), in a long job's slot, standing aside at each class
+    while other users compute (as Tune and stability do)."""
     if decided and spec.from_evidence:
         return _decided_fit(ds, spec, quiet)
     key, fits = (ds.fingerprint, spec), _stores()["fits"]
@@ -285,23 +294,142 @@ def cached_fit(ds, spec, *, decided=False, quiet=False):
         return found
     if spec.l1:  # its compiled solver first (prepared since the server started)
         solver_ready(quiet)
+    if long:
+        return fits.get_or_make(key, lambda: _fit(ds, spec, quiet, long=True))
+    return fits.put(key, _fit(ds, spec, quiet))
+
+
+def _fit(ds, spec, quiet, long=False):
+    """``spec`` fitted on all rows (β only), its progress drawn class by class unless
+    ``quiet``."""
     est = spec.estimator()
     evidence = _evidence(ds, spec.gamma) if spec.from_evidence else None
     where = settings_label(spec.gamma, spec.lam)
     bar = None if quiet else Progress(
         lambda done, total: f"Fitting {spec.model} ({where}): class {done} of {total}"
     )  # fmt: skip
+
+    def step(done, total):
+        if bar is not None:
+            bar(done, total)
+        if long:
+            take_turn()
+
     saying = st.spinner(f"Fitting {spec.model}…") if bar and evidence is None else nullcontext()
     try:
-        with saying, job_slot(wait=not quiet):
+        with saying, job_slot(wait=not quiet, long=long):
             if evidence is None:
                 est.fit(ds.X, ds.y)
             else:
-                est.fit_from_evidence(*evidence, progress=bar, cuts=False)
+                est.fit_from_evidence(*evidence, progress=step, cuts=False)
     finally:
         if bar is not None:
             bar.close()
-    return fits.put(key, est)
+    return est
+
+
+def stored_fit(ds, spec):
+    """The model ``spec`` if anyone fitted it on ``ds`` (β only), else None; never fits."""
+    return _stores()["fits"].get((ds.fingerprint, spec))
+
+
+@dataclass(frozen=True)
+class FitPlan:
+    """Whether the model ``spec`` is fitted on a data set without asking: its layer's
+    :meth:`~sblr.registry.Method.layer_plan` (one budget with the command line,
+    :data:`sblr.registry.LAYER_BUDGET`): ``plan`` "auto" (fitted when a view asks), "ask"
+    (offered behind a button, its time said) or "refuse" (hours: not offered); ``stored``:
+    fitted already, by anyone (then shown whatever its plan)."""
+
+    spec: Spec
+    plan: str
+    seconds: float  # its layer's estimated time (sblr.registry.Method.layer_seconds)
+    n_rows: int
+    n_classes: int
+    stored: bool
+
+    @property
+    def shown(self) -> bool:
+        """Whether a view fits it (or finds it) without asking."""
+        return self.plan == "auto" or self.stored
+
+    @property
+    def offered(self) -> bool:
+        """Whether a button offers to fit it (its plan "ask", not fitted yet)."""
+        return self.plan == "ask" and not self.stored
+
+    @property
+    def cost(self) -> str:
+        """Its time and why, in a clause (Markdown-free): "at least" where it is refused, the
+        cost model's rate being a floor at that size (delicious: 1.8 h by it, 16 h measured)."""
+        m = self.n_classes
+        about = "at least" if self.plan == "refuse" else "about"
+        return (
+            f"{about} {duration(self.seconds)} on these {self.n_rows:,} rows (each of its "
+            f"{m:,} classes solved on all {m:,} classes' evidence: 8·n·(m+1)²·m multiply-adds, "
+            f"cubic in the classes)"
+        )
+
+    def sentence(self, instead) -> str:
+        """Why a view shows ``instead`` (a model's label) without this model (Markdown)."""
+        name = self.spec.model
+        if self.plan == "refuse":
+            return (
+                f"**{name} is not fitted here**: its fit would take {self.cost}, too long for "
+                f"the dashboard, so {instead} is shown alone (`sblr fit --method "
+                f"{self.spec.entry.key}` fits it from the command line)."
+            )
+        return (
+            f"**{name} is not fitted automatically here**: its fit takes {self.cost}. "
+            f"{instead} is shown alone; fit {name} below to see both."
+        )
+
+    @property
+    def button(self) -> str:
+        return f"Fit {self.spec.model} (about {duration(self.seconds)})"
+
+    def before(self, instead, fits=1) -> str:
+        """What fitting this model, the sidebar's, costs, said before anything starts
+        (Markdown); ``fits``: how many fits the page makes of it (an evaluation's splits and
+        cuts), ``instead`` the model offered in its place."""
+        name = self.spec.model
+        more = ""
+        if fits > 1:
+            would = "would fit" if self.plan == "refuse" else "fits"
+            more = f" The page {would} it about {fits:g} times (its splits and cuts)."
+        if self.plan == "refuse":
+            return (
+                f"**{name}, the sidebar's model, is not fitted here**: one fit would take "
+                f"{self.cost}, too long for the dashboard.{more} Choose {instead}, which "
+                f"keeps a few columns per class, or run `sblr fit --method {self.spec.entry.key}`."
+            )
+        return (
+            f"**{name}, the sidebar's model, takes long to fit here**: one fit takes "
+            f"{self.cost}.{more} Choose {instead}, which keeps a few columns per class, or go "
+            "ahead."
+        )
+
+
+def fit_plan(ds, spec) -> FitPlan:
+    """The :class:`FitPlan` of ``spec`` on ``ds``: from the data's shape, never its name."""
+    entry, n, m = spec.entry, ds.n_samples, ds.n_classes
+    return FitPlan(
+        spec,
+        entry.layer_plan(n, m),
+        entry.layer_seconds(n, m),
+        n,
+        m,
+        stored_fit(ds, spec) is not None,
+    )
+
+
+def fit_beside(ds, spec):
+    """``(model, plan)`` of a model a view shows beside the sidebar's (SBLR beside
+    SparseSBLR): the model fitted (:func:`cached_fit`) where its :class:`FitPlan` shows it,
+    else None (the view says why with ``plan.sentence`` and, when ``plan.offered``, offers
+    :func:`cached_fit` with ``long=True`` behind a button)."""
+    plan = fit_plan(ds, spec)
+    return (cached_fit(ds, spec) if plan.shown else None), plan
 
 
 def _decided_fit(ds, spec, quiet):
@@ -654,10 +782,15 @@ def cached_path(ds, gamma, targets):
 
 
 # ------------------------------------------------------------------- tuning, diagnostics, stability
-@heavy(keep=32, spinner="Checking the conditioning of the evidence…")
 def diagnostics(ds, gamma):
-    """Condition number, VIF and separated classes of SBLR on all rows (sblr.diagnostics)."""
-    model = cached_fit(ds, Spec.of(SBLR, gamma), quiet=True)
+    """Condition number, VIF and separated classes of SBLR on all rows (sblr.diagnostics);
+    where SBLR is not fitted without asking (:func:`fit_plan`), the conditioning only."""
+    return _diagnostics(ds, gamma, fit_plan(ds, Spec.of(SBLR, gamma)).shown)
+
+
+@heavy(keep=32, spinner="Checking the conditioning of the evidence…")
+def _diagnostics(ds, gamma, dense):
+    model = cached_fit(ds, Spec.of(SBLR, gamma), quiet=True) if dense else None
     return evidence_diagnostics(model, _evidence(ds, gamma)[1])
 
 

@@ -6,7 +6,7 @@ import re
 
 import numpy as np
 
-from sblr.display import fmt_gamma, fmt_value, log_label
+from sblr.display import duration, fmt_gamma, fmt_value, log_label
 from sblr.textsafe import escape_markdown as esc_md
 from sblr.textsafe import safe_filename, to_csv_bytes
 
@@ -32,19 +32,6 @@ __all__ = [
 
 #: Slider grid: 10^-5 ... 10^2 in quarter decades (the paper's grid is every 4th point).
 LOG_GRID = [round(x, 2) for x in np.arange(-5.0, 2.0001, 0.25)]
-
-
-def duration(seconds) -> str:
-    """Seconds as the pages say them: "4.2 s", "31 s", "3 min", "4.3 h".
-
-    >>> duration(4.23), duration(31.4), duration(185), duration(15480)
-    ('4.2 s', '31 s', '3 min', '4.3 h')
-    """
-    if seconds < 10:
-        return f"{seconds:.1f} s"
-    if seconds < 90:
-        return f"{seconds:.0f} s"
-    return f"{seconds / 60:.0f} min" if seconds < 90 * 60 else f"{seconds / 3600:.1f} h"
 
 
 def index_value(text):

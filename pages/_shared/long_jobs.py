@@ -21,13 +21,14 @@ import pandas as pd
 import streamlit as st
 
 from pages._shared import cluster
-from pages._shared.cache import cached_fit, heavy, training_evidence
+from pages._shared.cache import cached_fit, fit_plan, heavy, training_evidence
 from pages._shared.questions import HASH_FUNCS, Spec
 from pages._shared.server import (
     job_slot,
     stop_if_rerun_requested,
     take_turn,
 )
+from pages._shared.state import VIEW_SETTINGS
 from pages._shared.stores import Progress, Store, solver_ready
 from sblr.registry import SPARSE_SBLR
 from sblr.registry import get as get_method
@@ -40,6 +41,8 @@ __all__ = [
     "LR_AUTO_SECONDS",
     "LRYardstick",
     "N_RESAMPLES",
+    "before_fitting",
+    "offer_fit",
     "TUNE_SCHEMES",
     "cached_compare_fold",
     "compare_methods",
@@ -117,6 +120,40 @@ def _long_job(job, work, progress, *, solver=False):
         solver_ready()
     with job_slot(wait=True, long=True):
         return work(progress=step)
+
+
+# ----------------------------------------------------------------------------- a fit on request
+def offer_fit(ds, plan, instead, key):
+    """Where a view shows ``instead`` (a model's label) alone because ``plan`` (a
+    :class:`~pages._shared.cache.FitPlan`) does not fit its model without asking: one
+    sentence saying why (its estimated time) and, when it is offered, a button that fits it
+    as a long job with its progress class by class (shared: every session then finds it, and
+    a second click waits for the first), then runs the page again with both."""
+    st.info(plan.sentence(instead), icon=":material/schedule:")
+    if plan.offered and st.button(plan.button, key=key):
+        cached_fit(ds, plan.spec, long=True)
+        st.rerun()
+
+
+def before_fitting(ds, s, key, fits=1):
+    """On a page that fits the sidebar's model (``s.spec``): where its fit is past the budget
+    of one done without asking and nobody fitted it yet, say what it costs before anything
+    starts, offer SparseSBLR in its place and, unless it takes hours, a button to go ahead;
+    the page stops here until one is chosen (``fits``: how many fits the page makes)."""
+    plan = fit_plan(ds, s.spec)
+    agreed = st.session_state.setdefault("_fits_agreed", set())
+    if plan.shown or (ds.fingerprint, s.spec) in agreed:
+        return
+    st.warning(plan.before(SPARSE_SBLR.label, fits), icon=":material/schedule:")
+    left, right = st.columns(2)
+    if left.button(f"Use {SPARSE_SBLR.label}", key=f"{key}_instead", type="primary"):
+        view = dict.fromkeys(VIEW_SETTINGS)
+        st.session_state["_pending_view"] = view | {"model": SPARSE_SBLR.label, "source": "here"}
+        st.rerun()
+    if plan.offered and right.button(f"Go ahead with {s.spec.model}", key=f"{key}_agree"):
+        agreed.add((ds.fingerprint, s.spec))
+        st.rerun()
+    st.stop()
 
 
 # ----------------------------------------------------------------------------- stability

@@ -135,7 +135,9 @@ class Analysis:
     Attributes
     ----------
     sblr_model, sparse_model : fitted SBLRClassifier and SparseSBLRClassifier
-        Both fitted on every row of the data set, on ``evidence``.
+        Both fitted on every row of the data set, on ``evidence``; ``sblr_model`` None where
+        SBLR was not fitted (its fit past the budget of one done without asking:
+        :data:`sblr.registry.LAYER_BUDGET`), the report then of SparseSBLR alone.
     evidence : ndarray of shape (n_samples, n_classes)
         The leave-one-out evidence the models were fitted on.
     evaluation : sblr.evaluation.EvaluationResult
@@ -191,34 +193,36 @@ def analysis_report(dataset, k, analysis: Analysis) -> str:
     names = dataset.class_names
     sparse_name = f"{SPARSE_SBLR.label}, λ = {fmt_value(sparse_model.lam)}"
     # SparseSBLR first, as on the Coefficients page: the readable model (issue #46, item 14)
-    stds = {
-        sparse_name: standardized_coef(sparse_model, evidence),
-        SBLR.label: standardized_coef(sblr_model, evidence),
-    }
+    fitted = {sparse_name: sparse_model, SBLR.label: sblr_model}
+    fitted = {name: model for name, model in fitted.items() if model is not None}
+    stds = {name: standardized_coef(model, evidence) for name, model in fitted.items()}
     fig = plots.beta_heatmaps(
         stds,
         names,
         cooccurrence=cooccurrence(Y),
-        raw={sparse_name: sparse_model.coef_, SBLR.label: sblr_model.coef_},
+        raw={name: model.coef_ for name, model in fitted.items()},
         lams={sparse_name: sparse_model.lam},
         # the dashboard's rule: SparseSBLR's readable links rank, SBLR's break its ties,
         # the reported class always among them
         classes=(
             top_classes(
-                stds[sparse_name], REPORT_MAX_CLASSES, include=[k], tiebreak=stds[SBLR.label]
+                stds[sparse_name], REPORT_MAX_CLASSES, include=[k], tiebreak=stds.get(SBLR.label)
             )
             if dataset.n_classes > REPORT_MAX_CLASSES
             else None
         ),
     )
-    diagnosis = evidence_diagnostics(sblr_model, evidence)
+    diagnosis = evidence_diagnostics(sblr_model, evidence)  # conditioning only without SBLR
     kept = sparse_conditioning(sparse_model.coef_, evidence)
     # Multi-class rows have one class each, so co-occurrence says nothing: the relation of
     # class t to class k is then the mean evidence of t on k's rows.
     multiclass = dataset.task == "multiclass"
     measure = "mean evidence on k's rows" if multiclass else "p_k_given_t"
+    weights = {f"{SPARSE_SBLR.label} beta": sparse_model}
+    if sblr_model is not None:
+        weights[f"{SBLR.label} beta"] = sblr_model
     table = contribution_table(
-        {"SparseSBLR beta": sparse_model, "SBLR beta": sblr_model},
+        weights,
         Y,
         k,
         class_names=names,
@@ -233,7 +237,7 @@ def analysis_report(dataset, k, analysis: Analysis) -> str:
         + check_claim(
             table[name + "_std"].to_numpy(), table[measure].to_numpy(), target=at
         ).sentence(measure.replace("p_k_given_t", "P(k | t)"))
-        for name in ("SparseSBLR beta", "SBLR beta")
+        for name in weights
     )
     summary = evaluation.summary
     order = [m for m in HEADLINE if m in summary.index]
@@ -268,7 +272,17 @@ def analysis_report(dataset, k, analysis: Analysis) -> str:
         },
         [
             (f"Metrics of {a.model} on held-out rows", metrics.reset_index(drop=True)),
-            ("Standardized coefficients β̃ (both models, fitted on all rows)", fig),
+            (
+                "Standardized coefficients β̃ ("
+                + (
+                    "both models"
+                    if sblr_model is not None
+                    else f"{SPARSE_SBLR.label}; {SBLR.label}"
+                    " not fitted: past the dashboard's budget of a fit"
+                )
+                + ", fitted on all rows)",
+                fig,
+            ),
             *(
                 [
                     (
@@ -318,6 +332,7 @@ def dashboard_report(ds, s, progress=None) -> bytes:
     from pages._shared.cache import (
         cached_fit,
         evaluation,
+        fit_beside,
         held_out_cuts,
         held_out_probabilities,
         training_evidence,
@@ -348,8 +363,8 @@ def dashboard_report(ds, s, progress=None) -> bytes:
         no_label = f"{counts['empty_rows']:,} of {counts['rows']:,}; truth {truth:,}" + (
             f"; LR {lr.empty:,}" if lr is not None else ""
         )
-    step(1, "Fitting SBLR and SparseSBLR on all rows…")
-    sblr_model = cached_fit(ds, s.spec_for(SBLR))
+    step(1, "Fitting the models on all rows…")
+    sblr_model, _ = fit_beside(ds, s.spec_for(SBLR))  # None past the budget (hours on 983)
     sparse = cached_fit(ds, s.spec_for(SPARSE_SBLR))
     F = training_evidence(ds, s.gamma)
     step(2, "Drawing β and the class contributions…")

@@ -23,6 +23,7 @@ import pandas as pd
 from sblr._validation import StrOptions
 from sblr.cli import _BENCHMARK_HELP, _EVALUATE_HELP, _FIT_HELP, _PREDICT_HELP, _OutputError
 from sblr.decision import RULES, Decision
+from sblr.display import duration
 from sblr.exceptions import DataError
 from sblr.io import load_dataset
 from sblr.metrics import METRIC_LABELS, MULTILABEL_METRICS
@@ -752,25 +753,21 @@ def _planned_selection(args, method, ds, n_fit):
     return plan.selection, plan.note
 
 
-#: Multiply-adds of one SBLR fit's layer above which the commands say what it costs and
-#: point at SparseSBLR (a hundredth of the selection budget: over a second or so).
-_SBLR_NOTE_FROM = 2e10
-
-
 def _cost_note(method, ds):
     """Say, before a long fit starts, what an L2 layer (SBLR's) costs on this shape and what
     bounds it (the L1 layer, SparseSBLR's)."""
     n, m = ds.n_samples, len(ds.class_names)
     spec = get_method(method)
     cost = spec.layer_cost(n, m)
-    if spec.layer != "l2" or cost < _SBLR_NOTE_FROM:
+    if spec.layer != "l2" or spec.layer_plan(n, m) == "auto":  # the dashboard's one budget
         return
     sparse = SPARSE_SBLR.layer_cost(n, m)
     print(
         f"note: {spec.label}'s layer on {m:,} classes and {n:,} rows costs about {cost:.1e} "
         f"multiply-adds a fit (every class solved on all {m:,} evidence columns: 8·n·(m+1)²·m), "
         f"{cost / sparse:,.0f}x {SPARSE_SBLR.label}'s ({sparse:.1e}: each class on the few "
-        f"columns it keeps); --method {SPARSE_SBLR.key} is the bounded alternative",
+        f"columns it keeps), about {duration(spec.layer_seconds(n, m))} here; --method "
+        f"{SPARSE_SBLR.key} is the bounded alternative",
         flush=True,
     )
 

@@ -118,18 +118,26 @@ def regularization_path(
     # cut where the names differ ("Long-tail… var. 7)", not "Long-tailed Species 0…")
     legend_names = _tick_texts([esc_html(str(n)) for n in names], 28)
     traces = []
-    for t in sorted(grey):
+    if grey:
+        # the grey lines as ONE trace, each line ended by a gap (NaN): one trace per class
+        # took 10 s to build and 1.2 MB to send on 983 labels (delicious), for thin grey lines
+        grey = sorted(grey)
+        gap = np.full((len(grey), 1), np.nan)
+        # arrays, not lists: plotly checks a list's 28,000 strings one by one (6 s)
+        hover = np.repeat(np.array([esc_html(names[t]) for t in grey]), x.size + 1)
         traces.append(
             dict(
                 type="scatter",
-                x=x,
-                y=B[:, t],
+                x=np.hstack([np.tile(x, (len(grey), 1)), gap]).ravel(),
+                y=np.hstack([B[:, grey].T, gap]).ravel(),
                 mode="lines",
-                name=esc_html(names[t]),
+                name=f"{len(grey)} other classes",
                 line={"color": OTHER_COLOR, "width": 1},
                 showlegend=False,
-                text=lam_text,
-                hovertemplate=f"evidence t: {esc_html(names[t])}<br>λ = %{{text}}"
+                connectgaps=False,
+                customdata=hover,
+                text=np.tile(np.array([*lam_text, ""]), len(grey)),
+                hovertemplate=f"evidence t: %{{customdata}}<br>λ = %{{text}}"
                 f"<br>{sym} = %{{y:.3g}}<extra></extra>",
             )
         )

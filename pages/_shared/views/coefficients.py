@@ -4,13 +4,16 @@ sparsity of SparseSBLR and the stability of its β (``pages/coefficients.py`` dr
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
 
 from pages._shared.cache import (
+    FitPlan,
     cached_fit,
     diagnostics,
+    fit_beside,
     shared_figure,
     sparse_diagnostics,
     training_evidence,
@@ -71,7 +74,7 @@ class CoefficientsView:
     """What the Coefficients page shows at the sidebar's γ and λ."""
 
     sparse_name: str  # SparseSBLR's panel: "SparseSBLR, λ = 1e-4"
-    raw: dict  # panel name -> raw β (SparseSBLR first)
+    raw: dict  # panel name -> raw β (SparseSBLR first; SBLR's only where it is fitted)
     std: dict  # panel name -> β̃
     standardized: bool
     readable: bool  # SparseSBLR's β can be read one by one
@@ -81,13 +84,33 @@ class CoefficientsView:
     rank_what: str  # the class slider's "(what)"
     rank_help: str
     approx: str | None  # the caption on approximate evidence
-    table: pd.DataFrame  # β and β̃ of both models, the CSV download
     summary: pd.DataFrame  # SparseSBLR's zeros class by class, with the page's column names
     sparsity: str  # the caption above it
+    beside: FitPlan  # SBLR's: fitted here without asking, or why not (plan.sentence)
+    class_names: list
 
     @property
     def shown(self) -> dict:
         return self.std if self.standardized else self.raw
+
+    @property
+    def models(self) -> str:
+        """The models shown, in words ("SBLR and SparseSBLR", or SparseSBLR alone)."""
+        return f"{SBLR.label} and {SPARSE_SBLR.label}" if len(self.raw) > 1 else SPARSE_SBLR.label
+
+    @cached_property
+    def table(self) -> pd.DataFrame:
+        """β and β̃ of the models shown, the CSV download: made when asked (the download's
+        click), not on every run (2 × 2 × 983² numbers on delicious)."""
+        names = self.class_names
+        return pd.concat(
+            {
+                (name, kind): pd.DataFrame(c, index=names, columns=names)
+                for name in self.raw
+                for kind, c in (("beta", self.raw[name]), ("beta_std", self.std[name]))
+            },
+            names=["model", "coefficient", "target class k"],
+        )
 
     def ordered(self, classes):
         """The classes shown, related ones together (SparseSBLR's links clustered); as they
@@ -98,34 +121,49 @@ class CoefficientsView:
 
 
 def coefficients(ds, s, standardized: bool) -> CoefficientsView:
-    """The view of the sidebar's settings ``s``, β̃ if ``standardized``."""
-    sblr_model = cached_fit(ds, s.spec_for(SBLR))
+    """The view of the sidebar's settings ``s``, β̃ if ``standardized``. SBLR's β beside
+    SparseSBLR's only where its fit is within the budget of a fit done without asking, or
+    fitted already (:func:`~pages._shared.cache.fit_beside`): on 983 labels it takes hours."""
+    sblr_model, beside = fit_beside(ds, s.spec_for(SBLR))
     sparse_model = cached_fit(ds, s.spec_for(SPARSE_SBLR))
     sd = evidence_sd(training_evidence(ds, s.gamma))
-    sparse_name = f"SparseSBLR, λ = {fmt_value(s.lam)}"
+    sparse_name = f"{SPARSE_SBLR.label}, λ = {fmt_value(s.lam)}"
     # SparseSBLR first: the readable model, and the one the sidebar's λ moves
-    raw = {sparse_name: sparse_model.coef_, SBLR.label: sblr_model.coef_}
+    raw = {sparse_name: sparse_model.coef_}
+    if sblr_model is not None:
+        raw[SBLR.label] = sblr_model.coef_
     std = {name: standardized_coef(c, sd=sd) for name, c in raw.items()}
     diag = diagnostics(ds, s.gamma)
     kept = sparse_diagnostics(ds, s.spec_for(SPARSE_SBLR))
     lam_text, m = fmt_value(s.lam), ds.n_classes
+    dense = sblr_model is not None
     if kept.readable:
         note = (
             f"**SBLR's coefficients cannot be read one by one here; SparseSBLR's can at λ = "
             f"{lam_text}**: the evidence each class keeps is not collinear."
+            if dense
+            else f"**SparseSBLR's coefficients can be read one by one at λ = {lam_text}**: "
+            "the evidence each class keeps is not collinear."
         )
         rank_what = "SparseSBLR's top N by |β̃|" if standardized else "SparseSBLR's top N by |β|"
         rank_help = (
             "Classes ranked by SparseSBLR's largest |coefficient| in their row or column "
-            "(their own weight left out; SBLR's orders the classes SparseSBLR leaves at 0), "
-            f"always with the sidebar's class. Up to {plots.MAX_TICK_LABELS} classes the chart "
-            "names every row and column. The stability heatmap below shows the same classes."
+            "(their own weight left out"
+            + ("; SBLR's orders the classes SparseSBLR leaves at 0" if dense else "")
+            + f"), always with the sidebar's class. Up to {plots.MAX_TICK_LABELS} classes the "
+            "chart names every row and column. The stability heatmap below shows the same "
+            "classes."
         )
     else:
         note = (
-            f"**Neither SBLR's nor SparseSBLR's coefficients can be read one by one at λ = "
-            f"{lam_text}**: SparseSBLR still keeps collinear evidence for {kept.unreadable.size} "
-            f"of {m} classes. Raise λ until the classes keep less."
+            (
+                "**Neither SBLR's nor SparseSBLR's coefficients"
+                if dense
+                else "**SparseSBLR's coefficients cannot"
+            )
+            + f" be read one by one at λ = {lam_text}**: SparseSBLR still keeps collinear "
+            f"evidence for {kept.unreadable.size} of {m} classes. Raise λ until the classes "
+            "keep less."
         )
         rank_what = "the N most frequent"
         rank_help = (
@@ -147,14 +185,6 @@ def coefficients(ds, s, standardized: bool) -> CoefficientsView:
             f"Fitted on approximate evidence (Nyström, D = {sparse_model.n_components}): "
             f"{ds.n_samples:,} rows is past the exact method's size limit."
         )
-    table = pd.concat(
-        {
-            (name, kind): pd.DataFrame(c, index=ds.class_names, columns=ds.class_names)
-            for name in raw
-            for kind, c in (("beta", raw[name]), ("beta_std", std[name]))
-        },
-        names=["model", "coefficient", "target class k"],
-    )
     summary = sparsity_summary(sparse_model.coef_, ds.class_names)
     return CoefficientsView(
         sparse_name=sparse_name,
@@ -168,7 +198,6 @@ def coefficients(ds, s, standardized: bool) -> CoefficientsView:
         rank_what=rank_what,
         rank_help=rank_help,
         approx=approx,
-        table=table,
         summary=summary.rename(
             columns={
                 "class": "target class k",
@@ -178,6 +207,8 @@ def coefficients(ds, s, standardized: bool) -> CoefficientsView:
             }
         ),
         sparsity=_sparsity(int(summary.n_zero.sum()), m, s.lam),
+        beside=beside,
+        class_names=list(ds.class_names),
     )
 
 
@@ -189,7 +220,8 @@ def ranked(ds, view, n, k):
     reshuffled the top N)."""
     if view.readable:
         shown = view.shown
-        return top_classes(shown[view.sparse_name], n, include=[k], tiebreak=shown[SBLR.label])
+        tiebreak = shown.get(SBLR.label)  # None where SBLR is not fitted
+        return top_classes(shown[view.sparse_name], n, include=[k], tiebreak=tiebreak)
     return frequent_classes(ds.label_matrix(), n, include=[k])
 
 

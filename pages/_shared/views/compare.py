@@ -15,12 +15,13 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from pages._shared.formatting import duration, esc_md, safe_filename, text_table
+from pages._shared.formatting import esc_md, safe_filename, text_table
 from pages._shared.questions import Protocol
-from sblr.display import SYMBOLS, fmt_value
+from sblr import registry
+from sblr.display import SYMBOLS, duration, fmt_value
 from sblr.metrics import METRIC_LABELS
-from sblr.protocol import METHODS, TASK_METRICS, decisions_text
-from sblr.registry import BR_SVM
+from sblr.protocol import METHODS, TASK_METRICS, decisions_text, fit_cost, selection_cost
+from sblr.registry import BR_SVM, LR, LR_TUNED
 from sblr.stats import leaders, mean_std_table, method_label, metric_ranks, one_dataset_reading
 from sblr.tuning import PAPER_GRID
 
@@ -37,6 +38,8 @@ __all__ = [
     "brsvm_cost",
     "compare_view",
     "default_choice",
+    "method_seconds",
+    "run_forecast",
     "duration",
     "progress_text",
 ]
@@ -140,33 +143,109 @@ def _brsvm_seconds(ds, folds) -> float:
     return brsvm_seconds_estimate(ds.n_samples, ds.n_classes, folds)
 
 
+def method_seconds(ds, method, folds, grid) -> float | None:
+    """Estimated CPU seconds of ``method``'s ``folds`` folds on ``ds`` with the grid named
+    ``grid``, from the data's shape: per fold the selection on a 10% split of the training
+    fold and the refit with its test rows (:func:`sblr.protocol.selection_cost` and
+    :func:`~sblr.protocol.fit_cost`, at :data:`sblr.registry.LAYER_RATE`); BR-SVM by its own
+    estimate (the paper's grid only); None where the model says nothing (scikit-learn's
+    logistic regression). Pessimistic for small data (it counts 4e7 multiply-adds a class of
+    solver overhead), right in size for SBLR and SparseSBLR on hundreds of labels, where the
+    layer's n·m² and n·m³ terms rule."""
+    entry = registry.get(method)
+    if entry is BR_SVM:
+        return _brsvm_seconds(ds, folds) if grid == "paper" else None
+    if entry in (LR, LR_TUNED):
+        return None
+    n_train = ds.n_samples * (folds - 1) / folds
+    shape = (n_train, ds.n_features, ds.n_classes)
+    select = selection_cost(method, *shape, selection="holdout", grid=GRIDS[grid], inner_folds=5)
+    refit = fit_cost(method, *shape, n_query=ds.n_samples - n_train)
+    return folds * (select + refit) / registry.LAYER_RATE
+
+
+def _limit_seconds() -> float:
+    """A method's folds longer than this are not run here: an hour, the dashboard's limit of
+    a fit offered at all (:data:`sblr.registry.LAYER_LIMIT`)."""
+    return registry.LAYER_LIMIT / registry.LAYER_RATE
+
+
+def run_forecast(ds, methods, grid, folds) -> tuple[str | None, bool]:
+    """What a run of ``methods`` would cost on ``ds``, said before it starts (Markdown; None
+    when it is quick), and whether the page refuses it: a method whose folds would take
+    over an hour (:func:`method_seconds`; SBLR on 983 labels: weeks) is not run here.
+    BR-SVM's own warning is :func:`brsvm_cost`'s."""
+    seconds = {m: method_seconds(ds, m, folds, grid) for m in ordered(methods)}
+    known = {m: sec for m, sec in seconds.items() if sec is not None and m != BR_SVM.key}
+    hours = [m for m, sec in known.items() if sec > _limit_seconds()]
+    each = ", ".join(f"{method_label(m)} {duration(sec)}" for m, sec in known.items())
+    if hours:
+        names = ", ".join(method_label(m) for m in hours)
+        return (
+            f"**Not run here: {names} would take over an hour** on {esc_md(ds.name)} "
+            f"({ds.n_samples:,} rows, {ds.n_classes} classes, {folds} folds; estimated from "
+            f"the data's shape: {each}). Leave {'them' if len(hours) > 1 else 'it'} out, "
+            "choose fewer folds or the quick grid, or run `python -m sblr benchmark` "
+            "(parallel, cached on disk).",
+            True,
+        )
+    total = sum(known.values())
+    if total <= BRSVM_LIMIT_SECONDS:
+        return None, False
+    return (
+        f"This run may take long: up to about {duration(total)} of CPU by a rough estimate "
+        f"from the data's shape ({each}; computed once, then cached).",
+        False,
+    )
+
+
 @dataclass(frozen=True)
 class Choice:
     """The page's choice before a click: the methods it can run on the data, those chosen
-    by default (BR-SVM left out where the paper's grid would be too slow at the most folds)
-    and what the page says of that."""
+    by default (BR-SVM left out where the paper's grid would be too slow at the most folds,
+    and any method whose folds would take over an hour) and what the page says of that."""
 
     options: list[str]
     methods: list[str]
     note: str | None
+    left_out: tuple = (BR_SVM.key,)
 
     def note_for(self, methods) -> str | None:
-        """The note while BR-SVM, left out, is not chosen."""
-        return self.note if BR_SVM.key not in methods else None
+        """The note while the methods left out are not chosen."""
+        return self.note if not set(self.left_out) & set(methods) else None
 
 
 def default_choice(ds) -> Choice:
-    """The methods the page offers on ``ds`` and its default choice."""
+    """The methods the page offers on ``ds`` and its default choice (10 folds, the paper's
+    grid)."""
     options = [m for m, entry in METHODS.items() if entry.supports(ds.task)]
     methods = [m for m, entry in METHODS.items() if entry.default_for(ds.task)]
     slow = BR_SVM.key in methods and _brsvm_seconds(ds, FOLD_CHOICES[-1]) > BRSVM_LIMIT_SECONDS
-    if not slow:  # the default must run: BR-SVM with the paper's grid would not, here
-        return Choice(options, methods, None)
-    note = (
-        "BR-SVM is left out of the default choice: with the paper's grid it would take longer "
-        "here than the page runs. Add it with the quick grid, or run it from the command line."
-    )
-    return Choice(options, [m for m in methods if m != BR_SVM.key], note)
+    notes, left_out = [], []
+    if slow:  # the default must run: BR-SVM with the paper's grid would not, here
+        left_out.append(BR_SVM.key)
+        notes.append(
+            "BR-SVM is left out of the default choice: with the paper's grid it would take "
+            "longer here than the page runs. Add it with the quick grid, or run it from the "
+            "command line."
+        )
+    hours = [
+        m
+        for m in methods
+        if m != BR_SVM.key
+        and (method_seconds(ds, m, FOLD_CHOICES[-1], "paper") or 0.0) > _limit_seconds()
+    ]
+    if hours:
+        left_out += hours
+        notes.append(
+            f"{', '.join(method_label(m) for m in hours)} "
+            f"{'are' if len(hours) > 1 else 'is'} left out of the default choice: with "
+            f"{FOLD_CHOICES[-1]} folds and the paper's grid "
+            f"{'each' if len(hours) > 1 else 'it'} would take over an hour here. Add one with "
+            "fewer folds or the quick grid: the page says what it costs before it runs."
+        )
+    chosen = [m for m in methods if m not in left_out]
+    return Choice(options, chosen, " ".join(notes) or None, tuple(left_out) or (BR_SVM.key,))
 
 
 def brsvm_cost(ds, methods, grid, folds) -> tuple[str | None, bool]:
@@ -198,8 +277,8 @@ def waiting_text(methods, too_slow) -> str:
         return "Choose at least one method, then click **Run cross-validation**."
     if too_slow:
         return (
-            "**Run cross-validation** waits for a lighter choice: the quick grid, or the "
-            "methods without BR-SVM (see the warning above)."
+            "**Run cross-validation** waits for a lighter choice: the quick grid, fewer "
+            "folds, or without the methods the warning above names."
         )
     return "Choose methods, folds and a grid, then click **Run cross-validation**."
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from pages._shared.cache import cached_fit, diagnostics, training_evidence
+from pages._shared.cache import FitPlan, cached_fit, diagnostics, fit_beside, training_evidence
 from pages._shared.formatting import (
     context_name,
     esc_md,
@@ -99,6 +99,7 @@ class ContributionsView:
     verdicts: list[Verdict]
     per_row: int  # metrics in a row: one row per model
     sblr_unreliable: bool
+    beside: FitPlan  # SBLR's: fitted here without asking, or why not (plan.sentence)
     caption: str
     zeros: list[str]  # Markdown paragraphs on SparseSBLR's zeros
     zeros_caption: str | None
@@ -110,13 +111,13 @@ class ContributionsView:
 
 
 def contributions(ds, s, standardized: bool) -> ContributionsView:
-    """The view of the sidebar's settings ``s`` (class ``s.k``), β̃ if ``standardized``."""
+    """The view of the sidebar's settings ``s`` (class ``s.k``), β̃ if ``standardized``; SBLR
+    beside SparseSBLR only where :func:`~pages._shared.cache.fit_beside` shows it."""
     k, name_k = s.k, ds.class_names[s.k]
     multiclass = not ds.is_multilabel
-    models = {
-        f"{SBLR.label} beta": cached_fit(ds, s.spec_for(SBLR)),
-        f"{SPARSE_SBLR.label} beta": cached_fit(ds, s.spec_for(SPARSE_SBLR)),
-    }
+    sblr_model, beside = fit_beside(ds, s.spec_for(SBLR))
+    models = {f"{SBLR.label} beta": sblr_model} if sblr_model is not None else {}
+    models[f"{SPARSE_SBLR.label} beta"] = cached_fit(ds, s.spec_for(SPARSE_SBLR))
     F, Y = training_evidence(ds, s.gamma), ds.label_matrix()
     if multiclass:
         related = "mean evidence on k's rows"
@@ -135,7 +136,7 @@ def contributions(ds, s, standardized: bool) -> ContributionsView:
     )
     sym = "β̃" if standardized else "β"
     weight = {name: (name + "_std" if standardized else name) for name in models}
-    unreliable = diagnostics(ds, s.gamma).unreliable
+    unreliable = sblr_model is not None and diagnostics(ds, s.gamma).unreliable
     verdicts = []
     for name in models:
         model_name = name.replace(" beta", "")
@@ -172,6 +173,7 @@ def contributions(ds, s, standardized: bool) -> ContributionsView:
         verdicts=verdicts,
         per_row=len(measures),
         sblr_unreliable=unreliable,
+        beside=beside,
         caption=f"At γ = {fmt_gamma(s.gamma)}, λ = {fmt_value(s.lam)} (λ applies to SparseSBLR). "
         "The path page shows how ρ changes along λ. Each verdict is one test at the 5% level: "
         "browsing many classes, expect about one test in twenty to come out “supported” or "

@@ -11,7 +11,13 @@ import numpy as np
 import pandas as pd
 from scipy.special import expit
 
-from pages._shared.cache import attribution, cached_fit, sml_without_row, training_evidence
+from pages._shared.cache import (
+    attribution,
+    cached_fit,
+    fit_plan,
+    sml_without_row,
+    training_evidence,
+)
 from pages._shared.formatting import context_name, dense_row, esc_md, fmt_value
 from pages._shared.questions import RowQuestion, Spec
 from pages._shared.state import MODEL_NAMES
@@ -22,6 +28,7 @@ from sblr.registry import SPARSE_SBLR
 
 __all__ = [
     "CREDITS",
+    "EXPLAINED_INSTEAD",
     "INTRO",
     "INTRO_LATEX",
     "SMALL_LOGIT_GAP",
@@ -69,6 +76,10 @@ CREDITS = (
     "along the whole path, as in training. SML has no logit: its credits split its "
     "evidence fₖ for the class, the score it ranks classes by."
 )
+
+
+#: The model explained where the sidebar's learns no β.
+EXPLAINED_INSTEAD = f"{SPARSE_SBLR.label} with the sidebar's γ and λ"
 
 
 # ----------------------------------------------------------------------------- the rows
@@ -325,13 +336,23 @@ def explain(rows, row, x, start, original) -> Explanation:
 
 def _three_models(rows, row, x, start, seen):
     """The three models on the row (predicted classes, score of class k) and each one's
-    credits for class k, in the models' order."""
+    credits for class k, in the models' order; a model beside the explained one whose fit is
+    past the budget of one done without asking (SBLR on 983 labels: hours) is not fitted,
+    its row saying so, and has no credits."""
     ds, s, k = rows.ds, rows.s, rows.s.k
     evidence, edited, original = seen
     leave_out = None if edited else row
     side, credits = [], {}
+    score = f"score of “{ds.class_names[k]}”"
     for other in MODEL_NAMES:
-        fitted, spec = rows.fit(other), Spec.of(other, s.gamma, s.lam)
+        spec = Spec.of(other, s.gamma, s.lam)
+        plan = fit_plan(ds, spec)
+        if other != rows.name and not plan.shown:
+            side.append(
+                {"model": spec.label, "predicted classes": f"not fitted: {plan.cost}", score: None}
+            )
+            continue
+        fitted = rows.fit(other)
         if not spec.learns_beta:  # SML: from the rows, not from the cached evidence
             if not edited:  # a training row: SML without it, as the others see it
                 fitted = sml_without_row(ds, s.gamma, row)
@@ -351,7 +372,7 @@ def _three_models(rows, row, x, start, seen):
             {
                 "model": spec.label,
                 "predicted classes": ", ".join(ds.class_names[t] for t in given) or "none",
-                f"score of “{ds.class_names[k]}”": float(P[0, k]),
+                score: float(P[0, k]),
             }
         )
     return pd.DataFrame(side), credits
@@ -363,7 +384,7 @@ def top_credits(credits, gamma) -> pd.DataFrame:
     by side ran off the right edge of the page. Credits below the display's precision (three
     digits of the largest) are 0 to a reader, not "+3.29e-10": not listed."""
     columns = {"rank": RANKS}
-    for name in MODEL_NAMES:
+    for name in (name for name in MODEL_NAMES if name in credits):
         fa = credits[name]
         top = fa.table(len(RANKS))
         largest = float(np.abs(fa.attributions).max(initial=0.0))

@@ -32,6 +32,7 @@ from pages._shared.questions import Scheme
 from sblr import DataError, metrics
 from sblr.decision import Decision
 from sblr.display import fmt_value, settings_label
+from sblr.protocol import COST_CUT_FITS
 from sblr.tuning import PAPER_GRID
 
 __all__ = [
@@ -44,6 +45,7 @@ __all__ = [
     "Evaluated",
     "Tile",
     "evaluate",
+    "fits_of",
     "headline",
     "record",
     "remember",
@@ -225,6 +227,14 @@ def headline(ds, spec, other=None) -> str:
         + "".join(f" · {k} set by {how} on other data" for k, how in other.items())
         + (" (reset in the sidebar)" if other else "")
     )
+
+
+def fits_of(ds, scheme) -> float:
+    """Layer fits of the model an evaluation by ``scheme`` makes, for what it costs said
+    before it starts: one a split and one on all rows (the decision the page reads), each
+    with its cuts on multi-label data (:data:`sblr.protocol.COST_CUT_FITS` fits)."""
+    splits = {"holdout": 1, "kfold": scheme.n_splits}.get(scheme.kind, 0)
+    return (splits + 1) * (COST_CUT_FITS if ds.is_multilabel else 1.0)
 
 
 def evaluate(ds, spec, scheme, test=None, progress=None) -> Evaluated:
