@@ -1,9 +1,12 @@
 """The public leaderboard: every method on Mulan's official train/test splits, as a user runs them.
 
 Each method is selected and fitted on the training file as ``sblr evaluate TRAIN --test TEST
---method M`` does at its defaults (5 inner folds; γ and λ in half decades, C in the paper's
-decades; micro-F1 as the selection metric; decisions by a cut fitted on held-out training
-probabilities) and scored once on the test file. Methods:
+--method M`` does at its defaults (``--selection auto``: :func:`plan` asks
+:func:`sblr.protocol.plan_selection` for 5 inner folds, a 10% hold-out or no selection by the
+training file's shape; γ and λ in half decades, C in the paper's decades; micro-F1 as the
+selection metric; decisions by a cut fitted on held-out training probabilities) and scored
+once on the test file. A cell whose forecast (:func:`forecast`) is over ``--budget``
+multiply-adds is not run: its row says so with the forecast in hours. Methods:
 
 * ``sparse_sblr`` — SparseSBLR at the library's defaults (the layer on log evidence shares);
 * ``sparse_sblr_paper`` — SparseSBLR on the paper's mean evidence f̄ (``normalize="mean"``);
@@ -20,10 +23,12 @@ Run from the repo root, with sblr installed (``pip install -e .``)::
 
     python -m benchmarks.leaderboard [--data ../shared/datasets/multilabel]
         [--sets emotions,scene,yeast,genbase] [--methods sparse_sblr,sml,...]
-        [--out docs/benchmarks.md] [--csv docs/leaderboard.csv]
+        [--out docs/benchmarks.md] [--csv docs/leaderboard.csv] [--budget 6e13] [--render]
 
-The rows already in ``--csv`` are kept (a set or method is run only when missing there, so
-the large sets can be added one run at a time); ``--fresh`` starts over.
+The rows already in ``--csv`` are kept (a set or method is run only when missing there or
+selected otherwise than planned now, so the large sets can be added one run at a time, and
+runs on different sets may share the CSV); ``--fresh`` starts over, ``--render`` only rewrites
+``--out`` from the CSV.
 """
 
 from __future__ import annotations
@@ -533,6 +538,8 @@ def run_sets(args, done):
         )
         for method in methods:
             word = SELECTION_WORDS[plan(method, n, d, m).selection]
+            if args.csv.exists():  # another run on the same CSV may have written it meanwhile
+                done = pd.read_csv(args.csv)
             if current(done, name, method, word):
                 continue
             cost = forecast(method, n, test.n_samples, d, m)
