@@ -196,3 +196,16 @@ def test_the_page_renders_a_table_without_some_cells():
     assert "### Average ranks over the splits where every method ran" in text
     assert "(2 splits: a, b;" in text and "(3 splits: a, b, c;" in text
     assert "- More than 0.01 below SML on micro-F1 or AP: b" in text
+
+
+def test_a_split_counts_for_the_done_when_only_once_every_method_is_in():
+    """A method over the budget counts as run (its row says so); one not measured yet leaves
+    the split pending, not met."""
+    rows = [_row("enron", m, 0.5, 0.5) for m in lb.METHODS]
+    rows[0].update(micro_f1=0.6, average_precision=0.6)  # SparseSBLR leads
+    rows[-1].update(micro_f1=np.nan, average_precision=np.nan, note="not run: forecast 2 h")
+    assert lb.METHODS[0] == SPARSE_SBLR.key
+    text = lb.verdict(pd.DataFrame(rows))
+    assert "large splits: 1 of 5 (enron; needed 2)" in text
+    text = lb.verdict(pd.DataFrame(rows[:-2]))
+    assert "large splits: 0 of 5 (none; needed 2); some methods not measured yet: enron" in text
