@@ -490,7 +490,24 @@ def verdict(table):
         and final[final.dataset.isin(ORIGINAL)].best_ok.sum() >= 4
         and final[final.dataset.isin(LARGE)].best_ok.sum() >= 2
     )
-    lines.append(f"- The done-when of issue #43 item 4 {'holds' if holds else 'does not hold'}.")
+    pending = g[g.missing.map(bool) & g.best_ok]  # met so far, some methods to come
+    optimistic = (
+        not below
+        and len(g) == len(ORIGINAL) + len(LARGE)
+        and g[g.dataset.isin(ORIGINAL)].best_ok.sum() >= 4
+        and g[g.dataset.isin(LARGE)].best_ok.sum() >= 2
+    )
+    if holds:
+        outcome = "holds"
+    elif optimistic and not pending.empty:
+        need = 2 - int(final[final.dataset.isin(LARGE)].best_ok.sum())
+        outcome = (
+            f"is not decided yet: it holds if SparseSBLR stays within {TOLERANCE} of the methods "
+            f"not measured yet on at least {need} of {', '.join(pending.dataset)}"
+        )
+    else:
+        outcome = "does not hold"
+    lines.append(f"- The done-when of issue #43 item 4 {outcome}.")
     return "\n".join(lines) + "\n"
 
 

@@ -14,7 +14,7 @@ import pytest
 
 from sblr.cli._commands import _planned_selection
 from sblr.protocol import SelectionPlan
-from sblr.registry import BR_SVM, MLKNN, SBLR, SML, SPARSE_SBLR
+from sblr.registry import BR_SVM, LR_TUNED, MLKNN, SBLR, SML, SPARSE_SBLR
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -209,3 +209,22 @@ def test_a_split_counts_for_the_done_when_only_once_every_method_is_in():
     assert "large splits: 1 of 5 (enron; needed 2)" in text
     text = lb.verdict(pd.DataFrame(rows[:-2]))
     assert "large splits: 0 of 5 (none; needed 2); some methods not measured yet: enron" in text
+
+
+def test_the_done_when_is_undecided_while_methods_are_missing():
+    rows = []
+    for name in lb.ORIGINAL + lb.LARGE:
+        for m in lb.METHODS:
+            # SparseSBLR leads, except on enron: LR 0.1 ahead of everyone
+            lead = m == (LR_TUNED.key if name == "enron" else SPARSE_SBLR.key)
+            rows.append(_row(name, m, 0.6 if lead else 0.5, 0.6 if lead else 0.5))
+    table = pd.DataFrame(rows)
+    assert "item 4 holds" in lb.verdict(table)
+    pending = table[
+        ~((table.dataset != "enron") & table.dataset.isin(lb.LARGE) & (table.method == BR_SVM.key))
+    ]
+    text = lb.verdict(pending)
+    assert (
+        "not decided yet" in text
+        and "at least 2 of corel5k, bibtex, tmc2007-500, delicious" in text
+    )
