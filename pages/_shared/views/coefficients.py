@@ -157,7 +157,7 @@ def coefficients(ds, s, standardized: bool) -> CoefficientsView:
     else:
         note = (
             (
-                "**Neither SBLR's nor SparseSBLR's coefficients"
+                "**Neither SBLR's nor SparseSBLR's coefficients can"
                 if dense
                 else "**SparseSBLR's coefficients cannot"
             )

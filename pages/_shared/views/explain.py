@@ -348,9 +348,8 @@ def _three_models(rows, row, x, start, seen):
         spec = Spec.of(other, s.gamma, s.lam)
         plan = fit_plan(ds, spec)
         if other != rows.name and not plan.shown:
-            side.append(
-                {"model": spec.label, "predicted classes": f"not fitted: {plan.cost}", score: None}
-            )
+            not_fitted = f"not fitted: {plan.cost}"
+            side.append({"model": spec.label, "predicted classes": not_fitted, score: np.nan})
             continue
         fitted = rows.fit(other)
         if not spec.learns_beta:  # SML: from the rows, not from the cached evidence
