@@ -38,6 +38,19 @@ def _compiled_solver():
     prepare_compiled_solver()
 
 
+@pytest.fixture(autouse=True)
+def _main_module_kept():
+    """Put ``sys.modules["__main__"]`` back after each test. Streamlit's AppTest runs its script
+    as ``__main__`` and leaves it there (a temporary file of ``from_function``); a later test
+    in the same process that starts worker processes by spawn (Dask's LocalCluster) then had
+    each child re-run that file, which failed (NameError: '__args'), and the cluster did not
+    start: found by the CI when test order put an AppTest first."""
+    main = sys.modules.get("__main__")
+    yield
+    if main is not None and sys.modules.get("__main__") is not main:
+        sys.modules["__main__"] = main
+
+
 #: Public benchmark data on the development machines (not part of the project).
 SHARED_DATASETS = Path(__file__).resolve().parents[1].parent / "shared" / "datasets"
 
