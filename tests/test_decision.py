@@ -194,6 +194,7 @@ def test_relative_lambda_is_a_share_of_each_class_lambda_max(rare_labels):
     assert not full.coef_.any()
 
 
+@pytest.mark.slow  # a second or more: the full suite and CI run it
 def test_the_decision_is_a_value_fit_sets_and_predict_only_reads(rare_labels):
     """``fit`` sets ``threshold_`` like any fitted attribute: predict changes nothing on the
     model; a β-only fit (``cuts=False``) says it cannot decide and ``fit_decision`` gives it

@@ -106,6 +106,7 @@ def plots_free_duration(n, m):
     return duration(sblr_cost(n, m) / registry.LAYER_RATE)
 
 
+@pytest.mark.slow  # a second or more: the full suite and CI run it
 # ----------------------------------------------------------------------------- the views
 def test_below_the_budget_coefficients_fit_and_show_both_models(many):
     view = coef_views.coefficients(many, settings(0.5), standardized=True)

@@ -120,6 +120,7 @@ def test_the_report_is_small_names_models_as_the_dashboard_and_carries_its_warni
     assert "VIF" not in warning and warning.count(". ") == 0, warning
 
 
+@pytest.mark.slow  # a second or more: the full suite and CI run it
 def test_the_reports_heatmaps_are_seen_at_once_as_a_still_picture():
     """Issue #38 row 10: the report's first figure appeared 14.6 s after opening (plotly.js is
     unpacked and run first). Each heatmap now comes with an inline SVG of its cells, which the

@@ -343,6 +343,7 @@ def test_tiled_rbf_evidence_memory_is_bounded():
     assert peak < 0.2 * 8 * n * n  # a full kernel block would take 72 MB
 
 
+@pytest.mark.slow  # a second or more: the full suite and CI run it
 @pytest.mark.parametrize("m, rate", [(3, 0.3), (80, 0.02)])  # dense targets, sparse ones
 def test_blocked_sparse_evidence_holds_one_kernel_block_at_a_time(m, rate):
     # sparse rows go by (n_train, rows) blocks of working_memory / 2; two blocks alive at
