@@ -7,6 +7,8 @@ import tempfile
 from pathlib import Path
 
 import pytest
+import scipy.linalg  # noqa: F401  (SciPy's own OpenBLAS: loaded, so the limit below covers it)
+from threadpoolctl import threadpool_info, threadpool_limits
 
 # The dashboard keeps uploads for their links in SBLR_SHARE_DIR: during the tests, a folder of
 # this run, not the machine's shared one (the browser tests' servers inherit it).
@@ -23,6 +25,18 @@ os.environ.setdefault("SBLR_WARM_LESSON", "0")
 # __pycache__ folders git ignores.
 sys.dont_write_bytecode = False
 
+# BLAS on one thread in the test process. The tests' matrices are small, and a threaded
+# OpenBLAS spends more CPU spinning than it saves on them: the fast suite took 41.4
+# CPU-seconds with the machine's two BLAS threads and 35.4 with one (same run, same load).
+# The library's own threads (the logistic layer's classes, the evidence's tiles) are not
+# BLAS threads and still run. Tests of the BLAS thread count itself ask for the process's
+# count as it was (the ``blas_as_loaded`` fixture). Servers and commands started by tests
+# are separate processes and keep the machine's setting.
+_BLAS_AS_LOADED = max(
+    (i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"), default=1
+)
+_ONE_BLAS_THREAD = threadpool_limits(1, user_api="blas")
+
 # Plain ``assert`` in the helpers gets pytest's detailed messages, as in a test module (must
 # run before the first import of the module).
 pytest.register_assert_rewrite("apptest_helpers")
@@ -36,6 +50,17 @@ def _compiled_solver():
     from sblr.logistic import prepare_compiled_solver
 
     prepare_compiled_solver()
+
+
+@pytest.fixture
+def blas_as_loaded():
+    """The process's BLAS thread count as it was at start (the suite runs on one thread),
+    for a test of how the library sets and restores it: the test must start where a user's
+    process starts, not at 1, or it could not fail."""
+    if _BLAS_AS_LOADED < 2:
+        pytest.skip("BLAS runs on one thread on this machine: there is no count to restore")
+    with threadpool_limits(_BLAS_AS_LOADED, user_api="blas"):
+        yield _BLAS_AS_LOADED
 
 
 @pytest.fixture(autouse=True)

@@ -205,7 +205,7 @@ def test_layer_result_does_not_depend_on_the_number_of_threads(lam):
     assert {c[1] for c in calls} == {Y.shape[1]} and {c[2] for c in calls} == {caller}
 
 
-def test_single_threaded_blas_is_restored_by_the_last_of_overlapping_users():
+def test_single_threaded_blas_is_restored_by_the_last_of_overlapping_users(blas_as_loaded):
     """Two threads hold it at once and the first leaves first: BLAS stays on one thread
     until the second leaves (from a thread that is not the main one), then the limit the
     process had comes back (a set/restore per thread left it at 1 for good)."""

@@ -252,7 +252,7 @@ def test_tiled_rbf_evidence_threads_follow_the_budget(monkeypatch):
     assert _threads.evidence_threads(big) == 1
 
 
-def test_tiled_rbf_evidence_restores_the_blas_threads(monkeypatch):
+def test_tiled_rbf_evidence_restores_the_blas_threads(monkeypatch, blas_as_loaded):
     # BLAS runs on one thread while tiles run; the setting is process-wide in OpenBLAS, so
     # evidence computed in several threads at once must still restore it at the end
     import threading
