@@ -44,7 +44,7 @@ st.download_button(
     file_name=safe_filename(ds.name, "cooccurrence", suffix=".html"),
     mime="text/html",
 )
-if ds.task == "multilabel":
+if ds.is_multilabel:
     top = label_sets(ds, 10)
     cardinality = float(Y.sum(axis=1).mean())
     st.subheader("Label sets")

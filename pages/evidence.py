@@ -66,7 +66,7 @@ lines = {
         sparse, k=k, t1=t1, t2=t2, F=F, cut=min(max(cut_k, 1e-12), 1 - 1e-12)
     )
 }
-if ds.task == "multiclass" and k in (t1, t2) and t1 != t2:
+if not ds.is_multilabel and k in (t1, t2) and t1 != t2:
     # SML: k wins where its evidence beats every other; the classes not drawn at their mean
     mean = F.mean(axis=0)
     rest = max((mean[t] for t in range(ds.n_classes) if t not in (t1, t2)), default=0.0)
@@ -116,7 +116,7 @@ st.caption(
     + (
         " SML on multi-label data predicts the ξ(x) classes with the largest summed evidence: "
         "a rule on all evidences at once, not a line in two of them."
-        if ds.task == "multilabel"
+        if ds.is_multilabel
         else ""
     )
 )

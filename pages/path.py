@@ -90,7 +90,7 @@ st.markdown(
 F = training_evidence(ds, s.gamma)
 Y = ds.label_matrix()
 sd = evidence_sd(F)
-if ds.task == "multiclass":
+if not ds.is_multilabel:
     relations = {"mean evidence of t on k's rows": class_affinity(Y, F)}
     st.caption(
         "Multi-class data: no two classes co-occur, so the dependency is the mean evidence of "

@@ -51,6 +51,7 @@ from __future__ import annotations
 
 import copy
 import datetime
+import functools
 import importlib
 import inspect
 import io
@@ -147,7 +148,8 @@ class ModelFileError(DataError):
     """The file is not an sblr model file, or not one that may be opened."""
 
 
-def _sblr_types() -> set[str]:
+@functools.cache
+def _sblr_types() -> frozenset[str]:
     """The sblr classes a model file may hold: by the module that defines each
     (``sblr.models._logistic.SBLRClassifier``) and by the public one it is imported from
     (``sblr.models.SBLRClassifier``), the name files written before sblr.models,
@@ -168,7 +170,7 @@ def _sblr_types() -> set[str]:
                     out.add(f"{obj.__module__}.{obj.__qualname__}")
                     if getattr(face, name, None) is obj:
                         out.add(f"{face.__name__}.{name}")
-    return out
+    return frozenset(out)
 
 
 def _estimator_types() -> set[str]:

@@ -376,6 +376,27 @@ def test_a_replica_sees_an_item_another_expired(shared_root):
     assert err.value.reason == "expired"
 
 
+def test_a_replica_that_opened_an_item_sees_another_expire_it(shared_root):
+    """b opened the link before a's clock passed its time and a expired it: b, whose index
+    still holds the item, reads the note and says "expired" (it said "unknown", as if the
+    data had been removed), and forgets the item's size."""
+    clock = Clock()
+    a = UploadStore(shared_root, StoreLimits(ttl_seconds=100), clock=clock)
+    b = UploadStore(shared_root, StoreLimits(ttl_seconds=100), clock=lambda: 0.0)
+    token, _ = a.put({"data": b"1"}, {})
+    b.get(token)
+    assert len(b) == 1
+    clock.now += 101
+    with pytest.raises(SharedDataMissing) as err:
+        a.get(token)
+    assert err.value.reason == "expired"
+    for _ in range(2):  # and again: the note is known from then on
+        with pytest.raises(SharedDataMissing) as err:
+            b.get(token)
+        assert err.value.reason == "expired", str(err.value)
+    assert len(b) == 0 and b.total_bytes() == 0
+
+
 def test_a_new_replica_reads_the_use_order_of_the_store(shared_root):
     clock = Clock()
     a = UploadStore(shared_root, clock=clock)

@@ -568,7 +568,7 @@ def decision_cuts(fitted, P):
 
 
 def _classes(ds):
-    return np.arange(ds.n_classes) if ds.task == "multilabel" else ds.class_values()
+    return np.arange(ds.n_classes) if ds.is_multilabel else ds.class_values()
 
 
 def evaluation(ds, spec, scheme, progress=None):
@@ -604,7 +604,7 @@ def held_out_probabilities(ds, spec, scheme):
     parts = _held_out(ds, spec, scheme)
     rows = np.concatenate([test for test, _, _ in parts])
     P = np.vstack([p for _, p, _ in parts])
-    truth = ds.label_matrix() if ds.task == "multilabel" else ds.class_codes()
+    truth = ds.label_matrix() if ds.is_multilabel else ds.class_codes()
     return truth[rows], P
 
 
@@ -714,7 +714,7 @@ def test_scores(ds, spec, test):
     fitted = cached_fit(ds, spec, decided=True, quiet=True)
     result = score_test(fitted, test.X, test.y)
     P = np.asarray(fitted.predict_proba(test.X), dtype=float)
-    y = np.asarray(test.y, dtype=int) if ds.task == "multilabel" else test.class_codes()
+    y = np.asarray(test.y, dtype=int) if ds.is_multilabel else test.class_codes()
     yard = score_test(FrequencyClassifier().fit(ds.X, ds.y), test.X, test.y).summary
     return result, y, P, yard
 

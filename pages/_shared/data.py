@@ -377,7 +377,7 @@ def try_upload(upload: Upload, share=True):
         ds = waiting_for_worker(cached_upload)(key, upload)
     except DataError as exc:
         return str(exc)
-    if ds.task == "multilabel" and ds.n_classes < 2:
+    if ds.is_multilabel and ds.n_classes < 2:
         return (
             f"Only one label column ({ds.class_names[0]!r}) was found. A multi-label data set "
             "needs at least two labels; for a single 0/1 column choose it as the target of a "

@@ -216,7 +216,7 @@ def analysis_report(dataset, k, analysis: Analysis) -> str:
     kept = sparse_conditioning(sparse_model.coef_, evidence)
     # Multi-class rows have one class each, so co-occurrence says nothing: the relation of
     # class t to class k is then the mean evidence of t on k's rows.
-    multiclass = dataset.task == "multiclass"
+    multiclass = not dataset.is_multilabel
     measure = "mean evidence on k's rows" if multiclass else "p_k_given_t"
     weights = {f"{SPARSE_SBLR.label} beta": sparse_model}
     if sblr_model is not None:
@@ -353,7 +353,7 @@ def dashboard_report(ds, s, progress=None) -> bytes:
     if lr is not None:
         yardsticks[lr.label] = lr.summary
     yardsticks["ignores the features"] = yardstick(ds, HOLDOUT)
-    if ds.task == "multilabel":
+    if ds.is_multilabel:
         from sblr.metrics import decision_counts  # lazy: scikit-learn, ~1 s
 
         y, P = held_out_probabilities(ds, s.spec, HOLDOUT)

@@ -72,6 +72,7 @@ True
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
 import json
@@ -371,7 +372,8 @@ class UploadStore:
                     "unknown", "This link's data is no longer readable on the server."
                 ) from None
             now = self.clock()
-            self._files.write(token, ACCESSED, repr(now).encode())
+            with contextlib.suppress(OSError):  # the time of use orders eviction: best effort
+                self._files.write(token, ACCESSED, repr(now).encode())
             self._touch(token, now)
             self._opened.add(token)
         return parts, info["meta"]
@@ -449,7 +451,12 @@ class UploadStore:
         if token in self._expired:
             return None
         info = self._info(token)
-        if info is None or token in self._used:
+        if info is None:
+            return info
+        if token in self._used:
+            if "expired_at" in info and "parts" not in info:  # another server expired it
+                self._forget(token)
+                self._expired[token] = float(info["expired_at"])
             return info
         if "expired_at" in info:
             self._expired[token] = float(info["expired_at"])
