@@ -17,6 +17,10 @@ os.environ.setdefault("SBLR_SHARE_DIR", tempfile.mkdtemp(prefix="sblr-test-share
 # clear the caches again and again, and each would start it anew beside the tests (its own
 # test runs it in the foreground: tests/test_teaching_pages.py).
 os.environ.setdefault("SBLR_WARM_LESSON", "0")
+# The servers and AppTest runs of the tests never reload the code: a file saved while a
+# server runs (a developer editing beside the suite) re-imported sblr under it, and a cached
+# object of the old class then failed an isinstance check of the new one.
+os.environ.setdefault("STREAMLIT_SERVER_FILE_WATCHER_TYPE", "none")
 
 # Cache the compiled test modules (pytest's assertion rewriting) and the package's bytecode
 # even where the environment says not to (PYTHONDONTWRITEBYTECODE=1 on this project's
@@ -196,3 +200,45 @@ def wine():
     from sblr.samples import load_sample
 
     return load_sample("wine")
+
+
+# ------------------------------------------------------------- the browser tests' fixtures
+# (tests/test_browser*.py; helpers in browser_helpers.py). Module-scoped: a server and a
+# browser per test file, so the files run side by side on the workers of `-n auto --dist
+# loadfile`; each server writes its own log, test-artifacts/streamlit-server-<file>.log.
+@pytest.fixture(scope="module")
+def server_url(request):
+    """``streamlit run app.py`` of this test file, on a free port of 127.0.0.1: its URL."""
+    from browser_helpers import streamlit_server
+
+    # and a share store of its own: the suite's AppTest sessions in other workers share the
+    # run's SBLR_SHARE_DIR, and a test that ages this file's link must age only its own
+    before = os.environ["SBLR_SHARE_DIR"]
+    os.environ["SBLR_SHARE_DIR"] = tempfile.mkdtemp(prefix=f"sblr-test-{request.path.stem}-")
+    try:
+        with streamlit_server(f"streamlit-server-{request.path.stem}.log") as url:
+            yield url
+    finally:
+        os.environ["SBLR_SHARE_DIR"] = before
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's headless Chromium through Playwright (skipped without it, failed under CI)."""
+    from browser_helpers import launched_chromium
+
+    with launched_chromium() as chromium:
+        yield chromium
+
+
+@pytest.fixture
+def page(browser):
+    """A page of a fresh browser context (another person, another session), 1440×1000."""
+    from browser_helpers import TIMEOUT_MS, watched_page
+
+    context = browser.new_context(viewport={"width": 1440, "height": 1000})
+    context.set_default_timeout(TIMEOUT_MS)
+    try:
+        yield watched_page(context)
+    finally:
+        context.close()

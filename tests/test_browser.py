@@ -6,54 +6,76 @@ Helpers: ``browser_helpers.py``; the server, browser and page fixtures: ``confte
 
 from __future__ import annotations
 
-import json
-import os
+import contextlib
 import re
-from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from browser_helpers import (
-    ROOT,
     ARTIFACTS,
-    CHROMIUM,
-    CHROMIUM_ARGS,
-    TIMEOUT_MS,
     LAMBDA_LABEL,
     PAGES,
-    streamlit_server,
-    watched_page,
-    wait_idle,
-    assert_no_errors,
-    screenshot,
-    go_to,
-    open_select,
-    heatmap_state,
-    sparse_zeros,
+    ROOT,
+    TIMEOUT_MS,
     _upload,
-    GAMMA_LABEL,
-    SIDEBAR_WIDGET_SCRIPTS,
+    assert_no_errors,
+    go_to,
+    heatmap_state,
+    open_select,
+    screenshot,
     sidebar_values,
-    request_recorder,
-    N_LAMBDA_STEPS,
-    _long_label_arff,
-    panel_geometry,
-    _overlap,
-    check_panels,
-    sweep_lambda,
-    _upload_arff,
-    data_summary,
-    _in_viewport,
-    WCAG_TAGS,
-    PLANE,
-    _PLANE_AREA,
-    _SURFACE,
-    _PARTS_OUTSIDE,
-    PLAYGROUND_PRESETS,
-    _CUT_TEXT,
+    streamlit_server,
+    wait_idle,
 )
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
+
+
+def sparse_zeros(state: dict) -> int:
+    (title,) = [t for t in state["titles"] if t.startswith("SparseSBLR")]
+    match = re.search(r"\((\d+) of (\d+) β = 0\)", title)
+    assert match, f"unexpected subplot title {title!r}"
+    assert int(match.group(2)) == 49, title
+    n_title = int(match.group(1))
+    (trace,) = [t for t in state["traces"] if t["name"].startswith("SparseSBLR")]
+    n_z = sum(v is None for row in trace["z"] for v in row)
+    assert n_z == n_title, f"title says {n_title} zeros, the heatmap has {n_z} blank cells"
+    return n_title
+
+
+#: The lazily loaded scripts that draw the sidebar's selectboxes, toggle and sliders.
+SIDEBAR_WIDGET_SCRIPTS = re.compile(r"/static/js/(Selectbox|Checkbox|Slider)\.[\w-]+\.js$")
+
+
+@contextlib.contextmanager
+def request_recorder():
+    """A local HTTP server that records every request it gets; yields (port, paths)."""
+    import http.server
+    import socketserver
+    import threading
+
+    paths: list[str] = []
+
+    class Recorder(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802 (http.server's name)
+            paths.append(self.path)
+            self.send_response(404)
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    with socketserver.TCPServer(("127.0.0.1", 0), Recorder) as server:
+        thread = threading.Thread(target=server.serve_forever, daemon=True)
+        thread.start()
+        try:
+            yield server.server_address[1], paths
+        finally:
+            server.shutdown()
+
+
+#: The WCAG levels axe-core checks (2.1 A and AA).
+WCAG_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
 
 
 def test_upload_and_visit_every_page(server_url, page):
@@ -383,7 +405,14 @@ def test_every_page_has_no_serious_accessibility_violation(server_url, browser):
             wait_idle(pg)
             pg.wait_for_timeout(500)  # charts draw after the script ends
             wait_idle(pg)
-            result = axe.run(pg, options={"runOnly": {"type": "tag", "values": WCAG_TAGS}})
+            result = axe.run(
+                pg,
+                # violations only: axe does not gather the details of what passes
+                options={
+                    "runOnly": {"type": "tag", "values": WCAG_TAGS},
+                    "resultTypes": ["violations"],
+                },
+            )
             bad = [
                 (v["id"], [n["target"] for n in v["nodes"]][:3])
                 for v in result.response["violations"]
@@ -431,4 +460,3 @@ def test_a_downloaded_report_opens_offline_and_draws_its_figures(browser, tmp_pa
         assert not errors, errors
     finally:
         context.close()
-
