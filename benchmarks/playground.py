@@ -16,7 +16,9 @@ issue #46 item 6, Plotly drew the new chart) and the script is idle (one run of 
 fragment: the click's callback, then the new plane), split into the wait for the run, the
 run as the page sees it (its start and end messages; the page draws what arrives meanwhile,
 so a plane drawn before the end message is in it), and the drawing after it; and the load
-average before and after (on a busy 2-core machine the timings follow the load).
+average before and after (on a busy 2-core machine the timings follow the load). Its last
+row is the floor: a one-button fragment of nothing else, clicked and timed the same way, what
+Streamlit's own round trip costs on the machine.
 ``--against CHECKOUT`` serves another checkout beside this one (e.g. a worktree of the
 commit before) and alternates their clicks and λ steps, so old and new are timed under the
 same load in one run.
@@ -196,9 +198,59 @@ def _browser(repeats: int, against: str | None = None, ports=(None, None)) -> fl
                 )
             for page in pages.values():
                 page.close()
+        floor = _floor(browser, repeats)
+        p50, p95 = np.percentile([took for took, _ in floor], [50, 95])
+        split = np.nanmedian(np.asarray([parts for _, parts in floor], dtype=float), axis=0)
+        print(
+            f"{'floor':<12} {'-':<7} {'one button':<14} {p50:8.0f} {p95:8.0f}  (p50 of: to the "
+            f"run {split[0]:.0f}, the run {split[1]:.0f}; Streamlit's round trip, nothing drawn)"
+        )
         browser.close()
     return worst
 
+
+# The floor: a one-button fragment (nothing computed, one line written), clicked and timed as
+# the plane is, in the same browser: what Streamlit's own round trip costs on this machine.
+_FLOOR_APP = """import streamlit as st
+st.session_state.setdefault("n", 0)
+@st.fragment
+def clicks():
+    st.button("go", key="go", on_click=lambda: st.session_state.update(n=st.session_state.n + 1))
+    st.write(f"clicks: {st.session_state.n}")
+clicks()
+"""
+
+
+def _floor(browser, repeats: int) -> list:
+    """(ms) click → its fragment run ended, of ``repeats`` clicks on a one-button fragment,
+    with their parts (to the run, the run) as for the plane."""
+    import tempfile
+
+    from sblr.dashboard import running_dashboard
+
+    with tempfile.TemporaryDirectory() as folder:
+        Path(folder, "app.py").write_text(_FLOOR_APP, encoding="utf-8")
+        with running_dashboard(folder) as server:
+            page = browser.new_page(viewport={"width": 1440, "height": 900})
+            page.goto(server.url)
+            button = page.get_by_role("button", name="go")
+            button.wait_for()
+            page.wait_for_timeout(1000)
+            out = []
+            for i in range(repeats):
+                page.evaluate(_MARK)
+                t0 = time.perf_counter()
+                button.click()
+                page.get_by_text(f"clicks: {i + 1}").wait_for()
+                page.wait_for_function(_IDLE, polling="raf")
+                out.append(((time.perf_counter() - t0) * 1000, page.evaluate(_PARTS)))
+                page.wait_for_timeout(300)
+            page.close()
+    return out
+
+
+_IDLE = """() => document.querySelector('[data-testid="stApp"]')
+    .getAttribute('data-test-script-state') === 'notRunning'"""
 
 _DRAW = """async ([spec, n]) => {
     const el = document.getElementById('plane'); const times = [];
