@@ -4,7 +4,6 @@ made-up splits and tables."""
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -12,23 +11,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from benchmarks import leaderboard as lb  # the script (benchmarks/ from the repository root)
 from sblr.cli._commands import _planned_selection
 from sblr.protocol import SelectionPlan
 from sblr.registry import BR_SVM, LR_TUNED, MLKNN, SBLR, SML, SPARSE_SBLR
 
 REPO = Path(__file__).resolve().parent.parent
-
-
-def _load_script():
-    spec = importlib.util.spec_from_file_location(
-        "leaderboard", REPO / "benchmarks" / "leaderboard.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-lb = _load_script()
 
 
 def _split(n=40, d=5, m=3, seed=0):

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import importlib.util
 import re
 from pathlib import Path
 
 import pandas as pd
 import pytest
+
+from benchmarks import reproduction as rep  # the script (benchmarks/ from the repository root)
 
 REPO = Path(__file__).resolve().parent.parent
 PAPER = REPO.parent / "shared" / "paper" / "results.csv"
@@ -16,18 +17,6 @@ DOCS = REPO / "docs"
 pytestmark = pytest.mark.skipif(
     not PAPER.exists(), reason=f"the paper's results are not available ({PAPER} is absent)"
 )
-
-
-def _load_script():
-    spec = importlib.util.spec_from_file_location(
-        "reproduction", REPO / "benchmarks" / "reproduction.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-rep = _load_script()
 
 
 def _rows(dataset, method, metric, values):
@@ -324,7 +313,7 @@ def test_published_coverage_below_what_its_ranking_loss_allows_is_flagged():
     row has at least 42 irrelevant labels); a pair that respects the floor is not flagged."""
     import numpy as np
 
-    repro = _load_script()
+    repro = rep
     rng = np.random.default_rng(0)
     Y = np.zeros((978, 45), dtype=int)
     Y[np.arange(978), rng.integers(0, 45, 978)] = 1
