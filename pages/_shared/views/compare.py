@@ -18,6 +18,7 @@ import pandas as pd
 from pages._shared.formatting import esc_md, safe_filename, text_table
 from pages._shared.questions import Protocol
 from sblr import registry
+from sblr.baselines import tuned_lr_seconds_estimate
 from sblr.display import SYMBOLS, duration, fmt_value
 from sblr.metrics import METRIC_LABELS
 from sblr.protocol import METHODS, TASK_METRICS, decisions_text, fit_cost, selection_cost
@@ -148,16 +149,21 @@ def method_seconds(ds, method, folds, grid) -> float | None:
     ``grid``, from the data's shape: per fold the selection on a 10% split of the training
     fold and the refit with its test rows (:func:`sblr.protocol.selection_cost` and
     :func:`~sblr.protocol.fit_cost`, at :data:`sblr.registry.LAYER_RATE`); BR-SVM by its own
-    estimate (the paper's grid only); None where the model says nothing (scikit-learn's
-    logistic regression). Pessimistic for small data (it counts 4e7 multiply-adds a class of
-    solver overhead), right in size for SBLR and SparseSBLR on hundreds of labels, where the
-    layer's n·m² and n·m³ terms rule."""
+    estimate (the paper's grid only), the tuned logistic regression by its own
+    (:func:`sblr.baselines.tuned_lr_seconds_estimate`); None for the plain one. Pessimistic
+    for small data (it counts 4e7 multiply-adds a class of solver overhead), right in size
+    for SBLR and SparseSBLR on hundreds of labels, where the layer's n·m² and n·m³ terms
+    rule."""
     entry = registry.get(method)
     if entry is BR_SVM:
         return _brsvm_seconds(ds, folds) if grid == "paper" else None
-    if entry in (LR, LR_TUNED):
+    if entry is LR:
         return None
     n_train = ds.n_samples * (folds - 1) / folds
+    if entry is LR_TUNED:  # its own C and cut, chosen on inner folds: its own estimate
+        return tuned_lr_seconds_estimate(
+            n_train, ds.n_features, ds.n_classes, fits=folds, multilabel=ds.is_multilabel
+        )
     shape = (n_train, ds.n_features, ds.n_classes)
     select = selection_cost(method, *shape, selection="holdout", grid=GRIDS[grid], inner_folds=5)
     refit = fit_cost(method, *shape, n_query=ds.n_samples - n_train)
