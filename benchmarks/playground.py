@@ -17,8 +17,9 @@ fragment: the click's callback, then the new plane), split into the wait for the
 run as the page sees it (its start and end messages; the page draws what arrives meanwhile,
 so a plane drawn before the end message is in it), and the drawing after it; and the load
 average before and after (on a busy 2-core machine the timings follow the load). Its last
-row is the floor: a one-button fragment of nothing else, clicked and timed the same way, what
-Streamlit's own round trip costs on the machine.
+rows are the floor: a one-button fragment of nothing else, clicked and timed the same way, what
+Streamlit's own round trip costs on the machine, with its default ``gc.collect()`` after each
+run and without it (``runner.postScriptGC = false``).
 ``--against CHECKOUT`` serves another checkout beside this one (e.g. a worktree of the
 commit before) and alternates their clicks and λ steps, so old and new are timed under the
 same load in one run.
@@ -198,13 +199,14 @@ def _browser(repeats: int, against: str | None = None, ports=(None, None)) -> fl
                 )
             for page in pages.values():
                 page.close()
-        floor = _floor(browser, repeats)
-        p50, p95 = np.percentile([took for took, _ in floor], [50, 95])
-        split = np.nanmedian(np.asarray([parts for _, parts in floor], dtype=float), axis=0)
-        print(
-            f"{'floor':<12} {'-':<7} {'one button':<14} {p50:8.0f} {p95:8.0f}  (p50 of: to the "
-            f"run {split[0]:.0f}, the run {split[1]:.0f}; Streamlit's round trip, nothing drawn)"
-        )
+        for gc_after_run, name in ((True, "one button"), (False, "… no GC")):
+            floor = _floor(browser, repeats, gc_after_run=gc_after_run)
+            p50, p95 = np.percentile([took for took, _ in floor], [50, 95])
+            split = np.nanmedian(np.asarray([parts for _, parts in floor], dtype=float), axis=0)
+            print(
+                f"{'floor':<12} {'-':<7} {name:<14} {p50:8.0f} {p95:8.0f}  (p50 of: to the run "
+                f"{split[0]:.0f}, the run {split[1]:.0f}; Streamlit's round trip, nothing drawn)"
+            )
         browser.close()
     return worst
 
@@ -221,15 +223,21 @@ clicks()
 """
 
 
-def _floor(browser, repeats: int) -> list:
+def _floor(browser, repeats: int, *, gc_after_run: bool = True) -> list:
     """(ms) click → its fragment run ended, of ``repeats`` clicks on a one-button fragment,
-    with their parts (to the run, the run) as for the plane."""
+    with their parts (to the run, the run) as for the plane; ``gc_after_run=False``: with
+    Streamlit's ``runner.postScriptGC`` off (no ``gc.collect()`` after each run)."""
     import tempfile
 
     from sblr.dashboard import running_dashboard
 
     with tempfile.TemporaryDirectory() as folder:
         Path(folder, "app.py").write_text(_FLOOR_APP, encoding="utf-8")
+        if not gc_after_run:
+            Path(folder, ".streamlit").mkdir()
+            Path(folder, ".streamlit", "config.toml").write_text(
+                "[runner]\npostScriptGC = false\n", encoding="utf-8"
+            )
         with running_dashboard(folder) as server:
             page = browser.new_page(viewport={"width": 1440, "height": 900})
             page.goto(server.url)
