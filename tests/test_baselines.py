@@ -18,6 +18,7 @@ from sblr.baselines import (
     BRSVMClassifier,
     IBLRClassifier,
     MLkNNClassifier,
+    OneVsRestLRClassifier,
     leave_one_out_neighbors,
 )
 from sblr.logistic import constant_intercept
@@ -279,6 +280,41 @@ def test_br_svm_equals_independent_svms_multilabel(multilabel):
     )
     np.testing.assert_allclose(clf.decision_function(Xq), S, rtol=1e-10, atol=1e-12)
     np.testing.assert_array_equal(clf.predict(Xq), (S > 0).astype(int))
+
+
+@pytest.fixture(scope="module")
+def many_labels():
+    """140 distinct labels (more than an int8 holds) on 60 rows: label k is 1 where a random
+    direction of the 4 features is above its own cut, so every column differs."""
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(60, 4))
+    W, cuts = rng.normal(size=(4, 140)), rng.uniform(-0.5, 0.5, 140)
+    Y = (X @ W > cuts).astype(int)
+    assert len({tuple(col) for col in Y.T}) == 140
+    return X, Y
+
+
+@pytest.mark.parametrize("name", ["br_svm", "lr"])
+def test_one_vs_rest_baselines_keep_each_label_with_its_model_past_128_labels(many_labels, name):
+    """Each label's scores are those of the model fitted on that label's column alone.
+    scikit-learn's OneVsRestClassifier given the int8 indicator the baselines build scrambles
+    the columns past 128 labels: every label got another label's model (corel5k, 374 labels:
+    AP 0.03 instead of 0.27)."""
+    X, Y = many_labels
+    Xs, some = _scaled(X, X), [0, 1, 64, 127, 128, 129, 139]  # the oracle on a few of them
+    if name == "br_svm":
+        clf = BRSVMClassifier(C=2.0, gamma=0.3).fit(X, Y)
+        got = clf.decision_function(X)[:, some]
+        want = np.column_stack(
+            [SVC(C=2.0, gamma=0.3).fit(Xs, Y[:, k]).decision_function(Xs) for k in some]
+        )
+    else:
+        clf = OneVsRestLRClassifier(C=1.0).fit(X, Y)
+        got = clf.predict_proba(X)[:, some]
+        want = np.column_stack(
+            [LogisticRegression(C=1.0).fit(Xs, Y[:, k]).predict_proba(Xs)[:, 1] for k in some]
+        )
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
 
 
 def test_br_svm_one_vs_rest_multiclass_and_binary(wine):

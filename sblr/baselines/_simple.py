@@ -25,7 +25,7 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_dat
 from threadpoolctl import threadpool_limits
 
 from sblr._validation import Interval, StrOptions
-from sblr.baselines._base import _ScaledClassifier
+from sblr.baselines._base import _ScaledClassifier, ovr_target
 from sblr.decision import RULES, decide, fit_cuts
 from sblr.metrics import micro_f1
 
@@ -289,7 +289,7 @@ class OneVsRestLRClassifier(_ScaledClassifier):
             warnings.filterwarnings("ignore", "Label .* is present in all", UserWarning)
             warnings.filterwarnings("ignore", "Label not .* is present in all", UserWarning)
             if self.multilabel_:
-                return OneVsRestClassifier(lr).fit(Xs, Y)
+                return OneVsRestClassifier(lr).fit(Xs, ovr_target(Y))
             return lr.fit(Xs, np.argmax(Y, axis=1))
 
     def _held_probabilities(self, X_fit, Y_fit, X_held, C, tick):

@@ -17,7 +17,7 @@ from sklearn.svm import SVC
 from sklearn.utils.validation import validate_data
 
 from sblr._validation import Interval, StrOptions
-from sblr.baselines._base import _ScaledClassifier
+from sblr.baselines._base import _ScaledClassifier, ovr_target
 from sblr.similarity import minmax_transform
 
 
@@ -103,7 +103,7 @@ class BRSVMClassifier(_ScaledClassifier):
             if target.shape[1] == 1:  # OneVsRestClassifier takes one 0/1 column as 1-D
                 target = target[:, 0]
             svm = SVC(kernel="rbf", C=self.C, gamma=self.gamma)
-            self.ovr_ = OneVsRestClassifier(svm).fit(Xs, target)
+            self.ovr_ = OneVsRestClassifier(svm).fit(Xs, ovr_target(target))
             for label, svc in zip(self.svm_classes_, self.ovr_.estimators_, strict=True):
                 self.estimators_[label] = svc
         return self
