@@ -90,7 +90,11 @@ with icons.popover(":material/tune:", help="Classes, label noise, held-out share
                      help=pg.HELP["test"])  # fmt: skip
 
 st.html(Path(__file__).parent / "_shared" / "playground.css")
-drawn = (board.n_classes, bool(S.get(pg.K_UNDO)), S.get("pg_preset"))  # what a full run drew
+drawn = pg.page_drawn(S)  # what a full run drew: classes, undo, preset, actions (4 points)
+
+
+def _redraw_all(board) -> bool:  # a change the parts above show (or a note to show)
+    return pg.page_drawn(S) != drawn or pg.K_NOTE in S
 
 
 def _beta(view, chart_key):
@@ -103,10 +107,9 @@ def _beta(view, chart_key):
 
 @st.fragment
 def _plane_and_panel():
-    """The plane, its settings, panel and what is under it: a click or a setting reruns only
-    this; a change the parts above show (classes, undo, preset, a note) the whole page."""
-    board = S[pg.K_BOARD]
-    if (board.n_classes, bool(S.get(pg.K_UNDO)), S.get("pg_preset")) != drawn or pg.K_NOTE in S:
+    """The plane's settings, its panel's tabs and the actions under it, and the room for the
+    rest (:func:`_plane`): a setting, a tab or an action reruns this."""
+    if _redraw_all(board := S[pg.K_BOARD]):
         st.rerun(scope="app")
     # the plane and its panel side by side where both fit (1440 px); narrower (1024 px with the
     # sidebar open) a smaller plane, its settings beside it, the tabs under both (playground.css)
@@ -118,8 +121,8 @@ def _plane_and_panel():
         model_name = knobs.selectbox("Model", pg.MODELS, key="pg_model", help=pg.HELP["model"],
                                      width=160)  # fmt: skip
         regions = pg.region_options(S, board)  # a click may have made the board multi-label
-        shown_k = knobs.selectbox("Region of", regions, key="pg_show_k", width=160,
-                                  help=pg.HELP["region"])  # fmt: skip
+        knobs.selectbox("Region of", regions, key="pg_show_k", width=160,
+                        help=pg.HELP["region"])  # fmt: skip
         st.select_slider("Playground γ (log₁₀)", pg.LOG_GAMMAS, key="pg_gamma",
                          format_func=lambda v: f"{10**v:.3g}", help=pg.HELP["gamma"])  # fmt: skip
         st.select_slider("Playground λ (log₁₀)", pg.LOG_LAMS, key="pg_lam",
@@ -127,68 +130,75 @@ def _plane_and_panel():
                          help=pg.HELP["lam"])  # fmt: skip
         st.radio("Colour the plane by", tuple(pg.LAYERS.values()), horizontal=True,
                  key="pg_layer", help=pg.HELP["layer"])  # fmt: skip
-
-    view = pg.plane_view(board, model_name, S["pg_gamma"], S["pg_lam"], shown_k, S["pg_layer"])
-    with left:
-        plane(view.plane, key=pg.PLANE_KEY, on_click=_clicked, place=S.get("pg_class", 0),
-              seq=pg.click_count(S))  # fmt: skip
-    t2_shown = None
-    with right:
-        if view.problem:
-            st.info(esc_md(view.problem))
-        elif view.flat:
-            st.info(view.flat_note, icon=":material/block:")
-        panels = dict(zip(pg.TABS, st.tabs(pg.TABS, key="pg_tab", on_change="rerun"), strict=True))
-        ready = view.model is not None
-        with panels["Scores"]:
-            if panels["Scores"].open and ready:
-                metrics, cut_note = view.scores()
-                for col, metric in zip(st.columns(2), metrics, strict=True):
-                    col.metric(**metric, delta_color="off")
-                st.caption((f"{cut_note}\n\n" if cut_note else "") + pg.held_out_note(board))
-        with panels["β"]:
-            if panels["β"].open and ready:
-                _beta(view, "pg_beta")
-        with panels["Error vs λ"]:
-            if panels["Error vs λ"].open and ready:
-                with st.spinner(f"Fitting SparseSBLR at {len(pg.LOG_LAMS)} values of λ…"):
-                    curve_note, fig_curve = view.error_curve()
-                st.caption(curve_note or "")
-                st.plotly_chart(fig_curve, key="pg_curve", config={"displayModeBar": False})
-        with panels["Evidence"]:
-            if panels["Evidence"].open and ready and len(board):
-                t1, t2, others = view.evidence_pair()
-                # keyed by the class and the model: a change of either starts from its own pair
-                box = f"pg_space_t2:{t1}:{model_name}"
-                wanted = S.pop("_pg_t2", None)
-                if wanted in view.names and view.names.index(wanted) in others:
-                    S[box] = view.names.index(wanted)
-                t2_shown = st.selectbox(
-                    f"Evidence space: {pg.CLASS_NAMES[t1]}'s evidence against", others,
-                    index=others.index(t2), format_func=pg.class_label, key=box, help=pg.HELP["t2"],
-                )  # fmt: skip
-                st.plotly_chart(view.evidence_space(t1, t2_shown), key="pg_space")
-        with panels["Lesson"]:
-            if panels["Lesson"].open:  # (drawn open only, as the others: fewer at a click)
-                steps = enumerate(pg.LESSON_BUTTONS, 1)
-                for col, (n, label) in zip(st.columns(3), steps, strict=True):
-                    col.button(label, key=f"pg_lesson_{n}", on_click=_call(pg.lesson, n))
-                st.markdown(pg.LESSON_STEPS[S.get("_pg_lesson", 0)])
-                if S.get("_pg_lesson") and ready:
-                    _beta(view, "pg_lesson_beta")  # the step's question is about β: beside it
-    st.caption(view.caption)  # under the plane
+    alert = right.container()  # a note on the model (none fitted, every β 0), above the tabs
+    panels = dict(zip(pg.TABS, right.tabs(pg.TABS, key="pg_tab", on_change="rerun"), strict=True))
+    below = st.container()  # the board's line
+    _plane(left, alert, panels, below, pg.knob_values(S, regions))
     actions = st.container(horizontal=True, vertical_alignment="center")
     if actions.button("Use these points as the data", key="pg_use", disabled=len(board) < 4):
-        target = view.names if board.multilabel else "class"
+        board, target, shown = S[pg.K_BOARD], *pg.sent_view(S)  # as the plane shows them
         error = try_upload(Upload(pg.board_csv(board), "playground.csv", target=target))
         if error:
             st.error(esc_md(error))
         else:  # the pages it opens show what the Playground showed: its model, γ and λ
-            shown = {"model": model_name, "gamma": view.gamma, "lam": view.lam_if_taken}
             show_view("pages/coefficients.py", shown, source="the Playground")
-    actions.download_button("Download as CSV", pg.board_csv(board), file_name="playground.csv",
-                            mime="text/csv", key="pg_download")  # fmt: skip
+    # the CSV written when asked, of the board then (a click's run neither formats nor sends it)
+    actions.download_button("Download as CSV", lambda: pg.board_csv(S[pg.K_BOARD]), mime="text/csv",
+                            file_name="playground.csv", key="pg_download")  # fmt: skip
     actions.caption("The address bar holds these points and this view: send it as a link.")
+
+
+@st.fragment
+def _plane(left, alert, tabs, below, knobs):
+    """The plane and what it shows beside and under it: a click reruns only this; one that
+    changes a setting (``knobs``: as drawn) or the parts above, the whole page."""
+    board = S[pg.K_BOARD]
+    if pg.knob_values(S, pg.region_options(S, board)) != knobs or _redraw_all(board):
+        st.rerun(scope="app")
+    view = pg.plane_view(board, *knobs[: len(pg.KNOBS)])  # the settings as drawn
+    ready = view.model is not None  # the scores before anything is drawn: the parts then arrive
+    metrics, cut_note = view.scores() if ready else (None, None)  # together (one redraw, not 3)
+    with left:
+        plane(view.plane, key=pg.PLANE_KEY, on_click=_clicked, place=S.get("pg_class", 0),
+              seq=pg.click_count(S))  # fmt: skip
+    # every container of the settings' written at every run, if only empty (as Streamlit asks)
+    note, panels = alert.empty(), {name: tab.container() for name, tab in tabs.items()}
+    if view.problem:
+        note.info(esc_md(view.problem))
+    elif view.flat:
+        note.info(view.flat_note, icon=":material/block:")
+    t2_shown = None
+    with panels["Scores"]:
+        if tabs["Scores"].open and ready:
+            for col, metric in zip(st.columns(2), metrics, strict=True):
+                col.metric(**metric, delta_color="off")
+            st.caption((f"{cut_note}\n\n" if cut_note else "") + pg.held_out_note(board))
+    with panels["β"]:
+        if tabs["β"].open and ready:
+            _beta(view, "pg_beta")
+    with panels["Error vs λ"]:
+        if tabs["Error vs λ"].open and ready:
+            with st.spinner(f"Fitting SparseSBLR at {len(pg.LOG_LAMS)} values of λ…"):
+                curve_note, fig_curve = view.error_curve()
+            st.caption(curve_note or "")
+            st.plotly_chart(fig_curve, key="pg_curve", config={"displayModeBar": False})
+    with panels["Evidence"]:
+        if tabs["Evidence"].open and ready and len(board):
+            t1, t2, others, box = view.evidence_box(S)  # (the link's partner, once)
+            t2_shown = st.selectbox(
+                f"Evidence space: {pg.CLASS_NAMES[t1]}'s evidence against", others,
+                index=others.index(t2), format_func=pg.class_label, key=box, help=pg.HELP["t2"],
+            )  # fmt: skip
+            st.plotly_chart(view.evidence_space(t1, t2_shown), key="pg_space")
+    with panels["Lesson"]:
+        if tabs["Lesson"].open:  # (drawn open only, as the others: fewer at a click)
+            steps = enumerate(pg.LESSON_BUTTONS, 1)
+            for col, (n, label) in zip(st.columns(3), steps, strict=True):
+                col.button(label, key=f"pg_lesson_{n}", on_click=_call(pg.lesson, n))
+            st.markdown(pg.LESSON_STEPS[S.get("_pg_lesson", 0)])
+            if S.get("_pg_lesson") and ready:
+                _beta(view, "pg_lesson_beta")  # the step's question is about β: beside it
+    below.caption(view.caption)  # under the plane
     pg.sync_link(st.query_params, pg.link_params(S, view, t2_shown))
 
 

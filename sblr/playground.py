@@ -983,6 +983,47 @@ def region_options(state, board: Board) -> list[str]:
     return options
 
 
+# the plane's settings, in the order of plane_view's parameters
+KNOBS = ("pg_model", "pg_gamma", "pg_lam", "pg_show_k", "pg_layer")
+
+
+def page_drawn(state) -> tuple:
+    """What the Playground draws once a page run, above and under the plane: the classes, the
+    undo button's state, the preset and whether the board has the 4 points the actions need
+    (a click that changes one redraws the page).
+
+    >>> page_drawn({K_BOARD: preset("XOR")})
+    (2, False, None, True)
+    """
+    board = state[K_BOARD]
+    return board.n_classes, bool(state.get(K_UNDO)), state.get("pg_preset"), len(board) >= 4
+
+
+def sent_view(state) -> tuple:
+    """What "Use these points as the data" sends with the board: the label columns (the
+    class names, multi-label; else ``"class"``) and the settings the plane shows (its model, γ
+    and λ, None for a model without λ) for the pages it opens.
+
+    >>> sent_view({K_BOARD: preset("XOR"), "pg_model": "SML", "pg_gamma": 0.0, "pg_lam": -3.0})
+    ('class', {'model': 'SML', 'gamma': 1.0, 'lam': None})
+    """
+    board, model = state[K_BOARD], state["pg_model"]
+    target = list(CLASS_NAMES[: board.n_classes]) if board.multilabel else "class"
+    lam = 10.0 ** state["pg_lam"] if model_traits(model)[0] else None
+    return target, {"model": model, "gamma": 10.0 ** state["pg_gamma"], "lam": lam}
+
+
+def knob_values(state, regions) -> tuple:
+    """The plane's settings as the page draws them (:data:`KNOBS`' values and the "Region
+    of" box's options): the page redraws its settings when these differ from those drawn (a
+    lesson step sets them; a click that makes the board multi-label changes the options).
+
+    >>> knob_values({"pg_model": "SML", "pg_gamma": 0.5}, ["all classes", "A"])
+    ('SML', 0.5, None, None, None, ('all classes', 'A'))
+    """
+    return (*(state.get(key) for key in KNOBS), tuple(regions))
+
+
 @functools.cache
 def model_traits(model: str) -> tuple[bool, bool]:
     """(takes λ, learns β) of a model, as its estimator says.
@@ -1114,6 +1155,17 @@ class PlaneView:
         the class that moves it most (:func:`evidence_pair`), and the classes t2 may be."""
         t1, t2 = evidence_pair(self.model, self.board, self.k, evidence=self.board_evidence)
         return t1, t2, [t for t in range(self.board.n_classes) if t != t1]
+
+    def evidence_box(self, state) -> tuple[int, int, list[int], str]:
+        """:meth:`evidence_pair` and the key of the box that chooses t2, keyed by the class
+        and the model (a change of either starts from its own pair); the partner a link named
+        (``state["_pg_t2"]``, a class name) is put in that box once."""
+        t1, t2, others = self.evidence_pair()
+        box = f"pg_space_t2:{t1}:{self.model_name}"
+        wanted = state.pop("_pg_t2", None)
+        if wanted in self.names and self.names.index(wanted) in others:
+            state[box] = self.names.index(wanted)
+        return t1, t2, others, box
 
     def evidence_space(self, t1: int, t2: int):
         """Each point at (its evidence of class t1, of class t2)."""
