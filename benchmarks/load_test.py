@@ -74,21 +74,20 @@ from pathlib import Path
 
 import numpy as np
 
-from sblr.dashboard import start_dashboard, stop_dashboard, wait_until_healthy
+from sblr.dashboard import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    start_dashboard,
+    stop_dashboard,
+    wait_until_healthy,
+)
 from sblr.display import log_label
 from sblr.registry import SPARSE_SBLR
 
 ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    # 20 pages in one browser: keep timers of pages in background running at full speed
+# 20 pages in one browser: keep timers of pages in background running at full speed
+BROWSER_ARGS = [
+    *CHROMIUM_ARGS,
     "--disable-background-timer-throttling",
     "--disable-renderer-backgrounding",
     "--disable-backgrounding-occluded-windows",
@@ -686,7 +685,7 @@ async def drive(run: Run, base: str, n_sessions: int, ramp: float, nice: int, wa
 
     async with async_playwright() as p:
         browser = await p.chromium.launch(
-            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
+            executable_path=str(CHROMIUM), headless=True, args=BROWSER_ARGS
         )
         try:
             if warmup:

@@ -168,15 +168,14 @@ def _browser(repeats: int, against: str | None = None, ports=(None, None)) -> fl
 
     from playwright.sync_api import sync_playwright
 
-    from sblr.dashboard import running_dashboard
+    from sblr.dashboard import CHROMIUM, CHROMIUM_ARGS, running_dashboard
 
-    args = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-dev-shm-usage"]
     worst = 0.0
     with ExitStack() as stack, sync_playwright() as p:
         apps = {"now": stack.enter_context(running_dashboard(str(ROOT), port=ports[0])).url}
         if against:
             apps["before"] = stack.enter_context(running_dashboard(against, port=ports[1])).url
-        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=args)
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=list(CHROMIUM_ARGS))
         for kind in ("multi-class", "multi-label"):
             pages = {app: _open_board(browser, url, kind) for app, url in apps.items()}
             rngs = {app: np.random.default_rng(2) for app in apps}  # the same clicks
@@ -278,12 +277,12 @@ def _draw(repeats: int) -> None:
     from playwright.sync_api import sync_playwright
 
     from sblr import playground as pg
+    from sblr.dashboard import CHROMIUM, CHROMIUM_ARGS
     from sblr.plots import playground_plane
 
     script = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
-    args = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-dev-shm-usage"]
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=args)
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=list(CHROMIUM_ARGS))
         page = browser.new_page(viewport={"width": 1440, "height": 900})
         page.set_content("<div id='plane' style='width:500px;height:470px'></div>")
         page.add_script_tag(path=str(script))

@@ -10,7 +10,7 @@ import streamlit as st
 
 from pages._shared.data import Upload, try_upload
 from pages._shared.formatting import esc_md
-from pages._shared.plane import plane
+from pages._shared.plane import panel, plane
 from pages._shared.state import page_context, show_view
 from sblr import playground as pg
 
@@ -97,14 +97,6 @@ def _redraw_all(board) -> bool:  # a change the parts above show (or a note to s
     return pg.page_drawn(S) != drawn or pg.K_NOTE in S
 
 
-def _beta(view, chart_key):
-    """β of the page's model, its zeros counted (the β tab and the lesson's)."""
-    fig, caption = view.beta()
-    if fig is not None:
-        st.plotly_chart(fig, key=chart_key)  # sized by its own rule (a squeezed height cut it)
-    st.caption(caption)
-
-
 @st.fragment
 def _plane_and_panel():
     """The plane's settings, its panel's tabs and the actions under it, and the room for the
@@ -156,8 +148,8 @@ def _plane(left, alert, tabs, below, knobs):
     if pg.knob_values(S, pg.region_options(S, board)) != knobs or _redraw_all(board):
         st.rerun(scope="app")
     view = pg.plane_view(board, *knobs[: len(pg.KNOBS)])  # the settings as drawn
-    ready = view.model is not None  # the scores before anything is drawn: the parts then arrive
-    metrics, cut_note = view.scores() if ready else (None, None)  # together (one redraw, not 3)
+    if view.model is not None:  # the scores before anything is drawn: the parts then arrive
+        view.scores()  # together (one redraw, not three)
     with left:
         plane(view.plane, key=pg.PLANE_KEY, on_click=_clicked, place=S.get("pg_class", 0),
               seq=pg.click_count(S))  # fmt: skip
@@ -167,37 +159,7 @@ def _plane(left, alert, tabs, below, knobs):
         note.info(esc_md(view.problem))
     elif view.flat:
         note.info(view.flat_note, icon=":material/block:")
-    t2_shown = None
-    with panels["Scores"]:
-        if tabs["Scores"].open and ready:
-            for col, metric in zip(st.columns(2), metrics, strict=True):
-                col.metric(**metric, delta_color="off")
-            st.caption((f"{cut_note}\n\n" if cut_note else "") + pg.held_out_note(board))
-    with panels["β"]:
-        if tabs["β"].open and ready:
-            _beta(view, "pg_beta")
-    with panels["Error vs λ"]:
-        if tabs["Error vs λ"].open and ready:
-            with st.spinner(f"Fitting SparseSBLR at {len(pg.LOG_LAMS)} values of λ…"):
-                curve_note, fig_curve = view.error_curve()
-            st.caption(curve_note or "")
-            st.plotly_chart(fig_curve, key="pg_curve", config={"displayModeBar": False})
-    with panels["Evidence"]:
-        if tabs["Evidence"].open and ready and len(board):
-            t1, t2, others, box = view.evidence_box(S)  # (the link's partner, once)
-            t2_shown = st.selectbox(
-                f"Evidence space: {pg.CLASS_NAMES[t1]}'s evidence against", others,
-                index=others.index(t2), format_func=pg.class_label, key=box, help=pg.HELP["t2"],
-            )  # fmt: skip
-            st.plotly_chart(view.evidence_space(t1, t2_shown), key="pg_space")
-    with panels["Lesson"]:
-        if tabs["Lesson"].open:  # (drawn open only, as the others: fewer at a click)
-            steps = enumerate(pg.LESSON_BUTTONS, 1)
-            for col, (n, label) in zip(st.columns(3), steps, strict=True):
-                col.button(label, key=f"pg_lesson_{n}", on_click=_call(pg.lesson, n))
-            st.markdown(pg.LESSON_STEPS[S.get("_pg_lesson", 0)])
-            if S.get("_pg_lesson") and ready:
-                _beta(view, "pg_lesson_beta")  # the step's question is about β: beside it
+    t2_shown = panel(view, tabs, panels, S, on_step=lambda n: _call(pg.lesson, n))
     below.caption(view.caption)  # under the plane
     pg.sync_link(st.query_params, pg.link_params(S, view, t2_shown))
 

@@ -27,6 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 __all__ = [
+    "CHROMIUM",
+    "CHROMIUM_ARGS",
     "DashboardServer",
     "ServerStartError",
     "free_port",
@@ -37,6 +39,20 @@ __all__ = [
 ]
 
 HOST = "127.0.0.1"
+#: Debian's Chromium, which the browser tests and benchmarks drive (``.ci/run`` installs it),
+#: and the flags they start it with: no sandbox (a container's root), no GPU, nothing fetched
+#: (no internet but the package registries).
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = (
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+)
 
 
 class ServerStartError(RuntimeError):

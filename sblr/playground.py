@@ -31,7 +31,7 @@ import base64
 import binascii
 import functools
 import io
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -82,6 +82,10 @@ __all__ = [
     "plane_view",
     "preset_options",
     "region_options",
+    "KNOBS",
+    "knob_values",
+    "page_drawn",
+    "sent_view",
     "set_board",
     "share_changed",
     "state_from_link",
@@ -1056,6 +1060,7 @@ class PlaneView:
     title: str = ""
     plane: dict | None = None  # the plane to draw (sblr.plots.playground.plane_payload)
     drawn: dict | None = None  # the plane's arguments (surface, k, what, cut, title)
+    _scores: tuple | None = field(default=None, repr=False)  # scores(), once computed
 
     @property
     def names(self) -> list[str]:
@@ -1096,7 +1101,12 @@ class PlaneView:
 
     def scores(self) -> tuple[list[dict], str | None]:
         """The Scores tab: a metric a part (label, value, delta, help; value "–" without
-        points) and the note on the cut (multi-label), or None."""
+        points) and the note on the cut (multi-label), or None. Computed once a view."""
+        if self._scores is None:
+            self._scores = self._scored()
+        return self._scores
+
+    def _scored(self):
         scores = board_scores(self.model, self.board)
         metrics = []
         for part, label in (("train", "Train"), ("test", "Test")):

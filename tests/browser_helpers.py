@@ -18,22 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from sblr.dashboard import ServerStartError, running_dashboard
+from sblr.dashboard import CHROMIUM, CHROMIUM_ARGS, ServerStartError, running_dashboard
 
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "test-artifacts"
-
-
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 
 
 #: Longest wait for any one step (a page's script run, a rerun, the server start).  Every
@@ -294,7 +282,8 @@ def launched_chromium():
     except ImportError:
         _unavailable("the playwright Python package is not installed")
     with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+        args = list(CHROMIUM_ARGS)
+        b = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=args)
         try:
             yield b
         finally:

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import streamlit as st
 
+from sblr import playground as pg
+
 _CSS = """
 .sblr-plane { position: relative; width: 100%; height: 100%; }
 .sblr-plane-canvas { display: block; width: 100%; height: 100%; cursor: crosshair; }
@@ -46,3 +48,51 @@ def plane(payload: dict, *, key: str, on_click, place: int = 0, seq: int = 0):
         height="stretch",
         on_click_change=on_click,
     )
+
+
+def _beta(view, chart_key):
+    """β of the page's model, its zeros counted (the β tab and the lesson's)."""
+    fig, caption = view.beta()
+    if fig is not None:
+        st.plotly_chart(fig, key=chart_key)  # sized by its own rule (a squeezed height cut it)
+    st.caption(caption)
+
+
+def panel(view, tabs, panels, state, *, on_step):
+    """The Playground's tabs beside the plane: what ``view`` (:func:`sblr.playground.plane_view`)
+    shows in the open one (``tabs``: the tabs, for which is open; ``panels``: a container in
+    each, written now), only there (fewer elements at a click); ``on_step(n)``: the callback of
+    the lesson's step n. Returns the evidence space's partner class shown, or None."""
+    ready, board, t2_shown = view.model is not None, view.board, None
+    with panels["Scores"]:
+        if tabs["Scores"].open and ready:
+            metrics, cut_note = view.scores()
+            for col, metric in zip(st.columns(2), metrics, strict=True):
+                col.metric(**metric, delta_color="off")
+            st.caption((f"{cut_note}\n\n" if cut_note else "") + pg.held_out_note(board))
+    with panels["β"]:
+        if tabs["β"].open and ready:
+            _beta(view, "pg_beta")
+    with panels["Error vs λ"]:
+        if tabs["Error vs λ"].open and ready:
+            with st.spinner(f"Fitting SparseSBLR at {len(pg.LOG_LAMS)} values of λ…"):
+                curve_note, fig_curve = view.error_curve()
+            st.caption(curve_note or "")
+            st.plotly_chart(fig_curve, key="pg_curve", config={"displayModeBar": False})
+    with panels["Evidence"]:
+        if tabs["Evidence"].open and ready and len(board):
+            t1, t2, others, box = view.evidence_box(state)  # (the link's partner, once)
+            t2_shown = st.selectbox(
+                f"Evidence space: {pg.CLASS_NAMES[t1]}'s evidence against", others,
+                index=others.index(t2), format_func=pg.class_label, key=box, help=pg.HELP["t2"],
+            )  # fmt: skip
+            st.plotly_chart(view.evidence_space(t1, t2_shown), key="pg_space")
+    with panels["Lesson"]:
+        if tabs["Lesson"].open:
+            steps = enumerate(pg.LESSON_BUTTONS, 1)
+            for col, (n, label) in zip(st.columns(3), steps, strict=True):
+                col.button(label, key=f"pg_lesson_{n}", on_click=on_step(n))
+            st.markdown(pg.LESSON_STEPS[state.get("_pg_lesson", 0)])
+            if state.get("_pg_lesson") and ready:
+                _beta(view, "pg_lesson_beta")  # the step's question is about β: beside it
+    return t2_shown
