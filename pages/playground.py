@@ -134,9 +134,13 @@ def _plane_and_panel():
             st.error(esc_md(error))
         else:  # the pages it opens show what the Playground showed: its model, γ and λ
             show_view("pages/coefficients.py", shown, source="the Playground")
-    # the CSV written when asked, of the board then (a click's run neither formats nor sends it)
-    actions.download_button("Download as CSV", lambda: pg.board_csv(S[pg.K_BOARD]), mime="text/csv",
-                            file_name="playground.csv", key="pg_download")  # fmt: skip
+    # the CSV written when asked (a click neither formats nor sends it), of the board drawn
+    # last: the callable runs in a thread of its own, without the session state, so it reads a
+    # box in it that the plane's run fills
+    drawn_board = S.setdefault("_pg_drawn_board", {})
+    actions.download_button("Download as CSV", lambda: pg.board_csv(drawn_board["board"]),
+                            mime="text/csv", file_name="playground.csv",
+                            key="pg_download")  # fmt: skip
     actions.caption("The address bar holds these points and this view: send it as a link.")
 
 
@@ -147,6 +151,7 @@ def _plane(left, alert, tabs, below, knobs):
     board = S[pg.K_BOARD]
     if pg.knob_values(S, pg.region_options(S, board)) != knobs or _redraw_all(board):
         st.rerun(scope="app")
+    S.setdefault("_pg_drawn_board", {})["board"] = board  # what "Download as CSV" writes
     view = pg.plane_view(board, *knobs[: len(pg.KNOBS)])  # the settings as drawn
     if view.model is not None:  # the scores before anything is drawn: the parts then arrive
         view.scores()  # together (one redraw, not three)

@@ -140,6 +140,11 @@ def test_the_playground_draws_clicks_moves_lambda_travels_by_link_and_sends_its_
     assert first, "no region drawn for two classes"
     click(0.25, 0.75, 60)  # more B, upper left: the region moves
     assert region() != first
+    # the CSV holds the points drawn now (written when asked, after the clicks' runs)
+    with pg.expect_download() as download:
+        pg.get_by_role("button", name="Download as CSV").click()
+    rows = download.value.path().read_text(encoding="utf-8").strip().splitlines()
+    assert rows[0] == "x1,x2,class" and len(rows) == 61, rows[:2]
     screenshot(pg, "playground_clicked")
 
     pg.get_by_role("tab", name="β").click()  # β beside the plane, one tab away
