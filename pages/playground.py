@@ -93,7 +93,10 @@ st.html(Path(__file__).parent / "_shared" / "playground.css")
 drawn = pg.page_drawn(S)  # what a full run drew: classes, undo, preset, actions (4 points)
 
 
-def _redraw_all(board) -> bool:  # a change the parts above show (or a note to show)
+last = S.setdefault("_pg_last", {})  # the view the plane drew last (the actions under it read it)
+
+
+def _redraw_all() -> bool:  # a change the parts above show (or a note to show)
     return pg.page_drawn(S) != drawn or pg.K_NOTE in S
 
 
@@ -101,8 +104,9 @@ def _redraw_all(board) -> bool:  # a change the parts above show (or a note to s
 def _plane_and_panel():
     """The plane's settings, its panel's tabs and the actions under it, and the room for the
     rest (:func:`_plane`): a setting, a tab or an action reruns this."""
-    if _redraw_all(board := S[pg.K_BOARD]):
+    if _redraw_all():
         st.rerun(scope="app")
+    board = S[pg.K_BOARD]
     # the plane and its panel side by side where both fit (1440 px); narrower (1024 px with the
     # sidebar open) a smaller plane, its settings beside it, the tabs under both (playground.css)
     row = st.container(horizontal=True, gap="medium", key="pg_row")
@@ -128,17 +132,17 @@ def _plane_and_panel():
     _plane(left, alert, panels, below, pg.knob_values(S, regions))
     actions = st.container(horizontal=True, vertical_alignment="center")
     if actions.button("Use these points as the data", key="pg_use", disabled=len(board) < 4):
-        board, target, shown = S[pg.K_BOARD], *pg.sent_view(S)  # as the plane shows them
-        error = try_upload(Upload(pg.board_csv(board), "playground.csv", target=target))
+        view = last["view"]  # the points and the settings the plane shows
+        target = view.names if view.board.multilabel else "class"
+        error = try_upload(Upload(pg.board_csv(view.board), "playground.csv", target=target))
         if error:
             st.error(esc_md(error))
         else:  # the pages it opens show what the Playground showed: its model, γ and λ
+            shown = {"model": view.model_name, "gamma": view.gamma, "lam": view.lam_if_taken}
             show_view("pages/coefficients.py", shown, source="the Playground")
     # the CSV written when asked (a click neither formats nor sends it), of the board drawn
-    # last: the callable runs in a thread of its own, without the session state, so it reads a
-    # box in it that the plane's run fills
-    drawn_board = S.setdefault("_pg_drawn_board", {})
-    actions.download_button("Download as CSV", lambda: pg.board_csv(drawn_board["board"]),
+    # last: the callable runs in a thread of its own, without the session state
+    actions.download_button("Download as CSV", lambda: pg.board_csv(last["view"].board),
                             mime="text/csv", file_name="playground.csv",
                             key="pg_download")  # fmt: skip
     actions.caption("The address bar holds these points and this view: send it as a link.")
@@ -149,10 +153,9 @@ def _plane(left, alert, tabs, below, knobs):
     """The plane and what it shows beside and under it: a click reruns only this; one that
     changes a setting (``knobs``: as drawn) or the parts above, the whole page."""
     board = S[pg.K_BOARD]
-    if pg.knob_values(S, pg.region_options(S, board)) != knobs or _redraw_all(board):
+    if pg.knob_values(S, pg.region_options(S, board)) != knobs or _redraw_all():
         st.rerun(scope="app")
-    S.setdefault("_pg_drawn_board", {})["board"] = board  # what "Download as CSV" writes
-    view = pg.plane_view(board, *knobs[: len(pg.KNOBS)])  # the settings as drawn
+    view = last["view"] = pg.plane_view(board, *knobs[: len(pg.KNOBS)])  # the settings as drawn
     if view.model is not None:  # the scores before anything is drawn: the parts then arrive
         view.scores()  # together (one redraw, not three)
     with left:

@@ -85,7 +85,6 @@ __all__ = [
     "KNOBS",
     "knob_values",
     "page_drawn",
-    "sent_view",
     "set_board",
     "share_changed",
     "state_from_link",
@@ -1001,20 +1000,6 @@ def page_drawn(state) -> tuple:
     """
     board = state[K_BOARD]
     return board.n_classes, bool(state.get(K_UNDO)), state.get("pg_preset"), len(board) >= 4
-
-
-def sent_view(state) -> tuple:
-    """What "Use these points as the data" sends with the board: the label columns (the
-    class names, multi-label; else ``"class"``) and the settings the plane shows (its model, γ
-    and λ, None for a model without λ) for the pages it opens.
-
-    >>> sent_view({K_BOARD: preset("XOR"), "pg_model": "SML", "pg_gamma": 0.0, "pg_lam": -3.0})
-    ('class', {'model': 'SML', 'gamma': 1.0, 'lam': None})
-    """
-    board, model = state[K_BOARD], state["pg_model"]
-    target = list(CLASS_NAMES[: board.n_classes]) if board.multilabel else "class"
-    lam = 10.0 ** state["pg_lam"] if model_traits(model)[0] else None
-    return target, {"model": model, "gamma": 10.0 ** state["pg_gamma"], "lam": lam}
 
 
 def knob_values(state, regions) -> tuple:
