@@ -11,12 +11,14 @@ the plane's payload as sent.
 ``--browser`` measures what a student waits for in Chromium instead (budget: 200 ms p95,
 issue #46) (``/usr/bin/chromium``, Playwright; the dashboard started as ``sblr dashboard``
 starts it): from the click on the plane, or the ← / → key on the λ slider, until the new
-plane is drawn in the page (the canvas component drew the new payload; for a checkout before
-issue #46 item 6, Plotly drew the new chart) and the script is idle (one run of the plane's
-fragment: the click's callback, then the new plane), split into the wait for the run, the
-run as the page sees it (its start and end messages; the page draws what arrives meanwhile,
-so a plane drawn before the end message is in it), and the drawing after it; and the load
-average before and after (on a busy 2-core machine the timings follow the load). Its last
+plane is drawn in the page (the p50 / p95 columns: the canvas drew the plane the click makes
+as the dashboard's route answered, before the page's run, or the page's run's plane; for a
+checkout before issue #46 item 6, Plotly drew the new chart after the run), and until the
+page settled: the script idle (one run of the plane's fragment: the click's callback, then
+the new plane, the scores, β), split into the wait for the run, the run as the page sees it
+(its start and end messages; the page draws what arrives meanwhile, so a plane drawn before
+the end message is in it), and the drawing after it; and the load average before and after
+(on a busy 2-core machine the timings follow the load). Its last
 rows are the floor: a one-button fragment of nothing else, clicked and timed the same way, what
 Streamlit's own round trip costs on the machine, with its default ``gc.collect()`` after each
 run and without it (``runner.postScriptGC = false``).
@@ -94,7 +96,7 @@ def _change(at, name, i, rng):
 _MARK = """() => { const c = document.querySelector('canvas.sblr-plane-canvas');
     const el = document.querySelector('.js-plotly-plot');
     window.__plane = el; window.__planeData = el && el.data;
-    window.__drawn = c && c.dataset.drawn;
+    window.__drawn = c && c.dataset.drawn; window.__previewed = c && c.dataset.previewed;
     const app = document.querySelector('[data-testid="stApp"]');
     window.__states = [];
     if (!window.__watch) {
@@ -120,6 +122,15 @@ _REDRAWN = """(first) => {
     if (!el || !el._fullLayout || !el.querySelector('.main-svg')) return false;
     return first || el !== window.__plane || el.data !== window.__planeData;
 }"""
+# The new plane drawn, whoever sent it: the dashboard's route (a click's preview, before the
+# page's run) or the page's run (a λ step; a checkout without the route); on a Plotly page,
+# as _REDRAWN.
+_PLANE_NEW = """() => {
+    const c = document.querySelector('canvas.sblr-plane-canvas');
+    if (!c) return false;
+    return (c.dataset.previewed !== undefined && c.dataset.previewed !== window.__previewed)
+        || (c.dataset.drawn !== undefined && c.dataset.drawn !== window.__drawn);
+}"""
 # the plane's plotting area on the page: [left, top, width, height]
 _AREA = """() => { const c = document.querySelector('canvas.sblr-plane-canvas');
     if (c) { const r = c.getBoundingClientRect(), L = c.__layout;
@@ -140,7 +151,9 @@ def _open_board(browser, url, kind):
 
 
 def _one_change(page, name, i, rng):
-    """One click on the plane or one λ step; returns its time (s) and its parts (ms)."""
+    """One click on the plane or one λ step; returns its times (s) to the new plane drawn
+    and to the page settled (the script idle, the page's own plane drawn), and the parts
+    (ms) of the latter."""
     if name == "click a point":
         box = page.evaluate(_AREA)
         fx, fy = rng.uniform(0.1, 0.9, 2)
@@ -152,12 +165,16 @@ def _one_change(page, name, i, rng):
     before = page.url
     t0 = time.perf_counter()
     act()
+    canvas = page.evaluate("() => !!document.querySelector('canvas.sblr-plane-canvas')")
+    if canvas:
+        page.wait_for_function(_PLANE_NEW, polling="raf", timeout=60_000)
+    drawn = time.perf_counter() - t0
     page.wait_for_function(_REDRAWN, arg=False, polling="raf", timeout=60_000)
-    took = time.perf_counter() - t0
+    settled = time.perf_counter() - t0
     parts = page.evaluate(_PARTS)
     page.wait_for_function("(u) => location.href !== u", arg=before)  # a new board or λ
     page.wait_for_timeout(300)
-    return took, parts
+    return (drawn if canvas else settled), settled, parts
 
 
 def _browser(repeats: int, against: str | None = None, ports=(None, None)) -> float:
@@ -180,21 +197,25 @@ def _browser(repeats: int, against: str | None = None, ports=(None, None)) -> fl
             pages = {app: _open_board(browser, url, kind) for app, url in apps.items()}
             rngs = {app: np.random.default_rng(2) for app in apps}  # the same clicks
             times = {(a, n): [] for a in apps for n in CHANGES_BROWSER}
+            settled = {key: [] for key in times}
             parts = {key: [] for key in times}
             for i in range(repeats):
                 for app in apps if i % 2 == 0 else reversed(apps):  # alternate who goes first
                     for name in CHANGES_BROWSER:
-                        took, split = _one_change(pages[app], name, i, rngs[app])
+                        took, whole, split = _one_change(pages[app], name, i, rngs[app])
                         times[app, name].append(took)
+                        settled[app, name].append(whole)
                         parts[app, name].append(split)
             for (app, name), values in times.items():
                 p50, p95 = np.percentile(values, [50, 95]) * 1000
+                s50, s95 = np.percentile(settled[app, name], [50, 95]) * 1000
                 if app == "now":
                     worst = max(worst, p95)
                 split = np.nanmedian(np.asarray(parts[app, name], dtype=float), axis=0)
                 print(
-                    f"{kind:<12} {app:<7} {name:<14} {p50:8.0f} {p95:8.0f}  (p50 of: to the "
-                    f"run {split[0]:.0f}, the run {split[1]:.0f}, to drawn {split[2]:.0f})"
+                    f"{kind:<12} {app:<7} {name:<14} {p50:8.0f} {p95:8.0f}  page settled "
+                    f"{s50:.0f} / {s95:.0f} (p50 of: to the run {split[0]:.0f}, the run "
+                    f"{split[1]:.0f}, to drawn {split[2]:.0f})"
                 )
             for page in pages.values():
                 page.close()

@@ -160,7 +160,7 @@ def _plane(left, alert, tabs, below, knobs):
         view.scores()  # together (one redraw, not three)
     with left:
         plane(view.plane, key=pg.PLANE_KEY, on_click=_clicked, place=S.get("pg_class", 0),
-              seq=pg.click_count(S))  # fmt: skip
+              seq=pg.click_count(S), basis=pg.preview_basis(S, knobs))  # fmt: skip
     # every container of the settings' written at every run, if only empty (as Streamlit asks)
     note, panels = alert.empty(), {name: tab.container() for name, tab in tabs.items()}
     if view.problem:

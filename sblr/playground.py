@@ -31,6 +31,8 @@ import base64
 import binascii
 import functools
 import io
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -79,6 +81,8 @@ __all__ = [
     "noise_changed",
     "PLANE_KEY",
     "click_count",
+    "click_preview",
+    "preview_basis",
     "plane_view",
     "preset_options",
     "region_options",
@@ -1172,19 +1176,47 @@ class PlaneView:
         return fig
 
 
+#: The views :func:`plane_view` computed last, in this process (by the board and the settings):
+#: the plane a click's preview drew (:func:`click_preview`) is the page's run's too, and λ
+#: moved back and forth is fitted once. Views are read-only once made (their lazy parts
+#: compute the same values, whichever session asks first).
+VIEWS_KEPT = 16
+_VIEWS: OrderedDict = OrderedDict()
+_VIEWS_LOCK = threading.Lock()
+
+
 def plane_view(
     board: Board, model_name: str, log_gamma: float, log_lam: float, shown_k: str = ALL,
     layer: str = LAYERS["pi"],
 ) -> PlaneView:  # fmt: skip
     """Fit the page's model on the board and draw the plane: everything the page shows about
-    the model (its fit, the figure, the texts) for these settings.
+    the model (its fit, the figure, the texts) for these settings (one of the
+    :data:`VIEWS_KEPT` made last, if these are its board and settings).
 
     >>> view = plane_view(preset("XOR"), "SBLR", 0.0, -3.0)
     >>> view.k, view.title, view.problem, view.plane["surface"]["mode"]
     (None, 'SBLR: where it predicts each class', None, 'region')
     >>> plane_view(Board.empty(2), "SML", 0.0, -3.0).problem[:22]
     'Place points of at lea'
+    >>> plane_view(preset("XOR"), "SBLR", 0.0, -3.0) is view
+    True
     """
+    key = (encode_board(board), board.every, model_name, float(log_gamma), float(log_lam),
+           shown_k, layer)  # fmt: skip
+    with _VIEWS_LOCK:
+        view = _VIEWS.get(key)
+        if view is not None:
+            _VIEWS.move_to_end(key)
+            return view
+    view = _plane_view(board, model_name, log_gamma, log_lam, shown_k, layer)
+    with _VIEWS_LOCK:
+        _VIEWS[key] = view
+        while len(_VIEWS) > VIEWS_KEPT:
+            _VIEWS.popitem(last=False)
+    return view
+
+
+def _plane_view(board, model_name, log_gamma, log_lam, shown_k, layer) -> PlaneView:
     from sblr.plots.playground import plane_payload
 
     takes_lam, learns = model_traits(model_name)
@@ -1240,3 +1272,125 @@ def sync_link(query, params: dict) -> None:
                 query.pop(name, None)
         elif query.get(name) != value:
             query[name] = value
+
+
+# ------------------------------------------------------------------ a click drawn at once
+# The canvas asks the server for the plane a click makes before it asks for the page's run
+# (the dashboard's route, pages/_shared/routes.py), and draws it at once: a run of the page
+# is 3-5 React renders of Streamlit's frontend (issue #46 item 6). The run follows and draws
+# the same view (plane_view keeps it); the route is a shortcut, never the only way.
+
+#: The largest request :func:`click_preview` is asked with (a full board is ~540 bytes).
+PREVIEW_MAX_BYTES = 4096
+_PREVIEW_FIELDS = ("board", "every", "knobs", "place", "action", "click")
+
+
+def preview_basis(state, knobs: tuple) -> dict:
+    """What the canvas sends with a click for :func:`click_preview`: the board as drawn (its
+    link text and held-out share), the plane's settings (``knobs``, :func:`knob_values`), the
+    class to place and what a click does.
+
+    >>> basis = preview_basis({K_BOARD: preset("XOR")}, ("SML", 0.0, -3.0, ALL, "πₖ", ()))
+    >>> sorted(basis), basis["knobs"]
+    (['action', 'board', 'every', 'knobs', 'place'], ['SML', 0.0, -3.0, 'all classes', 'πₖ'])
+    """
+    board = state[K_BOARD]
+    return {
+        "board": encode_board(board),
+        "every": board.every,
+        "knobs": list(knobs[: len(KNOBS)]),
+        "place": int(state.get("pg_class", 0)),
+        "action": state.get("pg_action", "adds a point"),
+    }
+
+
+def _one_of(value, choices, what: str):
+    """``value`` as the member of ``choices`` it equals (a number: by value, never a bool)."""
+    numeric = isinstance(value, (int, float)) and not isinstance(value, bool)
+    for choice in choices:
+        if (numeric and isinstance(choice, float) and value == choice) or (
+            isinstance(value, str) and value == choice
+        ):
+            return choice
+    raise DataError(f"A click's request has a {what} the page does not offer: {value!r:.40}.")
+
+
+def _coordinate(click, name: str) -> float:
+    v = click.get(name)
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not -1.0 <= v <= 1.0:
+        raise DataError(f"A click's {name} is not a number from -1 to 1: {v!r:.40}.")
+    return float(v)
+
+
+def _preview_state(request) -> dict:
+    """The page's state as a click's request describes it, every field checked."""
+    if not isinstance(request, dict):
+        raise DataError("A click's request is not a JSON object.")
+    missing = [name for name in _PREVIEW_FIELDS if name not in request]
+    if missing:
+        raise DataError(f"A click's request lacks {', '.join(missing)}.")
+    knobs, click = request["knobs"], request["click"]
+    if not isinstance(knobs, list) or len(knobs) != len(KNOBS):
+        raise DataError(f"A click's request needs the plane's {len(KNOBS)} settings.")
+    if not isinstance(click, dict):
+        raise DataError("A click's request has no click (x, y, on_point).")
+    every = request["every"]
+    if isinstance(every, bool) or not isinstance(every, int) or every not in HOLDOUT_CHOICES:
+        raise DataError(
+            f"A click's request holds out a share the page does not offer: {every!r:.20}."
+        )
+    place = request["place"]
+    if isinstance(place, bool) or not isinstance(place, int) or not 0 <= place < MAX_CLASSES:
+        raise DataError(f"A click's request places a class the page does not have: {place!r:.40}.")
+    model, log_gamma, log_lam, shown, layer = knobs
+    return {
+        K_BOARD: decode_board(request["board"]).with_holdout(every),
+        "pg_model": _one_of(model, MODELS, "model"),
+        "pg_gamma": _one_of(log_gamma, LOG_GAMMAS, "γ"),
+        "pg_lam": _one_of(log_lam, LOG_LAMS, "λ"),
+        "pg_show_k": _one_of(shown, (ALL, *CLASS_NAMES), "class shown"),
+        "pg_layer": _one_of(layer, tuple(LAYERS.values()), "colouring"),
+        "pg_class": place,
+        "pg_action": _one_of(request["action"], tuple(ACTIONS), "action"),
+        PLANE_KEY: {
+            "click": {
+                "x": _coordinate(click, "x"),
+                "y": _coordinate(click, "y"),
+                "on_point": bool(click.get("on_point")),
+            }
+        },
+    }
+
+
+def click_preview(request) -> dict:
+    """The plane a click makes, before the page's run: the same transitions as the run
+    (:func:`clicked`, :func:`region_options`, :func:`plane_view`) on a state of what
+    ``request`` holds (:func:`preview_basis`'s fields and ``click``: ``{"x", "y",
+    "on_point"}``), a parsed JSON object from the canvas.
+
+    Returns
+    -------
+    dict
+        ``plane``: the plane to draw (:attr:`PlaneView.plane`); ``basis``: the next click's
+        :func:`preview_basis` (clicks faster than the page's runs chain on it).
+
+    Raises
+    ------
+    DataError
+        A field is missing, of the wrong type, or outside what the page offers (the board
+        as :func:`decode_board` reads a link).
+
+    Examples
+    --------
+    >>> basis = preview_basis({K_BOARD: preset("XOR")}, ("SML", 0.0, -3.0, ALL, "πₖ", ()))
+    >>> out = click_preview({**basis, "click": {"x": 0.5, "y": -0.5, "on_point": False}})
+    >>> placed = decode_board(out["basis"]["board"]).points[-1]
+    >>> len(out["plane"]["points"]), placed.round(2).tolist()
+    (101, [0.5, -0.5])
+    """
+    state = _preview_state(request)
+    clicked(state)
+    board = state[K_BOARD]
+    knobs = knob_values(state, region_options(state, board))
+    view = plane_view(board, *knobs[: len(KNOBS)])
+    return {"plane": view.plane, "basis": preview_basis(state, knobs)}

@@ -31,6 +31,12 @@ PLANE = "canvas.sblr-plane-canvas"
 _PLANE_AREA = """(el) => { const r = el.getBoundingClientRect(), L = el.__layout;
     return [r.left + L.x0, r.top + L.y0, L.side, L.side]; }"""
 _SURFACE = "(el) => el.__plane.surface ? [el.__plane.surface.z] : []"
+#: The planes the canvas drew from the dashboard's route (a click's, before the page's run).
+_PREVIEWED = "(el) => Number(el.dataset.previewed || 0)"
+#: The last of them is the plane the page's run then sent (its own keys aside).
+_PREVIEW_IS_PAGES = """(el) => { const page = {...el.__plane};
+    delete page.place; delete page.seq; delete page.preview;
+    return JSON.stringify(page) === JSON.stringify(el.__preview); }"""
 
 
 #: The parts drawn, and those outside the canvas (cut off).
@@ -119,9 +125,14 @@ def test_the_playground_draws_clicks_moves_lambda_travels_by_link_and_sends_its_
         # the buttons under the plane (Clear) scroll the page: the plane back in view first
         plane.first.evaluate("(el) => el.scrollIntoView({block: 'center'})")
         x, y, w, h = plane.first.evaluate(_PLANE_AREA)
+        previewed = plane.first.evaluate(_PREVIEWED)
         pg.mouse.click(x + fx * w, y + (1 - fy) * h)
         caption.filter(has_text=re.compile(rf"^{points} points")).wait_for()
         wait_idle(pg)
+        # issue #46 item 6: the plane the click makes came from the dashboard's route (the
+        # server as `streamlit run app.py` starts it) before the page's run, which drew the same
+        assert plane.first.evaluate(_PREVIEWED) == previewed + 1
+        assert plane.first.evaluate(_PREVIEW_IS_PAGES)
 
     def region():  # the surface drawn (the payload the canvas drew), [] without one
         return plane.first.evaluate(_SURFACE)

@@ -13,6 +13,7 @@ from sblr.playground import (
     MAX_POINTS,
     Board,
     board_scores,
+    click_preview,
     decode_board,
     encode_board,
     fit_board,
@@ -367,3 +368,47 @@ def test_use_these_points_keeps_the_playgrounds_model_gamma_and_lambda():
     assert at.session_state[K_LOG_GAMMA] == pytest.approx(0.5)
     assert at.session_state[K_LOG_LAM] == pytest.approx(-2.0)
     assert "from the Playground" in html.unescape(texts(at.sidebar.caption))
+
+
+def _preview_of(plane, x, y, on_point):
+    """What the canvas asks the route with at a click on ``plane`` (as the page sent it)."""
+    basis = {k: v for k, v in plane["preview"].items() if k != "url"}
+    return {**basis, "click": {"x": x, "y": y, "on_point": on_point}}
+
+
+def _page_part(plane):
+    return {k: v for k, v in plane.items() if k not in ("place", "seq", "preview")}
+
+
+@pytest.mark.parametrize(
+    "action, on_existing",
+    [("adds a point", False), ("adds a point", True), ("adds 20 around", False),
+     ("removes a point", True)],
+    ids=["add", "second-class-on-a-point", "add-20", "remove"],
+)  # fmt: skip
+def test_the_plane_a_click_previews_is_the_plane_the_page_then_draws(action, on_existing):
+    """Issue #46 item 6: the canvas draws the route's answer (sblr.playground.click_preview,
+    computed from what the page sent it) before the page's run. Oracle: the page's own run
+    after the same click (through its widgets and session state), which must draw the same
+    plane and send the same basis for the next click; a second class on a point turns the
+    board multi-label and the plane to π of the class placed, in both."""
+    board = preset("two blobs")
+    at = _open({"pts": encode_board(board), "pm": "SparseSBLR"})
+    at.radio(key="pg_class").set_value(1)
+    at.radio(key="pg_action").set_value(action)
+    at.run()
+    x, y = board.points[0].tolist() if on_existing else (0.5, -0.25)
+    asked = _preview_of(_plane(at), x, y, on_existing)
+    at.number_input(key="pg_type_x").set_value(float(x))
+    at.number_input(key="pg_type_y").set_value(float(y))
+    at.button(key="pg_type_go").click()
+    at.run()
+    assert_clean(at)
+    drawn = _plane(at)
+    preview = click_preview(asked)
+    assert preview["plane"] == _page_part(drawn)
+    assert preview["basis"] == {k: v for k, v in drawn["preview"].items() if k != "url"}
+    assert decode_board(preview["basis"]["board"]) == decode_board(at.query_params["pts"])
+    if on_existing and action == "adds a point":
+        assert "π of B" in preview["plane"]["title"]
+    assert drawn["preview"]["url"] == "/_sblr/plane"

@@ -1,7 +1,8 @@
 // The Playground's plane drawn on a canvas from sblr.plots.playground.plane_payload: the
 // surface as an image the browser smooths, the dashed cut, the points (a ring per class,
-// held-out hollow), the legend, the colour bar. A click goes back as the trigger "click"
-// ({x, y, on_point}) and is marked at once while the page's fragment refits. Everything
+// held-out hollow), the legend, the colour bar. A click is marked at once, the plane it makes
+// asked of the dashboard's route and drawn, then sent as the trigger "click" ({x, y,
+// on_point}): the page's fragment reruns and sends the same plane. Everything
 // drawn is numbers or text put on the canvas with fillText: nothing is read as markup.
 // Streamlit calls this function again with every new payload; the canvas lives on.
 
@@ -288,6 +289,44 @@ function hover(plane, event) {
   tip.style.top = `${event.clientY - box.top + 14}px`;
 }
 
+async function ask(plane, click) {
+  // The plane the click makes, from the dashboard's route (pages/_shared/routes.py), drawn
+  // at once: the page's run that follows draws the same. No answer in time, a refusal, or
+  // the page's own plane first: nothing drawn here (the run draws it).
+  const basis = plane.basis;
+  if (!basis || !basis.url || !window.fetch) return;
+  const asked = ++plane.asked;
+  const before = plane.data;
+  const abort = new AbortController();
+  const timer = setTimeout(() => abort.abort(), 1500);
+  try {
+    const { url, ...fields } = basis;
+    const answer = await fetch(url, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ ...fields, click }),
+      signal: abort.signal,
+      credentials: "same-origin",
+    });
+    if (!answer.ok) return;
+    const out = await answer.json();
+    if (asked !== plane.asked || plane.data !== before) return;
+    plane.data = { ...out.plane, place: before.place, seq: before.seq, preview: null };
+    plane.basis = { ...out.basis, url };
+    plane.image = null;
+    plane.pending = null;
+    draw(plane);
+    plane.previewed += 1;
+    plane.canvas.__preview = out.plane; // for the browser tests and the benchmark
+    plane.canvas.dataset.previewed = String(plane.previewed);
+    plane.canvas.setAttribute("aria-label", out.plane.title);
+  } catch (error) {
+    // no answer (the server without the route, or too slow): the page's run draws the click
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export default function (component) {
   const { data, parentElement, setTriggerValue } = component;
   let plane = parentElement.__sblrPlane;
@@ -301,21 +340,37 @@ export default function (component) {
     tip.className = "sblr-plane-tip";
     host.append(canvas, tip);
     parentElement.append(host);
-    plane = parentElement.__sblrPlane = { canvas, tip, drawn: 0 };
+    plane = parentElement.__sblrPlane = {
+      canvas,
+      tip,
+      drawn: 0,
+      previewed: 0,
+      asked: 0,
+      queue: Promise.resolve(),
+    };
     canvas.addEventListener("click", (event) => {
       const where = target(plane, event);
       if (!where) return;
-      // sent first (the refit starts sooner), then marked where it was made
-      plane.send("click", { x: where.x, y: where.y, on_point: where.on_point });
-      plane.pending = [where.x, where.y];
+      const click = { x: where.x, y: where.y, on_point: where.on_point };
+      plane.pending = [where.x, where.y]; // marked where it was made
       draw(plane);
+      // the plane it makes asked of the server first and drawn, then the page's run (in the
+      // order the clicks came: each asks on the board the one before made)
+      plane.queue = plane.queue
+        .then(() => ask(plane, click))
+        .then(() => plane.send("click", click));
     });
     canvas.addEventListener("mousemove", (event) => hover(plane, event));
     canvas.addEventListener("mouseleave", () => (tip.style.display = "none"));
     new ResizeObserver(() => draw(plane)).observe(canvas);
   }
   plane.send = setTriggerValue;
+  // the page's plane as drawn before, called again (a preview may be on the canvas since)
+  const text = JSON.stringify(data);
+  if (text === plane.text) return;
+  plane.text = text;
   plane.data = data;
+  plane.basis = data.preview;
   plane.image = null;
   plane.pending = null;
   draw(plane);

@@ -6,7 +6,8 @@ Why not the Plotly chart it was: a click went through Plotly's selection (a new 
 board, to drop the selection), and each new board was a new chart laid out and drawn by
 Plotly.js, inside the fragment's run as the page sees it (issue #46 item 6;
 ``python -m benchmarks.playground --browser --against`` compares the two). The canvas is
-drawn in a few milliseconds, and marks the click at once while the fragment refits.
+drawn in a few milliseconds, and marks the click at once; it then draws the plane the click makes
+as the dashboard's route answers (:mod:`pages._shared.routes`), before the page's run.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from pages._shared.routes import plane_url
 from sblr import playground as pg
 
 _CSS = """
@@ -36,15 +38,18 @@ _COMPONENT = st.components.v2.component(
 )
 
 
-def plane(payload: dict, *, key: str, on_click, place: int = 0, seq: int = 0):
+def plane(payload: dict, *, key: str, on_click, place: int = 0, seq: int = 0, basis=None):
     """Draw the plane; ``on_click`` runs (before the script) at a click, whose
     ``{"x", "y", "on_point"}`` is then ``st.session_state[key]["click"]``. ``place``: the
     class a click places (the click's mark is drawn in its colour); ``seq``: a number new
     at every click, so that a click that changes nothing still redraws (and clears its
-    mark)."""
+    mark); ``basis``: :func:`sblr.playground.preview_basis`, with which the canvas asks the
+    dashboard's route (:mod:`pages._shared.routes`) for the plane a click makes and draws it
+    before the page's run (None: it waits for the run)."""
+    preview = None if basis is None else {**basis, "url": plane_url()}
     return _COMPONENT(
         key=key,
-        data={**payload, "place": int(place), "seq": int(seq)},
+        data={**payload, "place": int(place), "seq": int(seq), "preview": preview},
         height="stretch",
         on_click_change=on_click,
     )
