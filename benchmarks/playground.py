@@ -177,17 +177,18 @@ def _one_change(page, name, i, rng):
     return (drawn if canvas else settled), settled, parts
 
 
-def _browser(repeats: int, against: str | None = None, ports=(None, None)) -> float:
+def _browser(repeats: int, against: str | None = None, ports=(None, None)) -> dict:
     """p50/p95 in Chromium of a click on the plane and of a λ step; returns the worst p95 (of
-    this checkout). ``against``: another checkout (the page before) served beside this one,
-    its changes alternating with this one's, so both see the same load."""
+    this checkout) of each change, to the plane drawn. ``against``: another checkout (the page
+    before) served beside this one, its changes alternating with this one's, so both see the
+    same load."""
     from contextlib import ExitStack
 
     from playwright.sync_api import sync_playwright
 
     from sblr.dashboard import CHROMIUM, CHROMIUM_ARGS, running_dashboard
 
-    worst = 0.0
+    worst = dict.fromkeys(CHANGES_BROWSER, 0.0)
     with ExitStack() as stack, sync_playwright() as p:
         apps = {"now": stack.enter_context(running_dashboard(str(ROOT), port=ports[0])).url}
         if against:
@@ -210,7 +211,7 @@ def _browser(repeats: int, against: str | None = None, ports=(None, None)) -> fl
                 p50, p95 = np.percentile(values, [50, 95]) * 1000
                 s50, s95 = np.percentile(settled[app, name], [50, 95]) * 1000
                 if app == "now":
-                    worst = max(worst, p95)
+                    worst[name] = max(worst[name], p95)
                 split = np.nanmedian(np.asarray(parts[app, name], dtype=float), axis=0)
                 print(
                     f"{kind:<12} {app:<7} {name:<14} {p50:8.0f} {p95:8.0f}  page settled "
@@ -371,7 +372,8 @@ def main(argv=None) -> int:
               "(budget 200 ms p95)")  # fmt: skip
         load = os.getloadavg()
         worst = _browser(args.repeats, args.against, args.ports)
-        print(f"worst p95: {worst:.0f} ms = {worst / 200:.2f} × the 200 ms budget")
+        for name, p95 in worst.items():  # the budget is the click's (issue #46 item 6)
+            print(f"worst p95, {name}: {p95:.0f} ms = {p95 / 200:.2f} × the 200 ms budget")
         # the timings swing with the machine's load: say what it was (1-min average, 2 cores)
         print(f"load average before {load[0]:.2f}, after {os.getloadavg()[0]:.2f}")
         return 0

@@ -1183,6 +1183,7 @@ class PlaneView:
 VIEWS_KEPT = 16
 _VIEWS: OrderedDict = OrderedDict()
 _VIEWS_LOCK = threading.Lock()
+_MAKING: dict = {}  # the views being made, by key: an event set when made
 
 
 def plane_view(
@@ -1208,11 +1209,27 @@ def plane_view(
         if view is not None:
             _VIEWS.move_to_end(key)
             return view
-    view = _plane_view(board, model_name, log_gamma, log_lam, shown_k, layer)
-    with _VIEWS_LOCK:
-        _VIEWS[key] = view
-        while len(_VIEWS) > VIEWS_KEPT:
-            _VIEWS.popitem(last=False)
+        making = _MAKING.get(key)  # asked at once by a click's preview and the page's run
+        mine = making is None
+        if mine:
+            making = _MAKING[key] = threading.Event()
+    if not mine:  # the other's, when it is made (made here if the other failed)
+        making.wait(timeout=60)
+        with _VIEWS_LOCK:
+            view = _VIEWS.get(key)
+        if view is not None:
+            return view
+    try:
+        view = _plane_view(board, model_name, log_gamma, log_lam, shown_k, layer)
+        with _VIEWS_LOCK:
+            _VIEWS[key] = view
+            while len(_VIEWS) > VIEWS_KEPT:
+                _VIEWS.popitem(last=False)
+    finally:
+        if mine:
+            with _VIEWS_LOCK:
+                del _MAKING[key]
+            making.set()
     return view
 
 
