@@ -159,8 +159,8 @@ def _plane(left, alert, tabs, below, knobs):
     if view.model is not None:  # the scores before anything is drawn: the parts then arrive
         view.scores()  # together (one redraw, not three)
     with left:
-        plane(view.plane, key=pg.PLANE_KEY, on_click=_clicked, place=S.get("pg_class", 0),
-              seq=pg.click_count(S), basis=pg.preview_basis(S, knobs))  # fmt: skip
+        plane(view.plane, key=pg.PLANE_KEY, on_click=_clicked, basis=pg.preview_basis(S, knobs),
+              seq=pg.click_count(S))  # fmt: skip
     # every container of the settings' written at every run, if only empty (as Streamlit asks)
     note, panels = alert.empty(), {name: tab.container() for name, tab in tabs.items()}
     if view.problem:

@@ -1297,7 +1297,7 @@ def sync_link(query, params: dict) -> None:
 # is 3-5 React renders of Streamlit's frontend (issue #46 item 6). The run follows and draws
 # the same view (plane_view keeps it); the route is a shortcut, never the only way.
 
-#: The largest request :func:`click_preview` is asked with (a full board is ~540 bytes).
+#: The largest request :func:`click_preview` is asked with (a full board's text: 1,604 bytes).
 PREVIEW_MAX_BYTES = 4096
 _PREVIEW_FIELDS = ("board", "every", "knobs", "place", "action", "click")
 

@@ -7,6 +7,7 @@ Helpers: ``browser_helpers.py``; the server, browser and page fixtures: ``confte
 from __future__ import annotations
 
 import re
+import time
 
 import pytest
 from browser_helpers import (
@@ -159,6 +160,23 @@ def test_the_playground_draws_clicks_moves_lambda_travels_by_link_and_sends_its_
     assert rows[0] == "x1,x2,class" and len(rows) == 61, rows[:2]
     screenshot(pg, "playground_clicked")
 
+    # two clicks faster than the route answers (held 0.6 s here): both reach the page, each
+    # its own message (sent in one task, the page kept only the last: one point, or none)
+    def slow(route):
+        time.sleep(0.6)
+        route.continue_()
+
+    pg.route("**/_sblr/plane", slow)
+    pg.locator(".st-key-pg_action [role=radiogroup] label").nth(0).click()  # + 1
+    wait_idle(pg)
+    plane.first.evaluate("(el) => el.scrollIntoView({block: 'center'})")
+    x, y, w, h = plane.first.evaluate(_PLANE_AREA)
+    pg.mouse.click(x + 0.9 * w, y + 0.9 * h)  # the lower right, away from the points
+    pg.mouse.click(x + 0.7 * w, y + 0.9 * h)
+    caption.filter(has_text=re.compile(r"^62 points")).wait_for()
+    wait_idle(pg)
+    pg.unroute("**/_sblr/plane")
+
     pg.get_by_role("tab", name="β").click()  # β beside the plane, one tab away
     wait_idle(pg)
     zeros = re.compile(r"(\d+) of 4 exactly 0")
@@ -182,7 +200,7 @@ def test_the_playground_draws_clicks_moves_lambda_travels_by_link_and_sends_its_
         fresh.get_by_role("heading", name="Playground").wait_for()
         wait_idle(fresh)
         fresh_caption = fresh.locator('[data-testid="stCaptionContainer"]').filter(has_text=counts)
-        assert fresh_caption.inner_text().startswith("60 points")
+        assert fresh_caption.inner_text().startswith("62 points")
         fresh_plane = fresh.locator(PLANE).first
         fresh_plane.wait_for()
         again = fresh_plane.evaluate(_SURFACE)

@@ -381,34 +381,47 @@ def _page_part(plane):
 
 
 @pytest.mark.parametrize(
-    "action, on_existing",
-    [("adds a point", False), ("adds a point", True), ("adds 20 around", False),
-     ("removes a point", True)],
-    ids=["add", "second-class-on-a-point", "add-20", "remove"],
+    "action, on_existing, settings",
+    [("adds a point", False, False), ("adds a point", True, False),
+     ("adds 20 around", False, False), ("removes a point", True, False),
+     ("adds a point", False, True)],
+    ids=["add", "second-class-on-a-point", "add-20", "remove", "noise-half-held-out-evidence-of-B"],
 )  # fmt: skip
-def test_the_plane_a_click_previews_is_the_plane_the_page_then_draws(action, on_existing):
+def test_the_plane_a_click_previews_is_the_plane_the_page_then_draws(action, on_existing, settings):
     """Issue #46 item 6: the canvas draws the route's answer (sblr.playground.click_preview,
     computed from what the page sent it) before the page's run. Oracle: the page's own run
     after the same click (through its widgets and session state), which must draw the same
     plane and send the same basis for the next click; a second class on a point turns the
-    board multi-label and the plane to π of the class placed, in both."""
+    board multi-label and the plane to π of the class placed, in both. The preview is made
+    afresh (not the view the page's run left in plane_view's cache)."""
+    from sblr import playground as pg
+
     board = preset("two blobs")
     at = _open({"pts": encode_board(board), "pm": "SparseSBLR"})
     at.radio(key="pg_class").set_value(1)
     at.radio(key="pg_action").set_value(action)
+    if settings:  # label noise on, every second point held out, the evidence of B
+        at.select_slider(key="pg_noise").set_value(20)
+        at.select_slider(key="pg_test").set_value(2)
+        at.selectbox(key="pg_show_k").set_value("B")
+        at.radio(key="pg_layer").set_value(pg.LAYERS["evidence"])
     at.run()
     x, y = board.points[0].tolist() if on_existing else (0.5, -0.25)
     asked = _preview_of(_plane(at), x, y, on_existing)
+    if settings:
+        assert asked["every"] == 2 and asked["knobs"][3:] == ["B", pg.LAYERS["evidence"]]
+        assert decode_board(asked["board"]) != board  # the noisy board is the one sent
     at.number_input(key="pg_type_x").set_value(float(x))
     at.number_input(key="pg_type_y").set_value(float(y))
     at.button(key="pg_type_go").click()
     at.run()
     assert_clean(at)
     drawn = _plane(at)
+    pg._VIEWS.clear()
     preview = click_preview(asked)
     assert preview["plane"] == _page_part(drawn)
     assert preview["basis"] == {k: v for k, v in drawn["preview"].items() if k != "url"}
     assert decode_board(preview["basis"]["board"]) == decode_board(at.query_params["pts"])
     if on_existing and action == "adds a point":
         assert "π of B" in preview["plane"]["title"]
-    assert drawn["preview"]["url"] == "/_sblr/plane"
+    assert drawn["preview"]["url"] == "_sblr/plane"  # relative to the page (a proxy's prefix)

@@ -137,3 +137,23 @@ def test_an_empty_board_previews_the_first_point_and_its_note():
     assert len(decode_board(out["basis"]["board"])) == 1
     assert out["plane"]["surface"] is None  # one class: no model, as the page says
     assert out["basis"]["board"] == encode_board(Board.empty(2).add(0.0, 0.0, 0))
+
+
+def test_streamlit_run_finds_the_app_with_the_route_under_the_base_path(monkeypatch):
+    """`streamlit run app.py` serves st.App (found in app.py without running it) with the
+    plane's route; under a base path the route is there, and the page sends its address
+    relative to its own (tests/test_browser_playground.py asks it through a real server)."""
+    from pathlib import Path
+
+    from streamlit import config
+    from streamlit.web.server.app_discovery import discover_asgi_app
+
+    from pages._shared.plane import PLANE_PATH
+
+    found = discover_asgi_app(Path(__file__).resolve().parents[1] / "app.py")
+    assert found.is_asgi_app and found.app_name == "app"
+    assert [r.path for r in routes.routes()] == ["/_sblr/plane"]
+    base = {"server.baseUrlPath": "/class/a/"}
+    monkeypatch.setattr(config, "get_option", base.get)
+    assert [r.path for r in routes.routes()] == ["/class/a/_sblr/plane"] == [routes.plane_url()]
+    assert PLANE_PATH == "_sblr/plane"  # resolved against /class/a/playground in the browser

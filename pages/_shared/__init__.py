@@ -19,8 +19,8 @@ from the modules that hold them:
   view function of its questions without drawing; :mod:`~pages._shared.whatif`: Explain's
   what-if editor.
 
-Pages read the session through ``state.page_context`` (app.py draws the sidebar first) and get
-their numbers from the cached functions.  Model logic belongs in :mod:`sblr`; what is here
-draws, remembers, or caches.  The folder's name starts with "_" so that neither a reader nor
-Streamlit takes it for a page.
+Pages read the session through ``state.page_context`` (``shell.main``, run by app.py, draws
+the sidebar first) and get their numbers from the cached functions.  Model logic belongs in
+:mod:`sblr`; what is here draws, remembers, or caches.  The folder's name starts with "_"
+so that neither a reader nor Streamlit takes it for a page.
 """

@@ -292,21 +292,20 @@ function hover(plane, event) {
 const PATIENCE_MS = 300; // a click's page run waits this long at most for the route's plane
 const later = (ms) => new Promise((done) => setTimeout(done, ms));
 
-async function ask(plane, click) {
-  // The plane the click makes, from the dashboard's route (pages/_shared/routes.py), drawn
-  // at once: the page's run that follows draws the same. No answer in time, a refusal, the
-  // page's own plane first, or an answer still awaited for the click before (this one would
-  // be asked on a board without it): nothing drawn here (the run draws it).
+async function ask(plane, click, n) {
+  // The plane click n makes, from the dashboard's route (pages/_shared/routes.py), drawn at
+  // once: the page's run that follows draws the same. Asked only on a board holding every
+  // click before it (the page's plane of click n - 1, or the preview of it), and drawn only
+  // if nothing came since; else, and without an answer in time or with a refusal, nothing is
+  // drawn here (the page's run draws the click).
   const basis = plane.basis;
-  if (!basis || !basis.url || !window.fetch || plane.waiting) return;
-  plane.waiting = true;
-  const asked = ++plane.asked;
-  const before = plane.data;
+  if (!basis || !basis.url || !window.fetch || plane.basisSeq !== n - 1) return;
   const abort = new AbortController();
   const timer = setTimeout(() => abort.abort(), 1500);
   try {
     const { url, ...fields } = basis;
-    const answer = await fetch(url, {
+    // the route is under the page's own base path (a proxy's prefix included)
+    const answer = await fetch(new URL(url, window.location.href), {
       method: "POST",
       headers: { "Content-Type": "application/json" },
       body: JSON.stringify({ ...fields, click }),
@@ -318,9 +317,11 @@ async function ask(plane, click) {
     plane.answered += 1; // for the browser tests: the route's planes, drawn or too late
     plane.canvas.__answer = out.plane;
     plane.canvas.dataset.answered = String(plane.answered);
-    if (asked !== plane.asked || plane.data !== before) return;
-    plane.data = { ...out.plane, place: before.place, seq: before.seq, preview: null };
+    if (plane.basis !== basis) return; // the page's plane (or settings) came meanwhile
+    const page = plane.data;
+    plane.data = { ...out.plane, place: page.place, seq: page.seq, preview: null };
     plane.basis = { ...out.basis, url };
+    plane.basisSeq = n;
     plane.image = null;
     plane.pending = null;
     draw(plane);
@@ -331,7 +332,6 @@ async function ask(plane, click) {
     // no answer (the server without the route, or too slow): the page's run draws the click
   } finally {
     clearTimeout(timer);
-    plane.waiting = false;
   }
 }
 
@@ -355,12 +355,14 @@ export default function (component) {
       previewed: 0,
       answered: 0,
       queue: Promise.resolve(),
-      asked: 0,
+      clicks: undefined, // clicks made on the page (the page's count at the first plane)
+      lastSent: -Infinity,
     };
     canvas.addEventListener("click", (event) => {
       const where = target(plane, event);
       if (!where) return;
       const click = { x: where.x, y: where.y, on_point: where.on_point };
+      const n = ++plane.clicks;
       plane.pending = [where.x, where.y]; // marked where it was made
       draw(plane);
       // the plane it makes asked of the server first and drawn, then the page's run, in the
@@ -368,9 +370,15 @@ export default function (component) {
       // than PATIENCE_MS no longer holds the run back (it is still drawn if it comes first).
       // (Asking both at once drew the plane later: p50 ~200 ms against ~100, the page's
       // React work at the run's start delaying the answer's drawing.)
+      // Each click is its own message (a task of its own: Streamlit sends the trigger values
+      // of one task together, and the page would keep only the last).
       plane.queue = plane.queue
-        .then(() => Promise.race([ask(plane, click), later(PATIENCE_MS)]))
-        .then(() => plane.send("click", click));
+        .then(() => Promise.race([ask(plane, click, n), later(PATIENCE_MS)]))
+        .then(() => later(0))
+        .then(() => {
+          plane.send("click", click);
+          plane.lastSent = performance.now();
+        });
     });
     canvas.addEventListener("mousemove", (event) => hover(plane, event));
     canvas.addEventListener("mouseleave", () => (tip.style.display = "none"));
@@ -383,6 +391,14 @@ export default function (component) {
   plane.text = text;
   plane.data = data;
   plane.basis = data.preview;
+  // the clicks this plane holds (the page counts every click); the clicks made, counted
+  // again from it at the first plane and once no click has been sent for 2 s (a click the
+  // page never got must not keep the next clicks from asking)
+  const seq = Number(data.seq) || 0;
+  plane.basisSeq = seq;
+  if (plane.clicks === undefined || seq > plane.clicks || performance.now() - plane.lastSent > 2000) {
+    plane.clicks = seq;
+  }
   plane.image = null;
   plane.pending = null;
   draw(plane);

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from pages._shared.routes import plane_url
+from pages._shared.routes import PLANE_PATH
 from sblr import playground as pg
 
 _CSS = """
@@ -38,18 +38,20 @@ _COMPONENT = st.components.v2.component(
 )
 
 
-def plane(payload: dict, *, key: str, on_click, place: int = 0, seq: int = 0, basis=None):
+def plane(payload: dict, *, key: str, on_click, basis=None, seq: int = 0):
     """Draw the plane; ``on_click`` runs (before the script) at a click, whose
-    ``{"x", "y", "on_point"}`` is then ``st.session_state[key]["click"]``. ``place``: the
-    class a click places (the click's mark is drawn in its colour); ``seq``: a number new
-    at every click, so that a click that changes nothing still redraws (and clears its
-    mark); ``basis``: :func:`sblr.playground.preview_basis`, with which the canvas asks the
-    dashboard's route (:mod:`pages._shared.routes`) for the plane a click makes and draws it
-    before the page's run (None: it waits for the run)."""
-    preview = None if basis is None else {**basis, "url": plane_url()}
+    ``{"x", "y", "on_point"}`` is then ``st.session_state[key]["click"]``. ``basis``:
+    :func:`sblr.playground.preview_basis`, with which the canvas asks the dashboard's route
+    (:mod:`pages._shared.routes`) for the plane a click makes and draws it before the page's
+    run (None: it waits for the run), and whose class to place colours the click's mark;
+    ``seq``: the clicks so far (:func:`sblr.playground.click_count`), new at every click, so
+    that a click that changes nothing still redraws (and clears its mark)."""
+    # the route's address relative to the page's (its base path, a proxy's prefix included)
+    preview = None if basis is None else {**basis, "url": PLANE_PATH}
+    place = 0 if basis is None else int(basis["place"])
     return _COMPONENT(
         key=key,
-        data={**payload, "place": int(place), "seq": int(seq), "preview": preview},
+        data={**payload, "place": place, "seq": int(seq), "preview": preview},
         height="stretch",
         on_click_change=on_click,
     )

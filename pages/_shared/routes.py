@@ -8,7 +8,9 @@ benchmarks.playground --browser``); the canvas asks here first, draws the answer
 asks for the page's run, which draws the same view (kept by :func:`sblr.playground.plane_view`).
 A request is a stranger's data: bounded in size, every field checked, a refusal a 4xx with
 the reason as text; at most :data:`AT_ONCE` computed at a time (else 503: the canvas then
-waits for the page's run, as it would without this address).
+waits for the page's run, as it would without this address). Not in the job slots of
+:mod:`pages._shared.server` (a preview is one small fit, ≤ 400 points); the view it makes is
+kept in :func:`sblr.playground.plane_view`'s cache of 16 like a page's.
 """
 
 from __future__ import annotations
@@ -25,7 +27,8 @@ from streamlit import config
 from sblr import playground as pg
 from sblr.exceptions import DataError
 
-#: The plane's address, under the server's base path.
+#: The plane's address, under the server's base path (the canvas asks it relative to its
+#: page's address, so a proxy's prefix is kept).
 PLANE_PATH = "_sblr/plane"
 #: Previews computed at once (the machine's cores are the page runs' too).
 AT_ONCE = 2
@@ -55,7 +58,7 @@ async def plane(request: Request):
             return _refuse(413, f"A click's request is at most {pg.PREVIEW_MAX_BYTES:,} bytes.")
     try:
         asked = json.loads(body.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
+    except (UnicodeDecodeError, ValueError, RecursionError):  # (nested past Python's stack)
         return _refuse(400, "A click's request is not JSON.")
     if not _SLOTS.acquire(blocking=False):
         return _refuse(503, "Busy: the page's own run draws this click.")

@@ -4,6 +4,7 @@ page where the data is chosen."""
 
 import streamlit as st
 
+from pages._shared import server
 from pages._shared.data import (
     MAX_ROWS,
     MAX_UPLOAD_MB,
@@ -25,7 +26,7 @@ from pages._shared.data import (
 from pages._shared.formatting import context_name, esc_md
 from pages._shared.lesson import lesson_panel, warm_lesson
 from pages._shared.report import dashboard_report
-from pages._shared.server import compiled_solver, error_boundary, settle_garbage_collector
+from pages._shared.server import error_boundary, settle_garbage_collector
 from pages._shared.state import (
     apply_pending_view,
     follow_redirect,
@@ -346,6 +347,6 @@ def main():
     # collector's way, so that a full collection does not fall into a slider move
     settle_garbage_collector()
     # SparseSBLR's compiled solver, compiled (a fresh install) or loaded in the background, once
-    compiled_solver()
+    server.compiled_solver()  # (looked up at each run: a test may stand in for it)
     # what the lesson shows, fitted once per server in the background (in job slots, after users)
     warm_lesson()
