@@ -356,6 +356,7 @@ export default function (component) {
       answered: 0,
       queue: Promise.resolve(),
       clicks: undefined, // clicks made on the page (the page's count at the first plane)
+      queued: 0, // clicks not sent yet
       lastSent: -Infinity,
     };
     canvas.addEventListener("click", (event) => {
@@ -363,6 +364,10 @@ export default function (component) {
       if (!where) return;
       const click = { x: where.x, y: where.y, on_point: where.on_point };
       const n = ++plane.clicks;
+      // asked at once when no click waits before it: the request leaves before the mark is
+      // drawn (the canvas redrawn: a few ms of the main thread)
+      const asking = plane.queued ? null : ask(plane, click, n);
+      plane.queued += 1;
       plane.pending = [where.x, where.y]; // marked where it was made
       draw(plane);
       // the plane it makes asked of the server first and drawn, then the page's run, in the
@@ -373,11 +378,12 @@ export default function (component) {
       // Each click is its own message (a task of its own: Streamlit sends the trigger values
       // of one task together, and the page would keep only the last).
       plane.queue = plane.queue
-        .then(() => Promise.race([ask(plane, click, n), later(PATIENCE_MS)]))
+        .then(() => Promise.race([asking || ask(plane, click, n), later(PATIENCE_MS)]))
         .then(() => later(0))
         .then(() => {
           plane.send("click", click);
           plane.lastSent = performance.now();
+          plane.queued -= 1;
         });
     });
     canvas.addEventListener("mousemove", (event) => hover(plane, event));
