@@ -87,14 +87,17 @@ def _content(model, ds):
 
 
 def _file(content):
-    """The bytes of a model file holding ``content`` (cv_results_ travels in the info)."""
+    """The bytes of a model file holding ``content`` (cv_results_ travels in the info), its
+    schema written compact (tests/skops_compact.py: thousands of files are made here)."""
     import skops.io as sio
+    from skops_compact import compact_schema
 
     estimator = content["estimator"]
     if "cv_results_" in vars(estimator):
         estimator = copy.copy(estimator)
         del estimator.cv_results_
-    return sio.dumps({**content, "estimator": estimator})
+    with compact_schema():
+        return sio.dumps({**content, "estimator": estimator})
 
 
 @pytest.fixture(scope="module")
