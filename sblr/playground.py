@@ -1183,7 +1183,6 @@ class PlaneView:
 VIEWS_KEPT = 16
 _VIEWS: OrderedDict = OrderedDict()
 _VIEWS_LOCK = threading.Lock()
-_MAKING: dict = {}  # the views being made, by key: an event set when made
 
 
 def plane_view(
@@ -1209,27 +1208,11 @@ def plane_view(
         if view is not None:
             _VIEWS.move_to_end(key)
             return view
-        making = _MAKING.get(key)  # asked at once by a click's preview and the page's run
-        mine = making is None
-        if mine:
-            making = _MAKING[key] = threading.Event()
-    if not mine:  # the other's, when it is made (made here if the other failed)
-        making.wait(timeout=60)
-        with _VIEWS_LOCK:
-            view = _VIEWS.get(key)
-        if view is not None:
-            return view
-    try:
-        view = _plane_view(board, model_name, log_gamma, log_lam, shown_k, layer)
-        with _VIEWS_LOCK:
-            _VIEWS[key] = view
-            while len(_VIEWS) > VIEWS_KEPT:
-                _VIEWS.popitem(last=False)
-    finally:
-        if mine:
-            with _VIEWS_LOCK:
-                del _MAKING[key]
-            making.set()
+    view = _plane_view(board, model_name, log_gamma, log_lam, shown_k, layer)
+    with _VIEWS_LOCK:
+        _VIEWS[key] = view
+        while len(_VIEWS) > VIEWS_KEPT:
+            _VIEWS.popitem(last=False)
     return view
 
 
@@ -1359,14 +1342,13 @@ def _preview_state(request) -> dict:
     place = request["place"]
     if isinstance(place, bool) or not isinstance(place, int) or not 0 <= place < MAX_CLASSES:
         raise DataError(f"A click's request places a class the page does not have: {place!r:.40}.")
-    model, log_gamma, log_lam, shown, layer = knobs
+    offered = (  # each of KNOBS' options, and its name in a refusal
+        (MODELS, "model"), (LOG_GAMMAS, "γ"), (LOG_LAMS, "λ"),
+        ((ALL, *CLASS_NAMES), "class shown"), (tuple(LAYERS.values()), "colouring"),
+    )  # fmt: skip
     return {
         K_BOARD: decode_board(request["board"]).with_holdout(every),
-        "pg_model": _one_of(model, MODELS, "model"),
-        "pg_gamma": _one_of(log_gamma, LOG_GAMMAS, "γ"),
-        "pg_lam": _one_of(log_lam, LOG_LAMS, "λ"),
-        "pg_show_k": _one_of(shown, (ALL, *CLASS_NAMES), "class shown"),
-        "pg_layer": _one_of(layer, tuple(LAYERS.values()), "colouring"),
+        **{key: _one_of(v, *o) for key, v, o in zip(KNOBS, knobs, offered, strict=True)},
         "pg_class": place,
         "pg_action": _one_of(request["action"], tuple(ACTIONS), "action"),
         PLANE_KEY: {
